@@ -1,0 +1,176 @@
+"""The page record: what bitextcrawl knows about one downloaded HTML page.
+
+Made once per page by :func:`build_record` (called by the language-ID middleware
+during a crawl, and by the readers of offline inputs); every later stage works on
+these records, never on Scrapy responses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from bitextcrawl.pages import strand, text as textmod
+from bitextcrawl.pages.language import Identification, normalise_tag
+from bitextcrawl.pages.urls import canonical, site_of
+
+SCHEMES = ("http://", "https://")
+
+
+@dataclass
+class Link:
+    url: str
+    text: str = ""
+    hreflang: str | None = None
+
+
+@dataclass
+class PageRecord:
+    url: str                       # final URL, after redirects
+    requested_url: str = ""
+    site: str = ""
+    status: int = 200
+    charset: str = ""
+    charset_repaired: bool = False
+    content_type: str = ""
+    title: str = ""
+    text: str = ""                 # main text, one line per block
+    text_length: int = 0
+    lang: str = "und"              # decided language
+    lang_prob: float = 0.0
+    lang_method: str = "none"
+    lid_lang: str | None = None    # fastText label, kept apart from declared evidence
+    html_lang: str | None = None   # <html lang>
+    content_language: str | None = None  # Content-Language header
+    hreflang: dict = field(default_factory=dict)  # lang -> URL of declared alternates
+    links: list = field(default_factory=list)     # [Link as dict]
+    strand: list = field(default_factory=list)    # STRAND tokens
+    chunks: list = field(default_factory=list)    # text of each [Chunk] token
+    content_hash: str = ""
+    depth: int = 0
+    discovered_by: str = "link"    # start | link | pattern | parallel_link
+    fetched_at: float = 0.0
+    html: str = ""                 # decoded raw HTML (DOM alignment needs it)
+    # Transient, for the WARC writer only; never exported.
+    body: bytes | None = field(default=None, repr=False, compare=False)
+    http_headers: list | None = field(default=None, repr=False, compare=False)
+
+    TRANSIENT = ("body", "http_headers")
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        for name in self.TRANSIENT:
+            d.pop(name, None)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "PageRecord":
+        names = {f.name for f in dataclasses.fields(cls)}
+        rec = cls(**{k: v for k, v in d.items() if k in names})
+        return rec
+
+    @property
+    def outlinks(self) -> list[str]:
+        return [link["url"] for link in self.links]
+
+
+def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
+    """Outlinks (with anchor text and hreflang) and declared alternates (hreflang map)."""
+    base = doc.find(".//base[@href]")
+    if base is not None:
+        base_url = urljoin(base_url, base.get("href").strip())
+    links: list[dict] = []
+    seen: set[str] = set()
+    alternates: dict[str, str] = {}
+    for el in doc.iter("a", "area", "link"):
+        href = (el.get("href") or "").strip()
+        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:", "data:")):
+            continue
+        try:
+            url = canonical(urljoin(base_url, href))
+        except ValueError:
+            continue
+        if not url.startswith(SCHEMES):
+            continue
+        hreflang = normalise_tag(el.get("hreflang"))
+        if el.tag == "link":
+            rel = (el.get("rel") or "").lower()
+            if "alternate" in rel and hreflang:
+                alternates.setdefault(hreflang, url)
+            continue
+        if hreflang:
+            alternates.setdefault(hreflang, url)
+        if url in seen:
+            continue
+        seen.add(url)
+        anchor = strand.normalise_space(el.text_content() or "")
+        if not anchor:
+            anchor = " ".join(filter(None, (img.get("alt") for img in el.iter("img"))))
+        if not anchor:
+            anchor = el.get("title") or ""
+        links.append({"url": url, "text": anchor[:200], "hreflang": hreflang})
+    return links, alternates
+
+
+def content_hash(title: str, text: str) -> str:
+    return hashlib.sha1(f"{title}\n{text}".encode("utf-8", "replace")).hexdigest()
+
+
+def parse_page(url: str, html: str) -> dict:
+    """The language-independent part of a record, from HTML alone."""
+    doc = textmod.parse(html)
+    title = textmod.title_of(doc)
+    main = textmod.main_text(doc)
+    tokens, chunks = strand.linearise(doc)
+    links, alternates = extract_links(doc, url)
+    root = doc.getroottree().getroot()
+    return {
+        "title": title,
+        "text": main,
+        "text_length": len(main),
+        "html_lang": root.get("lang") or root.get("xml:lang"),
+        "hreflang": alternates,
+        "links": links,
+        "strand": tokens,
+        "chunks": chunks,
+        "content_hash": content_hash(title, main),
+    }
+
+
+def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
+                 status: int = 200, charset: str = "", content_type: str = "text/html",
+                 content_language: str | None = None, depth: int = 0,
+                 discovered_by: str = "link", charset_repaired: bool = False,
+                 fetched_at: float | None = None) -> PageRecord:
+    """Make the record of one page. ``identify(text, html_lang, content_language)``
+    returns an :class:`Identification` (see ``pages.language``); without it the page's
+    own declarations decide the language."""
+    parsed = parse_page(url, html)
+    if identify is not None:
+        ident = identify(parsed["text"] or parsed["title"], parsed["html_lang"], content_language)
+    else:
+        declared = normalise_tag(parsed["html_lang"]) or normalise_tag(content_language)
+        ident = Identification(declared or "und", None, 0.0,
+                               "html_lang" if declared else "none")
+    return PageRecord(
+        url=url,
+        requested_url=requested_url or url,
+        site=site_of(url),
+        status=status,
+        charset=charset,
+        charset_repaired=charset_repaired,
+        content_type=content_type,
+        lang=ident.lang,
+        lang_prob=round(ident.lid_prob, 4),
+        lang_method=ident.method,
+        lid_lang=ident.lid_lang,
+        content_language=content_language,
+        depth=depth,
+        discovered_by=discovered_by,
+        fetched_at=time.time() if fetched_at is None else fetched_at,
+        html=html,
+        **parsed,
+    )

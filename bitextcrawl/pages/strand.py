@@ -1,0 +1,111 @@
+"""STRAND linearisation of an HTML page (seed 000, §2; Resnik & Smith 2003).
+
+A page becomes a sequence of ``[START:TAG]``, ``[END:TAG]`` and ``[Chunk:LEN]``
+tokens, where LEN is the length in characters of a run of text. The chunk texts
+are returned beside the tokens so that later stages (DOM/sentence alignment) can
+use the text of aligned chunks without parsing the page again.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Dropped with their content: never visible text.
+DROPPED_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "math", "head"})
+
+# Inline formatting is ignored (its text joins the surrounding chunk): translators
+# move emphasis and links freely inside a sentence, while the block template of a
+# translated page stays the same. Keeping them makes W count noise, not structure.
+INLINE_TAGS = frozenset({
+    "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "dfn", "em",
+    "font", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong",
+    "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr",
+})
+
+_WS = re.compile(r"\s+")
+
+START = "[START:{}]"
+END = "[END:{}]"
+CHUNK = "[Chunk:{}]"
+
+
+def normalise_space(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def linearise(doc) -> tuple[list[str], list[str]]:
+    """Linearise a parsed lxml HTML document into STRAND tokens and chunk texts."""
+    tokens: list[str] = []
+    chunks: list[str] = []
+    buf: list[str] = []
+
+    def flush():
+        if buf:
+            text = normalise_space("".join(buf))
+            buf.clear()
+            if text:
+                tokens.append(CHUNK.format(len(text)))
+                chunks.append(text)
+
+    def walk(el):
+        tag = el.tag
+        if not isinstance(tag, str):  # comments, processing instructions
+            if el.tail:
+                buf.append(el.tail)
+            return
+        tag = tag.lower()
+        if tag in DROPPED_TAGS and tag != "head":
+            if el.tail:
+                buf.append(el.tail)
+            return
+        if tag == "head":
+            title = el.find(".//title")
+            if title is not None:
+                flush()
+                tokens.append(START.format("TITLE"))
+                buf.append(title.text_content() or "")
+                flush()
+                tokens.append(END.format("TITLE"))
+            if el.tail:
+                buf.append(el.tail)
+            return
+        inline = tag in INLINE_TAGS
+        if not inline:
+            flush()
+            tokens.append(START.format(tag.upper()))
+        if tag == "img" and el.get("alt"):
+            buf.append(" " + el.get("alt") + " ")
+        if el.text:
+            buf.append(el.text)
+        for child in el:
+            walk(child)
+        if not inline:
+            flush()
+            if tag not in VOID_TAGS:
+                tokens.append(END.format(tag.upper()))
+        if el.tail:
+            buf.append(el.tail)
+
+    root = doc.getroottree().getroot() if hasattr(doc, "getroottree") else doc
+    walk(root)
+    flush()
+    return tokens, chunks
+
+
+VOID_TAGS = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+    "param", "source", "track", "wbr",
+})
+
+
+def is_chunk(token: str) -> bool:
+    return token.startswith("[Chunk:")
+
+
+def chunk_length(token: str) -> int:
+    return int(token[7:-1])
+
+
+def text_lengths(tokens: list[str]) -> int:
+    """Total text length L of a linearised page (seed 000, §3.1)."""
+    return sum(chunk_length(t) for t in tokens if is_chunk(t))

@@ -1,0 +1,117 @@
+"""Bytes to text: charset repair, binary detection, parsing, title and main text."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+from lxml import etree
+from lxml import html as lxml_html
+
+from bitextcrawl.pages.strand import normalise_space
+
+# Boilerplate containers: language ID runs on what a reader reads, not on menus
+# (a French page's menu often lists "English", "Deutsch", ...).
+BOILERPLATE_TAGS = ("nav", "header", "footer", "aside", "form")
+INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "math", "head")
+BLOCK_TAGS = frozenset({
+    "p", "div", "section", "article", "main", "li", "ul", "ol", "table", "tr", "td", "th",
+    "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "dd", "dt", "dl", "br",
+    "figcaption", "caption", "body", "title",
+})
+# Below this, boilerplate is all a page has: use the whole body instead.
+MIN_MAIN_TEXT = 80
+
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def is_binary(body: bytes) -> bool:
+    """True for bodies that no text page has: NUL bytes or many control bytes."""
+    head = body[:4096]
+    if not head:
+        return False
+    if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return True
+    return len(_CONTROL.findall(head)) > len(head) * 0.05
+
+
+def repair_decoding(body: bytes, text: str, encoding: str) -> tuple[str, str, bool]:
+    """Re-decode a body whose declared charset was wrong (many U+FFFD in ``text``).
+
+    Returns (text, charset, repaired). Scrapy already decoded with header, meta and
+    BOM; this only steps in when that decoding visibly failed.
+    """
+    bad = text.count("\ufffd")
+    if bad == 0 or bad < max(3, len(text) // 1000):
+        return text, encoding, False
+    best = charset_normalizer.from_bytes(body).best()
+    if best is None or not best.encoding:
+        return text, encoding, False
+    redecoded = str(best)
+    if redecoded.count("\ufffd") >= bad:
+        return text, encoding, False
+    return redecoded, best.encoding, True
+
+
+def parse(html: str):
+    """Parse HTML leniently; returns an lxml document (never raises on junk)."""
+    if not html or not html.strip():
+        return lxml_html.document_fromstring("<html><body></body></html>")
+    # lxml refuses str input carrying an XML encoding declaration.
+    html = re.sub(r"^\s*<\?xml[^>]*\?>", "", html)
+    try:
+        return lxml_html.document_fromstring(html)
+    except (etree.ParserError, ValueError):
+        return lxml_html.document_fromstring("<html><body></body></html>")
+
+
+def title_of(doc) -> str:
+    el = doc.find(".//title")
+    return normalise_space(el.text_content()) if el is not None else ""
+
+
+def _block_text(el, out: list[str], skip: tuple[str, ...]) -> None:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    if tag in skip:
+        if el.tail:
+            out.append(el.tail)
+        return
+    block = tag in BLOCK_TAGS
+    if block:
+        out.append("\n")
+    if tag == "img" and el.get("alt"):
+        out.append(" " + el.get("alt") + " ")
+    if el.text and tag:
+        out.append(el.text)
+    for child in el:
+        _block_text(child, out, skip)
+    if block:
+        out.append("\n")
+    if el.tail:
+        out.append(el.tail)
+
+
+def visible_text(doc, skip: tuple[str, ...] = INVISIBLE_TAGS) -> str:
+    """Text of the body, one line per block element, whitespace normalised."""
+    body = doc.find(".//body")
+    root = body if body is not None else doc
+    out: list[str] = []
+    _block_text(root, out, skip)
+    lines = (normalise_space(line) for line in "".join(out).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def main_text(doc) -> str:
+    """Visible text without navigation, header, footer and forms, where enough is left."""
+    main = doc.find(".//main")
+    if main is not None:
+        out: list[str] = []
+        _block_text(main, out, INVISIBLE_TAGS + BOILERPLATE_TAGS)
+        text = "\n".join(filter(None, (normalise_space(x) for x in "".join(out).split("\n"))))
+        if len(text) >= MIN_MAIN_TEXT:
+            return text
+    text = visible_text(doc, INVISIBLE_TAGS + BOILERPLATE_TAGS)
+    if len(text) >= MIN_MAIN_TEXT:
+        return text
+    return visible_text(doc)
