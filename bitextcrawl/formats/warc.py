@@ -1,0 +1,243 @@
+"""WARC output and input (warcio).
+
+:class:`WarcPageWriter` appends HTTP ``response`` records to a ``.warc.gz``: each record is
+its own gzip member, so a file reopened after a restart and appended to stays a valid
+WARC. :func:`iter_warc_pages` reads ``.warc`` / ``.warc.gz`` files (ours or anyone's) back
+into page records; records that are not HTML pages are skipped and counted, never fatal.
+
+Bodies are stored as the crawler saw them *after* transfer decoding (Scrapy has already
+removed chunking and gzip/deflate/br), so the writer drops the ``Content-Encoding`` and
+``Transfer-Encoding`` headers and rewrites ``Content-Length``: a reader that trusted the
+original headers would try to decompress plain bytes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import collections
+import gzip
+import os
+import re
+import zlib
+from datetime import datetime, timezone
+from http import HTTPStatus
+from io import BytesIO
+from typing import Iterator
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.timeutils import iso_date_to_datetime
+from warcio.warcwriter import WARCWriter
+
+from bitextcrawl.pages.record import PageRecord, build_record
+from bitextcrawl.pages.text import is_binary, repair_decoding
+
+STAT_PREFIX = "bitext/input"
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+# Headers that describe the wire form of a body we no longer have.
+_WIRE_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b",
+                         re.IGNORECASE | re.DOTALL)
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _count(stats: collections.Counter | None, key: str, n: int = 1) -> None:
+    if stats is not None:
+        stats[f"{STAT_PREFIX}/{key}"] += n
+
+
+def warc_date(fetched_at: float) -> str:
+    """``WARC-Date`` (WARC/1.1, microseconds) of a Unix time."""
+    dt = datetime.fromtimestamp(fetched_at, tz=timezone.utc).replace(tzinfo=None)
+    return dt.isoformat(timespec="microseconds") + "Z"
+
+
+def _reason(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"
+
+
+class WarcPageWriter:
+    """Append HTTP ``response`` records to a WARC file (gzip per record when the name ends
+    in ``.gz``), creating the file and its folder if needed."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        folder = os.path.dirname(self.path)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        self._fh = open(self.path, "ab")
+        self._writer = WARCWriter(self._fh, gzip=self.path.endswith(".gz"), warc_version="1.1")
+        self.records_written = 0
+
+    def write_response(self, url: str, status: int, headers: list[tuple[str, str]],
+                       body: bytes, fetched_at: float) -> None:
+        """Write one ``response`` record: status line, HTTP headers, body."""
+        if self._fh is None:
+            raise ValueError(f"WARC writer for {self.path} is closed")
+        body = body or b""
+        kept = [(str(k), str(v)) for k, v in headers or ()
+                if str(k).lower() not in _WIRE_HEADERS]
+        kept.append(("Content-Length", str(len(body))))
+        http_headers = StatusAndHeaders(f"{int(status)} {_reason(int(status))}", kept,
+                                        protocol="HTTP/1.1")
+        record = self._writer.create_warc_record(
+            url, "response", payload=BytesIO(body), length=len(body),
+            http_headers=http_headers,
+            warc_headers_dict={"WARC-Date": warc_date(fetched_at)})
+        self._writer.write_record(record)
+        self.records_written += 1
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+            self._fh.close()
+            self._fh = None
+
+    @property
+    def closed(self) -> bool:
+        return self._fh is None
+
+    def __enter__(self) -> "WarcPageWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# --------------------------------------------------------------------------- reading
+
+def _valid_codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().strip("\"'")).name
+    except LookupError:
+        return None
+
+
+def charset_from_content_type(content_type: str | None) -> str | None:
+    m = _HEADER_CHARSET.search(content_type or "")
+    return _valid_codec(m.group(1)) if m else None
+
+
+def charset_from_meta(body: bytes) -> str | None:
+    """The charset of ``<meta charset>`` / ``<meta http-equiv content="...; charset=">``."""
+    m = _META_CHARSET.search(body[:4096])
+    return _valid_codec(m.group(1).decode("ascii", "ignore")) if m else None
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str, bool]:
+    """Bytes of an HTML page to text: BOM, then the HTTP charset, then ``<meta charset>``,
+    then UTF-8; a decoding that visibly failed is repaired (``repair_decoding``).
+    Returns (text, charset, repaired)."""
+    encoding = None
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            encoding = name
+            break
+    encoding = encoding or charset_from_content_type(content_type) \
+        or charset_from_meta(body) or "utf-8"
+    text = body.decode(encoding, errors="replace")
+    return repair_decoding(body, text, encoding)
+
+
+def looks_like_html(body: bytes) -> bool:
+    return bool(_HTML_SNIFF.match(body[:2048].lstrip(codecs.BOM_UTF8)))
+
+
+def _fetched_at(date: str | None) -> float:
+    if not date:
+        return 0.0
+    try:
+        return iso_date_to_datetime(date, tz_aware=True).timestamp()
+    except (ValueError, TypeError):
+        return 0.0
+
+
+def _page_from_record(record, identify, stats) -> PageRecord | None:
+    url = record.rec_headers.get_header("WARC-Target-URI") or ""
+    if not url.startswith(("http://", "https://")):
+        _count(stats, "skipped/bad_url")
+        return None
+    http = record.http_headers
+    status = http.get_statuscode() if http is not None else None
+    try:
+        status = int(status)
+    except (TypeError, ValueError):
+        _count(stats, "skipped/unreadable")
+        return None
+    if not 200 <= status < 300:
+        _count(stats, "skipped/status")
+        return None
+    content_type = http.get_header("Content-Type") or ""
+    body = record.content_stream().read()
+    mime = content_type.split(";", 1)[0].strip().lower()
+    if mime and mime not in HTML_TYPES:
+        _count(stats, "skipped/non_html")
+        return None
+    if not body.strip():
+        _count(stats, "skipped/empty")
+        return None
+    if is_binary(body):
+        _count(stats, "skipped/binary")
+        return None
+    if not mime and not looks_like_html(body):
+        _count(stats, "skipped/non_html")
+        return None
+    html, charset, repaired = decode_html(body, content_type)
+    return build_record(
+        url, html, identify,
+        requested_url=url, status=status, charset=charset, charset_repaired=repaired,
+        content_type=mime or "text/html",
+        content_language=http.get_header("Content-Language"),
+        fetched_at=_fetched_at(record.rec_headers.get_header("WARC-Date")),
+    )
+
+
+def iter_warc_pages(path: str | os.PathLike, identify=None,
+                    stats: collections.Counter | None = None) -> Iterator[PageRecord]:
+    """Page records of the HTML ``response`` records of a ``.warc`` / ``.warc.gz``.
+
+    Non-HTML, binary, empty, non-2xx and unreadable records are skipped and counted in
+    ``stats`` under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
+    the records before the damage and counts ``bitext/input/errors/truncated``.
+    """
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        while True:
+            try:
+                record = next(it)
+            except StopIteration:
+                break
+            except (ArchiveLoadFailed, EOFError, zlib.error, gzip.BadGzipFile, ValueError,
+                    OSError):
+                _count(stats, "errors/truncated")
+                break
+            if record.rec_type != "response":
+                continue
+            _count(stats, "records")
+            try:
+                page = _page_from_record(record, identify, stats)
+            except (EOFError, zlib.error, OSError):
+                # The record's body runs past the end of a truncated file.
+                _count(stats, "errors/truncated")
+                break
+            except (ValueError, LookupError, UnicodeError):
+                _count(stats, "skipped/unreadable")
+                continue
+            if page is not None:
+                _count(stats, "pages")
+                yield page

@@ -1,0 +1,88 @@
+"""Language-ID downloader middleware: every HTML response becomes a page record.
+
+The page is parsed once here (``pages.record.build_record``) and its language is
+identified by fastText lid.176 on its main text, so the spider and the focus
+middleware know the language before they follow its links. Bad input is counted
+under ``bitext/bad/*`` and passed on without a record; the crawl goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from scrapy.exceptions import NotConfigured
+from scrapy.http import TextResponse
+
+from bitextcrawl.pages.language import LanguageIdentifier
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.pages.text import is_binary, repair_decoding
+
+logger = logging.getLogger(__name__)
+
+HTML_TYPES = (b"text/html", b"application/xhtml+xml")
+
+
+class LanguageIdMiddleware:
+    def __init__(self, crawler, identifier: LanguageIdentifier):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.identifier = identifier
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        settings = crawler.settings
+        if "BITEXT_LID_MIN_PROB" not in settings:
+            raise NotConfigured("BITEXT_ settings missing: use a bitextcrawl spider or settings")
+        identifier = LanguageIdentifier(settings.get("BITEXT_LID_MODEL") or None,
+                                        settings.getfloat("BITEXT_LID_MIN_PROB"))
+        return cls(crawler, identifier)
+
+    def process_response(self, request, response):
+        if response.status != 200 or request.meta.get("bitext_raw"):
+            return response
+        content_type = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower()
+        body = response.body
+        if not body.strip():
+            self.stats.inc_value("bitext/bad/empty")
+            return response
+        if is_binary(body):
+            self.stats.inc_value("bitext/bad/binary")
+            return response
+        if content_type and content_type not in HTML_TYPES:
+            self.stats.inc_value("bitext/skipped/non_html")
+            return response
+        if not isinstance(response, TextResponse):
+            self.stats.inc_value("bitext/skipped/non_html")
+            return response
+        try:
+            html, charset, repaired = repair_decoding(body, response.text, response.encoding)
+        except (LookupError, UnicodeError) as exc:
+            self.stats.inc_value("bitext/bad/charset")
+            logger.warning("cannot decode %s: %s", response.url, exc)
+            return response
+        if repaired:
+            self.stats.inc_value("bitext/bad/charset_repaired")
+        if "</html" not in html[-2000:].lower():
+            self.stats.inc_value("bitext/bad/unclosed_html")  # truncated or sloppy: parsed anyway
+        content_language = response.headers.get(b"Content-Language")
+        record = build_record(
+            response.url, html, self.identifier.identify,
+            requested_url=(request.meta.get("redirect_urls") or [request.url])[0],
+            status=response.status,
+            charset=charset,
+            charset_repaired=repaired,
+            content_type=content_type.decode("latin-1"),
+            content_language=content_language.decode("latin-1") if content_language else None,
+            depth=request.meta.get("depth", 0),
+            discovered_by=request.meta.get("bitext_discovered_by", "link"),
+            fetched_at=time.time(),
+        )
+        record.body = body
+        record.http_headers = [(k.decode("latin-1"), v.decode("latin-1"))
+                               for k, values in response.headers.items() for v in values]
+        self.stats.inc_value(f"bitext/lang/{record.lang}")
+        if not record.text_length:
+            self.stats.inc_value("bitext/bad/no_text")
+        request.meta["bitext_page"] = record
+        return response

@@ -1,0 +1,255 @@
+"""Where a pair is decided: page records in, 1-1 page pairs out.
+
+The closing pipeline of a crawl and ``scrapy align`` both call :func:`align_site`.
+Per language pair (the first language of ``langs`` with each other one):
+
+1. URL patterns (seed 003) and ``hreflang`` give known pairs;
+2. candidates = known pairs + pairs proposed by cheap filters (``candidates.py``);
+3. STRAND features and the structural EM model (seed 000) give P(parallel);
+4. LSI trained on the site's confident pairs gives content similarity (seed 002);
+5. internal similarity = λ·content + (1−λ)·structure, known evidence as a floor;
+6. ETS over the site graph and greedy 1-1 extraction (seed 004, Algorithms 1–3).
+
+``stages`` switches stages off for the ablation benchmark.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pairing.candidates import candidate_pairs
+from bitextcrawl.pairing.ets import ETS, build_site_graph
+from bitextcrawl.pairing.extract import one_to_one
+from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
+from bitextcrawl.pairing.structural_em import StructuralEM
+from bitextcrawl.pairing.structure import features_matrix, strand_features
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
+
+logger = logging.getLogger(__name__)
+
+ALL_STAGES = ("url_pattern", "hreflang", "structure", "content", "ets")
+# Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
+# strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
+KNOWN_EVIDENCE_FLOOR = 0.9
+ONE_WAY_HREFLANG = 0.75
+# Structural pairs confident enough to teach the site's LSI space.
+LSI_TRAINING_PROBABILITY = 0.99
+
+
+@dataclass
+class AlignConfig:
+    langs: tuple
+    threshold: float = 0.5
+    ets_iterations: int = 3
+    lam: float = 0.5
+    top_k: int = 10
+    pattern_local_threshold: float = 0.1
+    lexicon_path: str = ""
+    stages: tuple = ALL_STAGES
+
+
+@dataclass
+class Pair:
+    url_1: str
+    url_2: str
+    lang_1: str
+    lang_2: str
+    score: float
+    sources: list
+    features: dict
+
+    def to_dict(self) -> dict:
+        return {"url_1": self.url_1, "url_2": self.url_2, "lang_1": self.lang_1,
+                "lang_2": self.lang_2, "score": round(float(self.score), 4),
+                "sources": self.sources, "features": self.features}
+
+
+@dataclass
+class AlignResult:
+    pairs: list = field(default_factory=list)
+    patterns: dict = field(default_factory=dict)     # lang pair -> learner report
+    models: dict = field(default_factory=dict)       # lang pair -> {structural_em, lsi, ets}
+    counts: Counter = field(default_factory=Counter)  # bitext/align/* numbers
+    timings: dict = field(default_factory=dict)
+    em_points: dict = field(default_factory=dict)    # lang pair -> (m, n, p) arrays for the report
+
+
+def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
+    """(url_1, url_2) -> evidence strength, from declared alternates and language toggles."""
+    out: dict[tuple[str, str], float] = {}
+    for u1, p1 in pages1.items():
+        t = p1.hreflang.get(l2)
+        if t in pages2:
+            mutual = pages2[t].hreflang.get(l1) == u1
+            out[(u1, t)] = 1.0 if mutual else ONE_WAY_HREFLANG
+    for u2, p2 in pages2.items():
+        t = p2.hreflang.get(l1)
+        if t in pages1 and (t, u2) not in out:
+            out[(t, u2)] = ONE_WAY_HREFLANG
+    return out
+
+
+def _timed(result: AlignResult, name: str, start: float) -> None:
+    result.timings[name] = round(result.timings.get(name, 0.0) + time.perf_counter() - start, 3)
+
+
+def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: AlignConfig,
+                        result: AlignResult, pattern_db=None, graph=None,
+                        lexicon=None) -> list[Pair]:
+    stages = set(config.stages)
+    key = f"{l1}-{l2}"
+    pages1 = {p.url: p for p in pages if p.lang == l1}
+    pages2 = {p.url: p for p in pages if p.lang == l2}
+    result.counts[f"bitext/align/{key}/pages_1"] = len(pages1)
+    result.counts[f"bitext/align/{key}/pages_2"] = len(pages2)
+    if not pages1 or not pages2:
+        return []
+
+    t = time.perf_counter()
+    url_pairs: dict[tuple[str, str], tuple[float, str]] = {}
+    if "url_pattern" in stages:
+        learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
+                                    pattern_db=pattern_db)
+        learner.fit({l1: list(pages1), l2: list(pages2)})
+        for p in learner.pairs():
+            url_pairs[(p.url_1, p.url_2)] = (p.score, p.pattern)
+        result.patterns[key] = learner.report()
+        if pattern_db is not None:
+            pattern_db.update(pages[0].site, learner.patterns_)
+    _timed(result, "url_patterns", t)
+    result.counts[f"bitext/align/{key}/url_pattern_pairs"] = len(url_pairs)
+
+    hl_pairs = hreflang_pairs(pages1, pages2, l1, l2) if "hreflang" in stages else {}
+    result.counts[f"bitext/align/{key}/hreflang_pairs"] = len(hl_pairs)
+    known = {k: s for k, (s, _) in url_pairs.items()}
+    for k, s in hl_pairs.items():
+        known[k] = max(known.get(k, 0.0), s)
+
+    t = time.perf_counter()
+    cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
+                            known_pairs=list(known), top_k=config.top_k)
+    _timed(result, "candidates", t)
+    result.counts[f"bitext/align/{key}/candidates"] = len(cands)
+    if not cands:
+        return []
+
+    # Structure: STRAND features + EM (seed 000).
+    t = time.perf_counter()
+    feats = [strand_features(pages1[u1].strand, pages2[u2].strand) for u1, u2 in cands]
+    X = features_matrix(feats)
+    p_struct = np.zeros(len(cands))
+    llr = np.zeros(len(cands))
+    em = None
+    if "structure" in stages:
+        em = StructuralEM().fit(X)
+        p_struct = em.predict_proba(X)
+        llr = em.log_likelihood_ratio(X)
+        result.models.setdefault(key, {})["structural_em"] = em.report()
+        result.em_points[key] = (X[:, 1].tolist(), X[:, 2].tolist(), p_struct.tolist())
+    _timed(result, "structure", t)
+
+    # Content: LSI trained on the site's own confident pairs (seed 002).
+    t = time.perf_counter()
+    content = np.zeros(len(cands))
+    if "content" in stages:
+        train = set(known)
+        if "structure" in stages:
+            confident = [(cands[i][0], cands[i][1], float(p_struct[i]))
+                         for i in range(len(cands)) if p_struct[i] >= LSI_TRAINING_PROBABILITY]
+            train.update((u1, u2) for u1, u2, _ in one_to_one(confident, 0.0))
+        site_texts = [p.text for p in pages1.values()] + [p.text for p in pages2.values()]
+        lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in sorted(train)],
+                             site_texts)
+        texts1 = [p.text for p in pages1.values()]
+        texts2 = [p.text for p in pages2.values()]
+        idx1 = {u: i for i, u in enumerate(pages1)}
+        idx2 = {u: i for i, u in enumerate(pages2)}
+        content = np.asarray(lsi.pair_similarities(
+            texts1, texts2, [(idx1[a], idx2[b]) for a, b in cands]), dtype=float)
+        content = np.clip(content, 0.0, 1.0)
+        if lexicon:
+            lex = np.array([lexicon_similarity(pages1[a].text, pages2[b].text, lexicon)
+                            for a, b in cands])
+            content = 0.5 * content + 0.5 * lex
+        result.models.setdefault(key, {})["lsi"] = lsi.report()
+        result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
+    _timed(result, "content", t)
+
+    # Internal similarity (seed 004 §3.2): λ·content + (1−λ)·structure.
+    if "content" in stages and "structure" in stages:
+        internal_arr = config.lam * content + (1 - config.lam) * p_struct
+    elif "content" in stages:
+        internal_arr = content
+    elif "structure" in stages:
+        internal_arr = p_struct
+    else:
+        internal_arr = np.zeros(len(cands))
+    internal = {}
+    for i, pair in enumerate(cands):
+        value = float(internal_arr[i])
+        if pair in known:
+            value = max(value, KNOWN_EVIDENCE_FLOOR * known[pair])
+        internal[pair] = value
+
+    t = time.perf_counter()
+    if "ets" in stages:
+        if graph is None:
+            graph = build_site_graph(pages)
+        ets = ETS(n_iter=config.ets_iterations, threshold=config.threshold).fit(
+            cands, internal, graph)
+        chosen = ets.extract()
+        final_scores = ets.scores_
+        result.models.setdefault(key, {})["ets"] = ets.report()
+    else:
+        chosen = one_to_one(((a, b, s) for (a, b), s in internal.items()), config.threshold)
+        final_scores = internal
+    _timed(result, "ets", t)
+
+    index = {pair: i for i, pair in enumerate(cands)}
+    out = []
+    for u1, u2, score in chosen:
+        i = index[(u1, u2)]
+        f = feats[i]
+        sources = []
+        if (u1, u2) in url_pairs:
+            sources.append("url_pattern")
+        if (u1, u2) in hl_pairs:
+            sources.append("hreflang")
+        if p_struct[i] >= 0.5:
+            sources.append("structure")
+        if "content" in stages and content[i] >= 0.5:
+            sources.append("content")
+        if "ets" in stages:
+            sources.append("ets")
+        features = {
+            "w": int(f.w), "m": int(f.m), "n": int(f.n), "l1": int(f.l1), "l2": int(f.l2),
+            "p_structure": round(float(p_struct[i]), 4), "llr": round(float(llr[i]), 3),
+            "content": round(float(content[i]), 4), "internal": round(internal[(u1, u2)], 4),
+            "ets": round(float(final_scores.get((u1, u2), score)), 4),
+        }
+        if (u1, u2) in url_pairs:
+            features["pattern"] = url_pairs[(u1, u2)][1]
+        out.append(Pair(u1, u2, l1, l2, min(1.0, max(0.0, float(score))), sources, features))
+    result.counts[f"bitext/align/{key}/pairs"] = len(out)
+    return out
+
+
+def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None) -> AlignResult:
+    """All language pairs of one site's pages; each URL in at most one pair per language pair."""
+    result = AlignResult()
+    langs = config.langs
+    lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
+    graph = build_site_graph(pages) if "ets" in config.stages else None
+    for other in langs[1:]:
+        logger.info("Aligning %s-%s pages", langs[0], other)
+        result.pairs.extend(align_language_pair(pages, langs[0], other, config, result,
+                                                pattern_db=pattern_db, graph=graph,
+                                                lexicon=lexicon))
+    result.counts["bitext/align/pairs"] = len(result.pairs)
+    return result

@@ -1,0 +1,601 @@
+"""Language-independent content similarity of two pages.
+
+Three measures, from the cheapest to the strongest:
+
+* :func:`shared_token_similarity` — the overlap of the tokens a translation keeps
+  unchanged: numbers, years, codes, URLs, e-mail addresses, capitalised names.
+* :func:`lexicon_similarity` — the share of words of page 1 whose translation (from a
+  bilingual lexicon given by the user, ``word1<TAB>word2`` lines, :func:`load_lexicon`)
+  occurs in page 2: the content-based similarity of Liu et al. (seed 004, §3.2).
+* :class:`LSIModel` — Latent Semantic Indexing trained on known parallel pairs of the
+  same site (Germann, seed 002): each training "document" is the concatenation of both
+  pages of a known pair, so that the words of both languages co-occur in it and the
+  SVD puts translations of each other close together in one latent space. Any page
+  is then folded into that space; ``cos`` compares two folded pages, ``lcos`` compares
+  them after the site's mean vector has been subtracted (the site's boilerplate, which
+  every page shares, stops counting as common content).
+
+No Scrapy import here: pure functions over strings.
+
+Tokenisation (:func:`tokenize`) is language independent: NFKC, lower case, words of
+letters (two letters or more), digit runs as tokens of their own (``1,234.5`` and
+``1.234,5`` both give ``1 234 5``: the same tokens whatever the number format of the
+language), and runs of scripts written without spaces (Chinese, Japanese, Thai, Lao,
+Khmer, Myanmar) as overlapping character bigrams.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+import unicodedata
+import zlib
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import svds
+
+__all__ = [
+    "tokenize", "anchor_tokens", "shared_token_similarity", "lexicon_similarity",
+    "load_lexicon", "Lexicon", "LSIModel", "row_cosines",
+]
+
+# Scripts written without spaces between words: CJK ideographs (+ radicals,
+# compatibility, extension B+), kana, bopomofo; Thai, Lao, Myanmar, Khmer.
+# Hangul is written with spaces, so it is tokenised as words.
+_NOSPACE = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400-\u4dbf"
+            "\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+            "\u0e00-\u0e7f\u0e80-\u0eff\u1000-\u109f\u1780-\u17ff")
+_TOKEN_RE = re.compile(
+    rf"([{_NOSPACE}]+)"                        # 1: no-space script run -> bigrams
+    rf"|(\d+)"                                 # 2: digit run
+    rf"|((?:(?![{_NOSPACE}])[^\W\d_])+)"        # 3: word of letters (and marks)
+)
+_NOSPACE_RE = re.compile(rf"[{_NOSPACE}]")
+
+
+def _normalise(text: str) -> str:
+    return unicodedata.normalize("NFKC", text or "")
+
+
+def tokenize(text: str) -> list[str]:
+    """Language-independent tokens: lower-cased words (2+ letters), digit runs, CJK/Thai bigrams."""
+    out: list[str] = []
+    append = out.append
+    for run, digits, word in _TOKEN_RE.findall(_normalise(text).lower()):
+        if run:
+            if len(run) == 1:
+                append(run)
+            else:
+                out.extend(run[i:i + 2] for i in range(len(run) - 1))
+        elif digits:
+            append(digits)
+        elif len(word) > 1:
+            append(word)
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Shared (untranslated) tokens
+# --------------------------------------------------------------------------------------
+
+_URL_RE = re.compile(r"(?:https?://|www\.)[^\s<>\"'()\[\]{}]+", re.IGNORECASE)
+_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# Codes: ASCII letters and digits mixed (A320, covid-19, ISO-9001), hyphens inside.
+_CODE_RE = re.compile(r"(?<![A-Za-z0-9-])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])"
+                      r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![A-Za-z0-9-])")
+_DIGITS_RE = re.compile(r"\d+")
+_WORD_RE = re.compile(rf"(?:(?![{_NOSPACE}])[^\W\d_])+")
+_SENTENCE_END = set(".!?:;\n\r\t•·|>»\"“”«'([")
+
+
+def anchor_tokens(text: str) -> list[str]:
+    """Tokens a translation leaves as they are: URLs, e-mails, numbers, codes, capitalised names.
+
+    Lower-cased. Numbers are digit runs (format-independent); codes are words mixing
+    letters and digits (``A320``, ``covid-19``); names are capitalised words that do not
+    start a sentence or block, and all-capital acronyms of 2+ letters anywhere.
+    """
+    text = _normalise(text)
+    out: list[str] = []
+    for m in _URL_RE.finditer(text):
+        out.append(m.group().rstrip(".,;:!?").lower().split("://", 1)[-1])
+    for m in _EMAIL_RE.finditer(text):
+        out.append(m.group().lower())
+    text = _EMAIL_RE.sub(" ", _URL_RE.sub(" ", text))
+    out.extend(_DIGITS_RE.findall(text))
+    out.extend(m.group().lower() for m in _CODE_RE.finditer(text))
+    for m in _WORD_RE.finditer(text):
+        w = m.group()
+        if len(w) < 2 or not w[0].isupper():
+            continue
+        if w.isupper():
+            out.append(w.lower())
+            continue
+        j = m.start() - 1
+        while j >= 0 and text[j] == " ":
+            j -= 1
+        if j < 0 or text[j] in _SENTENCE_END:
+            continue  # sentence- or block-initial: capitalised by position, not a name
+        out.append(w.lower())
+    return out
+
+
+def shared_token_similarity(text1: str, text2: str,
+                            idf: Mapping[str, float] | None = None) -> float:
+    """Cosine of the sets of anchor tokens (numbers, URLs, names) of two pages, in [0, 1].
+
+    With ``idf`` (token -> weight), a weighted cosine, so that tokens every page of
+    the site has (the phone number in the footer) count little. 0.0 when either page
+    has no anchor token.
+    """
+    a, b = set(anchor_tokens(text1)), set(anchor_tokens(text2))
+    if not a or not b:
+        return 0.0
+    if idf is None:
+        return len(a & b) / math.sqrt(len(a) * len(b))
+    w = lambda t: idf.get(t, 1.0) ** 2  # noqa: E731
+    num = sum(w(t) for t in a & b)
+    den = math.sqrt(sum(w(t) for t in a) * sum(w(t) for t in b))
+    return float(num / den) if den > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------
+# Bilingual lexicon (seed 004 §3.2)
+# --------------------------------------------------------------------------------------
+
+class Lexicon(dict):
+    """``word1 -> {word2, ...}`` with what segmentation needs (built by :func:`load_lexicon`).
+
+    A plain ``dict[str, set[str]]`` works too (it is wrapped on first use).
+    """
+
+    def __init__(self, entries: Mapping[str, Iterable[str]] | None = None):
+        super().__init__()
+        for k, vs in (entries or {}).items():
+            key = _normalise(k).lower().strip()
+            if key:
+                self.setdefault(key, set()).update(
+                    v2 for v2 in (_normalise(v).lower().strip() for v in vs) if v2)
+        self._prepare()
+
+    def _prepare(self) -> None:
+        self.targets: frozenset[str] = frozenset(v for vs in self.values() for v in vs)
+        self.sources: frozenset[str] = frozenset(self.keys())
+        self.src_maxlen = max((len(k) for k in self.sources if _NOSPACE_RE.search(k)), default=1)
+        self.tgt_maxlen = max((len(v) for v in self.targets if _NOSPACE_RE.search(v)), default=1)
+
+
+def load_lexicon(path: str) -> Lexicon:
+    """Read a bilingual lexicon: ``word1<TAB>word2`` a line (``.gz`` allowed; ``#`` comments).
+
+    Several lines may give several translations of a word. Words are NFKC and lower-cased.
+    """
+    opener = gzip.open if str(path).endswith(".gz") else open
+    entries: dict[str, set[str]] = {}
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            line = line.rstrip("\r\n")
+            if not line or line.startswith("#") or "\t" not in line:
+                continue
+            w1, w2 = line.split("\t")[:2]
+            if w1.strip() and w2.strip():
+                entries.setdefault(w1, set()).add(w2)
+    return Lexicon(entries)
+
+
+_lexicon_cache: dict[int, tuple[Mapping, Lexicon]] = {}
+
+
+def _as_lexicon(lexicon: Mapping[str, Iterable[str]]) -> Lexicon:
+    if isinstance(lexicon, Lexicon):
+        return lexicon
+    hit = _lexicon_cache.get(id(lexicon))
+    if hit is not None and hit[0] is lexicon:
+        return hit[1]
+    lex = Lexicon(lexicon)
+    if len(_lexicon_cache) > 8:
+        _lexicon_cache.clear()
+    _lexicon_cache[id(lexicon)] = (lexicon, lex)  # keeps the key object alive: id stays valid
+    return lex
+
+
+def _segment(text: str, vocab: frozenset[str], maxlen: int) -> list[str]:
+    """Words of ``text``; runs of no-space scripts cut by forward maximum matching on ``vocab``."""
+    out: list[str] = []
+    for run, digits, word in _TOKEN_RE.findall(_normalise(text).lower()):
+        if digits or word:
+            out.append(digits or word)
+            continue
+        i, n = 0, len(run)
+        while i < n:
+            for size in range(min(maxlen, n - i), 0, -1):
+                piece = run[i:i + size]
+                if size == 1 or piece in vocab:
+                    out.append(piece)
+                    i += size
+                    break
+    return out
+
+
+def lexicon_similarity(text1: str, text2: str, lexicon: Mapping[str, Iterable[str]]) -> float:
+    """Content-based translation similarity with a bilingual lexicon (seed 004 §3.2), in [0, 1].
+
+    For each word of page 1 that the lexicon knows, look for one of its translations
+    among the words of page 2 (each word of page 2 used once). The similarity is the
+    number of translated words over the number of lexicon-covered words of the longer
+    side (words of page 1 that are lexicon entries, words of page 2 that are lexicon
+    translations). The paper gives "the percentage of translation word pairs" without
+    a denominator; normalising by the larger covered side keeps the measure symmetric
+    in the pages' lengths (a short page inside a long one does not score 1).
+    Chinese/Japanese/Thai text is segmented by forward maximum matching on the
+    lexicon's own words.
+    """
+    lex = _as_lexicon(lexicon)
+    if not lex:
+        return 0.0
+    words1 = Counter(w for w in _segment(text1, lex.sources, lex.src_maxlen) if w in lex.sources)
+    words2 = Counter(w for w in _segment(text2, lex.targets, lex.tgt_maxlen) if w in lex.targets)
+    covered = max(sum(words1.values()), sum(words2.values()))
+    if covered == 0:
+        return 0.0
+    matched = 0
+    # Most specific words first (fewest translations), then alphabetical: deterministic.
+    for w in sorted(words1, key=lambda k: (len(lex[k]), k)):
+        need = words1[w]
+        for t in sorted(lex[w]):
+            have = words2.get(t, 0)
+            if have:
+                take = min(need, have)
+                words2[t] = have - take
+                need -= take
+                matched += take
+                if not need:
+                    break
+    return matched / covered
+
+
+# --------------------------------------------------------------------------------------
+# LSI (seed 002)
+# --------------------------------------------------------------------------------------
+
+def row_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of each row of ``a`` with the same row of ``b``; 0.0 where a row is zero."""
+    num = np.einsum("ij,ij->i", a, b)
+    den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    out = np.zeros(len(num), dtype=float)
+    ok = den > 1e-12
+    out[ok] = num[ok] / den[ok]
+    return np.clip(out, -1.0, 1.0)
+
+
+def _tf(counts: Counter) -> tuple[list[str], np.ndarray]:
+    terms = list(counts)
+    return terms, 1.0 + np.log(np.fromiter(counts.values(), dtype=float, count=len(terms)))
+
+
+def _hash_bucket(token: str, dim: int) -> tuple[int, float]:
+    h = zlib.crc32(token.encode("utf-8"))
+    return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
+
+
+class LSIModel:
+    """LSI content similarity trained on known parallel pairs of one site (seed 002).
+
+    Parameters
+    ----------
+    rank : int or None
+        Number of latent dimensions. ``None`` picks it from the data size:
+        ``min(max_rank, n_pairs - 1, n_terms - 1)``. (Germann uses 1000 on the whole
+        WMT16 training set; a single site gives tens to thousands of known pairs, and
+        a truncated SVD needs ``rank < min(n_terms, n_pairs)``.) A given rank is
+        clipped to the same bound.
+    max_rank : int
+        Upper bound of the automatic rank.
+    min_df : int
+        A term counts only if it occurs in at least this many documents of the idf
+        population (the site's pages), and in at least one training pair.
+    max_df : float
+        Terms in more than this share of the site's pages are dropped (1.0 keeps all;
+        idf and ``lcos`` already discount boilerplate).
+    min_pairs : int
+        With fewer known pairs there is nothing to learn a joint space from: the model
+        falls back to the *degenerate mode* (see below).
+    normalize_docs : bool
+        L2-normalise each training pair's tf-idf column before the SVD, so that a few
+        very long pages do not dominate the latent space. (Not in the paper, which
+        does not say; standard LSI practice.)
+    degenerate_dim : int
+        Size of the hashed vectors of the degenerate mode.
+    random_state : int
+        Seed of the ARPACK start vector (results are reproducible).
+
+    Degenerate mode (``mode_ == "shared_tokens"``): fewer than ``min_pairs`` training
+    pairs, or no term/rank left. Pages are represented by the idf-weighted anchor
+    tokens of :func:`anchor_tokens` (numbers, codes, URLs, names), hashed into
+    ``degenerate_dim`` dimensions with a sign bit; ``cos``/``lcos`` are computed on
+    those vectors exactly as in LSI mode. Pages without any such token get a zero
+    vector and similarity 0.0 — never NaN.
+
+    Fitted attributes: ``mode_`` ("lsi" | "shared_tokens"), ``vocabulary_`` (term ->
+    column), ``idf_``, ``components_`` (rank x n_terms, the left singular vectors
+    U_k^T), ``singular_values_`` (descending), ``rank_``, ``n_pairs_``,
+    ``n_site_docs_``, ``site_mean_`` (the mean folded vector of the site's pages),
+    ``explained_variance_ratio_`` (share of ||X||_F^2 kept by the rank).
+    """
+
+    def __init__(self, rank: int | None = None, *, max_rank: int = 100, min_df: int = 2,
+                 max_df: float = 1.0, min_pairs: int = 3, normalize_docs: bool = True,
+                 degenerate_dim: int = 1024, random_state: int = 0):
+        self.rank = rank
+        self.max_rank = max_rank
+        self.min_df = min_df
+        self.max_df = max_df
+        self.min_pairs = min_pairs
+        self.normalize_docs = normalize_docs
+        self.degenerate_dim = degenerate_dim
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fitting
+
+    def fit(self, pair_texts: Sequence[tuple[str, str]],
+            site_texts: Sequence[str] | None = None) -> "LSIModel":
+        """Fit on known pairs (tf = 1 + log f, per-site idf, truncated SVD; seed 002 "Technical procedure").
+
+        ``pair_texts``: ``(text_1, text_2)`` of known parallel pairs of the site.
+        ``site_texts``: the texts of all pages of the site (the idf population, and
+        the pages whose mean vector ``lcos`` subtracts); without them, the pages of
+        the training pairs stand in.
+        """
+        pair_texts = [(a or "", b or "") for a, b in pair_texts]
+        site_texts = list(site_texts) if site_texts else []
+        population = site_texts or [t for pair in pair_texts for t in pair]
+        self.n_pairs_ = len(pair_texts)
+        self.n_site_docs_ = len(site_texts)
+        self.n_idf_docs_ = len(population)
+
+        if self.n_pairs_ < max(self.min_pairs, 2):
+            return self._fit_degenerate(population, "too few training pairs")
+
+        # idf per web domain: log(|D_d| / df_t) over the site's pages.
+        df: Counter = Counter()
+        for text in population:
+            df.update(set(tokenize(text)))
+        pair_counts = [Counter(tokenize(a) + tokenize(b)) for a, b in pair_texts]
+        in_pairs: set[str] = set().union(*pair_counts) if pair_counts else set()
+        n_docs = max(len(population), 1)
+        max_count = self.max_df * n_docs
+        # A training-pair term missing from ``site_texts`` (a caller's inconsistency) still
+        # counts once, so that it is neither dropped silently nor given an infinite idf.
+        terms = sorted(t for t in in_pairs
+                       if max(df.get(t, 0), 1) >= self.min_df and df.get(t, 0) <= max_count)
+        vocab = {t: i for i, t in enumerate(terms)}
+        idf = np.array([math.log(n_docs / max(df.get(t, 0), 1)) for t in terms], dtype=float)
+        idf = np.maximum(idf, 0.0)
+        n_terms = len(terms)
+
+        bound = min(self.max_rank if self.rank is None else self.rank,
+                    self.n_pairs_ - 1, n_terms - 1)
+        if bound < 1:
+            return self._fit_degenerate(population, "no usable term or rank")
+
+        rows, cols, vals = [], [], []
+        for j, counts in enumerate(pair_counts):
+            kept = Counter({t: c for t, c in counts.items() if t in vocab})
+            if not kept:
+                continue
+            ts, tf = _tf(kept)
+            idx = np.fromiter((vocab[t] for t in ts), dtype=np.int64, count=len(ts))
+            w = tf * idf[idx]
+            if self.normalize_docs:
+                norm = np.linalg.norm(w)
+                if norm > 0:
+                    w = w / norm
+            rows.append(idx)
+            cols.append(np.full(len(idx), j, dtype=np.int64))
+            vals.append(w)
+        if not rows:
+            return self._fit_degenerate(population, "training pairs have no usable term")
+        X = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(n_terms, self.n_pairs_))
+        total = float(X.multiply(X).sum())
+        if total <= 0:
+            return self._fit_degenerate(population, "all-zero term-document matrix")
+
+        rng = np.random.default_rng(self.random_state)
+        v0 = rng.standard_normal(min(X.shape))
+        u, s, _ = svds(X, k=bound, v0=v0, random_state=self.random_state)
+        order = np.argsort(-s)
+        s, u = s[order], u[:, order]
+        keep = s > 1e-10 * max(s[0], 1e-300)
+        s, u = s[keep], u[:, keep]
+        if len(s) == 0:
+            return self._fit_degenerate(population, "SVD found no signal")
+
+        self.mode_ = "lsi"
+        self.degenerate_reason_ = None
+        self.vocabulary_ = vocab
+        self.idf_ = idf
+        self.components_ = np.ascontiguousarray(u.T)    # rank x n_terms
+        self.singular_values_ = s
+        self.rank_ = int(len(s))
+        self.explained_variance_ratio_ = float((s ** 2).sum() / total)
+        mean_texts = site_texts or [t for pair in pair_texts for t in pair]
+        self.site_mean_ = self._mean(mean_texts)
+        return self
+
+    def _fit_degenerate(self, population: Sequence[str], reason: str) -> "LSIModel":
+        df: Counter = Counter()
+        for text in population:
+            df.update(set(anchor_tokens(text)))
+        n_docs = max(len(population), 1)
+        self.mode_ = "shared_tokens"
+        self.degenerate_reason_ = reason
+        self.vocabulary_ = {}
+        # Unseen anchor tokens get the idf of a token seen once (they are rare by definition).
+        self.default_idf_ = math.log(n_docs / 1.0) if population else 1.0
+        self.anchor_idf_ = {t: math.log(n_docs / c) for t, c in df.items()}
+        self.idf_ = np.zeros(0)
+        self.components_ = np.zeros((0, 0))
+        self.singular_values_ = np.zeros(0)
+        self.rank_ = 0
+        self.explained_variance_ratio_ = 0.0
+        self.site_mean_ = self._mean(population)
+        return self
+
+    def _mean(self, texts: Sequence[str]) -> np.ndarray:
+        dim = self.rank_ if self.mode_ == "lsi" else self.degenerate_dim
+        if not texts:
+            return np.zeros(dim)
+        total = np.zeros(dim)
+        for start in range(0, len(texts), 4096):   # bounded memory on big sites
+            total += self.transform(texts[start:start + 4096]).sum(axis=0)
+        return total / len(texts)
+
+    # ---------------------------------------------------------------- folding in
+
+    def _check(self) -> None:
+        if not hasattr(self, "mode_"):
+            raise RuntimeError("LSIModel is not fitted: call fit() first")
+
+    def tfidf(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """The tf-idf vectors of ``texts`` over the fitted vocabulary (n x n_terms, sparse)."""
+        self._check()
+        vocab, idf = self.vocabulary_, self.idf_
+        indptr = [0]
+        indices: list[np.ndarray] = []
+        data: list[np.ndarray] = []
+        for text in texts:
+            counts = Counter(t for t in tokenize(text) if t in vocab)
+            if counts:
+                ts, tf = _tf(counts)
+                idx = np.fromiter((vocab[t] for t in ts), dtype=np.int64, count=len(ts))
+                indices.append(idx)
+                data.append(tf * idf[idx])
+                indptr.append(indptr[-1] + len(idx))
+            else:
+                indptr.append(indptr[-1])
+        if indices:
+            ind, dat = np.concatenate(indices), np.concatenate(data)
+        else:
+            ind, dat = np.zeros(0, dtype=np.int64), np.zeros(0)
+        return sp.csr_matrix((dat, ind, np.asarray(indptr, dtype=np.int64)),
+                             shape=(len(texts), len(vocab)))
+
+    def _hashed(self, texts: Sequence[str]) -> np.ndarray:
+        dim = self.degenerate_dim
+        out = np.zeros((len(texts), dim))
+        for i, text in enumerate(texts):
+            for tok, c in Counter(anchor_tokens(text)).items():
+                b, sign = _hash_bucket(tok, dim)
+                out[i, b] += sign * (1.0 + math.log(c)) * self.anchor_idf_.get(tok, self.default_idf_)
+        return out
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        """Fold pages into the latent space (seed 002): returns S·d' = U_k^T d, one row a page.
+
+        The paper folds in d' = S^-1 U^T d and compares cos(S d'_x, S d'_y); S d' is
+        U^T d, so the rows returned here compare directly by cosine. In degenerate
+        mode, the hashed idf-weighted anchor-token vectors.
+        """
+        self._check()
+        texts = [t or "" for t in texts]
+        if self.mode_ != "lsi":
+            return self._hashed(texts)
+        if not texts:
+            return np.zeros((0, self.rank_))
+        return np.asarray(self.tfidf(texts) @ self.components_.T)
+
+    # ---------------------------------------------------------------- similarity
+
+    def similarity(self, text1: str, text2: str, centred: bool = True) -> float:
+        """``lcos`` (``centred=True``: site mean subtracted) or ``cos`` of two pages (seed 002), in [-1, 1]."""
+        v = self.transform([text1, text2])
+        return float(self.vector_similarities(v[:1], v[1:], centred=centred)[0])
+
+    def vector_similarities(self, v1: np.ndarray, v2: np.ndarray, centred: bool = True) -> np.ndarray:
+        """Row-wise ``lcos``/``cos`` of folded vectors (seed 002 features cos and lcos)."""
+        if centred:
+            v1 = v1 - self.site_mean_
+            v2 = v2 - self.site_mean_
+        return row_cosines(v1, v2)
+
+    def pair_similarities(self, texts1: Sequence[str], texts2: Sequence[str],
+                          pairs_idx, centred: bool = True) -> np.ndarray:
+        """Similarity of many pairs at once: ``pairs_idx`` rows ``(i, j)`` compare ``texts1[i]`` with ``texts2[j]``.
+
+        Each text is folded in once; returns one float per row of ``pairs_idx``
+        (``lcos`` if ``centred`` else ``cos``), 0.0 for pages with no known term.
+        """
+        idx = np.asarray(pairs_idx, dtype=np.int64).reshape(-1, 2)
+        if len(idx) == 0:
+            return np.zeros(0)
+        v1 = self.transform(texts1)
+        v2 = self.transform(texts2)
+        return self.vector_similarities(v1[idx[:, 0]], v2[idx[:, 1]], centred=centred)
+
+    # ---------------------------------------------------------------- reporting
+
+    def report(self) -> dict:
+        """What the model learnt, for stats.json and the HTML report."""
+        self._check()
+        return {
+            "mode": self.mode_,
+            "degenerate_reason": self.degenerate_reason_,
+            "n_pairs": self.n_pairs_,
+            "n_site_docs": self.n_site_docs_,
+            "n_terms": len(self.vocabulary_),
+            "rank": self.rank_,
+            "explained_variance_ratio": round(self.explained_variance_ratio_, 4),
+            "top_singular_values": [round(float(x), 4) for x in self.singular_values_[:5]],
+        }
+
+    def get_params(self) -> dict:
+        return {k: getattr(self, k) for k in ("rank", "max_rank", "min_df", "max_df", "min_pairs",
+                                              "normalize_docs", "degenerate_dim", "random_state")}
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable state (parameters and fitted attributes)."""
+        self._check()
+        d = {"params": self.get_params(), "mode": self.mode_,
+             "degenerate_reason": self.degenerate_reason_, "n_pairs": self.n_pairs_,
+             "n_site_docs": self.n_site_docs_, "n_idf_docs": self.n_idf_docs_,
+             "site_mean": self.site_mean_.tolist(),
+             "explained_variance_ratio": self.explained_variance_ratio_}
+        if self.mode_ == "lsi":
+            terms = sorted(self.vocabulary_, key=self.vocabulary_.get)
+            d.update(terms=terms, idf=self.idf_.tolist(),
+                     components=self.components_.tolist(),
+                     singular_values=self.singular_values_.tolist())
+        else:
+            d.update(anchor_idf=self.anchor_idf_, default_idf=self.default_idf_)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "LSIModel":
+        model = cls(**d["params"])
+        model.mode_ = d["mode"]
+        model.degenerate_reason_ = d.get("degenerate_reason")
+        model.n_pairs_ = d["n_pairs"]
+        model.n_site_docs_ = d["n_site_docs"]
+        model.n_idf_docs_ = d.get("n_idf_docs", 0)
+        model.site_mean_ = np.asarray(d["site_mean"], dtype=float)
+        model.explained_variance_ratio_ = d.get("explained_variance_ratio", 0.0)
+        if model.mode_ == "lsi":
+            model.vocabulary_ = {t: i for i, t in enumerate(d["terms"])}
+            model.idf_ = np.asarray(d["idf"], dtype=float)
+            model.components_ = np.asarray(d["components"], dtype=float).reshape(-1, len(d["terms"]))
+            model.singular_values_ = np.asarray(d["singular_values"], dtype=float)
+            model.rank_ = len(model.singular_values_)
+        else:
+            model.vocabulary_ = {}
+            model.anchor_idf_ = dict(d["anchor_idf"])
+            model.default_idf_ = d["default_idf"]
+            model.idf_ = np.zeros(0)
+            model.components_ = np.zeros((0, 0))
+            model.singular_values_ = np.zeros(0)
+            model.rank_ = 0
+        return model

@@ -1,0 +1,633 @@
+"""Unsupervised statistical model of structural similarity (seed 000, Assylbekov et al., §3).
+
+Each candidate pair is x = (w, m, n, l1, l2) (see :mod:`bitextcrawl.pairing.structure`).
+
+Parallel pairs (eq. 6, 10):  A∥ = B∥ · C∥ · D∥ with
+  B∥ = Binom(w; m+n, q∥)                                              (eq. 7)
+  C∥ = p̂_M(m) · ∫_{n-km-b-.5}^{n-km-b+.5} f_ε(x) dx,  f_ε a 2-GMM       (eq. 2, 3, 8)
+  D∥ = p̂_L1(l1) · Pr(z ∈ (l2 - a·l1 - c ± .5) / (σ·√l1))              (eq. 4, 9)
+Non-parallel pairs (eq. 15):  A∦ = Binom(w; m+n, q∦) · p̂_M(m) p̂_N(n) · p̂_L1(l1) p̂_L2(l2)
+                                                                      (eq. 12, 13, 14)
+Decision rule (eq. 17): parallel iff A∥·p∥ > A∦·(1 − p∥).
+Parameters are estimated by the hard (classification) EM of Algorithm 1, started
+from the paper's initial values; (k, b), (a, c) and σ by Huber M-estimation done
+with our own numpy IRLS (:func:`huber_irls`, as R's ``MASS::rlm``: Huber ψ with
+t = 1.345, scale = MAD of the residuals re-estimated at each step), and the
+GMM of ε by its own EM (:func:`fit_gmm2`).
+
+Everything is computed in log space. Departures from the paper, each for a stated
+reason, are marked "DEPARTURE" in comments. The fallbacks for degenerate input:
+
+* no pairs at all: nothing is estimated; every parameter keeps the paper's initial
+  value and ``fallback_ == "no_pairs"``; predictions on new data use those values
+  and a broad default p̂ (finite everywhere);
+* fewer than ``min_pairs`` pairs (default 5): the EM is not run (its M-step cannot
+  estimate a regression and a 2-component mixture from a handful of points); the
+  paper's initial values are kept, p̂ is estimated from the pairs at hand, and
+  ``fallback_ == "too_few_pairs"``;
+* during the EM, a class that receives no pair (all parallel / none parallel)
+  keeps its previous parameters (they cannot be re-estimated from nothing), and
+  p∥ = |I|/s is clipped to [1/(2s), 1 − 1/(2s)] so that log p∥ and log(1 − p∥)
+  stay finite; a regression whose regressor has no spread (all m equal, or all l1
+  equal) keeps its slope and re-estimates only the intercept; each such event is
+  recorded once in ``warnings_``;
+* probabilities q∥, q∦ are clipped to [1e-6, 1 − 1e-6] and standard deviations
+  have floors, so that all log-likelihoods are finite.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.ndimage import gaussian_filter1d
+from scipy.special import expit, gammaln, log_ndtr, logsumexp
+
+__all__ = [
+    "PAPER_INITIAL", "StructuralEM", "EmpiricalPMF", "huber_irls", "huber_location", "fit_gmm2",
+    "sigma_consistency_factor",
+    "log_binomial", "log_gmm_interval", "log_length_interval", "log_normal_interval",
+]
+
+#: Algorithm 1, line 1.
+PAPER_INITIAL = {
+    "q_par": 0.2, "q_npar": 0.5, "k": 1.0, "b": 0.0,
+    "gmm_weight": 0.5, "gmm_mean1": 0.0, "gmm_mean2": 0.0, "gmm_sd1": 1.0, "gmm_sd2": 10.0,
+    "a": 1.0, "c": 0.0, "sigma": math.sqrt(6.8), "p_par": 2.0 / 3.0,
+}
+
+Q_EPS = 1e-6
+# DEPARTURE: floor of a GMM component's sd. M and N are integers, so residuals
+# n − km − b repeat exactly (e.g. many parallel pairs with n == m); without a floor
+# a component collapses onto one value and its likelihood diverges. 1/√12 is the sd
+# of the unit rounding that the ±.5 continuity correction of eq. (8) already assumes.
+GMM_SD_FLOOR = 1.0 / math.sqrt(12.0)
+# DEPARTURE: floor of σ (eq. 4) for the same reason (identical lengths give δ = 0).
+SIGMA_FLOOR = 0.05
+HUBER_T = 1.345
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _log1mexp(d: np.ndarray) -> np.ndarray:
+    """log(1 − e^d) for d ≤ 0, accurate on both sides of −log 2 (Mächler 2012)."""
+    d = np.minimum(d, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.where(d > -math.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))
+
+
+def log_normal_interval(lo, hi) -> np.ndarray:
+    """log(Φ(hi) − Φ(lo)) for lo < hi, stable in both tails (the ±.5 integrals of eq. 8, 9)."""
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    flip = lo > 0  # upper tail: Φ(hi) − Φ(lo) = Φ(−lo) − Φ(−hi)
+    a = np.where(flip, -hi, lo)
+    b = np.where(flip, -lo, hi)
+    la, lb = log_ndtr(a), log_ndtr(b)
+    return lb + _log1mexp(la - lb)
+
+
+def log_binomial(w, t, q: float) -> np.ndarray:
+    """log Binom(w; t, q), the misalignment model B of eq. (1), (7), (12)."""
+    w = np.asarray(w, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    q = min(max(float(q), Q_EPS), 1.0 - Q_EPS)
+    return (gammaln(t + 1.0) - gammaln(w + 1.0) - gammaln(t - w + 1.0)
+            + w * math.log(q) + (t - w) * math.log1p(-q))
+
+
+def log_gmm_interval(r, weights, means, sds) -> np.ndarray:
+    """log ∫_{r-.5}^{r+.5} f_ε(x) dx with f_ε the two-component GMM of eq. (3), as in eq. (8)."""
+    r = np.asarray(r, dtype=np.float64)
+    parts = []
+    for lam, mu, sd in zip(weights, means, sds):
+        sd = max(float(sd), GMM_SD_FLOOR)
+        with np.errstate(divide="ignore"):
+            lw = math.log(lam) if lam > 0 else -np.inf
+        parts.append(lw + log_normal_interval((r - 0.5 - mu) / sd, (r + 0.5 - mu) / sd))
+    return logsumexp(np.stack(parts), axis=0)
+
+
+def log_length_interval(l1, l2, a: float, c: float, sigma: float) -> np.ndarray:
+    """log Pr(z ∈ (l2 − a·l1 − c ± .5)/(σ√l1)), the Gale–Church length term of eq. (4), (9)."""
+    l1 = np.asarray(l1, dtype=np.float64)
+    l2 = np.asarray(l2, dtype=np.float64)
+    # DEPARTURE: √l1 is taken as √max(l1, 1) so that an empty page 1 (l1 = 0) does
+    # not give a zero variance.
+    sd = max(float(sigma), SIGMA_FLOOR) * np.sqrt(np.maximum(l1, 1.0))
+    delta = l2 - a * l1 - c
+    return log_normal_interval((delta - 0.5) / sd, (delta + 0.5) / sd)
+
+
+def huber_irls(x, y, *, intercept: bool = True, t: float = HUBER_T,
+               max_iter: int = 50, tol: float = 1e-6) -> tuple[float, float]:
+    """Huber M-estimate of y ≈ k·x (+ b) by IRLS (Algorithm 1, lines 13, 18, 22).
+
+    As R's ``MASS::rlm`` (which the paper's R script would use): start from least
+    squares, weights min(1, t/|r/s|) with s = median|r| / 0.6745 re-estimated at each
+    step, stop when the relative change of the residuals is below ``tol``.
+    Returns (slope, intercept) (intercept 0.0 when ``intercept=False``).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    X = np.column_stack([x, np.ones_like(x)]) if intercept else x[:, None]
+    beta = np.linalg.lstsq(X, y, rcond=None)[0]
+    r = y - X @ beta
+    for _ in range(max_iter):
+        absr = np.abs(r)
+        scale = np.median(absr) / 0.6745
+        if not scale > 0:
+            # More than half the residuals are exactly 0: MAD is 0. Fall back to the
+            # mean absolute deviation (×√(π/2), consistent for the normal).
+            scale = absr.mean() * math.sqrt(math.pi / 2.0)
+            if not scale > 0:
+                break  # exact fit
+        u = absr / scale
+        wts = np.where(u <= t, 1.0, t / np.maximum(u, 1e-300))
+        sw = np.sqrt(wts)
+        beta_new = np.linalg.lstsq(X * sw[:, None], y * sw, rcond=None)[0]
+        r_new = y - X @ beta_new
+        change = math.sqrt(float(np.sum((r - r_new) ** 2)) / max(1e-20, float(np.sum(r ** 2))))
+        beta, r = beta_new, r_new
+        if change < tol:
+            break
+    if intercept:
+        return float(beta[0]), float(beta[1])
+    return float(beta[0]), 0.0
+
+
+def huber_location(y, *, t: float = HUBER_T, max_iter: int = 50, tol: float = 1e-6) -> float:
+    """Huber M-estimate of location (the intercept-only case of :func:`huber_irls`)."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.size == 0:
+        return 0.0
+    mu = float(np.median(y))
+    for _ in range(max_iter):
+        r = y - mu
+        scale = np.median(np.abs(r)) / 0.6745
+        if not scale > 0:
+            scale = np.abs(r).mean() * math.sqrt(math.pi / 2.0)
+            if not scale > 0:
+                break
+        u = np.abs(r) / scale
+        wts = np.where(u <= t, 1.0, t / np.maximum(u, 1e-300))
+        new = float(np.sum(wts * y) / np.sum(wts))
+        if abs(new - mu) <= tol * max(1.0, abs(mu)):
+            mu = new
+            break
+        mu = new
+    return mu
+
+
+def fit_gmm2(x, weights, means, sds, *, max_iter: int = 200, tol: float = 1e-8,
+             sd_floor: float = GMM_SD_FLOOR):
+    """MLE of the two-component GMM of eq. (3) by EM (Algorithm 1, line 17).
+
+    Warm-started from the given (weights, means, sds). Returns (weights, means,
+    sds, n_iter), component 1 being the narrower one (the paper's σ1 < σ2).
+    """
+    x = np.asarray(x, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64).copy()
+    mu = np.asarray(means, dtype=np.float64).copy()
+    sd = np.maximum(np.asarray(sds, dtype=np.float64).copy(), sd_floor)
+    if x.size < 2:
+        return w, mu, sd, 0
+    prev = -np.inf
+    it = 0
+    for it in range(1, max_iter + 1):
+        w = np.clip(w, 1e-6, None)
+        w /= w.sum()
+        z = (x[:, None] - mu[None, :]) / sd[None, :]
+        logc = np.log(w)[None, :] - np.log(sd)[None, :] - 0.5 * _LOG_2PI - 0.5 * z * z
+        lse = logsumexp(logc, axis=1)
+        ll = float(lse.sum())
+        resp = np.exp(logc - lse[:, None])
+        nk = resp.sum(axis=0)
+        for j in range(2):
+            if nk[j] > 1e-9:
+                mu[j] = float(resp[:, j] @ x) / nk[j]
+                var = float(resp[:, j] @ (x - mu[j]) ** 2) / nk[j]
+                sd[j] = max(math.sqrt(max(var, 0.0)), sd_floor)
+            # an empty component keeps its mean and sd
+        w = nk / nk.sum()
+        if abs(ll - prev) <= tol * max(1.0, abs(ll)):
+            break
+        prev = ll
+    w = np.clip(w, 1e-6, None)
+    w /= w.sum()
+    if sd[0] > sd[1]:
+        w, mu, sd = w[::-1].copy(), mu[::-1].copy(), sd[::-1].copy()
+    return w, mu, sd, it
+
+
+def sigma_consistency_factor(l1, *, t: float = HUBER_T, n_sim: int = 20000, seed: int = 0) -> float:
+    """κ such that line 22 of Algorithm 1 estimates κ·σ² under eq. (4), at the observed l1.
+
+    DEPARTURE: δ²/(σ²·l1) is χ²₁ under eq. (4), a skewed law, so the Huber regression
+    of line 22 (symmetric ρ) does not estimate σ² but κ·σ² with κ ≈ 0.45–0.75 depending
+    on the spread of l1 (measured: 0.55 for log-normal page lengths). Like the 0.6745
+    of the MAD, κ is a consistency factor: computed here by running the same regression
+    on δ = √l1·z (σ = 1) simulated at the observed l1 (fixed seed: deterministic), and
+    divided out. ``StructuralEM(sigma_consistency=False)`` gives line 22 literally.
+    """
+    l1 = np.asarray(l1, dtype=np.float64)
+    l1 = l1[l1 > 0]
+    if l1.size == 0:
+        return 1.0
+    reps = min(max(1, math.ceil(n_sim / l1.size)), 1000)
+    design = np.tile(l1, reps)
+    z = np.random.default_rng(seed).standard_normal(design.size)
+    kappa, _ = huber_irls(design, design * z * z, intercept=False, t=t)
+    return kappa if kappa > 0 else 1.0
+
+
+@dataclass
+class EmpiricalPMF:
+    """Smoothed empirical pmf p̂_X of a non-negative integer r.v. (seed 000, §3.1 notation).
+
+    DEPARTURE: the paper leaves p̂ unspecified. A raw frequency table gives
+    probability 0 to any value not seen (and lengths in characters are almost never
+    seen twice), so p̂ here is a Gaussian kernel density on y = log(x + 1) (binned on
+    a grid, Silverman bandwidth, floor 0.05 ≈ 5 % relative), mixed with weight η with
+    a broad normal on y (mean ȳ, sd max(2·sd_y, 1)); the mass of an integer x is the
+    probability of y ∈ [log(x + .5), log(x + 1.5)], so Σ_x p̂(x) = 1 and p̂ > 0 everywhere.
+    """
+
+    lo: float
+    step: float
+    cdf: np.ndarray          # KDE cdf at grid points lo + i·step
+    bg_mean: float
+    bg_sd: float
+    eta: float
+
+    GRID = 512
+    ETA = 0.01
+
+    @classmethod
+    def fit(cls, values, *, grid: int = GRID, eta: float = ETA) -> "EmpiricalPMF":
+        v = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
+        if v.size == 0:
+            # Nothing seen: the broad component alone (centred on ~100).
+            return cls(0.0, 1.0, np.array([0.0, 1.0]), math.log(101.0), 3.0, 1.0)
+        y = np.log1p(v)
+        sd = float(y.std())
+        iqr = float(np.subtract(*np.percentile(y, [75, 25]))) / 1.34
+        spread = min(sd, iqr) if iqr > 0 else sd
+        h = max(0.9 * spread * y.size ** -0.2, 0.05)
+        lo = math.log(float(v.min()) + 0.5) - 5 * h
+        hi = math.log(float(v.max()) + 1.5) + 5 * h
+        step = (hi - lo) / grid
+        counts, _ = np.histogram(y, bins=grid, range=(lo, hi))
+        dens = gaussian_filter1d(counts.astype(np.float64), h / step, mode="constant", truncate=5.0)
+        dens = np.maximum(dens, 0.0)
+        cdf = np.concatenate([[0.0], np.cumsum(dens)])
+        cdf /= cdf[-1]
+        return cls(lo, step, cdf, float(y.mean()), max(2.0 * sd, 1.0), float(eta))
+
+    def logpmf(self, values) -> np.ndarray:
+        v = np.maximum(np.asarray(values, dtype=np.float64), 0.0)
+        ylo, yhi = np.log(v + 0.5), np.log(v + 1.5)
+        grid = self.lo + self.step * np.arange(self.cdf.size)
+        with np.errstate(divide="ignore"):
+            kde = np.log(np.maximum(np.interp(yhi, grid, self.cdf, left=0.0, right=1.0)
+                                    - np.interp(ylo, grid, self.cdf, left=0.0, right=1.0), 0.0))
+            bg = log_normal_interval((ylo - self.bg_mean) / self.bg_sd,
+                                     (yhi - self.bg_mean) / self.bg_sd)
+            log_eta = math.log(self.eta) if self.eta > 0 else -np.inf
+            log_1eta = math.log1p(-self.eta) if self.eta < 1 else -np.inf
+        return np.logaddexp(log_1eta + kde, log_eta + bg)
+
+    def to_dict(self) -> dict:
+        return {"lo": self.lo, "step": self.step, "cdf": [round(float(c), 12) for c in self.cdf],
+                "bg_mean": self.bg_mean, "bg_sd": self.bg_sd, "eta": self.eta}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "EmpiricalPMF":
+        return cls(float(d["lo"]), float(d["step"]), np.asarray(d["cdf"], dtype=np.float64),
+                   float(d["bg_mean"]), float(d["bg_sd"]), float(d["eta"]))
+
+
+# ----------------------------------------------------------------------------- model
+
+_HYPER = ("max_iter", "tol", "min_pairs", "huber_t", "gmm_max_iter", "gmm_tol",
+          "sigma_consistency") + tuple(PAPER_INITIAL)
+_FITTED_SCALARS = ("q_par_", "q_npar_", "k_", "b_", "a_", "c_", "sigma_", "p_par_",
+                   "n_iter_", "converged_", "n_samples_", "n_parallel_", "fallback_")
+
+
+def _check_X(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1 and X.size == 5:
+        X = X[None, :]
+    if X.size == 0:
+        return np.zeros((0, 5), dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != 5:
+        raise ValueError(f"X must be n×5 (w, m, n, l1, l2), got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinite values")
+    X = np.maximum(np.rint(X), 0.0)  # counts and lengths are non-negative integers
+    X[:, 0] = np.minimum(X[:, 0], X[:, 1] + X[:, 2])  # w ≤ m + n
+    return X
+
+
+class StructuralEM:
+    """Model A∥ / A∦ of seed 000 (eq. 10, 15) fitted by Algorithm 1, sklearn-style.
+
+    ``fit(X)`` with X the s×5 matrix (w, m, n, l1, l2); fitted attributes end in
+    ``_``. Constructor defaults are the paper's initial values (Algorithm 1, line 1).
+    """
+
+    def __init__(self, max_iter: int = 100, tol: float = 1e-6, *, min_pairs: int = 5,
+                 huber_t: float = HUBER_T, gmm_max_iter: int = 200, gmm_tol: float = 1e-8,
+                 sigma_consistency: bool = True,
+                 q_par: float = PAPER_INITIAL["q_par"], q_npar: float = PAPER_INITIAL["q_npar"],
+                 k: float = PAPER_INITIAL["k"], b: float = PAPER_INITIAL["b"],
+                 gmm_weight: float = PAPER_INITIAL["gmm_weight"],
+                 gmm_mean1: float = PAPER_INITIAL["gmm_mean1"],
+                 gmm_mean2: float = PAPER_INITIAL["gmm_mean2"],
+                 gmm_sd1: float = PAPER_INITIAL["gmm_sd1"], gmm_sd2: float = PAPER_INITIAL["gmm_sd2"],
+                 a: float = PAPER_INITIAL["a"], c: float = PAPER_INITIAL["c"],
+                 sigma: float = PAPER_INITIAL["sigma"], p_par: float = PAPER_INITIAL["p_par"]):
+        self.max_iter = max_iter
+        self.tol = tol
+        self.min_pairs = min_pairs
+        self.huber_t = huber_t
+        self.gmm_max_iter = gmm_max_iter
+        self.gmm_tol = gmm_tol
+        self.sigma_consistency = sigma_consistency
+        self.q_par, self.q_npar, self.k, self.b = q_par, q_npar, k, b
+        self.gmm_weight, self.gmm_mean1, self.gmm_mean2 = gmm_weight, gmm_mean1, gmm_mean2
+        self.gmm_sd1, self.gmm_sd2 = gmm_sd1, gmm_sd2
+        self.a, self.c, self.sigma, self.p_par = a, c, sigma, p_par
+
+    # ------------------------------------------------------------------ parameters
+
+    def get_params(self) -> dict:
+        return {name: getattr(self, name) for name in _HYPER}
+
+    def _init_params(self) -> None:
+        """Algorithm 1, line 1 (values from the constructor, the paper's by default)."""
+        self.q_par_ = float(self.q_par)
+        self.q_npar_ = float(self.q_npar)
+        self.k_, self.b_ = float(self.k), float(self.b)
+        self.gmm_weights_ = np.array([self.gmm_weight, 1.0 - self.gmm_weight], dtype=np.float64)
+        self.gmm_means_ = np.array([self.gmm_mean1, self.gmm_mean2], dtype=np.float64)
+        self.gmm_sds_ = np.array([self.gmm_sd1, self.gmm_sd2], dtype=np.float64)
+        self.a_, self.c_ = float(self.a), float(self.c)
+        self.sigma_ = float(self.sigma)
+        self.p_par_ = float(self.p_par)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "q_par_"):
+            raise RuntimeError("StructuralEM is not fitted: call fit(X) or load() first")
+
+    # ------------------------------------------------------------------ likelihoods
+
+    def log_likelihoods(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """(log A∥, log A∦) of each pair: eq. (10) and (15)."""
+        self._check_fitted()
+        X = _check_X(X)
+        return self._log_A(X, self._pmf_terms(X))
+
+    def _pmf_terms(self, X) -> dict:
+        w, m, n, l1, l2 = X.T
+        return {"m": self.pmf_m_.logpmf(m), "n": self.pmf_n_.logpmf(n),
+                "l1": self.pmf_l1_.logpmf(l1), "l2": self.pmf_l2_.logpmf(l2)}
+
+    def _log_A(self, X, pmf) -> tuple[np.ndarray, np.ndarray]:
+        """log A∥ (eq. 10) and log A∦ (eq. 15)."""
+        w, m, n, l1, l2 = X.T
+        t = m + n
+        log_b_par = log_binomial(w, t, self.q_par_)                                   # (7)
+        log_b_npar = log_binomial(w, t, self.q_npar_)                                 # (12)
+        log_c_par = pmf["m"] + log_gmm_interval(n - self.k_ * m - self.b_, self.gmm_weights_,
+                                                self.gmm_means_, self.gmm_sds_)       # (8)
+        log_c_npar = pmf["m"] + pmf["n"]                                              # (13)
+        log_d_par = pmf["l1"] + log_length_interval(l1, l2, self.a_, self.c_, self.sigma_)  # (9)
+        log_d_npar = pmf["l1"] + pmf["l2"]                                            # (14)
+        return log_b_par + log_c_par + log_d_par, log_b_npar + log_c_npar + log_d_npar
+
+    def _log_prior(self) -> tuple[float, float]:
+        p = self.p_par_
+        return (math.log(p) if p > 0 else -math.inf, math.log1p(-p) if p < 1 else -math.inf)
+
+    def log_likelihood_ratio(self, X) -> np.ndarray:
+        """log A∥(x) − log A∦(x), the evidence of eq. (17) without the prior."""
+        la, lna = self.log_likelihoods(X)
+        return la - lna
+
+    def decision_function(self, X) -> np.ndarray:
+        """log(A∥·p∥) − log(A∦·(1 − p∥)); positive means parallel by eq. (17)."""
+        lp, lnp = self._log_prior()
+        return self.log_likelihood_ratio(X) + (lp - lnp)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior P(∥ | x) = A∥p∥ / (A∥p∥ + A∦(1 − p∥)) by Bayes' rule (eq. 5)."""
+        return expit(self.decision_function(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Decision rule (17): 1 iff A∥(x)·p∥ > A∦(x)·(1 − p∥), else 0."""
+        return (self.decision_function(X) > 0).astype(np.int64)
+
+    # ------------------------------------------------------------------------- fit
+
+    def _warn(self, msg: str) -> None:
+        if msg not in self.warnings_:
+            self.warnings_.append(msg)
+
+    def fit(self, X) -> "StructuralEM":
+        """Algorithm 1 (EM for A∥ and A∦) on the s×5 matrix X = (w, m, n, l1, l2)."""
+        X = _check_X(X)
+        s = X.shape[0]
+        self._init_params()
+        self.warnings_: list[str] = []
+        self.log_likelihood_history_: list[float] = []
+        self.n_iter_ = 0
+        self.converged_ = False
+        self.n_samples_ = s
+        self.fallback_ = None
+        w, m, n, l1, l2 = X.T
+        # Empirical pdfs over all s candidate pairs: the marginals "do not depend on ∦" (eq. 13).
+        self.pmf_m_ = EmpiricalPMF.fit(m)
+        self.pmf_n_ = EmpiricalPMF.fit(n)
+        self.pmf_l1_ = EmpiricalPMF.fit(l1)
+        self.pmf_l2_ = EmpiricalPMF.fit(l2)
+        if s == 0:
+            self.fallback_ = "no_pairs"
+            self.labels_ = np.zeros(0, dtype=np.int64)
+            self.n_parallel_ = 0
+            return self
+        pmf = self._pmf_terms(X)
+        if s < self.min_pairs:
+            self.fallback_ = "too_few_pairs"
+            self._warn(f"only {s} pairs (< min_pairs={self.min_pairs}): EM not run, "
+                       "the paper's initial values are used")
+            self.labels_ = self._e_step(X, pmf)
+            self.n_parallel_ = int(self.labels_.sum())
+            self.log_likelihood_history_.append(self._complete_ll(X, pmf, self.labels_))
+            return self
+
+        labels = None
+        for it in range(1, self.max_iter + 1):
+            new = self._e_step(X, pmf)                                  # lines 3–10
+            ll = self._complete_ll(X, pmf, new)
+            self.log_likelihood_history_.append(ll)
+            if labels is not None:
+                prev_ll = self.log_likelihood_history_[-2]
+                if np.array_equal(new, labels) or abs(ll - prev_ll) <= self.tol * max(1.0, abs(ll)):
+                    # The classes did not change: the M-step would reproduce the
+                    # current parameters (up to the GMM's own EM tolerance).
+                    self.converged_ = True
+                    labels = new
+                    break
+            labels = new
+            self._m_step(X, labels)                                     # lines 11–23
+            self.n_iter_ = it
+        self.labels_ = self._e_step(X, pmf)
+        self.n_parallel_ = int(self.labels_.sum())
+        if not self.converged_:
+            self._warn(f"EM stopped at max_iter={self.max_iter} without convergence")
+        return self
+
+    def _e_step(self, X, pmf) -> np.ndarray:
+        """Lines 3–10 of Algorithm 1 = decision rule (17).
+
+        (Line 3 is printed as A∥/(1 − p∥) > A∦/p∥, which is algebraically the same
+        comparison as (17) since both sides are positive.)
+        """
+        la, lna = self._log_A(X, pmf)
+        lp, lnp = self._log_prior()
+        return ((la + lp) > (lna + lnp)).astype(np.int64)
+
+    def _complete_ll(self, X, pmf, labels) -> float:
+        """log of the likelihood (16) (without the constant C) at the given α."""
+        la, lna = self._log_A(X, pmf)
+        lp, lnp = self._log_prior()
+        with np.errstate(invalid="ignore"):
+            vals = np.where(labels == 1, la + lp, lna + lnp)
+        return float(vals.sum())
+
+    def _m_step(self, X, labels) -> None:
+        """Lines 11–23 of Algorithm 1."""
+        s = X.shape[0]
+        w, m, n, l1, l2 = X.T
+        I = labels == 1
+        J = ~I
+        nI = int(I.sum())
+        if nI == 0:
+            self._warn("an E-step found no parallel pair: θ∥ kept from the previous step")
+        else:
+            tot = float((m[I] + n[I]).sum())
+            if tot > 0:
+                self.q_par_ = min(max(float(w[I].sum()) / tot, Q_EPS), 1 - Q_EPS)   # line 11 (Lemma B.2)
+            self._fit_mn(m[I], n[I])                                            # lines 13–17
+            self._fit_lengths(l1[I], l2[I])                                     # lines 18–22
+        if not J.any():
+            self._warn("an E-step found no non-parallel pair: q∦ kept from the previous step")
+        else:
+            tot = float((m[J] + n[J]).sum())
+            if tot > 0:
+                self.q_npar_ = min(max(float(w[J].sum()) / tot, Q_EPS), 1 - Q_EPS)  # line 12
+        # line 23; DEPARTURE: clipped away from 0 and 1 so that log p∥, log(1 − p∥) stay finite.
+        self.p_par_ = min(max(nI / s, 0.5 / s), 1.0 - 0.5 / s)
+
+    def _fit_mn(self, m, n) -> None:
+        """Lines 13–17: (k, b) by Huber IRLS, residuals ε, GMM of ε by EM (eq. 2, 3)."""
+        if m.size >= 3 and np.ptp(m) > 0:
+            self.k_, self.b_ = huber_irls(m, n, t=self.huber_t)                 # line 13
+        else:
+            # DEPARTURE: a regression on < 3 points or on constant m is not identified;
+            # keep k and estimate b alone.
+            self._warn("(k, b): too few distinct m among parallel pairs; k kept, b re-estimated")
+            self.b_ = huber_location(n - self.k_ * m, t=self.huber_t)
+        eps = n - self.k_ * m - self.b_                                         # lines 14–16
+        if eps.size >= 2:
+            self.gmm_weights_, self.gmm_means_, self.gmm_sds_, _ = fit_gmm2(   # line 17
+                eps, self.gmm_weights_, self.gmm_means_, self.gmm_sds_,
+                max_iter=self.gmm_max_iter, tol=self.gmm_tol)
+
+    def _fit_lengths(self, l1, l2) -> None:
+        """Lines 18–22: (a, c) by Huber IRLS, δ, σ by robust regression of δ² on l1 (eq. 4)."""
+        if l1.size >= 3 and np.ptp(l1) > 0:
+            self.a_, self.c_ = huber_irls(l1, l2, t=self.huber_t)              # line 18
+        else:
+            self._warn("(a, c): too few distinct l1 among parallel pairs; a kept, c re-estimated")
+            self.c_ = huber_location(l2 - self.a_ * l1, t=self.huber_t)
+        delta = l2 - self.a_ * l1 - self.c_                                     # lines 19–21
+        # Line 22: σ ← argmin Σ ρ(δ² − σ·l1). The slope of this regression through the
+        # origin is the variance per unit of length (Gale & Church's s², 6.8 in their
+        # paper, whence the initial σ = √6.8), so σ here is the square root of the slope.
+        if l1.size >= 1 and np.any(l1 > 0):
+            slope, _ = huber_irls(l1, delta ** 2, intercept=False, t=self.huber_t)
+            if self.sigma_consistency:
+                slope /= sigma_consistency_factor(l1, t=self.huber_t)
+            self.sigma_ = max(math.sqrt(max(slope, 0.0)), SIGMA_FLOOR)
+
+    # ----------------------------------------------------------------- persistence
+
+    def to_dict(self) -> dict:
+        d = {"model": "bitextcrawl.structural_em", "version": 1, "params": self.get_params()}
+        if hasattr(self, "q_par_"):
+            f = {name: getattr(self, name) for name in _FITTED_SCALARS}
+            f.update({
+                "gmm_weights_": self.gmm_weights_.tolist(), "gmm_means_": self.gmm_means_.tolist(),
+                "gmm_sds_": self.gmm_sds_.tolist(),
+                "log_likelihood_history_": list(self.log_likelihood_history_),
+                "warnings_": list(self.warnings_),
+                "pmf_m_": self.pmf_m_.to_dict(), "pmf_n_": self.pmf_n_.to_dict(),
+                "pmf_l1_": self.pmf_l1_.to_dict(), "pmf_l2_": self.pmf_l2_.to_dict(),
+            })
+            d["fitted"] = f
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "StructuralEM":
+        model = cls(**d.get("params", {}))
+        f = d.get("fitted")
+        if f:
+            for name in _FITTED_SCALARS:
+                setattr(model, name, f[name])
+            for name in ("gmm_weights_", "gmm_means_", "gmm_sds_"):
+                setattr(model, name, np.asarray(f[name], dtype=np.float64))
+            model.log_likelihood_history_ = list(f.get("log_likelihood_history_", []))
+            model.warnings_ = list(f.get("warnings_", []))
+            for name in ("pmf_m_", "pmf_n_", "pmf_l1_", "pmf_l2_"):
+                setattr(model, name, EmpiricalPMF.from_dict(f[name]))
+        return model
+
+    def save(self, path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path) -> "StructuralEM":
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+    def report(self) -> dict:
+        """A JSON-safe summary of the fit, for stats.json."""
+        self._check_fitted()
+
+        def num(x):
+            x = float(x)
+            return round(x, 6) if math.isfinite(x) else None
+
+        hist = self.log_likelihood_history_
+        return {
+            "n_pairs": int(self.n_samples_),
+            "n_parallel": int(self.n_parallel_),
+            "n_iter": int(self.n_iter_),
+            "converged": bool(self.converged_),
+            "fallback": self.fallback_,
+            "warnings": list(self.warnings_),
+            "log_likelihood": num(hist[-1]) if hist else None,
+            "q_par": num(self.q_par_), "q_npar": num(self.q_npar_),
+            "k": num(self.k_), "b": num(self.b_),
+            "gmm_weights": [num(v) for v in self.gmm_weights_],
+            "gmm_means": [num(v) for v in self.gmm_means_],
+            "gmm_sds": [num(v) for v in self.gmm_sds_],
+            "a": num(self.a_), "c": num(self.c_), "sigma": num(self.sigma_),
+            "p_par": num(self.p_par_),
+        }

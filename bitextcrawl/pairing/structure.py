@@ -1,0 +1,179 @@
+"""STRAND alignment features of two linearised pages (seed 000, §2).
+
+Two STRAND token sequences (see :mod:`bitextcrawl.pages.strand`) are aligned by
+their longest common subsequence, where every ``[Chunk:*]`` token matches every
+other ``[Chunk:*]`` token whatever its length, and tags match when they are equal
+(Resnik & Smith 2003; the paper's example in §2). From the alignment:
+
+* **W** — the alignment cost: tokens in one sequence and not the other,
+  ``W = M + N - 2·LCS``, which is exactly the Indel distance;
+* **M**, **N** — the number of tokens of each sequence;
+* **L1**, **L2** — the total text length of the chunks of each page (§3.1);
+* the aligned chunk index pairs ``(i, j)``: chunk ``i`` of page 1 (its position
+  among the page's chunks, i.e. the index into ``PageRecord.chunks``) sits in the
+  same LCS slot as chunk ``j`` of page 2.
+
+The alignment runs in C++ (``rapidfuzz.distance.Indel``, bit-parallel LCS). To get
+there without a Python-level DP, each page is *encoded* once into a ``str`` with
+one code point per token (all chunks share one code point); encodings can be
+cached per page and reused for every candidate pair the page is in.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+from rapidfuzz.distance import Indel
+
+from bitextcrawl.pages.strand import chunk_length, is_chunk
+
+COLUMNS = ("w", "m", "n", "l1", "l2")
+
+# One code point for every chunk token; tags get their own code points from 2 up.
+# Code points below 256 take rapidfuzz's fastest path (an array, not a hash map);
+# a site rarely uses more than ~250 distinct tag tokens, and beyond that it stays
+# correct, only a little slower.
+_CHUNK_CODE = "\x01"
+_vocab: dict[str, str] = {}
+_vocab_lock = threading.Lock()
+
+
+def _code_of(token: str) -> str:
+    code = _vocab.get(token)
+    if code is None:
+        with _vocab_lock:
+            code = _vocab.get(token)
+            if code is None:
+                cp = len(_vocab) + 2
+                if cp >= 0xD800:  # skip the surrogate block: not valid in a str for rapidfuzz
+                    cp += 0x800
+                code = chr(cp)
+                _vocab[token] = code
+    return code
+
+
+@dataclass(frozen=True)
+class EncodedTokens:
+    """A linearised page as rapidfuzz sees it (one code point per token)."""
+
+    codes: str                       # one character per STRAND token
+    chunk_positions: tuple[int, ...]  # token positions of the chunk tokens, increasing
+    text_length: int                 # L: sum of the [Chunk:LEN] lengths
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
+def encode(tokens: Sequence[str] | EncodedTokens) -> EncodedTokens:
+    """Encode STRAND tokens for alignment (all ``[Chunk:*]`` map to one symbol)."""
+    if isinstance(tokens, EncodedTokens):
+        return tokens
+    chars: list[str] = []
+    positions: list[int] = []
+    total = 0
+    for pos, tok in enumerate(tokens):
+        if is_chunk(tok):
+            chars.append(_CHUNK_CODE)
+            positions.append(pos)
+            try:
+                total += chunk_length(tok)
+            except ValueError:  # a malformed length counts as an empty chunk
+                pass
+        else:
+            chars.append(_code_of(tok))
+    return EncodedTokens("".join(chars), tuple(positions), total)
+
+
+@dataclass
+class StrandFeatures:
+    """Alignment features of a candidate pair (seed 000, §2 and §3.1)."""
+
+    w: int
+    m: int
+    n: int
+    l1: int
+    l2: int
+    aligned_chunks: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def lcs(self) -> int:
+        return (self.m + self.n - self.w) // 2
+
+    def as_row(self) -> tuple[int, int, int, int, int]:
+        return (self.w, self.m, self.n, self.l1, self.l2)
+
+    def to_dict(self) -> dict:
+        return {"w": self.w, "m": self.m, "n": self.n, "l1": self.l1, "l2": self.l2,
+                "aligned_chunks": [list(p) for p in self.aligned_chunks]}
+
+
+def strand_features(tokens1: Sequence[str] | EncodedTokens,
+                    tokens2: Sequence[str] | EncodedTokens,
+                    *, align_chunks: bool = True) -> StrandFeatures:
+    """W, M, N, L1, L2 of two STRAND sequences, W = M + N − 2·LCS (seed 000, §2)."""
+    e1, e2 = encode(tokens1), encode(tokens2)
+    m, n = len(e1.codes), len(e2.codes)
+    if not align_chunks:
+        w = Indel.distance(e1.codes, e2.codes)
+        return StrandFeatures(int(w), m, n, e1.text_length, e2.text_length, [])
+    lcs = 0
+    pairs: list[tuple[int, int]] = []
+    pos1, pos2 = e1.chunk_positions, e2.chunk_positions
+    for op in Indel.opcodes(e1.codes, e2.codes):
+        if op.tag != "equal":
+            continue
+        i1, i2, j1 = op.src_start, op.src_end, op.dest_start
+        lcs += i2 - i1
+        # Chunk tokens inside an equal block face chunk tokens of the other page at
+        # the same offset; their chunk indices are ranks in chunk_positions.
+        a = bisect_left(pos1, i1)
+        b = bisect_left(pos1, i2, a)
+        if a == b:
+            continue
+        shift = j1 - i1
+        c = bisect_left(pos2, pos1[a] + shift)
+        for ci in range(a, b):
+            # pos2[c] == pos1[ci] + shift holds by construction (equal block), and
+            # consecutive chunks of page 1 in the block map to consecutive chunks of page 2.
+            pairs.append((ci, c))
+            c += 1
+    w = m + n - 2 * lcs
+    return StrandFeatures(w, m, n, e1.text_length, e2.text_length, pairs)
+
+
+def features_matrix(features: Iterable[StrandFeatures]) -> np.ndarray:
+    """Stack features into the s×5 matrix X = (w, m, n, l1, l2) used by the EM (seed 000, §3.3)."""
+    rows = [f.as_row() for f in features]
+    if not rows:
+        return np.zeros((0, 5), dtype=np.float64)
+    return np.asarray(rows, dtype=np.float64)
+
+
+def pair_features_matrix(pages1: Mapping[str, Sequence[str] | EncodedTokens],
+                         pages2: Mapping[str, Sequence[str] | EncodedTokens],
+                         pairs: Iterable[tuple[str, str]]) -> np.ndarray:
+    """X = (w, m, n, l1, l2) for many candidate pairs, encoding each page once (seed 000, §2).
+
+    ``pages1``/``pages2`` map a key (e.g. URL) to STRAND tokens; ``pairs`` holds
+    (key1, key2). Only W needs the alignment here, so no chunk pairs are made.
+    """
+    cache1: dict[str, EncodedTokens] = {}
+    cache2: dict[str, EncodedTokens] = {}
+    rows: list[tuple[int, int, int, int, int]] = []
+    dist = Indel.distance
+    for k1, k2 in pairs:
+        e1 = cache1.get(k1)
+        if e1 is None:
+            e1 = cache1[k1] = encode(pages1[k1])
+        e2 = cache2.get(k2)
+        if e2 is None:
+            e2 = cache2[k2] = encode(pages2[k2])
+        rows.append((dist(e1.codes, e2.codes), len(e1.codes), len(e2.codes),
+                     e1.text_length, e2.text_length))
+    if not rows:
+        return np.zeros((0, 5), dtype=np.float64)
+    return np.asarray(rows, dtype=np.float64)

@@ -1,0 +1,796 @@
+"""Unsupervised bilingual URL pairing patterns (seed 003, Zhang, Yao & Kit, §2.1–2.2).
+
+PupSniffer's idea (after Kit & Ng 2007): web masters give a page and its translation URLs
+that differ by a single token (``/en/`` ↔ ``/fr/``, ``-en.html`` ↔ ``-fr.html``,
+``?lang=en`` ↔ ``?lang=fr``, ``en.example.org`` ↔ ``fr.example.org``). Every cross-language
+pair of URLs of one site that differs by one token yields a candidate pattern; patterns
+compete (the one matching more candidate pairs takes its URLs first, each URL in at most one
+pair); a pattern is kept when its *local credibility* ``C(p,w) = N(p,w)/|w|`` exceeds a
+threshold (0.1), or, if it is a weak local key, when its *global credibility*
+``C(p) = Σ_w C(p,w)·N(p,w)`` over all sites ever crawled (kept in a :class:`PatternDB`)
+exceeds a rescue threshold (the paper's ``C(p) > 500``). Credible patterns then generate
+counterpart URLs for unpaired pages (deep page recovery, §2.2).
+
+Definitions used here, exactly:
+
+* Tokens: a URL is split at ``/ . - _ ? & =`` with the separators kept, so host labels,
+  path segments, file-name parts and query keys/values are all tokens.
+* Candidate pairs are found in linear time with an inverted index keyed by the URL with one
+  token masked (and, for locale codes such as ``zh_TW``/``en-us``, a run of two tokens joined
+  by ``-``/``_`` masked): two URLs sharing a key differ in that token only. No all-pairs loop.
+* A pattern is character-level: the two differing spans with their common prefix/suffix
+  stripped (``1en``/``1tc`` → ``<en,tc>``), as in the paper's re-implementation (§2.1, item 1).
+  Its identity is ``(lang1, token1, lang2, token2, kind)``; where it occurred (separators
+  around it and the shape of the stripped affixes) is kept as its *contexts*, used to apply it.
+* ``N(p,w)`` = number of pages (URLs) that ``p`` put into pairs in site ``w`` (2 per pair).
+* ``|w|`` = number of distinct URLs of the site given to :meth:`UrlPatternLearner.fit`, in
+  every language (also languages outside ``langs`` and unlabelled ones): the paper's "size of w
+  in number of webpages", counted over the pages recorded so far.
+* ``kind``: ``"token"`` for single-token patterns; ``"slug_id"`` for the weaker second rule
+  (translated slugs sharing numeric ids, applied after a credible token pattern), kept apart so
+  that its precision can be reported on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from bitextcrawl.pages.urls import site_of
+
+logger = logging.getLogger(__name__)
+
+#: Kit & Ng (2007) / seed 003 §2.1, §3.2: C(p, w) > 0.1.
+DEFAULT_LOCAL_THRESHOLD = 0.1
+#: Seed 003 §2.1, §3.2: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
+#: over sites, so 500 is, e.g., one fully paired 500-page site, or 20 fully paired 25-page
+#: sites, having used the pattern.
+DEFAULT_RESCUE_THRESHOLD = 500.0
+#: A bucket of the inverted index holding more cross-language candidates than this is an id
+#: position (every page differs there), not a language marker: it is skipped (keeps it linear).
+DEFAULT_MAX_BUCKET = 16
+
+TOKEN = "token"
+SLUG_ID = "slug_id"
+
+SEPARATORS = "/.-_?&="
+_SPLIT = re.compile(r"([/.\-_?&=])")
+# Separators that may join the two tokens of a locale code such as zh_TW, en-us, tc_chi.
+_RUN_JOINERS = frozenset("-_")
+_MASK = "\x00"
+_SHAPE = re.compile(r"[0-9]+|[^\W\d_]+")
+_DIGITS = re.compile(r"[0-9]+")
+_MAX_CONTEXTS = 12
+_MAX_EXAMPLES = 5
+
+
+# ----------------------------------------------------------------------------- data classes
+
+
+@dataclass
+class Pattern:
+    """One URL pairing pattern ⟨lang1_token, lang2_token⟩, directional per language pair."""
+
+    lang1: str
+    lang1_token: str
+    lang2: str
+    lang2_token: str
+    kind: str = TOKEN
+    candidates: int = 0            # candidate pairs before competition (the competition score)
+    support: int = 0               # N(p, w): pages put into pairs by this pattern
+    local_credibility: float = 0.0   # C(p, w) = N(p, w) / |w|
+    global_credibility: float = 0.0  # C(p) from the PatternDB (includes past runs)
+    credible: bool = False         # C(p, w) > local threshold, or rescued
+    rescued: bool = False          # weak local key kept for its global credibility
+    examples: list[tuple[str, str]] = field(default_factory=list)
+    # (separator before, shape of stripped prefix, shape of stripped suffix, separator after)
+    contexts: Counter = field(default_factory=Counter, repr=False)
+
+    @property
+    def id(self) -> str:
+        return pattern_id(self.kind, self.lang1, self.lang1_token, self.lang2, self.lang2_token)
+
+    @property
+    def pairs(self) -> int:
+        return self.support // 2
+
+
+@dataclass(frozen=True)
+class UrlPair:
+    url_1: str      # in lang_1 (the earlier language of ``langs``)
+    url_2: str
+    pattern: str    # Pattern.id
+    score: float    # 0..1, a confidence derived from the pattern's credibility (not calibrated)
+    lang_1: str = ""
+    lang_2: str = ""
+
+
+def pattern_id(kind: str, lang1: str, token1: str, lang2: str, token2: str) -> str:
+    """Stable id shared across sites (the key of C(p)): ``en:en|fr:fr``, ``slug_id:en:en|fr:fr``.
+
+    The two sides are put in language-code order, so the same pattern learned with
+    ``langs=("fr","en")`` counts for the same C(p).
+    """
+    if lang2 < lang1:
+        lang1, token1, lang2, token2 = lang2, token2, lang1, token1
+    base = f"{lang1}:{token1}|{lang2}:{token2}"
+    return base if kind == TOKEN else f"{kind}:{base}"
+
+
+# ----------------------------------------------------------------------------- tokens
+
+
+def tokenize(url: str) -> list[str]:
+    """Tokens and separators alternately (even indices tokens): ``"".join`` gives the URL back."""
+    return _SPLIT.split(url)
+
+
+def _shape(s: str) -> str:
+    """Digits -> 9, letters -> a (runs collapsed), other characters kept: ``1`` and ``12`` agree."""
+    return _SHAPE.sub(lambda m: "9" if m.group()[0].isdigit() else "a", s)
+
+
+def _shape_regex(shape: str) -> str:
+    out = []
+    for ch in shape:
+        if ch == "9":
+            out.append("[0-9]+")
+        elif ch == "a":
+            out.append(r"[^\W\d_]+")
+        else:
+            out.append(re.escape(ch))
+    return "".join(out)
+
+
+def _mask_keys(url: str) -> list[str]:
+    """Inverted-index keys of seed 003 §2.1 item 2: the URL with one token (or a 2-token locale run) masked."""
+    parts = _SPLIT.split(url)
+    n = len(parts)
+    starts = [0] * n
+    pos = 0
+    for k in range(n):
+        starts[k] = pos
+        pos += len(parts[k])
+    keys = []
+    for k in range(0, n, 2):
+        tok = parts[k]
+        if not tok:
+            continue
+        start = starts[k]
+        keys.append(url[:start] + _MASK + url[start + len(tok):])
+        # Locale-like runs (zh_TW, en-us, tc_chi): a departure from the paper's one-token rule,
+        # needed for its own <english, tc_chi> (Table 2) once "_" splits tokens.
+        if k + 2 < n and parts[k + 1] in _RUN_JOINERS and parts[k + 2]:
+            keys.append(url[:start] + _MASK + url[starts[k + 2] + len(parts[k + 2]):])
+    return keys
+
+
+def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]]:
+    """Character-level difference of two URLs that differ in one token span (seed 003 §2.1 item 1).
+
+    Returns (core of u, core of v, context). The cores are the differing span with the common
+    prefix/suffix stripped (``1en``/``1tc`` -> ``en``/``tc``); when stripping leaves one side empty
+    (``en``/``eng``) the whole token spans are kept, since an empty core cannot be applied.
+    """
+    lu, lv = len(u), len(v)
+    p = len(os.path.commonprefix((u, v)))
+    limit = min(lu, lv) - p
+    s = 0
+    while s < limit and u[lu - 1 - s] == v[lv - 1 - s]:
+        s += 1
+    # token boundaries around the differing region (same in both URLs: common prefix/suffix)
+    lb = p
+    while lb > 0 and u[lb - 1] not in SEPARATORS:
+        lb -= 1
+    rb = s  # characters of the common suffix that belong to the span's last token
+    while rb > 0 and u[lu - rb] not in SEPARATORS:
+        rb -= 1
+    cu, cv = u[p:lu - s], v[p:lv - s]
+    if not cu or not cv:
+        cu, cv = u[lb:lu - rb], v[lb:lv - rb]
+        pre, post = "", ""
+    else:
+        pre, post = u[lb:p], u[lu - s:lu - rb]
+    sep_b = u[lb - 1] if lb > 0 else "^"
+    sep_a = u[lu - rb] if rb > 0 else "$"
+    return cu, cv, (sep_b, _shape(pre), _shape(post), sep_a)
+
+
+# ----------------------------------------------------------------------------- applying patterns
+
+
+class _Applier:
+    """Finds a pattern side's token in a URL in one of its learned contexts, and substitutes it."""
+
+    def __init__(self, token: str, other: str, contexts: Iterable[tuple[str, str, str, str]]):
+        self.other = other
+        alts = []
+        for sep_b, pre, post, sep_a in contexts:
+            left = "^" if sep_b == "^" else f"(?<={re.escape(sep_b)})"
+            right = "$" if sep_a == "$" else f"(?={re.escape(sep_a)})"
+            alts.append(f"{left}{_shape_regex(pre)}({re.escape(token)}){_shape_regex(post)}{right}")
+        self.regex = re.compile("|".join(f"(?:{a})" for a in alts)) if alts else None
+
+    def matches(self, url: str) -> bool:
+        return self.regex is not None and self.regex.search(url) is not None
+
+    def apply(self, url: str) -> list[str]:
+        if self.regex is None:
+            return []
+        out = []
+        for m in self.regex.finditer(url):
+            g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
+            out.append(url[:m.start(g)] + self.other + url[m.end(g):])
+        return out
+
+
+class _LanguageVoter:
+    """Infers a URL's language from pattern tokens found in their contexts, weighted by strength."""
+
+    def __init__(self) -> None:
+        self._rules: list[tuple[_Applier, str, float]] = []
+
+    def add(self, lang1, token1, lang2, token2, contexts, weight: float) -> None:
+        self._rules.append((_Applier(token1, token2, contexts), lang1, weight))
+        self._rules.append((_Applier(token2, token1, contexts), lang2, weight))
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def vote(self, url: str) -> str | None:
+        votes: dict[str, float] = defaultdict(float)
+        for applier, lang, weight in self._rules:
+            if applier.matches(url):
+                votes[lang] += weight
+        if not votes:
+            return None
+        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+        if len(ranked) > 1 and ranked[1][1] >= ranked[0][1]:
+            return None
+        return ranked[0][0]
+
+
+# ----------------------------------------------------------------------------- pattern DB
+
+
+class PatternDB:
+    """Per-site N(p,w), C(p,w), |w| of every pattern across runs; C(p) of seed 003 §2.1.
+
+    JSON file (``None`` = in memory), written atomically (temporary file + ``os.replace``).
+    Re-crawling a site replaces its entry, so it is never counted twice. Not safe for two
+    processes writing the same file at once (the last ``save`` wins).
+    """
+
+    VERSION = 1
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path else None
+        self._sites: dict[str, dict] = {}
+        self._global: dict[str, float] = defaultdict(float)
+        self._info: dict[str, dict] = {}
+        if self.path is not None and self.path.exists():
+            try:
+                data = json.loads(self.path.read_text(encoding="utf-8"))
+                sites = data["sites"]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"pattern database {self.path} is not readable: {exc}") from exc
+            for site, entry in sites.items():
+                self._sites[site] = entry
+                self._add(entry, +1)
+
+    # -- C(p) bookkeeping
+    def _add(self, entry: dict, sign: int) -> None:
+        for pid, rec in entry["patterns"].items():
+            self._global[pid] += sign * rec["c"] * rec["n"]
+            if sign > 0:
+                info = self._info.setdefault(pid, {k: rec[k] for k in
+                                                   ("kind", "lang1", "token1", "lang2", "token2")})
+                ctx = info.setdefault("contexts", Counter())
+                for c in rec.get("contexts", []):
+                    ctx[tuple(c)] += 1
+
+    def update(self, site: str, patterns: Iterable, site_size: int | None = None,
+               min_pairs: int = 2) -> None:
+        """Record N(p,w), C(p,w) and |w| of ``site`` (replacing its previous entry).
+
+        ``patterns``: :class:`Pattern` objects (e.g. ``learner.patterns_``) or the dicts of
+        :meth:`UrlPatternLearner.report`. Credible patterns are always kept; weak ones only with
+        at least ``min_pairs`` pairs (one-pair accidents would bloat the file for a C(p)
+        contribution below 4/|w|). ``site_size`` defaults to N/C of a recorded pattern.
+        """
+        recs = {}
+        size = site_size
+        for p in patterns:
+            d = p if isinstance(p, dict) else _pattern_dict(p)
+            n = int(d["support"])
+            if n <= 0 or (not d.get("credible") and n < 2 * min_pairs):
+                continue
+            c = float(d["local_credibility"])
+            if size is None and c > 0:
+                size = round(n / c)
+            recs[d["id"]] = {"kind": d["kind"], "lang1": d["lang1"], "token1": d["lang1_token"],
+                             "lang2": d["lang2"], "token2": d["lang2_token"], "n": n, "c": c,
+                             "contexts": [list(x) for x in d.get("contexts", [])][:_MAX_CONTEXTS]}
+        old = self._sites.pop(site, None)
+        if old is not None:
+            self._add(old, -1)
+            self._rebuild_info()
+        entry = {"size": int(size or 0), "patterns": recs}
+        self._sites[site] = entry
+        self._add(entry, +1)
+
+    def _rebuild_info(self) -> None:
+        self._info = {}
+        for entry in self._sites.values():
+            for pid, rec in entry["patterns"].items():
+                info = self._info.setdefault(pid, {k: rec[k] for k in
+                                                   ("kind", "lang1", "token1", "lang2", "token2")})
+                ctx = info.setdefault("contexts", Counter())
+                for c in rec.get("contexts", []):
+                    ctx[tuple(c)] += 1
+
+    def global_credibility(self, pattern_id: str) -> float:
+        """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites (seed 003 §2.1)."""
+        return max(0.0, self._global.get(pattern_id, 0.0))
+
+    def site_credibility(self, site: str) -> float:
+        """C(w) = max_p C(p,w) (seed 003 §2.1), 0 for an unknown site."""
+        entry = self._sites.get(site)
+        if not entry or not entry["patterns"]:
+            return 0.0
+        return max(rec["c"] for rec in entry["patterns"].values())
+
+    def sites(self) -> list[str]:
+        return list(self._sites)
+
+    def site_size(self, site: str) -> int:
+        entry = self._sites.get(site)
+        return entry["size"] if entry else 0
+
+    def strong_patterns(self, min_global: float) -> list[dict]:
+        """Token patterns with C(p) > ``min_global``: id, langs, tokens, C(p) and contexts."""
+        out = []
+        for pid, info in self._info.items():
+            cp = self.global_credibility(pid)
+            if info["kind"] == TOKEN and cp > min_global:
+                out.append({"id": pid, **{k: v for k, v in info.items() if k != "contexts"},
+                            "global_credibility": cp,
+                            "contexts": [c for c, _ in info["contexts"].most_common(_MAX_CONTEXTS)]})
+        return sorted(out, key=lambda d: (-d["global_credibility"], d["id"]))
+
+    def save(self) -> None:
+        """Write the file atomically (same-directory temporary file, fsync, os.replace)."""
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = {"version": self.VERSION, "sites": self._sites}
+        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, ensure_ascii=False, sort_keys=True)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+
+def _pattern_dict(p: Pattern) -> dict:
+    return {"id": p.id, "kind": p.kind, "lang1": p.lang1, "lang1_token": p.lang1_token,
+            "lang2": p.lang2, "lang2_token": p.lang2_token, "support": p.support,
+            "pairs": p.pairs, "candidates": p.candidates,
+            "local_credibility": p.local_credibility, "global_credibility": p.global_credibility,
+            "credible": p.credible, "rescued": p.rescued,
+            "examples": [list(e) for e in p.examples],
+            "contexts": [list(c) for c, _ in p.contexts.most_common(_MAX_CONTEXTS)]}
+
+
+# ----------------------------------------------------------------------------- learner
+
+
+class UrlPatternLearner:
+    """Learns credible URL pairing patterns of one site and pairs its URLs (seed 003 §2.1–2.2).
+
+    Parameters
+    ----------
+    langs: the languages to pair; patterns are learned for every pair ``(langs[i], langs[j])``,
+        ``i < j``, with ``langs[i]`` as side 1.
+    local_threshold: a pattern is locally credible when C(p,w) = N(p,w)/|w| exceeds it (0.1).
+    rescue_threshold: a weak local key whose global credibility C(p) (from ``pattern_db``)
+        exceeds it is kept anyway ("rescued"; the paper uses C(p) > 500).
+    pattern_db: the cross-site history of C(p); ``None`` = no rescue. ``fit`` only reads it;
+        record a fitted site with ``pattern_db.update(learner.site_, learner.patterns_,
+        learner.site_size_)``.
+    max_bucket: inverted-index buckets with more cross-language candidate pairs than this are
+        skipped (a varying id there, not a language marker).
+    slug_ids: enable the weaker ``slug_id`` rule (translated slugs sharing numeric ids).
+
+    Fitted attributes: ``site_``, ``site_size_`` (|w|), ``patterns_`` (every pattern that won at
+    least one pair in the competition, strongest first, credible or not: see ``.credible``),
+    ``pairs_`` (the 1-1 pairs of credible patterns).
+    """
+
+    def __init__(self, langs=("en", "fr"), local_threshold: float = DEFAULT_LOCAL_THRESHOLD,
+                 rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
+                 pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
+                 slug_ids: bool = True):
+        self.langs = tuple(langs)
+        self.local_threshold = local_threshold
+        self.rescue_threshold = rescue_threshold
+        self.pattern_db = pattern_db
+        self.max_bucket = max_bucket
+        self.slug_ids = slug_ids
+
+    # -- fit
+    def fit(self, urls_by_lang: dict[str, list[str]]) -> "UrlPatternLearner":
+        """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (seed 003 §2.1)."""
+        langs = self.langs
+        lang_index = {lang: i for i, lang in enumerate(langs)}
+        urls: list[str] = []
+        ulang: list[int] = []
+        seen: set[str] = set()
+        for lang, lst in urls_by_lang.items():
+            li = lang_index.get(lang, -1)
+            for url in lst:
+                url = url.strip().split("#", 1)[0]
+                if not url or url in seen:
+                    continue
+                seen.add(url)
+                urls.append(url)
+                ulang.append(li)
+        self.urls_ = urls
+        self.url_langs_ = ulang
+        self.site_size_ = len(urls)
+        self.site_ = _majority_site(urls)
+
+        # 1. inverted index: masked URL -> URLs (only the languages being paired)
+        index: dict[str, list[int]] = {}
+        for g, url in enumerate(urls):
+            if ulang[g] < 0:
+                continue
+            for key in _mask_keys(url):
+                bucket = index.get(key)
+                if bucket is None:
+                    index[key] = [g]
+                else:
+                    bucket.append(g)
+
+        # 2. candidate pairs and their character-level patterns
+        cands: dict[tuple, list[tuple[int, int, tuple]]] = defaultdict(list)
+        seen_pairs: set[tuple[int, int]] = set()
+        for bucket in index.values():
+            if len(bucket) < 2:
+                continue
+            by_lang: dict[int, list[int]] = defaultdict(list)
+            for g in bucket:
+                by_lang[ulang[g]].append(g)
+            if len(by_lang) < 2:
+                continue
+            present = sorted(by_lang)
+            for a in range(len(present)):
+                for b in range(a + 1, len(present)):
+                    la, lb = by_lang[present[a]], by_lang[present[b]]
+                    if len(la) * len(lb) > self.max_bucket:
+                        continue
+                    for g1 in la:
+                        for g2 in lb:
+                            if (g1, g2) in seen_pairs:
+                                continue
+                            seen_pairs.add((g1, g2))
+                            c1, c2, ctx = _diff(urls[g1], urls[g2])
+                            cands[(present[a], c1, present[b], c2)].append((g1, g2, ctx))
+
+        # 3. competition: stronger patterns (more candidate pairs) take their URLs first
+        order = sorted(cands, key=lambda k: (-len(cands[k]), k))
+        won = self._compete(order, cands)
+        site_size = max(1, self.site_size_)
+        patterns: dict[tuple, Pattern] = {}
+        for key in order:
+            if not won[key]:
+                continue
+            la, c1, lb, c2 = key
+            p = Pattern(langs[la], c1, langs[lb], c2, TOKEN, candidates=len(cands[key]))
+            self._set_support(p, won[key], site_size)
+            p.global_credibility = self._global(p.id)
+            if p.local_credibility > self.local_threshold:
+                p.credible = True
+            elif p.global_credibility > self.rescue_threshold:
+                p.credible = p.rescued = True
+            patterns[key] = p
+
+        # 4. the credible patterns compete again without the weak ones that were dropped,
+        #    so URLs a dropped accidental pattern took can still be paired.
+        credible_order = [k for k in order if k in patterns and patterns[k].credible]
+        final = self._compete(credible_order, cands)
+        pairs: list[UrlPair] = []
+        paired: set[int] = set()
+        for key in credible_order:
+            p = patterns[key]
+            self._set_support(p, final[key], site_size)
+            if not p.rescued and p.local_credibility <= self.local_threshold:
+                p.credible = False  # cannot happen in practice; keeps the invariant honest
+                continue
+            score = self._score(p)
+            for g1, g2, _ in final[key]:
+                pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
+                paired.update((g1, g2))
+
+        self.patterns_ = sorted(patterns.values(), key=lambda p: (-p.support, -p.candidates, p.id))
+        self._build_appliers()
+
+        # 5. the weaker slug+id rule on what is left
+        if self.slug_ids:
+            slug_patterns, slug_pairs = self._slug_pairs(paired, site_size)
+            self.patterns_.extend(slug_patterns)
+            pairs.extend(slug_pairs)
+        self.pairs_ = pairs
+        return self
+
+    @staticmethod
+    def _compete(order, cands):
+        """Greedy 1-1 assignment in pattern order (each URL in at most one pair)."""
+        used: set[int] = set()
+        won: dict[tuple, list] = {}
+        for key in order:
+            got = []
+            for g1, g2, ctx in cands[key]:
+                if g1 in used or g2 in used:
+                    continue
+                used.add(g1)
+                used.add(g2)
+                got.append((g1, g2, ctx))
+            won[key] = got
+        return won
+
+    def _set_support(self, p: Pattern, won: list, site_size: int) -> None:
+        """N(p,w) = pages paired by p; C(p,w) = N(p,w)/|w| (seed 003 §2.1, local credibility)."""
+        p.support = 2 * len(won)
+        p.local_credibility = p.support / site_size
+        p.contexts = Counter(ctx for _, _, ctx in won)
+        p.examples = [(self.urls_[g1], self.urls_[g2]) for g1, g2, _ in won[:_MAX_EXAMPLES]]
+
+    def _global(self, pid: str) -> float:
+        return self.pattern_db.global_credibility(pid) if self.pattern_db is not None else 0.0
+
+    def _score(self, p: Pattern) -> float:
+        # A monotone map of credibility to 0..1 (not a calibrated probability): a locally
+        # credible pattern scores above 0.5 (0.5 at the threshold, ~1 when it pairs the whole
+        # site); a rescued one 0.25..0.5, growing with C(p) / rescue threshold.
+        if p.rescued:
+            t = self.rescue_threshold
+            return 0.5 - 0.25 * (0.5 ** (p.global_credibility / t)) if t > 0 else 0.5
+        t = self.local_threshold
+        return 1.0 - 0.5 * (0.5 ** ((p.local_credibility - t) / t)) if t > 0 else 1.0
+
+    def _build_appliers(self) -> None:
+        self._appliers: list[tuple[Pattern, _Applier, _Applier]] = []
+        self._voter = _LanguageVoter()
+        for p in self.patterns_:
+            if p.kind != TOKEN or not p.credible:
+                continue
+            ctxs = [c for c, _ in p.contexts.most_common(_MAX_CONTEXTS)]
+            fwd = _Applier(p.lang1_token, p.lang2_token, ctxs)
+            back = _Applier(p.lang2_token, p.lang1_token, ctxs)
+            self._appliers.append((p, fwd, back))
+            self._voter.add(p.lang1, p.lang1_token, p.lang2, p.lang2_token, ctxs, p.support)
+
+    # -- the slug + id rule
+    def _slug_pairs(self, paired: set[int], site_size: int):
+        """Translated slugs sharing ids: same host, path depth and numeric tokens (per segment)
+        once a credible token pattern is applied; pairs only when unique on both sides.
+
+        Not in the paper (its URL pairs differ by one token); kept as its own pattern kind.
+        """
+        urls, ulang = self.urls_, self.url_langs_
+        free = [g for g in range(len(urls)) if g not in paired and ulang[g] >= 0]
+        patterns, pairs = [], []
+        taken: set[int] = set()
+        for base, fwd, back in self._appliers:
+            l1, l2 = self.langs.index(base.lang1), self.langs.index(base.lang2)
+            side2: dict[tuple, list[int]] = defaultdict(list)
+            for g in free:
+                if g not in taken and ulang[g] == l2 and back.matches(urls[g]):
+                    sig = _id_signature(urls[g])
+                    if sig is not None:
+                        side2[sig].append(g)
+            side1: dict[tuple, list[int]] = defaultdict(list)
+            for g in free:
+                if g not in taken and ulang[g] == l1:
+                    for cand in fwd.apply(urls[g]):
+                        sig = _id_signature(cand)
+                        if sig is not None and sig in side2:
+                            side1[sig].append(g)
+            won = []
+            for sig, g1s in side1.items():
+                g2s = side2[sig]
+                if len(set(g1s)) == 1 and len(g2s) == 1:
+                    won.append((g1s[0], g2s[0], None))
+            if not won:
+                continue
+            p = Pattern(base.lang1, base.lang1_token, base.lang2, base.lang2_token, SLUG_ID,
+                        candidates=len(won), credible=True)
+            self._set_support(p, won, site_size)
+            p.contexts = Counter()
+            p.global_credibility = self._global(p.id)
+            score = 0.5 * self._score(base)
+            for g1, g2, _ in won:
+                taken.update((g1, g2))
+                pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
+            patterns.append(p)
+        return patterns, pairs
+
+    # -- using a fitted learner
+    def pairs(self) -> list[UrlPair]:
+        """The 1-1 pairs found by credible patterns (token pairs first, then slug_id)."""
+        return list(self.pairs_)
+
+    def counterparts(self, url: str, lang: str) -> list[tuple[str, str]]:
+        """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern."""
+        out: list[tuple[str, str]] = []
+        seen = {url}
+        for p, fwd, back in self._appliers:
+            if lang == p.lang1:
+                cands = fwd.apply(url)
+            elif lang == p.lang2:
+                cands = back.apply(url)
+            else:
+                continue
+            for cand in cands:
+                if cand not in seen:
+                    seen.add(cand)
+                    out.append((cand, p.id))
+        return out
+
+    def language_of(self, url: str) -> str | None:
+        """The language whose learned pattern tokens the URL carries (None if none or a tie)."""
+        return self._voter.vote(url)
+
+    def report(self, max_weak: int = 50) -> dict:
+        """patterns.json: |w|, C(w), and each pattern's N(p,w), C(p,w), C(p), kind, examples."""
+        credible = [p for p in self.patterns_ if p.credible]
+        weak = [p for p in self.patterns_ if not p.credible][:max_weak]
+        return {
+            "site": self.site_,
+            "site_size": self.site_size_,
+            "site_credibility": max((p.local_credibility for p in self.patterns_), default=0.0),
+            "langs": list(self.langs),
+            "local_threshold": self.local_threshold,
+            "rescue_threshold": self.rescue_threshold,
+            "pairs": len(self.pairs_),
+            "patterns": [_pattern_dict(p) for p in credible + weak],
+        }
+
+
+def _majority_site(urls: list[str], sample: int = 50) -> str:
+    # site_of is costly (public-suffix lookup): a sample decides.
+    if not urls:
+        return ""
+    step = max(1, len(urls) // sample)
+    return Counter(site_of(u) for u in urls[::step]).most_common(1)[0][0]
+
+
+def _id_signature(url: str) -> tuple | None:
+    """(scheme+host, path depth, ((segment, number), ...)) or None without numbers in path/query."""
+    parts = urlsplit(url)
+    segments = [s for s in parts.path.split("/")]
+    nums = tuple((i, n) for i, seg in enumerate(segments) for n in _DIGITS.findall(seg))
+    if parts.query:
+        nums += tuple(("?", n) for n in _DIGITS.findall(parts.query))
+    if not nums:
+        return None
+    return (parts.scheme, parts.netloc, len(segments), nums)
+
+
+# ----------------------------------------------------------------------------- many sites
+
+
+def parse_url_lines(lines: Iterable[str]) -> list[tuple[str | None, str]]:
+    """``url`` or ``lang<TAB>url`` lines -> (lang or None, url); blank and ``#`` lines skipped."""
+    out = []
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if "\t" in line:
+            lang, url = line.split("\t", 1)
+            out.append((lang.strip().lower() or None, url.strip()))
+        else:
+            out.append((None, line))
+    return out
+
+
+def pair_urls(lines: list[str], langs=("en", "fr"),
+              local_threshold: float = DEFAULT_LOCAL_THRESHOLD,
+              rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
+              pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
+              slug_ids: bool = True) -> list[tuple[str, str]]:
+    """URL-only pairing of many sites: per-site patterns with cross-site C(p) rescue (seed 003 §2.1).
+
+    1. Learn each site from its labelled URLs and record it in the pattern DB.
+    2. Give unlabelled URLs a language: the site's own patterns, else patterns with C(p) above the
+       rescue threshold from any site, else (URL-only input has no language ID, unlike the
+       paper) a token equal to a language code of ``langs`` (``/en/``, ``-fr``, ``lang=en``).
+    3. Re-learn every site with all URLs, record it, and learn once more so that every site's
+       weak keys are judged against the C(p) of all sites (small sites get rescued).
+    Returns ``(url_1, url_2)`` with url_1 in the earlier language of ``langs``; one URL in at
+    most one pair. ``pattern_db`` (updated, not saved) brings the history of earlier runs.
+    """
+    langs = tuple(langs)
+    db = pattern_db if pattern_db is not None else PatternDB(None)
+    entries = parse_url_lines(lines)
+    by_site: dict[str, list[tuple[str | None, str]]] = defaultdict(list)
+    for lang, url in entries:
+        by_site[site_of(url)].append((lang, url))
+    logger.info("urlpairs: %d URLs from %d sites", len(entries), len(by_site))
+
+    def learner() -> UrlPatternLearner:
+        return UrlPatternLearner(langs, local_threshold, rescue_threshold, db,
+                                 max_bucket=max_bucket, slug_ids=slug_ids)
+
+    def group(items) -> dict[str, list[str]]:
+        d: dict[str, list[str]] = defaultdict(list)
+        for lang, url in items:
+            d[lang if lang else ""].append(url)
+        return d
+
+    # 1. labelled URLs
+    learners: dict[str, UrlPatternLearner] = {}
+    for site, items in by_site.items():
+        if sum(1 for lang, _ in items if lang in langs) >= 2:
+            lr = learner().fit(group(items))
+            db.update(site, lr.patterns_, lr.site_size_)
+            learners[site] = lr
+    # 2. languages for unlabelled URLs
+    global_voter = _LanguageVoter()
+    for d in db.strong_patterns(rescue_threshold):
+        if d["lang1"] in langs and d["lang2"] in langs:
+            global_voter.add(d["lang1"], d["token1"], d["lang2"], d["token2"], d["contexts"],
+                             d["global_credibility"])
+    codes = {lang.lower(): lang for lang in langs}
+    inferred = 0
+    for site, items in by_site.items():
+        lr = learners.get(site)
+        for k, (lang, url) in enumerate(items):
+            if lang:
+                continue
+            guess = lr.language_of(url) if lr is not None else None
+            if guess is None and global_voter:
+                guess = global_voter.vote(url)
+            if guess is None:
+                guess = _code_vote(url, codes)
+            if guess is not None:
+                items[k] = (guess, url)
+                inferred += 1
+    logger.info("urlpairs: inferred the language of %d unlabelled URLs", inferred)
+    # 3. all URLs; then once more against the C(p) of every site
+    for site, items in by_site.items():
+        lr = learner().fit(group(items))
+        db.update(site, lr.patterns_, lr.site_size_)
+    out: list[tuple[str, str]] = []
+    rescued = 0
+    for site, items in by_site.items():
+        lr = learner().fit(group(items))
+        db.update(site, lr.patterns_, lr.site_size_)
+        rescued += sum(1 for p in lr.patterns_ if p.rescued)
+        for pair in lr.pairs():
+            if (pair.lang_1, pair.lang_2) == langs[:2]:
+                out.append((pair.url_1, pair.url_2))
+    logger.info("urlpairs: %d pairs (%d rescued weak keys)", len(out), rescued)
+    return out
+
+
+def _code_vote(url: str, codes: dict[str, str]) -> str | None:
+    found = {codes[t.lower()] for t in _SPLIT.split(url)[2::2] if t.lower() in codes}
+    return found.pop() if len(found) == 1 else None

@@ -1,0 +1,140 @@
+"""The closing pipeline: page store -> pairs, bitext and report in the output dir.
+
+Runs once at spider close (:class:`ClosingPipeline`) and offline (``scrapy align``):
+both call :func:`run_closing`, which knows nothing of Scrapy.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+
+from scrapy.exceptions import NotConfigured
+
+from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pairing.align import AlignConfig, align_site
+from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.store import open_store
+
+logger = logging.getLogger(__name__)
+
+
+def progress(iterable, desc: str, total: int | None = None):
+    """tqdm where a terminal is attached, log lines otherwise."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        yield from tqdm(iterable, desc=desc, total=total)
+        return
+    step = max(1, (total or 0) // 10)
+    for i, item in enumerate(iterable, 1):
+        if total and (i % step == 0 or i == total):
+            logger.info("%s: %d/%d", desc, i, total)
+        yield item
+
+
+def write_json(path: str, obj) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    os.replace(tmp, path)
+
+
+def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
+                crawl_stats: dict | None = None, bitext: bool = True) -> dict:
+    """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json."""
+    os.makedirs(output_dir, exist_ok=True)
+    start = time.perf_counter()
+    by_site = defaultdict(list)
+    for page in pages:
+        by_site[page.site].append(page)
+    pairs, patterns, models, em_points = [], {}, {}, {}
+    counts: Counter = Counter()
+    timings: Counter = Counter()
+    for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
+        result = align_site(site_pages, config, pattern_db=pattern_db)
+        pairs.extend(result.pairs)
+        patterns[site] = result.patterns
+        models[site] = result.models
+        em_points[site] = result.em_points
+        counts.update(result.counts)
+        timings.update(result.timings)
+    if pattern_db is not None:
+        pattern_db.save()
+
+    write_jsonl(os.path.join(output_dir, "pairs.jsonl"), (p.to_dict() for p in pairs))
+    write_json(os.path.join(output_dir, "patterns.json"), patterns)
+
+    bitext_counts = {}
+    if bitext:
+        from bitextcrawl.bitext.extract import write_bitext
+
+        page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
+        bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress)
+    counts.update(bitext_counts)
+
+    stats = {
+        "crawl": crawl_stats or {},
+        "align": dict(counts),
+        "timings_s": dict(timings),
+        "models": models,
+        "pages": sum(len(v) for v in by_site.values()),
+        "pairs": len(pairs),
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    write_json(os.path.join(output_dir, "stats.json"), stats)
+    from bitextcrawl.report.html import write_report
+
+    write_report(os.path.join(output_dir, "report.html"), pairs, by_site, stats, em_points)
+    logger.info("Closing pipeline: %d pairs from %d pages in %.1fs -> %s",
+                len(pairs), stats["pages"], stats["seconds"], output_dir)
+    return stats
+
+
+class ClosingPipeline:
+    """Runs :func:`run_closing` over the page store when the spider closes."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        s = crawler.settings
+        self.threshold = s.getfloat("BITEXT_PAIR_THRESHOLD")
+        self.ets_iterations = s.getint("BITEXT_ETS_ITERATIONS")
+        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
+        self.lexicon = s.get("BITEXT_LEXICON") or ""
+        self.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join("output",
+                                                                           "patterns-db.json")
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("BITEXT_ALIGN_ENABLED"):
+            raise NotConfigured
+        return cls(crawler)
+
+    def close_spider(self):
+        spider = self.crawler.spider
+        engine = self.crawler.engine
+        if engine is not None and not engine.running:
+            # Ctrl-C / SIGTERM: the engine stops before closing the spider. Aligning a
+            # half crawl would be thrown away on resume; the pages are safe in the store.
+            logger.info("Crawl interrupted: alignment skipped. Resume with the same JOBDIR, "
+                        "or run `scrapy align %s/pages.jsonl`.", spider.output_dir)
+            self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
+            return
+        store = open_store(self.crawler.settings, spider.output_dir)
+        try:
+            pages = list(store)
+        finally:
+            store.close()
+        config = AlignConfig(langs=spider.langs, threshold=self.threshold,
+                             ets_iterations=self.ets_iterations,
+                             pattern_local_threshold=self.local_threshold,
+                             lexicon_path=self.lexicon)
+        crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
+                       if isinstance(v, (int, float, str))}
+        stats = run_closing(pages, config, spider.output_dir,
+                            pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats)
+        self.crawler.stats.set_value("bitext/pairs", stats["pairs"])

@@ -1,0 +1,69 @@
+"""Page store pipeline: every page record to the store (and its raw response to WARC).
+
+At close, the store is exported to ``pages.jsonl`` in the output dir.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from scrapy.exceptions import DropItem, NotConfigured
+
+from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.formats.warc import WarcPageWriter
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.store import open_store
+
+logger = logging.getLogger(__name__)
+
+
+class PageStorePipeline:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
+        self.store = None
+        self.warc = None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.get("BITEXT_PAGE_STORE"):
+            raise NotConfigured
+        return cls(crawler)
+
+    def open_spider(self):
+        spider = self.crawler.spider
+        self.output_dir = spider.output_dir
+        self.store = open_store(self.crawler.settings, self.output_dir)
+        stored = len(self.store)
+        if stored:
+            logger.info("Resuming: %d pages already in %s", stored, self.output_dir)
+            spider.pages_seen = stored
+        self.stats.set_value("bitext/pages/resumed", stored)
+        if self.warc_enabled:
+            self.warc = WarcPageWriter(os.path.join(self.output_dir, "pages.warc.gz"))
+
+    def process_item(self, item):
+        if not isinstance(item, PageRecord):
+            return item
+        if self.store.has_content(item.content_hash):
+            self.stats.inc_value("bitext/pages/duplicate_content")  # kept: URLs differ
+        if not self.store.add(item):
+            self.stats.inc_value("bitext/pages/duplicate_url")
+            raise DropItem(f"already stored: {item.url}", log_level="DEBUG")
+        if self.warc is not None and item.body is not None:
+            self.warc.write_response(item.url, item.status, item.http_headers or [],
+                                     item.body, item.fetched_at)
+        item.body = None  # raw bytes are in the WARC now; free them
+        self.stats.inc_value("bitext/pages/stored")
+        self.stats.inc_value(f"bitext/pages/stored/{item.lang}")
+        return item
+
+    def close_spider(self):
+        if self.warc is not None:
+            self.warc.close()
+        path = os.path.join(self.output_dir, "pages.jsonl")
+        n = write_jsonl(path, self.store.iter_dicts())
+        logger.info("Exported %d page records to %s", n, path)
+        self.store.close()

@@ -1,0 +1,125 @@
+"""The ``bitext`` spider: crawl one bilingual site.
+
+    scrapy crawl bitext -a start_url=URL -a langs=en,fr [-a max_pages=N]
+
+The spider stays on the start URL's site (same registered domain, any subdomain),
+yields one :class:`~bitextcrawl.pages.record.PageRecord` per HTML page (made by the
+language-ID middleware) and follows its links; the focus middleware orders them,
+the pipelines store, pair and align.
+"""
+
+from __future__ import annotations
+
+import os
+
+import scrapy
+from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
+
+from bitextcrawl.defaults import DEFAULTS
+from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+
+
+def parse_langs(langs) -> tuple[str, ...]:
+    if isinstance(langs, (list, tuple)):
+        items = langs
+    else:
+        items = str(langs).split(",")
+    out = tuple(dict.fromkeys(x.strip().lower() for x in items if x.strip()))
+    if len(out) < 2:
+        raise ValueError(f"langs needs two languages or more, like en,fr (got {langs!r})")
+    return out
+
+
+class BitextSpider(scrapy.Spider):
+    name = "bitext"
+
+    def __init__(self, start_url: str | None = None, langs: str | None = None,
+                 max_pages: str | int | None = None, *args, **kwargs):
+        # Scrapyd passes extra arguments (_job, setting=...): Spider keeps them as attributes.
+        super().__init__(*args, **kwargs)
+        if not start_url:
+            raise ValueError("the bitext spider needs a start URL: -a start_url=https://...")
+        if "://" not in start_url:
+            start_url = "http://" + start_url
+        self.start_url = start_url
+        self.site = site_of(start_url)
+        self._langs_arg = langs
+        self._max_pages_arg = max_pages
+        self.pages_seen = 0
+
+    @classmethod
+    def update_settings(cls, settings):
+        settings.setdict(DEFAULTS, priority="default")
+        super().update_settings(settings)
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        settings = crawler.settings
+        spider.langs = parse_langs(spider._langs_arg or settings.get("BITEXT_LANGS"))
+        spider.max_pages = int(spider._max_pages_arg or settings.getint("BITEXT_MAX_PAGES") or 0)
+        spider.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
+            "output", site_name(spider.start_url))
+        spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
+        spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        return spider
+
+    async def start(self):
+        yield self.page_request(self.start_url, discovered_by="start")
+
+    def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
+                     priority: int = 0, **meta) -> scrapy.Request:
+        meta.update({"bitext_discovered_by": discovered_by, "bitext_link": link})
+        return scrapy.Request(url, callback=self.parse, errback=self.on_error,
+                              priority=priority, meta=meta)
+
+    def in_scope(self, url: str) -> bool:
+        return site_of(url) == self.site
+
+    def parse(self, response):
+        page = response.meta.get("bitext_page")
+        if page is None:  # not an HTML page; the language-ID middleware counted why
+            return
+        stats = self.crawler.stats
+        if self.max_pages and self.pages_seen >= self.max_pages:
+            stats.inc_value("bitext/pages/over_max_pages")
+            return
+        self.pages_seen += 1
+        yield page
+        for link in page.links:
+            url = link["url"]
+            if not self.in_scope(url):
+                stats.inc_value("bitext/links/offsite")
+                continue
+            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
+                stats.inc_value("bitext/bad/trap")
+                continue
+            yield self.page_request(url, link=link)
+
+    def on_error(self, failure):
+        """Count what went wrong by kind; the crawl goes on."""
+        stats = self.crawler.stats
+        request = getattr(failure, "request", None)
+        if request is not None and request.meta.get("bitext_discovered_by") == "pattern":
+            stats.inc_value("bitext/recovery/failed")
+        if failure.check(HttpError):
+            status = failure.value.response.status
+            stats.inc_value(f"bitext/http/{status}")
+            stats.inc_value(f"bitext/bad/http_{status // 100}xx")
+        elif failure.check(IgnoreRequest):
+            reason = str(failure.value).lower()
+            kind = "redirect_loop" if "redirect" in reason else "ignored"
+            stats.inc_value(f"bitext/bad/{kind}")
+        elif failure.check(DNSLookupError):
+            stats.inc_value("bitext/bad/dns")
+        elif failure.check(TimeoutError, TCPTimedOutError):
+            stats.inc_value("bitext/bad/timeout")
+        else:
+            name = failure.type.__name__ if failure.type else "error"
+            if "maxsize" in str(failure.value).lower() or "size" in name.lower():
+                stats.inc_value("bitext/bad/too_large")
+            stats.inc_value(f"bitext/bad/{name}")
+        self.logger.debug("%s failed: %s", request.url if request is not None else "?",
+                          failure.getErrorMessage())

@@ -1,0 +1,89 @@
+"""Embedded page store: one SQLite file in the output dir, written as the crawl goes.
+
+Each record is committed when it arrives (WAL journal), so a crawl stopped at any
+moment keeps every page it stored, and a resumed crawl adds to the same file; a
+URL already stored is not stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterator
+
+from bitextcrawl.pages.record import PageRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS pages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    url TEXT UNIQUE NOT NULL,
+    lang TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    record BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pages_hash ON pages (content_hash);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class SQLitePageStore:
+    filename = "pages.sqlite"
+
+    def __init__(self, output_dir: str):
+        os.makedirs(output_dir, exist_ok=True)
+        self.path = os.path.join(output_dir, self.filename)
+        self.db = sqlite3.connect(self.path)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    @classmethod
+    def from_settings(cls, settings, output_dir: str) -> "SQLitePageStore":
+        return cls(output_dir)
+
+    def add(self, record: PageRecord) -> bool:
+        """Store a record; False if its URL is already stored."""
+        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"))
+        with self.db:
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO pages (url, lang, content_hash, record) VALUES (?, ?, ?, ?)",
+                (record.url, record.lang, record.content_hash, blob))
+        return cur.rowcount == 1
+
+    def __contains__(self, url: str) -> bool:
+        return self.db.execute("SELECT 1 FROM pages WHERE url = ?", (url,)).fetchone() is not None
+
+    def has_content(self, content_hash: str) -> bool:
+        return self.db.execute("SELECT 1 FROM pages WHERE content_hash = ?",
+                               (content_hash,)).fetchone() is not None
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+
+    def urls_by_lang(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for url, lang in self.db.execute("SELECT url, lang FROM pages ORDER BY id"):
+            out.setdefault(lang, []).append(url)
+        return out
+
+    def __iter__(self) -> Iterator[PageRecord]:
+        for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
+            yield PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+
+    def iter_dicts(self) -> Iterator[dict]:
+        for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
+            yield json.loads(zlib.decompress(blob))
+
+    def get_meta(self, key: str, default=None):
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def set_meta(self, key: str, value) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                            (key, json.dumps(value)))
+
+    def close(self) -> None:
+        self.db.close()

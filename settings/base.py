@@ -1,0 +1,52 @@
+"""Settings shared by every profile."""
+
+from bitextcrawl.defaults import *  # noqa: F401,F403  (all BITEXT_ defaults)
+
+BOT_NAME = "bitextcrawl"
+SPIDER_MODULES = ["bitextcrawl.spiders"]
+NEWSPIDER_MODULE = "bitextcrawl.spiders"
+COMMANDS_MODULE = "bitextcrawl.commands"
+
+USER_AGENT = "bitextcrawl/0.1 (+https://github.com/bitextcrawl/bitextcrawl)"
+ROBOTSTXT_OBEY = True
+
+# Polite defaults: a few connections per site, AutoThrottle adapts the delay.
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+DOWNLOAD_DELAY = 0.25
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+DOWNLOAD_TIMEOUT = 30
+RETRY_TIMES = 2
+
+# Bad input: cap page size, bound redirects and depth.
+DOWNLOAD_MAXSIZE = 5 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
+REDIRECT_MAX_TIMES = 5
+DEPTH_LIMIT = 30
+URLLENGTH_LIMIT = 1024
+
+# A crawl goes breadth-first: pairs are found sooner and traps hurt less.
+DEPTH_PRIORITY = 1
+SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
+SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
+
+DNS_RESOLVER = "bitextcrawl.resolver.LocalhostResolver"
+
+DOWNLOADER_MIDDLEWARES = {
+    "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
+}
+SPIDER_MIDDLEWARES = {
+    "bitextcrawl.middlewares.focus.FocusMiddleware": 800,
+}
+ITEM_PIPELINES = {
+    "bitextcrawl.pipelines.store.PageStorePipeline": 100,
+    "bitextcrawl.pipelines.pairing.UrlPairingPipeline": 200,
+    "bitextcrawl.pipelines.closing.ClosingPipeline": 900,
+}
+
+LOGSTATS_INTERVAL = 30.0
+LOG_LEVEL = "INFO"
+FEED_EXPORT_ENCODING = "utf-8"
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"

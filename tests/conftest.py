@@ -1,0 +1,51 @@
+"""Shared test helpers: where the real data is, and how to run a real crawl."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+# Loopback crawls need no politeness delays; everything else is the real profile.
+FAST_CRAWL = {
+    "DOWNLOAD_DELAY": "0",
+    "AUTOTHROTTLE_ENABLED": "False",
+    "CONCURRENT_REQUESTS_PER_DOMAIN": "8",
+    "LOG_LEVEL": "INFO",
+    "LOGSTATS_INTERVAL": "5",
+}
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not (SHARED_DATA / "README.md").exists():
+        pytest.skip(f"real data not found at {SHARED_DATA} (../shared/data beside the project)")
+    return SHARED_DATA
+
+
+def crawl_command(start_url: str, output_dir: Path, langs: str = "en,fr",
+                  settings: dict | None = None, spider_args: dict | None = None) -> list[str]:
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a", f"start_url={start_url}",
+           "-a", f"langs={langs}", "-s", f"BITEXT_OUTPUT_DIR={output_dir}",
+           "-s", f"BITEXT_PATTERN_DB={output_dir}/patterns-db.json"]
+    for key, value in {**FAST_CRAWL, **(settings or {})}.items():
+        cmd += ["-s", f"{key}={value}"]
+    for key, value in (spider_args or {}).items():
+        cmd += ["-a", f"{key}={value}"]
+    return cmd
+
+
+def run_crawl(start_url: str, output_dir: Path, timeout: float = 300, **kwargs):
+    """Run ``scrapy crawl bitext`` as a user would, in a subprocess; returns it, log in .stderr."""
+    proc = subprocess.run(crawl_command(start_url, output_dir, **kwargs), cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    if proc.returncode != 0:
+        raise AssertionError(f"crawl failed ({proc.returncode}):\n{proc.stderr[-5000:]}")
+    return proc

@@ -1,0 +1,109 @@
+"""Crawl the real WET site (../shared/data/wet) over loopback with the real stack."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, deque
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+from lxml import html as lxml_html
+
+from bitextcrawl.demo.server import serve_directory
+from bitextcrawl.pairing.evaluate import evaluate, read_gold
+from tests.conftest import run_crawl
+
+pytestmark = pytest.mark.integration
+
+SUFFIX_LANG = re.compile(r"-(en|fr)\.html$")
+
+
+def reachable_pages(root: Path, start: str) -> set[str]:
+    """Paths of HTML files reachable from ``start`` by links, as a crawler sees them."""
+    seen, queue = {start}, deque([start])
+    while queue:
+        path = queue.popleft()
+        file = root / path.lstrip("/")
+        if not file.is_file():
+            continue
+        try:
+            doc = lxml_html.fromstring(file.read_bytes())
+        except Exception:
+            continue
+        for href in doc.xpath("//a/@href | //area/@href"):
+            url = urljoin(f"http://h{path}", href.strip())
+            parts = urlsplit(url)
+            if parts.netloc != "h" or not parts.path.endswith(".html"):
+                continue
+            target = parts.path
+            if target not in seen and (root / target.lstrip("/")).is_file():
+                seen.add(target)
+                queue.append(target)
+    return seen
+
+
+@pytest.fixture(scope="module")
+def wet_crawl(tmp_path_factory):
+    data = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    if not (data / "wet").is_dir():
+        pytest.skip(f"real data not found at {data} (../shared/data beside the project)")
+    out = tmp_path_factory.mktemp("wet")
+    with serve_directory(str(data / "wet")) as server:
+        proc = run_crawl(f"{server.url}/index-en.html", out, timeout=900)
+        hits = dict(server.hits)
+    pages = [json.loads(line) for line in (out / "pages.jsonl").open(encoding="utf-8")]
+    stats = json.loads((out / "stats.json").read_text())
+    return {"data": data, "out": out, "pages": pages, "hits": hits, "server": server,
+            "stats": stats, "log": proc.stderr}
+
+
+def test_every_reachable_page_recorded_once(wet_crawl):
+    root = wet_crawl["data"] / "wet"
+    expected = {p for p in reachable_pages(root, "/index-en.html") if SUFFIX_LANG.search(p)}
+    urls = [urlsplit(p["url"]).path for p in wet_crawl["pages"]]
+    assert len(urls) == len(set(urls)), "a page was recorded twice"
+    missing = expected - set(urls)
+    assert not missing, f"{len(missing)} reachable en/fr pages not recorded: {sorted(missing)[:10]}"
+    # ...and the server saw each page requested once.
+    repeated = {k: v for k, v in wet_crawl["hits"].items() if v > 1 and k[1].endswith(".html")}
+    assert not repeated, f"pages downloaded more than once: {list(repeated)[:5]}"
+
+
+def test_language_labels(wet_crawl):
+    labelled = [(p["lang"], SUFFIX_LANG.search(p["url"]).group(1))
+                for p in wet_crawl["pages"] if SUFFIX_LANG.search(p["url"])]
+    right = sum(a == b for a, b in labelled)
+    wrong = [p["url"] for p in wet_crawl["pages"]
+             if SUFFIX_LANG.search(p["url"]) and p["lang"] != SUFFIX_LANG.search(p["url"]).group(1)]
+    print(f"language labels right on {right}/{len(labelled)}; wrong: {wrong[:10]}")
+    assert right / len(labelled) >= 0.99
+
+
+def test_records_complete(wet_crawl):
+    for page in wet_crawl["pages"]:
+        assert page["url"].startswith("http://127.0.0.1:")
+        assert page["site"] and page["status"] == 200 and page["charset"]
+        assert page["html"] and page["strand"] and page["content_hash"]
+        assert page["lang_method"] in {"fasttext", "html_lang", "content_language", "none"}
+        assert isinstance(page["links"], list) and isinstance(page["hreflang"], dict)
+        assert page["text_length"] == len(page["text"])
+    with_text = [p for p in wet_crawl["pages"] if p["text_length"] > 0]
+    assert len(with_text) >= 0.95 * len(wet_crawl["pages"])
+    assert (wet_crawl["out"] / "pages.warc.gz").stat().st_size > 0
+
+
+def test_pairs_against_silver_gold(wet_crawl):
+    gold = read_gold(wet_crawl["data"] / "wet-gold.tsv", base=wet_crawl["pages"][0]["site"] + "/")
+    pairs = [json.loads(line) for line in (wet_crawl["out"] / "pairs.jsonl").open()]
+    scores = evaluate(gold, [(p["url_1"], p["url_2"]) for p in pairs])
+    print("wet pairs vs silver gold:", json.dumps(scores))
+    by_pattern = [(p["url_1"], p["url_2"]) for p in pairs if "url_pattern" in p["sources"]]
+    gold_set = set(gold)
+    gold_urls = {u for pair in gold for u in pair}
+    judged = [pair for pair in by_pattern if pair[0] in gold_urls or pair[1] in gold_urls]
+    precision = sum(pair in gold_set for pair in judged) / max(1, len(judged))
+    print(f"URL-pattern pairs: {len(by_pattern)}, precision on gold URLs {precision:.3f}")
+    assert precision >= 0.99
+    assert scores["recall"] >= 0.9
