@@ -13,7 +13,6 @@ import shutil
 
 from scrapy.commands import ScrapyCommand
 
-from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
@@ -49,6 +48,8 @@ class Command(ScrapyCommand):
                             help="URL pairing scheme: prefix, subdomain, suffix, query, opaque, mixed")
 
     def run(self, args, opts):
+        from bitextcrawl.demo.generator import SiteSpec, generate_site
+
         spec = SiteSpec(**{**DEMO_SPEC, "n_pairs": opts.pairs, "scheme": opts.scheme})
         port = free_port()
         site = generate_site(spec, port)

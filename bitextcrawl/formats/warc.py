@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import codecs
 import collections
-import gzip
 import os
 import re
 import zlib
@@ -25,7 +24,6 @@ from io import BytesIO
 from typing import Iterator
 
 from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.timeutils import iso_date_to_datetime
 from warcio.warcwriter import WARCWriter
@@ -57,6 +55,11 @@ def warc_date(fetched_at: float) -> str:
     return dt.isoformat(timespec="microseconds") + "Z"
 
 
+def _text(value) -> str:
+    """Header names and values as text (bytes are HTTP's latin-1)."""
+    return value.decode("latin-1") if isinstance(value, (bytes, bytearray)) else str(value)
+
+
 def _reason(status: int) -> str:
     try:
         return HTTPStatus(status).phrase
@@ -83,8 +86,8 @@ class WarcPageWriter:
         if self._fh is None:
             raise ValueError(f"WARC writer for {self.path} is closed")
         body = body or b""
-        kept = [(str(k), str(v)) for k, v in headers or ()
-                if str(k).lower() not in _WIRE_HEADERS]
+        pairs = [(_text(k), _text(v)) for k, v in headers or ()]
+        kept = [(k, v) for k, v in pairs if k.lower() not in _WIRE_HEADERS]
         kept.append(("Content-Length", str(len(body))))
         http_headers = StatusAndHeaders(f"{int(status)} {_reason(int(status))}", kept,
                                         protocol="HTTP/1.1")
@@ -206,38 +209,66 @@ def _page_from_record(record, identify, stats) -> PageRecord | None:
     )
 
 
+def _tail_is_junk(fh, end: int, compressed: bool) -> bool:
+    """True when bytes that no record accounted for follow ``end`` (a cut-off record)."""
+    fh.seek(end)
+    tail = fh.read(4096)
+    return bool(tail) and (compressed or bool(tail.strip()))
+
+
 def iter_warc_pages(path: str | os.PathLike, identify=None,
                     stats: collections.Counter | None = None) -> Iterator[PageRecord]:
     """Page records of the HTML ``response`` records of a ``.warc`` / ``.warc.gz``.
 
     Non-HTML, binary, empty, non-2xx and unreadable records are skipped and counted in
     ``stats`` under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
-    the records before the damage and counts ``bitext/input/errors/truncated``.
+    the complete records before the damage and counts ``bitext/input/errors/truncated``
+    (a record cut short is not yielded).
     """
     path = os.fspath(path)
     with open(path, "rb") as fh:
+        compressed = fh.read(2) == b"\x1f\x8b"
+        fh.seek(0)
         it = ArchiveIterator(fh)
+        end = 0
+        truncated = False
         while True:
             try:
                 record = next(it)
             except StopIteration:
                 break
-            except (ArchiveLoadFailed, EOFError, zlib.error, gzip.BadGzipFile, ValueError,
-                    OSError):
-                _count(stats, "errors/truncated")
+            except Exception:  # noqa: BLE001 - warcio fails in many ways on damaged input
+                truncated = True
                 break
-            if record.rec_type != "response":
-                continue
-            _count(stats, "records")
+            declared = (record.rec_headers.get_header("Content-Length") or "").strip()
+            if not record.rec_type or not declared.isdigit() \
+                    or not hasattr(record.raw_stream, "limit"):
+                # Headers without a type or a length: the file ended inside them.
+                truncated = True
+                break
+            page = None
+            if record.rec_type == "response":
+                _count(stats, "records")
+                try:
+                    page = _page_from_record(record, identify, stats)
+                except (EOFError, zlib.error, OSError, ValueError, LookupError, UnicodeError):
+                    # e.g. a body whose Content-Encoding does not decode: this record only.
+                    _count(stats, "skipped/unreadable")
             try:
-                page = _page_from_record(record, identify, stats)
-            except (EOFError, zlib.error, OSError):
-                # The record's body runs past the end of a truncated file.
-                _count(stats, "errors/truncated")
+                end = it.get_record_offset() + it.get_record_length()  # reads to the end
+            except Exception:  # noqa: BLE001 - damaged stream
+                truncated = True
                 break
-            except (ValueError, LookupError, UnicodeError):
-                _count(stats, "skipped/unreadable")
-                continue
+            if record.raw_stream.limit > 0:  # the file ended inside this record
+                truncated = True
+                break
             if page is not None:
                 _count(stats, "pages")
                 yield page
+        if not truncated:
+            try:
+                truncated = _tail_is_junk(fh, end, compressed)
+            except OSError:
+                truncated = True
+        if truncated:
+            _count(stats, "errors/truncated")

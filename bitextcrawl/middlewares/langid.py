@@ -14,9 +14,10 @@ import time
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
-from bitextcrawl.pages.language import LanguageIdentifier
+from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pages.text import is_binary, repair_decoding
+from bitextcrawl.pages.urls import site_of
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,7 @@ class LanguageIdMiddleware:
         self.crawler = crawler
         self.stats = crawler.stats
         self.identifier = identifier
+        self.agreement: dict[str, DeclarationAgreement] = {}  # per site
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -66,8 +68,13 @@ class LanguageIdMiddleware:
         if "</html" not in html[-2000:].lower():
             self.stats.inc_value("bitext/bad/unclosed_html")  # truncated or sloppy: parsed anyway
         content_language = response.headers.get(b"Content-Language")
+        agreement = self.agreement.setdefault(site_of(response.url), DeclarationAgreement())
+
+        def identify(text, html_lang, content_lang):
+            return self.identifier.identify(text, html_lang, content_lang, agreement)
+
         record = build_record(
-            response.url, html, self.identifier.identify,
+            response.url, html, identify,
             requested_url=(request.meta.get("redirect_urls") or [request.url])[0],
             status=response.status,
             charset=charset,

@@ -55,12 +55,41 @@ class Identification:
     method: str           # "fasttext", "html_lang", "content_language", "none"
 
 
+class DeclarationAgreement:
+    """How often a site's own language declarations agree with confident fastText labels.
+
+    Pages that mix languages (a French page whose body was never translated) get an
+    unsure fastText label; the site's declaration is a better guide *if* the site's
+    declarations have proven right elsewhere. Sites that put ``lang="en"`` on every
+    page fail this test and fastText decides for them.
+    """
+
+    def __init__(self, min_pages: int = 10, min_agreement: float = 0.9, confident: float = 0.9):
+        self.min_pages = min_pages
+        self.min_agreement = min_agreement
+        self.confident = confident
+        self.checked = 0
+        self.agreed = 0
+
+    def observe(self, declared: str | None, lid_lang: str | None, lid_prob: float) -> None:
+        declared = normalise_tag(declared)
+        if declared and lid_lang and lid_prob >= self.confident:
+            self.checked += 1
+            self.agreed += declared == lid_lang
+
+    @property
+    def trusted(self) -> bool:
+        return self.checked >= self.min_pages and self.agreed >= self.min_agreement * self.checked
+
+
 class LanguageIdentifier:
     """fastText on text, with the page's own declarations as fallback for short texts."""
 
-    def __init__(self, model_file: str | None = None, min_prob: float = 0.5):
+    def __init__(self, model_file: str | None = None, min_prob: float = 0.5,
+                 confident: float = 0.9):
         self.model = load_model(model_file)
         self.min_prob = min_prob
+        self.confident = confident
 
     def predict(self, text: str) -> tuple[str | None, float]:
         text = _WS.sub(" ", text[:MAX_TEXT_FOR_LID]).strip()
@@ -70,8 +99,16 @@ class LanguageIdentifier:
         return labels[0].replace("__label__", ""), float(min(1.0, probs[0]))
 
     def identify(self, text: str, html_lang: str | None = None,
-                 content_language: str | None = None) -> Identification:
+                 content_language: str | None = None,
+                 agreement: DeclarationAgreement | None = None) -> Identification:
+        """Decide a page's language; with ``agreement``, also learn from this page."""
         lid_lang, prob = self.predict(text)
+        declared = normalise_tag(html_lang) or normalise_tag(content_language)
+        if agreement is not None:
+            agreement.observe(declared, lid_lang, prob)
+            if (declared and lid_lang and declared != lid_lang and prob < self.confident
+                    and agreement.trusted):
+                return Identification(declared, lid_lang, prob, "declared")
         if lid_lang and prob >= self.min_prob:
             return Identification(lid_lang, lid_lang, prob, "fasttext")
         for declared, method in ((html_lang, "html_lang"), (content_language, "content_language")):

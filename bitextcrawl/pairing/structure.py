@@ -38,22 +38,32 @@ COLUMNS = ("w", "m", "n", "l1", "l2")
 # a site rarely uses more than ~250 distinct tag tokens, and beyond that it stays
 # correct, only a little slower.
 _CHUNK_CODE = "\x01"
-_vocab: dict[str, str] = {}
+# token -> (code point, chunk length or -1 for a tag). Chunk tokens are cached too
+# (one entry per distinct length), so encoding is one dict lookup per token.
+_vocab: dict[str, tuple[str, int]] = {}
+_n_tags = 0
 _vocab_lock = threading.Lock()
 
 
-def _code_of(token: str) -> str:
-    code = _vocab.get(token)
-    if code is None:
-        with _vocab_lock:
-            code = _vocab.get(token)
-            if code is None:
-                cp = len(_vocab) + 2
-                if cp >= 0xD800:  # skip the surrogate block: not valid in a str for rapidfuzz
-                    cp += 0x800
-                code = chr(cp)
-                _vocab[token] = code
-    return code
+def _entry(token: str) -> tuple[str, int]:
+    global _n_tags
+    with _vocab_lock:
+        entry = _vocab.get(token)
+        if entry is not None:
+            return entry
+        if is_chunk(token):
+            try:
+                entry = (_CHUNK_CODE, max(chunk_length(token), 0))
+            except ValueError:  # a malformed length counts as an empty chunk
+                entry = (_CHUNK_CODE, 0)
+        else:
+            cp = _n_tags + 2
+            if cp >= 0xD800:  # skip the surrogate block: not valid in a str for rapidfuzz
+                cp += 0x800
+            _n_tags += 1
+            entry = (chr(cp), -1)
+        _vocab[token] = entry
+        return entry
 
 
 @dataclass(frozen=True)
@@ -72,20 +82,12 @@ def encode(tokens: Sequence[str] | EncodedTokens) -> EncodedTokens:
     """Encode STRAND tokens for alignment (all ``[Chunk:*]`` map to one symbol)."""
     if isinstance(tokens, EncodedTokens):
         return tokens
-    chars: list[str] = []
-    positions: list[int] = []
-    total = 0
-    for pos, tok in enumerate(tokens):
-        if is_chunk(tok):
-            chars.append(_CHUNK_CODE)
-            positions.append(pos)
-            try:
-                total += chunk_length(tok)
-            except ValueError:  # a malformed length counts as an empty chunk
-                pass
-        else:
-            chars.append(_code_of(tok))
-    return EncodedTokens("".join(chars), tuple(positions), total)
+    get = _vocab.get
+    entries = [get(t) or _entry(t) for t in tokens]
+    lengths = [e[1] for e in entries]
+    positions = tuple(i for i, n in enumerate(lengths) if n >= 0)
+    total = sum(n for n in lengths if n > 0)
+    return EncodedTokens("".join([e[0] for e in entries]), positions, total)
 
 
 @dataclass

@@ -42,7 +42,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
-from urllib.parse import urlsplit
 
 from bitextcrawl.pages.urls import site_of
 
@@ -67,7 +66,6 @@ _SPLIT = re.compile(r"([/.\-_?&=])")
 _RUN_JOINERS = frozenset("-_")
 _MASK = "\x00"
 _SHAPE = re.compile(r"[0-9]+|[^\W\d_]+")
-_DIGITS = re.compile(r"[0-9]+")
 _MAX_CONTEXTS = 12
 _MAX_EXAMPLES = 5
 
@@ -154,31 +152,32 @@ def _mask_keys(url: str) -> list[str]:
     """Inverted-index keys of seed 003 §2.1 item 2: the URL with one token (or a 2-token locale run) masked."""
     parts = _SPLIT.split(url)
     n = len(parts)
-    starts = [0] * n
-    pos = 0
-    for k in range(n):
-        starts[k] = pos
-        pos += len(parts[k])
     keys = []
+    start = 0
     for k in range(0, n, 2):
         tok = parts[k]
-        if not tok:
-            continue
-        start = starts[k]
-        keys.append(url[:start] + _MASK + url[start + len(tok):])
-        # Locale-like runs (zh_TW, en-us, tc_chi): a departure from the paper's one-token rule,
-        # needed for its own <english, tc_chi> (Table 2) once "_" splits tokens.
-        if k + 2 < n and parts[k + 1] in _RUN_JOINERS and parts[k + 2]:
-            keys.append(url[:start] + _MASK + url[starts[k + 2] + len(parts[k + 2]):])
+        end = start + len(tok)
+        if tok:
+            keys.append(url[:start] + _MASK + url[end:])
+            # Locale-like runs (zh_TW, en-us, tc_chi): a departure from the paper's one-token
+            # rule, needed for its own <english, tc_chi> (Table 2) once "_" splits tokens.
+            if k + 2 < n and parts[k + 1] in _RUN_JOINERS and parts[k + 2]:
+                keys.append(url[:start] + _MASK + url[end + 1 + len(parts[k + 2]):])
+        if k + 1 < n:
+            start = end + len(parts[k + 1])
     return keys
 
 
-def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]]:
+def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]] | None:
     """Character-level difference of two URLs that differ in one token span (seed 003 §2.1 item 1).
 
-    Returns (core of u, core of v, context). The cores are the differing span with the common
-    prefix/suffix stripped (``1en``/``1tc`` -> ``en``/``tc``); when stripping leaves one side empty
-    (``en``/``eng``) the whole token spans are kept, since an empty core cannot be applied.
+    Returns (core of u, core of v, context), or None for a difference that is no pairing
+    pattern. Within one token the cores are the differing characters (``1en``/``1tc`` ->
+    ``en``/``tc``); when that leaves one side empty (``en``/``eng``) the whole tokens are kept,
+    since an empty core cannot be applied. A span of two tokens (``zh_TW``, ``tc_chi``,
+    ``en-us``) is kept whole and only accepted when each of its tokens has at most 4
+    characters: locale codes, not two words of a translated file name (``License-en`` ↔
+    ``Licence-fr``).
     """
     lu, lv = len(u), len(v)
     p = len(os.path.commonprefix((u, v)))
@@ -193,15 +192,20 @@ def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]]:
     rb = s  # characters of the common suffix that belong to the span's last token
     while rb > 0 and u[lu - rb] not in SEPARATORS:
         rb -= 1
-    cu, cv = u[p:lu - s], v[p:lv - s]
-    if not cu or not cv:
-        cu, cv = u[lb:lu - rb], v[lb:lv - rb]
-        pre, post = "", ""
-    else:
-        pre, post = u[lb:p], u[lu - s:lu - rb]
+    su, sv = u[lb:lu - rb], v[lb:lv - rb]
     sep_b = u[lb - 1] if lb > 0 else "^"
     sep_a = u[lu - rb] if rb > 0 else "$"
-    return cu, cv, (sep_b, _shape(pre), _shape(post), sep_a)
+    multi = False
+    for span in (su, sv):
+        toks = _SPLIT.split(span)
+        if len(toks) > 1:
+            multi = True
+            if any(len(t) > 4 for t in toks[::2]):
+                return None
+    cu, cv = u[p:lu - s], v[p:lv - s]
+    if multi or not cu or not cv:
+        return su, sv, (sep_b, "", "", sep_a)
+    return cu, cv, (sep_b, _shape(u[lb:p]), _shape(u[lu - s:lu - rb]), sep_a)
 
 
 # ----------------------------------------------------------------------------- applying patterns
@@ -275,7 +279,6 @@ class PatternDB:
         self.path = Path(path) if path else None
         self._sites: dict[str, dict] = {}
         self._global: dict[str, float] = defaultdict(float)
-        self._info: dict[str, dict] = {}
         if self.path is not None and self.path.exists():
             try:
                 data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -286,16 +289,9 @@ class PatternDB:
                 self._sites[site] = entry
                 self._add(entry, +1)
 
-    # -- C(p) bookkeeping
     def _add(self, entry: dict, sign: int) -> None:
         for pid, rec in entry["patterns"].items():
             self._global[pid] += sign * rec["c"] * rec["n"]
-            if sign > 0:
-                info = self._info.setdefault(pid, {k: rec[k] for k in
-                                                   ("kind", "lang1", "token1", "lang2", "token2")})
-                ctx = info.setdefault("contexts", Counter())
-                for c in rec.get("contexts", []):
-                    ctx[tuple(c)] += 1
 
     def update(self, site: str, patterns: Iterable, site_size: int | None = None,
                min_pairs: int = 2) -> None:
@@ -322,20 +318,9 @@ class PatternDB:
         old = self._sites.pop(site, None)
         if old is not None:
             self._add(old, -1)
-            self._rebuild_info()
         entry = {"size": int(size or 0), "patterns": recs}
         self._sites[site] = entry
         self._add(entry, +1)
-
-    def _rebuild_info(self) -> None:
-        self._info = {}
-        for entry in self._sites.values():
-            for pid, rec in entry["patterns"].items():
-                info = self._info.setdefault(pid, {k: rec[k] for k in
-                                                   ("kind", "lang1", "token1", "lang2", "token2")})
-                ctx = info.setdefault("contexts", Counter())
-                for c in rec.get("contexts", []):
-                    ctx[tuple(c)] += 1
 
     def global_credibility(self, pattern_id: str) -> float:
         """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites (seed 003 §2.1)."""
@@ -356,14 +341,21 @@ class PatternDB:
         return entry["size"] if entry else 0
 
     def strong_patterns(self, min_global: float) -> list[dict]:
-        """Token patterns with C(p) > ``min_global``: id, langs, tokens, C(p) and contexts."""
+        """Token patterns with C(p) > ``min_global``: id, langs, tokens, C(p), contexts seen."""
+        found: dict[str, dict] = {}
+        for entry in self._sites.values():
+            for pid, rec in entry["patterns"].items():
+                if rec["kind"] != TOKEN or self.global_credibility(pid) <= min_global:
+                    continue
+                d = found.setdefault(pid, {"id": pid, "lang1": rec["lang1"],
+                                           "token1": rec["token1"], "lang2": rec["lang2"],
+                                           "token2": rec["token2"], "contexts": Counter(),
+                                           "global_credibility": self.global_credibility(pid)})
+                d["contexts"].update(tuple(c) for c in rec.get("contexts", []))
         out = []
-        for pid, info in self._info.items():
-            cp = self.global_credibility(pid)
-            if info["kind"] == TOKEN and cp > min_global:
-                out.append({"id": pid, **{k: v for k, v in info.items() if k != "contexts"},
-                            "global_credibility": cp,
-                            "contexts": [c for c, _ in info["contexts"].most_common(_MAX_CONTEXTS)]})
+        for d in found.values():
+            d["contexts"] = [c for c, _ in d["contexts"].most_common(_MAX_CONTEXTS)]
+            out.append(d)
         return sorted(out, key=lambda d: (-d["global_credibility"], d["id"]))
 
     def save(self) -> None:
@@ -455,42 +447,8 @@ class UrlPatternLearner:
         self.site_size_ = len(urls)
         self.site_ = _majority_site(urls)
 
-        # 1. inverted index: masked URL -> URLs (only the languages being paired)
-        index: dict[str, list[int]] = {}
-        for g, url in enumerate(urls):
-            if ulang[g] < 0:
-                continue
-            for key in _mask_keys(url):
-                bucket = index.get(key)
-                if bucket is None:
-                    index[key] = [g]
-                else:
-                    bucket.append(g)
-
-        # 2. candidate pairs and their character-level patterns
-        cands: dict[tuple, list[tuple[int, int, tuple]]] = defaultdict(list)
-        seen_pairs: set[tuple[int, int]] = set()
-        for bucket in index.values():
-            if len(bucket) < 2:
-                continue
-            by_lang: dict[int, list[int]] = defaultdict(list)
-            for g in bucket:
-                by_lang[ulang[g]].append(g)
-            if len(by_lang) < 2:
-                continue
-            present = sorted(by_lang)
-            for a in range(len(present)):
-                for b in range(a + 1, len(present)):
-                    la, lb = by_lang[present[a]], by_lang[present[b]]
-                    if len(la) * len(lb) > self.max_bucket:
-                        continue
-                    for g1 in la:
-                        for g2 in lb:
-                            if (g1, g2) in seen_pairs:
-                                continue
-                            seen_pairs.add((g1, g2))
-                            c1, c2, ctx = _diff(urls[g1], urls[g2])
-                            cands[(present[a], c1, present[b], c2)].append((g1, g2, ctx))
+        # 1-2. candidate pairs (inverted index) and their character-level patterns
+        cands = _candidates(urls, ulang, self.max_bucket)
 
         # 3. competition: stronger patterns (more candidate pairs) take their URLs first
         order = sorted(cands, key=lambda k: (-len(cands[k]), k))
@@ -504,10 +462,7 @@ class UrlPatternLearner:
             p = Pattern(langs[la], c1, langs[lb], c2, TOKEN, candidates=len(cands[key]))
             self._set_support(p, won[key], site_size)
             p.global_credibility = self._global(p.id)
-            if p.local_credibility > self.local_threshold:
-                p.credible = True
-            elif p.global_credibility > self.rescue_threshold:
-                p.credible = p.rescued = True
+            self._judge(p)
             patterns[key] = p
 
         # 4. the credible patterns compete again without the weak ones that were dropped,
@@ -519,8 +474,7 @@ class UrlPatternLearner:
         for key in credible_order:
             p = patterns[key]
             self._set_support(p, final[key], site_size)
-            if not p.rescued and p.local_credibility <= self.local_threshold:
-                p.credible = False  # cannot happen in practice; keeps the invariant honest
+            if not self._judge(p):  # (rare) lost pairs to a stronger pattern this round
                 continue
             score = self._score(p)
             for g1, g2, _ in final[key]:
@@ -540,7 +494,7 @@ class UrlPatternLearner:
 
     @staticmethod
     def _compete(order, cands):
-        """Greedy 1-1 assignment in pattern order (each URL in at most one pair)."""
+        """Competition of seed 003 §2.1: greedy 1-1 assignment, strongest pattern first."""
         used: set[int] = set()
         won: dict[tuple, list] = {}
         for key in order:
@@ -561,13 +515,24 @@ class UrlPatternLearner:
         p.contexts = Counter(ctx for _, _, ctx in won)
         p.examples = [(self.urls_[g1], self.urls_[g2]) for g1, g2, _ in won[:_MAX_EXAMPLES]]
 
+    def _judge(self, p: Pattern) -> bool:
+        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue by C(p) > rescue threshold."""
+        p.rescued = False
+        if p.local_credibility > self.local_threshold:
+            p.credible = True
+        elif p.global_credibility > self.rescue_threshold:
+            p.credible = p.rescued = True
+        else:
+            p.credible = False
+        return p.credible
+
     def _global(self, pid: str) -> float:
         return self.pattern_db.global_credibility(pid) if self.pattern_db is not None else 0.0
 
     def _score(self, p: Pattern) -> float:
         # A monotone map of credibility to 0..1 (not a calibrated probability): a locally
         # credible pattern scores above 0.5 (0.5 at the threshold, ~1 when it pairs the whole
-        # site); a rescued one 0.25..0.5, growing with C(p) / rescue threshold.
+        # site); a rescued one 0.375..0.5, growing with C(p) / rescue threshold.
         if p.rescued:
             t = self.rescue_threshold
             return 0.5 - 0.25 * (0.5 ** (p.global_credibility / t)) if t > 0 else 0.5
@@ -615,8 +580,10 @@ class UrlPatternLearner:
             won = []
             for sig, g1s in side1.items():
                 g2s = side2[sig]
-                if len(set(g1s)) == 1 and len(g2s) == 1:
-                    won.append((g1s[0], g2s[0], None))
+                g1 = g1s[0]
+                if len(set(g1s)) == 1 and len(g2s) == 1 and g1 not in taken:
+                    won.append((g1, g2s[0], None))
+                    taken.update((g1, g2s[0]))
             if not won:
                 continue
             p = Pattern(base.lang1, base.lang1_token, base.lang2, base.lang2_token, SLUG_ID,
@@ -626,18 +593,23 @@ class UrlPatternLearner:
             p.global_credibility = self._global(p.id)
             score = 0.5 * self._score(base)
             for g1, g2, _ in won:
-                taken.update((g1, g2))
                 pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
             patterns.append(p)
         return patterns, pairs
 
     # -- using a fitted learner
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "pairs_"):
+            raise RuntimeError("UrlPatternLearner is not fitted yet: call fit() first")
+
     def pairs(self) -> list[UrlPair]:
         """The 1-1 pairs found by credible patterns (token pairs first, then slug_id)."""
+        self._check_fitted()
         return list(self.pairs_)
 
     def counterparts(self, url: str, lang: str) -> list[tuple[str, str]]:
         """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern."""
+        self._check_fitted()
         out: list[tuple[str, str]] = []
         seen = {url}
         for p, fwd, back in self._appliers:
@@ -654,11 +626,16 @@ class UrlPatternLearner:
         return out
 
     def language_of(self, url: str) -> str | None:
-        """The language whose learned pattern tokens the URL carries (None if none or a tie)."""
+        """The language whose learned pattern tokens the URL carries (None if none or a tie).
+
+        Not in the paper (it has page language ID); for URL-only input such as ``urlpairs``.
+        """
+        self._check_fitted()
         return self._voter.vote(url)
 
     def report(self, max_weak: int = 50) -> dict:
         """patterns.json: |w|, C(w), and each pattern's N(p,w), C(p,w), C(p), kind, examples."""
+        self._check_fitted()
         credible = [p for p in self.patterns_ if p.credible]
         weak = [p for p in self.patterns_ if not p.credible][:max_weak]
         return {
@@ -673,6 +650,55 @@ class UrlPatternLearner:
         }
 
 
+def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
+    """Cross-language URL pairs differing by one token, via an inverted index (seed 003 §2.1 item 2).
+
+    Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
+    linear in the number of URLs (times tokens per URL), never all pairs. Returns
+    ``(lang_i, core_i, lang_j, core_j) -> [(url_i index, url_j index, context), ...]``, i < j.
+    """
+    index: dict[str, int | list[int]] = {}
+    for g, url in enumerate(urls):
+        if ulang[g] < 0:
+            continue
+        for key in _mask_keys(url):
+            bucket = index.get(key)
+            if bucket is None:
+                index[key] = g          # most keys are unique: no list for them
+            elif type(bucket) is int:
+                index[key] = [bucket, g]
+            else:
+                bucket.append(g)
+
+    cands: dict[tuple, list] = defaultdict(list)
+    seen: set[tuple[int, int]] = set()
+    for bucket in index.values():
+        if type(bucket) is int:
+            continue
+        first = ulang[bucket[0]]
+        if all(ulang[g] == first for g in bucket):
+            continue
+        by_lang: dict[int, list[int]] = defaultdict(list)
+        for g in bucket:
+            by_lang[ulang[g]].append(g)
+        present = sorted(by_lang)
+        for a, la in enumerate(present):
+            for lb in present[a + 1:]:
+                g1s, g2s = by_lang[la], by_lang[lb]
+                if len(g1s) * len(g2s) > max_bucket:
+                    continue
+                for g1 in g1s:
+                    for g2 in g2s:
+                        if (g1, g2) in seen:
+                            continue
+                        seen.add((g1, g2))
+                        diff = _diff(urls[g1], urls[g2])
+                        if diff is not None:
+                            c1, c2, ctx = diff
+                            cands[(la, c1, lb, c2)].append((g1, g2, ctx))
+    return cands
+
+
 def _majority_site(urls: list[str], sample: int = 50) -> str:
     # site_of is costly (public-suffix lookup): a sample decides.
     if not urls:
@@ -681,16 +707,24 @@ def _majority_site(urls: list[str], sample: int = 50) -> str:
     return Counter(site_of(u) for u in urls[::step]).most_common(1)[0][0]
 
 
+_URL_PARTS = re.compile(r"^([^:/?#]*:)?(//[^/?#]*)?([^?#]*)(?:\?([^#]*))?")
+
+
 def _id_signature(url: str) -> tuple | None:
-    """(scheme+host, path depth, ((segment, number), ...)) or None without numbers in path/query."""
-    parts = urlsplit(url)
-    segments = [s for s in parts.path.split("/")]
-    nums = tuple((i, n) for i, seg in enumerate(segments) for n in _DIGITS.findall(seg))
-    if parts.query:
-        nums += tuple(("?", n) for n in _DIGITS.findall(parts.query))
-    if not nums:
+    """(scheme+host, path depth, ((segment, id), ...)), or None without ids in path/query.
+
+    An id is a whole token of digits (``42`` in ``42-harbour-opens``, ``id=42``); digits inside
+    a word (``item5``, ``wcag21``) are names, not ids.
+    """
+    scheme, host, path, query = _URL_PARTS.match(url).groups()
+    segments = path.split("/")
+    ids = tuple((i, t) for i, seg in enumerate(segments) for t in _SPLIT.split(seg)[::2]
+                if t.isdigit())
+    if query:
+        ids += tuple(("?", t) for t in _SPLIT.split(query)[::2] if t.isdigit())
+    if not ids:
         return None
-    return (parts.scheme, parts.netloc, len(segments), nums)
+    return (scheme, host, len(segments), ids)
 
 
 # ----------------------------------------------------------------------------- many sites

@@ -116,7 +116,7 @@ class SiteGraph:
         return int(data["weight"]) if data else 0
 
     def linkout(self, site: str, within: Iterable[str] | None = None) -> int:
-        """Linkout(w) (§2.3): outgoing links of ``site``, only to sites in ``within`` if given."""
+        """Linkout(w) (seed 003 §2.3): links out of ``site``, only to ``within`` if given."""
         if site not in self.graph:
             return 0
         keep = None if within is None else set(within)
@@ -125,7 +125,7 @@ class SiteGraph:
 
     def pagerank(self, seeds: Iterable[str] | None = None, r: float = DEFAULT_R,
                  tol: float = 1e-12, max_iter: int = 1000) -> dict[str, float]:
-        """PageRank(w) over the seed set, as §2.3's equation defines it (r = teleport)."""
+        """PageRank(w) over the seed set, as seed 003 §2.3 defines it (r = teleport)."""
         if not 0.0 < r <= 1.0:
             raise ValueError(f"r must be in (0, 1], got {r}")
         nodes = sorted(set(self.graph.nodes if seeds is None else seeds))
@@ -148,12 +148,18 @@ class SiteGraph:
         k = (r / n) / residual
         return {w: k * x[w] for w in nodes}
 
+    def weighted_pagerank(self, seeds: Iterable[str], credibility: Mapping[str, float],
+                          r: float = DEFAULT_R, default_credibility: float = 0.0
+                          ) -> dict[str, float]:
+        """WeightedPageRank(w) = PageRank(w) · C(w) (seed 003 §2.3)."""
+        pr = self.pagerank(seeds, r=r)
+        return {w: p * float(credibility.get(w, default_credibility)) for w, p in pr.items()}
+
     def rank_outside_sites(self, seed_sites: Iterable[str], credibility: Mapping[str, float],
                            criterion: str = "weighted_pagerank", r: float = DEFAULT_R,
                            default_credibility: float = 0.0, linkout_scope: str = "seeds",
                            exclude: Iterable[str] = ()) -> list[dict]:
-        """Outside sites linked from the seeds, ranked by ΣLinkout, ΣPageRank or
-        ΣWeightedPageRank (seed 003 §2.3, step 2 of the procedure)."""
+        """Rank outside sites by ΣLinkout/ΣPageRank/ΣWeightedPageRank (seed 003 §2.3, step 2)."""
         if criterion not in CRITERIA:
             raise ValueError(f"unknown criterion {criterion!r}; one of {sorted(CRITERIA)}")
         if linkout_scope not in ("seeds", "all"):
@@ -164,10 +170,9 @@ class SiteGraph:
         for s in seeds:
             self.add_site(s)
         pr = self.pagerank(seeds, r=r)
+        wpr = {w: pr[w] * float(credibility.get(w, default_credibility)) for w in seeds}
         linkout = {w: self.linkout(w, seed_set if linkout_scope == "seeds" else None)
                    for w in seeds}
-        cred = {w: float(credibility.get(w, default_credibility)) for w in seeds}
-        wpr = {w: pr[w] * cred[w] for w in seeds}
 
         rows: dict[str, dict] = {}
         for w in seeds:

@@ -1,0 +1,1297 @@
+"""DOM tree alignment of a verified page pair (seed 001: Shi et al. 2006, §3–§4).
+
+A verified pair of parallel pages is turned into two *document trees* (§4) and the trees
+are aligned node to node (§4.1) by bottom-up dynamic programming (§4.3). Aligned nodes
+give **parallel text chunks** (sentence-aligned later by :mod:`bitextcrawl.bitext.sentences`,
+§5) and **parallel hyperlinks**, whose targets are new candidate pairs (§3, step 5).
+
+Document tree (§4): element and text nodes only; an image's ALT text is a text node; a text
+leaf is merged into its parent element; ``script``/``style`` and other invisible content is
+dropped. One departure, for the sake of the chunks: the text of an element is its whole
+*run* of phrasing content (text plus inline elements such as ``a``, ``b``, ``span``), so
+that ``<p>See <a>the guide</a> now.</p>`` is one chunk "See the guide now." (the STRAND
+linearisation in :mod:`bitextcrawl.pages.strand` makes the same choice: translators move
+emphasis and links inside a sentence). The inline elements stay in the tree as children
+(marked ``inline``), so that ``a``, ``b``/``strong`` and ``img`` nodes are still aligned and
+hyperlinks are still paired; their text is not emitted again as a chunk of its own.
+
+Alignment model (§4.1): the alignment A of trees T1 and T2 preserves hierarchy (children of
+aligned nodes align only to children, or are deleted) and sibling order. Its probability is
+
+    Pr(T1, T2, A) = Pr(A) · Π_{(u,v) aligned} Pr(u | v)
+    Pr(A)         = (1 − p_d)^L · p_d^M         (L aligned pairs, M deleted + inserted nodes)
+    Pr(u | v)     = Pr(tag_u | tag_v) · Pr(text_u | text_v)
+
+The paper trains IBM model 1 on LDC data for Pr(text_u | text_v); bitextcrawl has no
+dictionary, so text translation is estimated from a Gale–Church length model on character
+lengths, shared numbers and names, and an optional caller-supplied similarity (the site's
+LSI space, a user's lexicon). Tag mapping and deletion probabilities are trained on the
+site's verified pairs by Viterbi EM (§4.2; the paper uses inside–outside).
+
+Decoding (§4.3) is the recursive alignment of forests of Jiang, Wang & Zhang (1995), run
+bottom-up over all node pairs. Cost is bounded: large page pairs are pruned to a band of
+relative document positions, and pages over ``max_nodes`` (or a decoding over
+``time_limit``) fall back to an LCS alignment of the two STRAND-style linearisations
+(rapidfuzz, in C++).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Iterator, Sequence
+from urllib.parse import urljoin
+
+import numpy as np
+from scipy import sparse
+from scipy.special import log_ndtr
+
+from bitextcrawl.pages import strand
+from bitextcrawl.pages import text as textmod
+from bitextcrawl.pages.urls import canonical
+
+TEXT_TAG = "#text"
+INF = float("inf")
+
+# Invisible content, dropped with its text (§4 keeps what a reader sees).
+DROPPED_TAGS = frozenset(strand.DROPPED_TAGS - {"head"}) | {"iframe", "object", "canvas"}
+# Phrasing content: its text joins the run of the enclosing element (see module docstring).
+PHRASING_TAGS = frozenset(strand.INLINE_TAGS | {"img", "button", "del", "ins", "map", "area"})
+LINK_TAGS = frozenset({"a", "area"})
+_SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
+
+TextSimilarity = Callable[[str, str], float]
+
+
+# --------------------------------------------------------------------------------------
+# Document tree (§4)
+# --------------------------------------------------------------------------------------
+
+class Node:
+    """A node of the document tree: an element, with its text leaf merged in (§4 (iii))."""
+
+    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth")
+
+    def __init__(self, tag: str, text: str = "", href: str | None = None,
+                 inline: bool = False):
+        self.tag = tag
+        self.text = text
+        self.href = href
+        self.children: list[Node] = []
+        self.parent: Node | None = None
+        self.inline = inline       # text already part of an ancestor's chunk
+        self.index = 0             # breadth-first number (the paper's D_i^N), root = 1
+        self.depth = 0
+
+    def __repr__(self) -> str:
+        text = (self.text[:30] + "…") if len(self.text) > 30 else self.text
+        return f"<Node {self.index} {self.tag} {text!r}{' href' if self.href else ''}>"
+
+    def append(self, child: "Node") -> None:
+        child.parent = self
+        self.children.append(child)
+
+    def iter(self) -> Iterator["Node"]:
+        """Pre-order (document order) traversal."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def postorder(self) -> list["Node"]:
+        out: list[Node] = []
+        stack: list[tuple[Node, bool]] = [(self, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                out.append(node)
+            else:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(node.children))
+        return out
+
+    @property
+    def size(self) -> int:
+        return sum(1 for _ in self.iter())
+
+    @property
+    def is_chunk(self) -> bool:
+        """True when the node's text is a chunk of its own (not inside an ancestor's)."""
+        return bool(self.text) and not self.inline
+
+    def chunks(self) -> list[str]:
+        """Text chunks of the tree in document order."""
+        return [n.text for n in self.iter() if n.is_chunk]
+
+    def links(self) -> list[str]:
+        return [n.href for n in self.iter() if n.href]
+
+    def to_dict(self) -> dict:
+        d: dict = {"tag": self.tag}
+        if self.text:
+            d["text"] = self.text
+        if self.href:
+            d["href"] = self.href
+        if self.inline:
+            d["inline"] = True
+        if self.children:
+            d["children"] = [c.to_dict() for c in self.children]
+        return d
+
+
+def _tag_of(el) -> str | None:
+    tag = el.tag
+    if not isinstance(tag, str):      # comment, processing instruction
+        return None
+    return tag.lower().rsplit("}", 1)[-1]
+
+
+def _resolve(href: str | None, base_url: str) -> str | None:
+    href = (href or "").strip()
+    if not href or href.lower().startswith(_SKIP_HREF):
+        return None
+    try:
+        return canonical(urljoin(base_url, href)) if base_url else canonical(href)
+    except ValueError:
+        return None
+
+
+_phrasing_cache: dict = {}
+
+
+def _is_phrasing(el) -> bool:
+    """Phrasing element whose whole content is phrasing too (``<a><div>`` is a block)."""
+    tag = _tag_of(el)
+    if tag not in PHRASING_TAGS:
+        return False
+    for d in el.iterdescendants():
+        t = _tag_of(d)
+        if t is not None and t not in PHRASING_TAGS and t not in DROPPED_TAGS and t != "br":
+            return False
+    return True
+
+
+def _phrasing_text(el, out: list[str]) -> None:
+    """Visible text of a phrasing element (ALT text included), without its tail."""
+    tag = _tag_of(el)
+    if tag == "img":
+        alt = el.get("alt")
+        if alt:
+            out.append(" " + alt + " ")
+        return
+    if tag == "br":
+        out.append(" ")
+        return
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        t = _tag_of(child)
+        if t is not None and t not in DROPPED_TAGS:
+            _phrasing_text(child, out)
+        if child.tail:
+            out.append(child.tail)
+
+
+def _inline_node(el, base_url: str) -> Node:
+    """Node of a phrasing element inside a run (its text belongs to the run's chunk)."""
+    tag = _tag_of(el)
+    node = Node(tag, inline=True)
+    if tag in LINK_TAGS:
+        node.href = _resolve(el.get("href"), base_url)
+    buf: list[str] = []
+    _phrasing_text(el, buf)
+    node.text = strand.normalise_space("".join(buf))
+    if tag != "img":
+        for child in el:
+            t = _tag_of(child)
+            if t is not None and t not in DROPPED_TAGS and t != "br":
+                node.append(_inline_node(child, base_url))
+    return node
+
+
+def _element_node(el, base_url: str) -> Node:
+    """Node of a block-level element (§4: element + merged text leaf)."""
+    tag = _tag_of(el)
+    node = Node(tag)
+    if tag in LINK_TAGS:
+        node.href = _resolve(el.get("href"), base_url)
+    if tag == "img":                   # §4 (ii): ALT text as a text node, merged (iii)
+        node.text = strand.normalise_space(el.get("alt") or "")
+        return node
+    if tag == "head":                  # only the title of the head is visible
+        for title in el.iter("title"):
+            node.append(_element_node(title, base_url))
+            break
+        return node
+
+    # Split the content into runs of phrasing content separated by block children.
+    segments: list[object] = []        # ("run", pieces, elements) | Node
+    pieces: list[str] = []
+    elements: list = []
+
+    def close_run():
+        text = strand.normalise_space("".join(pieces))
+        if text:
+            segments.append(("run", text, list(elements)))
+        else:
+            # A run with no text (an image without ALT, an empty link): its elements
+            # are plain children.
+            for e in elements:
+                segments.append(_inline_node(e, base_url))
+                segments[-1].inline = False
+        pieces.clear()
+        elements.clear()
+
+    if el.text:
+        pieces.append(el.text)
+    for child in el:
+        t = _tag_of(child)
+        if t is None or t in DROPPED_TAGS:
+            pass
+        elif t != "br" and _is_phrasing(child):
+            _phrasing_text(child, pieces)
+            elements.append(child)
+        else:
+            close_run()
+            segments.append(_element_node(child, base_url))
+        if child.tail:
+            pieces.append(child.tail)
+    close_run()
+
+    runs = [s for s in segments if isinstance(s, tuple)]
+    if len(runs) == 1 and len(segments) == 1:
+        # §4 (iii): the text (leaf) merged into its parent element.
+        _, text, els = runs[0]
+        node.text = text
+        for e in els:
+            node.append(_inline_node(e, base_url))
+        return node
+    for seg in segments:
+        if isinstance(seg, tuple):
+            _, text, els = seg
+            tnode = Node(TEXT_TAG, text)
+            for e in els:
+                tnode.append(_inline_node(e, base_url))
+            node.append(tnode)
+        else:
+            node.append(seg)
+    return node
+
+
+def _number(root: Node) -> Node:
+    """Breadth-first indices (the paper's D_i^N, root = 1) and depths."""
+    queue = [root]
+    root.depth = 0
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
+        node.index = i
+        for c in node.children:
+            c.depth = node.depth + 1
+            queue.append(c)
+    return root
+
+
+def build_tree(html, base_url: str = "") -> Node:
+    """Document tree of a page (§4): element/text nodes, ALT text as text, leaf merged.
+
+    ``html`` is the decoded HTML (``PageRecord.html``) or an lxml document; hyperlinks are
+    resolved against ``base_url`` (and the page's ``<base href>``), fragments removed.
+    """
+    doc = textmod.parse(html) if isinstance(html, str) else html
+    root_el = doc.getroottree().getroot() if hasattr(doc, "getroottree") else doc
+    base = root_el.find(".//base[@href]")
+    if base is not None:
+        base_url = urljoin(base_url, base.get("href").strip()) if base_url else \
+            base.get("href").strip()
+    if _tag_of(root_el) is None:
+        return _number(Node("html"))
+    return _number(_element_node(root_el, base_url))
+
+
+def linearise(tree: Node) -> list[tuple[str, Node]]:
+    """STRAND-style linearisation of a document tree: (token, node) in document order.
+
+    Tokens are ``[START:TAG]``, ``[Chunk]`` (one per text chunk, right after its start
+    tag) and ``[END:TAG]``, as in :mod:`bitextcrawl.pages.strand` but keeping inline
+    elements, so that hyperlinks can be paired by the fallback alignment.
+    """
+    out: list[tuple[str, Node]] = []
+    stack: list[tuple[Node, bool]] = [(tree, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            out.append((strand.END.format(node.tag.upper()), node))
+            continue
+        out.append((strand.START.format(node.tag.upper()), node))
+        if node.is_chunk:
+            out.append(("[Chunk]", node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(node.children))
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Node translation probability (§4.1, last paragraph): Pr(tag) × Pr(text)
+# --------------------------------------------------------------------------------------
+
+KNOWN_TAGS = (
+    "a abbr acronym address area article aside audio b bdi bdo big blockquote body br "
+    "button caption center cite code col colgroup dd del details dfn dialog dir div dl dt "
+    "em embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header "
+    "hgroup hr html i img input ins kbd label legend li main map mark menu meter nav nobr "
+    "ol optgroup option output p picture pre progress q rp rt ruby s samp section select "
+    "small source span strike strong sub summary sup table tbody td textarea tfoot th "
+    "thead time title tr track tt u ul var video wbr #text"
+).split()
+
+# Tags that translators swap freely (same rendering): high initial mapping weight.
+_EQUIVALENT = [
+    {"b", "strong"}, {"i", "em", "cite", "dfn", "var"}, {"s", "strike", "del"},
+    {"u", "ins"}, {"code", "tt", "kbd", "samp"}, {"ul", "ol"}, {"td", "th"},
+    {"thead", "tbody", "tfoot"},
+]
+# Tags of the same family: lower initial weight.
+_FAMILY = [
+    {"h1", "h2", "h3", "h4", "h5", "h6", "hgroup"},
+    {"div", "section", "article", "main", "aside", "nav", "header", "footer", "figure",
+     "center", "form", "fieldset", "details", "address", "blockquote", "p", TEXT_TAG,
+     "span", "font", "dialog"},
+    {"span", "font", "small", "big", "mark", "label", "abbr", "acronym", "cite", "dfn",
+     "var", "q", "sub", "sup", "b", "strong", "i", "em", "u", "time", "nobr", TEXT_TAG},
+    {"ul", "ol", "dl", "menu", "dir"},
+    {"li", "dt", "dd"},
+    {"table", "tbody", "thead", "tfoot", "tr"},
+    {"caption", "figcaption", "legend", "summary"},
+]
+W_SAME, W_EQUIVALENT, W_FAMILY, W_OTHER = 1.0, 0.3, 0.03, 0.002
+
+
+def _prior_weight(t1: str, t2: str) -> float:
+    if t1 == t2:
+        return W_SAME
+    for group in _EQUIVALENT:
+        if t1 in group and t2 in group:
+            return W_EQUIVALENT
+    for group in _FAMILY:
+        if t1 in group and t2 in group:
+            return W_FAMILY
+    return W_OTHER
+
+
+_prior_norm: dict[str, float] = {}
+
+
+def prior_tag_prob(t1: str, t2: str) -> float:
+    """Initial tag-mapping probability P0(t2 | t1) before training (§4.2).
+
+    Not from the paper (it starts EM from scratch): identity ≫ equivalent (``b``/``strong``)
+    ≫ same family (``h1``/``h2``) ≫ other, normalised over the known HTML tags, so that the
+    first Viterbi alignments are sensible and EM can learn a site's own mappings.
+    """
+    z = _prior_norm.get(t1)
+    if z is None:
+        z = sum(_prior_weight(t1, t) for t in KNOWN_TAGS)
+        if t1 not in KNOWN_TAGS:
+            z += W_SAME
+        _prior_norm[t1] = z
+    return _prior_weight(t1, t2) / z
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
+_URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
+_SENT_END = re.compile(r"[.!?:;。！？]\s*$")
+
+
+def _is_cjk(ch: str) -> bool:
+    o = ord(ch)
+    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
+            or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
+
+
+def anchors(text: str) -> tuple[frozenset, frozenset]:
+    """Language-independent anchors of a text: (numbers, names).
+
+    Numbers keep their digits only (``3.5`` = ``3,5``, ``1,000`` = ``1 000``'s parts);
+    names are URLs, e-mails, acronyms and capitalised words not at a sentence start, and
+    Latin-script words inside CJK text, lower-cased.
+    """
+    nums = frozenset(re.sub(r"\D", "", m) for m in _NUMBER.findall(text))
+    names: set[str] = set()
+    for m in _URLISH.findall(text):
+        names.add(m.lower().rstrip(".,;:"))
+    cjk = any(_is_cjk(ch) for ch in text)
+    for m in _WORD.finditer(text):
+        w = m.group()
+        if len(w) < 2:
+            continue
+        start = m.start()
+        at_sentence_start = start == 0 or bool(_SENT_END.search(text[:start]))
+        if cjk and w.isascii():
+            names.add(w.lower())
+        elif any(c.isupper() for c in w[1:]) or (w[0].isupper() and not at_sentence_start):
+            names.add(w.lower())
+    return nums, frozenset(names)
+
+
+def length_cost(l1: np.ndarray, l2: np.ndarray, ratio: float, var: float) -> np.ndarray:
+    """−log P(δ) of a Gale–Church length model on character lengths (G&C 1993, eq. for δ).
+
+    Departure: lengths are put in common units with √ratio on each side, so that the cost
+    is symmetric in the two languages (G&C's δ uses ratio c on one side only).
+    """
+    r = math.sqrt(ratio)
+    n1 = np.asarray(l1, dtype=float)[:, None] * r
+    n2 = np.asarray(l2, dtype=float)[None, :] / r
+    mean = np.maximum((n1 + n2) / 2.0, 1e-9)
+    delta = np.abs(n2 - n1) / np.sqrt(var * mean)
+    return -(math.log(2.0) + log_ndtr(-delta))
+
+
+@dataclass
+class _Side:
+    """Arrays of one tree, in post-order (children before parents)."""
+    nodes: list
+    children: list            # list[list[int]]
+    tags: list
+    texts: list
+    lengths: np.ndarray
+    chunk: np.ndarray         # bool: text is a chunk of its own
+    rank: np.ndarray          # pre-order rank / n (relative document position)
+    size: np.ndarray
+
+    @classmethod
+    def of(cls, tree: Node) -> "_Side":
+        nodes = tree.postorder()
+        pos = {id(n): i for i, n in enumerate(nodes)}
+        pre = {id(n): i for i, n in enumerate(tree.iter())}
+        n = len(nodes)
+        size = np.ones(n, dtype=np.int64)
+        children = []
+        for i, node in enumerate(nodes):
+            ch = [pos[id(c)] for c in node.children]
+            children.append(ch)
+            for c in ch:
+                size[i] += size[c]
+        return cls(
+            nodes=nodes, children=children, tags=[x.tag for x in nodes],
+            texts=[x.text for x in nodes],
+            lengths=np.array([len(x.text) for x in nodes], dtype=float),
+            chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
+            rank=np.array([pre[id(x)] for x in nodes], dtype=float) / max(n - 1, 1),
+            size=size,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# The alignment
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class Alignment:
+    """Result of aligning two document trees."""
+    text_pairs: list = field(default_factory=list)   # (text1, text2, score), document order
+    link_pairs: list = field(default_factory=list)   # (href1, href2)
+    node_pairs: list = field(default_factory=list)   # (Node, Node, score), document order
+    method: str = "tree"                             # "tree" (§4.3 DP) | "linear" (fallback)
+    reason: str = ""                                 # why the fallback was used
+    n_nodes: tuple = (0, 0)
+    log_prob: float = 0.0                            # log Pr(T1, T2, A) of the Viterbi A
+    pruned: bool = False                             # band pruning applied
+    seconds: float = 0.0
+
+    @property
+    def n_aligned(self) -> int:
+        return len(self.node_pairs)
+
+    @property
+    def n_deleted(self) -> int:
+        return self.n_nodes[0] - len(self.node_pairs)
+
+    @property
+    def n_inserted(self) -> int:
+        return self.n_nodes[1] - len(self.node_pairs)
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "reason": self.reason,
+            "n_nodes": list(self.n_nodes),
+            "n_aligned": self.n_aligned,
+            "n_deleted": self.n_deleted,
+            "n_inserted": self.n_inserted,
+            "log_prob": round(self.log_prob, 4),
+            "pruned": self.pruned,
+            "seconds": round(self.seconds, 4),
+            "text_pairs": [[a, b, round(s, 4)] for a, b, s in self.text_pairs],
+            "link_pairs": [list(p) for p in self.link_pairs],
+        }
+
+    def report(self, max_lines: int = 10) -> str:
+        lines = [
+            f"DOM tree alignment ({self.method}{', pruned' if self.pruned else ''}"
+            f"{': ' + self.reason if self.reason else ''})",
+            f"  nodes {self.n_nodes[0]} / {self.n_nodes[1]}: {self.n_aligned} aligned, "
+            f"{self.n_deleted} deleted, {self.n_inserted} inserted; "
+            f"log Pr = {self.log_prob:.2f}; {self.seconds:.3f} s",
+            f"  {len(self.text_pairs)} text pairs, {len(self.link_pairs)} link pairs",
+        ]
+        for a, b, s in self.text_pairs[:max_lines]:
+            lines.append(f"  {s:.2f}  {a[:50]!r} ↔ {b[:50]!r}")
+        for a, b in self.link_pairs[:max_lines]:
+            lines.append(f"  link  {a} ↔ {b}")
+        return "\n".join(lines)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class TreeAligner:
+    """Probabilistic DOM tree aligner (seed 001, §4.1–§4.3), trainable on a site's pairs.
+
+    Parameters
+    ----------
+    max_nodes : pages with more nodes (either side) are aligned by the linear fallback.
+    n_iter : Viterbi-EM iterations of :meth:`fit`.
+    delete_prob : initial p_d (§4.1), the probability of a node deletion.
+    insert_prob : initial probability of a node insertion; ``None`` = ``delete_prob``.
+    tie_deletion : one p_d for deletions and insertions, as in the paper (§4.1).
+    length_ratio : expected chars of side 2 per char of side 1; ``None`` = estimated (by
+        :meth:`fit`, else from each page pair's total text lengths).
+    length_var : Gale–Church s² (variance per character), 6.8 as in G&C 1993.
+    empty_text_prob : Pr(text | no text), text on one side only.
+    splice : allow a node to be deleted while its children align in its siblings' place
+        (Jiang et al.'s forest case; off = only whole-subtree or single-child deletions).
+    band : when a pair has more than ``band_min_pairs`` node pairs, only nodes whose
+        relative document positions differ by at most ``band`` can be aligned (pruning).
+    time_limit : seconds of decoding before falling back to the linear alignment.
+    min_score : text pairs below this posterior score are not output.
+    """
+
+    def __init__(self, max_nodes: int = 1500, n_iter: int = 5, delete_prob: float = 0.1,
+                 insert_prob: float | None = None, tie_deletion: bool = True,
+                 length_ratio: float | None = None, length_var: float = 6.8,
+                 empty_text_prob: float = 0.1, splice: bool = True, band: float = 0.25,
+                 band_min_pairs: int = 250_000, time_limit: float = 30.0,
+                 min_score: float = 0.5):
+        self.max_nodes = max_nodes
+        self.n_iter = n_iter
+        self.delete_prob = delete_prob
+        self.insert_prob = insert_prob
+        self.tie_deletion = tie_deletion
+        self.length_ratio = length_ratio
+        self.length_var = length_var
+        self.empty_text_prob = empty_text_prob
+        self.splice = splice
+        self.band = band
+        self.band_min_pairs = band_min_pairs
+        self.time_limit = time_limit
+        self.min_score = min_score
+
+    # ---- parameters ------------------------------------------------------------------
+
+    def _delete_prob(self) -> float:
+        return getattr(self, "delete_prob_", self.delete_prob)
+
+    def _insert_prob(self) -> float:
+        if hasattr(self, "insert_prob_"):
+            return self.insert_prob_
+        return self.delete_prob if self.insert_prob is None else self.insert_prob
+
+    def _length_ratio(self) -> float | None:
+        return getattr(self, "length_ratio_", self.length_ratio)
+
+    def tag_prob(self, t1: str, t2: str) -> float:
+        """Tag-mapping probability Pr(t2 | t1) (§4.1), smoothed (see :meth:`fit`)."""
+        counts = getattr(self, "tag_counts_", None)
+        if counts is None:
+            return prior_tag_prob(t1, t2)
+        v = self.vocab_size_
+        c = counts.get(t1)
+        total = sum(c.values()) if c else 0
+        k = c.get(t2, 0) if c else 0
+        return (k + v * prior_tag_prob(t1, t2)) / (total + v)
+
+    def _costs(self):
+        pd, pi = self._delete_prob(), self._insert_prob()
+        if self.tie_deletion:
+            pi = pd
+            sub = -math.log1p(-pd)
+        else:
+            sub = -math.log1p(-pd) - math.log1p(-pi)
+        return -math.log(pd), -math.log(pi), sub
+
+    # ---- node translation cost matrix --------------------------------------------------
+
+    def _substitution(self, s1: _Side, s2: _Side, text_similarity, pruned: bool):
+        """−log[(1−p_d) Pr(tag) Pr(text)] for every node pair (§4.1), INF outside the band."""
+        n1, n2 = len(s1.nodes), len(s2.nodes)
+        _, _, sub = self._costs()
+        # Tag mapping.
+        tags1, tags2 = sorted(set(s1.tags)), sorted(set(s2.tags))
+        idx2 = {t: i for i, t in enumerate(tags2)}
+        idx1 = {t: i for i, t in enumerate(tags1)}
+        tid1 = np.array([idx1[t] for t in s1.tags], dtype=np.int64)
+        tid2 = np.array([idx2[t] for t in s2.tags], dtype=np.int64)
+        tcost = np.array([[-math.log(self.tag_prob(a, b)) for b in tags2] for a in tags1])
+        cost = tcost[tid1[:, None], tid2[None, :]] + sub
+
+        # Text translation: length model, anchors, caller's similarity.
+        ratio = self._length_ratio()
+        if ratio is None:
+            ratio = _doc_ratio(s1.lengths[s1.chunk].sum(), s2.lengths[s2.chunk].sum())
+        has1, has2 = s1.lengths > 0, s2.lengths > 0
+        both = has1[:, None] & has2[None, :]
+        one = has1[:, None] ^ has2[None, :]
+        lc = length_cost(np.maximum(s1.lengths, 1), np.maximum(s2.lengths, 1), ratio,
+                         self.length_var)
+        ac = self._anchor_cost(s1, s2)
+        text = np.where(both, lc + ac, 0.0)
+        text[one] = -math.log(self.empty_text_prob)
+
+        if pruned:
+            far = np.abs(s1.rank[:, None] - s2.rank[None, :]) > self.band
+            text[far] = INF
+        if text_similarity is not None:
+            # Only plausible chunk pairs are scored (the callable may be costly).
+            cand = (s1.chunk[:, None] & s2.chunk[None, :]) & (lc < 12.0) & np.isfinite(text)
+            cache: dict = {}
+            for i, j in zip(*np.nonzero(cand)):
+                key = (s1.texts[i], s2.texts[j])
+                sim = cache.get(key)
+                if sim is None:
+                    sim = float(text_similarity(*key))
+                    cache[key] = sim
+                text[i, j] -= math.log(min(max(sim, 0.01), 1.0))
+        return cost + text, ratio
+
+    @staticmethod
+    def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
+        """−log of (shared anchors + ½) / (anchors + 1): ½ when neither text has any."""
+        a1 = [anchors(t) if t else (frozenset(), frozenset()) for t in s1.texts]
+        a2 = [anchors(t) if t else (frozenset(), frozenset()) for t in s2.texts]
+
+        def incidence(sets_a, sets_b):
+            vocab: dict[str, int] = {}
+            rows, cols = [], []
+            for side, sets in ((0, sets_a), (1, sets_b)):
+                r, c = [], []
+                for i, s in enumerate(sets):
+                    for w in s:
+                        r.append(i)
+                        c.append(vocab.setdefault(w, len(vocab)))
+                rows.append(r)
+                cols.append(c)
+            v = max(len(vocab), 1)
+            m1 = sparse.csr_matrix((np.ones(len(rows[0])), (rows[0], cols[0])),
+                                   shape=(len(sets_a), v))
+            m2 = sparse.csr_matrix((np.ones(len(rows[1])), (rows[1], cols[1])),
+                                   shape=(len(sets_b), v))
+            return m1, m2
+
+        n1m, n2m = incidence([a[0] for a in a1], [a[0] for a in a2])
+        shared_num = (n1m @ n2m.T).toarray()
+        num1 = np.asarray(n1m.sum(axis=1)).ravel()
+        num2 = np.asarray(n2m.sum(axis=1)).ravel()
+        m1, m2 = incidence([a[1] for a in a1], [a[1] for a in a2])
+        shared_names = (m1 @ m2.T).toarray()
+        # Unmatched names are not counted against a pair: names get translated.
+        total = num1[:, None] + num2[None, :] - shared_num + shared_names
+        return -np.log((shared_num + shared_names + 0.5) / (total + 1.0))
+
+    # ---- decoding (§4.3) ---------------------------------------------------------------
+
+    def align(self, tree1: Node, tree2: Node,
+              text_similarity: TextSimilarity | None = None) -> Alignment:
+        """Viterbi alignment of two document trees (§4.1 model, §4.3 bottom-up DP)."""
+        start = time.monotonic()
+        n1, n2 = tree1.size, tree2.size
+        if n1 > self.max_nodes or n2 > self.max_nodes:
+            al = self._align_linear(tree1, tree2, text_similarity,
+                                    f"more than {self.max_nodes} nodes ({n1}/{n2})")
+        else:
+            try:
+                al = self._align_tree(tree1, tree2, text_similarity, start)
+            except _Timeout:
+                al = self._align_linear(tree1, tree2, text_similarity,
+                                        f"decoding over {self.time_limit:g} s")
+        al.seconds = time.monotonic() - start
+        return al
+
+    def _align_tree(self, tree1, tree2, text_similarity, start) -> Alignment:
+        s1, s2 = _Side.of(tree1), _Side.of(tree2)
+        n1, n2 = len(s1.nodes), len(s2.nodes)
+        pruned = n1 * n2 > self.band_min_pairs
+        S, _ = self._substitution(s1, s2, text_similarity, pruned)
+        dec = _Decoder(s1, s2, S, *self._costs()[:2], self.splice)
+        deadline = start + self.time_limit if self.time_limit else None
+        dec.run(deadline)
+        total, pairs = dec.trace()
+        pre = {id(node): k for k, node in enumerate(tree1.iter())}
+        pairs.sort(key=lambda p: pre[id(s1.nodes[p[0]])])
+        triples = [(s1.nodes[i], s2.nodes[j], dec.S[i][j]) for i, j in pairs]
+        return self._result(triples, (n1, n2), total, "tree", "", pruned)
+
+    def _posterior(self, cost: float) -> float:
+        """Pr(aligned | u, v) against deleting u and inserting v: a/(a+b) in 0..1."""
+        dcost, icost, _ = self._costs()
+        x = cost - (dcost + icost)
+        if x > 700:
+            return 0.0
+        return 1.0 / (1.0 + math.exp(x))
+
+    def _result(self, triples, n_nodes, total, method, reason, pruned) -> Alignment:
+        """Alignment from (node1, node2, substitution cost) triples in document order."""
+        node_pairs, text_pairs, link_pairs, seen_links = [], [], [], set()
+        for u, v, cost in triples:
+            score = self._posterior(cost)
+            node_pairs.append((u, v, score))
+            if u.is_chunk and v.is_chunk and score >= self.min_score:
+                text_pairs.append((u.text, v.text, score))
+            if u.href and v.href and u.href != v.href and (method == "tree"
+                                                           or score >= self.min_score):
+                link = (u.href, v.href)
+                if link not in seen_links:
+                    seen_links.add(link)
+                    link_pairs.append(link)
+        return Alignment(text_pairs=text_pairs, link_pairs=link_pairs,
+                         node_pairs=node_pairs, method=method, reason=reason,
+                         n_nodes=n_nodes, log_prob=-total, pruned=pruned)
+
+    def _align_linear(self, tree1, tree2, text_similarity, reason) -> Alignment:
+        """Fallback: LCS of the STRAND linearisations (rapidfuzz opcodes), then scoring.
+
+        Not in the paper: bounds the cost of very large pages (the DP is quadratic in the
+        node counts). Aligned start tags give node pairs, scored with the node model of
+        §4.1; chunk and link pairs below ``min_score`` are dropped.
+        """
+        from rapidfuzz.distance import LCSseq
+
+        lin1, lin2 = linearise(tree1), linearise(tree2)
+        codes: dict[str, int] = {}
+        seq1 = [codes.setdefault(t, len(codes)) for t, _ in lin1]
+        seq2 = [codes.setdefault(t, len(codes)) for t, _ in lin2]
+        ratio = self._length_ratio()
+        if ratio is None:
+            ratio = _doc_ratio(sum(len(n.text) for n in tree1.iter() if n.is_chunk),
+                               sum(len(n.text) for n in tree2.iter() if n.is_chunk))
+        dcost, icost, _ = self._costs()
+        triples = []
+        total = 0.0
+        for op in LCSseq.opcodes(seq1, seq2):
+            if op.tag != "equal":
+                continue
+            for k in range(op.src_end - op.src_start):
+                tok, u = lin1[op.src_start + k]
+                if tok.startswith("[START:"):
+                    v = lin2[op.dest_start + k][1]
+                    cost = self._pair_cost(u, v, ratio, text_similarity)
+                    total += cost
+                    triples.append((u, v, cost))
+        n1 = sum(1 for _ in tree1.iter())
+        n2 = sum(1 for _ in tree2.iter())
+        total += (n1 - len(triples)) * dcost + (n2 - len(triples)) * icost
+        return self._result(triples, (n1, n2), total, "linear", reason, False)
+
+    def _pair_cost(self, u: Node, v: Node, ratio: float, text_similarity) -> float:
+        """−log[(1−p_d) Pr(tag_u→tag_v) Pr(text)] of one node pair (§4.1)."""
+        _, _, sub = self._costs()
+        c = sub - math.log(self.tag_prob(u.tag, v.tag))
+        if u.text and v.text:
+            c += float(length_cost(np.array([len(u.text)]), np.array([len(v.text)]),
+                                   ratio, self.length_var)[0, 0])
+            c += _pair_anchor_cost(u.text, v.text)
+            if text_similarity is not None and u.is_chunk and v.is_chunk:
+                c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
+        elif u.text or v.text:
+            c -= math.log(self.empty_text_prob)
+        return c
+
+    # ---- training (§4.2) -----------------------------------------------------------------
+
+    def fit(self, tree_pairs: Iterable[tuple[Node, Node]],
+            text_similarity: TextSimilarity | None = None) -> "TreeAligner":
+        """Train tag-mapping and deletion probabilities on verified pairs (§4.2).
+
+        Viterbi EM (the paper uses inside–outside; Viterbi counts are cheaper and need no
+        outside pass): iterate align (§4.3, current parameters) → count aligned tag pairs,
+        deleted and inserted nodes → re-estimate, until the counts stop changing or
+        ``n_iter`` iterations. Estimates use add-one smoothing:
+
+            Pr(t2 | t1) = (c(t1, t2) + V · P0(t2 | t1)) / (c(t1) + V)
+            p_d         = (M + 1) / (L + M + 2)
+
+        with V the number of side-2 tags seen plus one: V pseudo-counts (one per tag) per
+        conditioning tag, spread by the initial prior P0 rather than uniformly, so that a
+        tag never seen in training keeps mapping to itself. The length ratio is
+        re-estimated from the aligned chunks. Pairs over ``max_nodes`` are skipped.
+        """
+        pairs = [(a, b) for a, b in tree_pairs
+                 if a.size <= self.max_nodes and b.size <= self.max_nodes]
+        for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
+                     "length_ratio_"):
+            self.__dict__.pop(name, None)
+        self.history_ = []
+        previous = None
+        self.n_iter_ = 0
+        for it in range(self.n_iter):
+            counts: dict[str, Counter] = {}
+            vocab2: set[str] = set()
+            L = Md = Mi = 0
+            len1 = len2 = 0.0
+            log_prob = 0.0
+            used = 0
+            for t1, t2 in pairs:
+                al = self.align(t1, t2, text_similarity)
+                if al.method != "tree":
+                    continue
+                used += 1
+                log_prob += al.log_prob
+                for u, v, _ in al.node_pairs:
+                    counts.setdefault(u.tag, Counter())[v.tag] += 1
+                    if u.is_chunk and v.is_chunk:
+                        len1 += len(u.text)
+                        len2 += len(v.text)
+                vocab2.update(n.tag for n in t2.iter())
+                L += al.n_aligned
+                Md += al.n_deleted
+                Mi += al.n_inserted
+            self.n_iter_ = it + 1
+            self.history_.append({"iteration": it + 1, "pairs": used,
+                                  "log_prob": round(log_prob, 4), "aligned": L,
+                                  "deleted": Md, "inserted": Mi})
+            if not used:
+                break
+            # M-step.
+            self.tag_counts_ = counts
+            self.vocab_size_ = len(vocab2) + 1
+            if self.tie_deletion:
+                p = (Md + Mi + 1) / (L + Md + Mi + 2)
+                self.delete_prob_ = self.insert_prob_ = float(np.clip(p, 1e-4, 0.5))
+            else:
+                self.delete_prob_ = float(np.clip((Md + 1) / (L + Md + 2), 1e-4, 0.5))
+                self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
+            if self.length_ratio is None and len1 > 0 and len2 > 0:
+                self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
+            signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
+            if signature == previous:
+                break
+            previous = signature
+        return self
+
+    @property
+    def tag_probs_(self) -> dict:
+        """Fitted Pr(t2 | t1) for the tag pairs seen aligned in training (and identities)."""
+        counts = getattr(self, "tag_counts_", None)
+        if counts is None:
+            raise AttributeError("tag_probs_: call fit() first")
+        out = {}
+        for t1, c in counts.items():
+            for t2 in set(c) | {t1}:
+                out[(t1, t2)] = self.tag_prob(t1, t2)
+        return out
+
+    def to_dict(self) -> dict:
+        d = {"params": {k: getattr(self, k) for k in (
+            "max_nodes", "n_iter", "delete_prob", "insert_prob", "tie_deletion",
+            "length_ratio", "length_var", "empty_text_prob", "splice", "band",
+            "band_min_pairs", "time_limit", "min_score")}}
+        if hasattr(self, "tag_counts_"):
+            d["fitted"] = {
+                "tag_counts": {k: dict(v) for k, v in self.tag_counts_.items()},
+                "vocab_size": self.vocab_size_,
+                "delete_prob": self.delete_prob_,
+                "insert_prob": self.insert_prob_,
+                "length_ratio": getattr(self, "length_ratio_", None),
+                "n_iter": self.n_iter_,
+                "history": self.history_,
+            }
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TreeAligner":
+        self = cls(**d.get("params", {}))
+        f = d.get("fitted")
+        if f:
+            self.tag_counts_ = {k: Counter(v) for k, v in f["tag_counts"].items()}
+            self.vocab_size_ = f["vocab_size"]
+            self.delete_prob_ = f["delete_prob"]
+            self.insert_prob_ = f["insert_prob"]
+            if f.get("length_ratio") is not None:
+                self.length_ratio_ = f["length_ratio"]
+            self.n_iter_ = f.get("n_iter", 0)
+            self.history_ = f.get("history", [])
+        return self
+
+    def report(self) -> str:
+        pd, pi = self._delete_prob(), self._insert_prob()
+        lines = [f"TreeAligner: p_delete={pd:.4f} p_insert={pi:.4f} "
+                 f"length_ratio={self._length_ratio() or 'per pair'}"]
+        if hasattr(self, "tag_counts_"):
+            lines.append(f"  trained: {self.n_iter_} Viterbi-EM iterations; "
+                         + "; ".join(f"it{h['iteration']}: log Pr {h['log_prob']:.1f}, "
+                                     f"{h['aligned']} aligned" for h in self.history_))
+            mapped = sorted(((c, a, b) for a, cs in self.tag_counts_.items()
+                             for b, c in cs.items() if a != b), reverse=True)[:10]
+            for c, a, b in mapped:
+                lines.append(f"  {a} → {b}: {c} times, Pr = {self.tag_prob(a, b):.3f}")
+        else:
+            lines.append("  not trained (initial tag prior)")
+        return "\n".join(lines)
+
+
+def _pair_anchor_cost(t1: str, t2: str) -> float:
+    (n1, m1), (n2, m2) = anchors(t1), anchors(t2)
+    shared_num = len(n1 & n2)
+    shared_names = len(m1 & m2)
+    total = len(n1) + len(n2) - shared_num + shared_names
+    return -math.log((shared_num + shared_names + 0.5) / (total + 1.0))
+
+
+def _doc_ratio(len1: float, len2: float) -> float:
+    """Characters of side 2 per character of side 1 on a page pair, clipped to 0.2..5."""
+    return float(np.clip(len2 / len1, 0.2, 5.0)) if len1 > 0 and len2 > 0 else 1.0
+
+
+class _Decoder:
+    """Bottom-up DP over all node pairs (§4.3): Jiang, Wang & Zhang's alignment of trees.
+
+    ``A[i][j]`` is the best cost (−log probability) of aligning subtree i of T1 with
+    subtree j of T2 (§4.1 cases (1)–(3)); forests of children are aligned by a sequence DP
+    (§4.1 cases (4)–(8)): first trees aligned, first tree deleted, first tree inserted,
+    first node deleted with its children taking its place, first node inserted likewise.
+    Departure: inside a spliced node's children no further splice is considered (one
+    level), which keeps the cost O(|T1||T2|) per level instead of O(|T1||T2|(d1+d2)²).
+    """
+
+    def __init__(self, s1: _Side, s2: _Side, S: np.ndarray, dcost: float, icost: float,
+                 splice: bool):
+        self.s1, self.s2 = s1, s2
+        self.S = S.tolist()
+        self.dcost, self.icost = dcost, icost
+        self.splice = splice
+        self.ch1, self.ch2 = s1.children, s2.children
+        self.D = (s1.size * dcost).astype(float).tolist()     # delete whole subtree
+        self.I = (s2.size * icost).astype(float).tolist()     # insert whole subtree
+        self.A: list[list[float]] = []
+
+    def run(self, deadline: float | None) -> None:
+        """Fill A bottom-up: T1 nodes in post-order, and for each all T2 nodes (§4.3)."""
+        S, ch1, ch2, D, I = self.S, self.ch1, self.ch2, self.D, self.I
+        dcost, icost = self.dcost, self.icost
+        forest = self._forest
+        n2 = len(ch2)
+        internal2 = [j for j in range(n2) if ch2[j]]
+        # The only child of a T2 node, or -1: single-child chains (li > a, p > b) are
+        # common, and their forest alignments have a closed form, inlined below.
+        only2 = [c[0] if len(c) == 1 else -1 for c in ch2]
+        A = self.A
+        for i, ci in enumerate(ch1):
+            if deadline is not None and time.monotonic() > deadline:
+                raise _Timeout()
+            Si = S[i]
+            Ai = list(Si)
+            A.append(Ai)
+            Di = D[i]
+            if not ci:
+                for j in internal2:
+                    s = Si[j]
+                    if s == INF:
+                        continue
+                    best = s + (I[j] - icost)         # aligned, children of j inserted
+                    d = only2[j]
+                    if d >= 0:                        # j inserted, i aligned to its child
+                        f = Ai[d]
+                        w = Di + I[d]
+                        c = icost + (f if f < w else w)
+                    else:
+                        c = icost + forest([i], ch2[j])
+                    Ai[j] = c if c < best else best
+                continue
+            dchildren = Di - dcost
+            only1 = ci[0] if len(ci) == 1 else -1
+            if only1 >= 0:
+                Ac = A[only1]
+                Dc = D[only1]
+            for j in range(n2):
+                s = Si[j]
+                if s == INF:
+                    continue
+                cj = ch2[j]
+                Ij = I[j]
+                if cj:
+                    d = only2[j]
+                    if d >= 0 and only1 >= 0:
+                        f = Ac[d]
+                        w = Dc + I[d]
+                        best = s + (f if f < w else w)
+                    else:
+                        best = s + forest(ci, cj)
+                    if d >= 0:
+                        f = Ai[d]
+                        w = Di + I[d]
+                        c = icost + (f if f < w else w)
+                    else:
+                        c = icost + forest([i], cj)
+                    if c < best:
+                        best = c
+                else:
+                    best = s + dchildren
+                if only1 >= 0:
+                    f = Ac[j]
+                    w = Dc + Ij
+                    c = dcost + (f if f < w else w)
+                else:
+                    c = dcost + forest(ci, [j])
+                Ai[j] = c if c < best else best
+
+    def _forest(self, xs: list[int], ys: list[int], trace: bool = False):
+        """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes), §4.1 (4)–(8)."""
+        A, D, I = self.A, self.D, self.I
+        ch1, ch2 = self.ch1, self.ch2
+        dcost, icost = self.dcost, self.icost
+        splice = self.splice
+        m, n = len(xs), len(ys)
+        if not trace:
+            # Closed forms for a single tree on one side (most calls). Splicing a node
+            # against a single tree is already in A (a tree's node deleted, the other
+            # tree aligned with one of its children), so it needs no DP here.
+            if n == 1:
+                y = ys[0]
+                if m == 1:
+                    x = xs[0]
+                    v = A[x][y]
+                    w = D[x] + I[y]
+                    return v if v < w else w
+                if not (splice and ch2[y]):
+                    best = I[y]
+                    total = 0.0
+                    for x in xs:
+                        total += D[x]
+                        c = A[x][y] - D[x]
+                        if c < best:
+                            best = c
+                    return total + best
+            elif m == 1:
+                x = xs[0]
+                if not (splice and ch1[x]):
+                    Ax = A[x]
+                    best = D[x]
+                    total = 0.0
+                    for y in ys:
+                        total += I[y]
+                        c = Ax[y] - I[y]
+                        if c < best:
+                            best = c
+                    return total + best
+        Iy = [I[y] for y in ys]
+        prev = [0.0] * (n + 1)
+        acc = 0.0
+        for t in range(n):
+            acc += Iy[t]
+            prev[t + 1] = acc
+        rows = [prev] if trace else None
+        xtabs: dict = {}
+        ytabs: dict = {}
+        ystate: list = [None] * (n + 1)
+        if splice:
+            for t in range(1, n + 1):
+                gy = ch2[ys[t - 1]]
+                if gy:
+                    row = [prev[t - 1] + icost]
+                    for g in gy:
+                        row.append(row[-1] + I[g])
+                    ystate[t] = row
+                    if trace:
+                        ytabs[t] = [row]
+        for s in range(1, m + 1):
+            x = xs[s - 1]
+            Ax = A[x]
+            Dx = D[x]
+            cur = [prev[0] + Dx] + [0.0] * n
+            xspl = None
+            if splice and ch1[x]:
+                # Node x deleted, its children aligned in its place (§4.1 case (5)).
+                inner = [p + dcost for p in prev]
+                tab = [inner] if trace else None
+                for g in ch1[x]:
+                    Ag = A[g]
+                    Dg = D[g]
+                    new = [inner[0] + Dg]
+                    for t in range(1, n + 1):
+                        v = inner[t - 1] + Ag[ys[t - 1]]
+                        w = inner[t] + Dg
+                        if w < v:
+                            v = w
+                        w = new[t - 1] + Iy[t - 1]
+                        if w < v:
+                            v = w
+                        new.append(v)
+                    inner = new
+                    if trace:
+                        tab.append(inner)
+                xspl = inner
+                if trace:
+                    xtabs[s] = tab
+            for t in range(1, n + 1):
+                y = ys[t - 1]
+                v = prev[t - 1] + Ax[y]            # trees aligned (§4.1 case (4))
+                w = prev[t] + Dx                    # tree x deleted
+                if w < v:
+                    v = w
+                w = cur[t - 1] + Iy[t - 1]          # tree y inserted
+                if w < v:
+                    v = w
+                if xspl is not None:
+                    w = xspl[t]
+                    if w < v:
+                        v = w
+                yrow = ystate[t]
+                if yrow is not None:
+                    # Node y inserted, its children aligned in its place (§4.1 case (6)).
+                    gy = ch2[y]
+                    new = [cur[t - 1] + icost]
+                    for b in range(1, len(gy) + 1):
+                        g = gy[b - 1]
+                        u = yrow[b - 1] + Ax[g]
+                        w = new[b - 1] + I[g]
+                        if w < u:
+                            u = w
+                        w = yrow[b] + Dx
+                        if w < u:
+                            u = w
+                        new.append(u)
+                    ystate[t] = new
+                    if trace:
+                        ytabs[t].append(new)
+                    w = new[-1]
+                    if w < v:
+                        v = w
+                cur[t] = v
+            prev = cur
+            if trace:
+                rows.append(cur)
+        if trace:
+            return prev[n], (rows, xtabs, ytabs)
+        return prev[n]
+
+    def trace(self) -> tuple[float, list[tuple[int, int]]]:
+        """Viterbi alignment: the node pairs of the best alignment of the two trees."""
+        r1, r2 = len(self.ch1) - 1, len(self.ch2) - 1
+        pairs: list[tuple[int, int]] = []
+        total = None
+        tasks: list[tuple] = [("forest", [r1], [r2])]
+        while tasks:
+            task = tasks.pop()
+            if task[0] == "forest":
+                cost, tables = self._forest(task[1], task[2], trace=True)
+                if total is None:
+                    total = cost
+                self._trace_forest(task[1], task[2], tables, tasks)
+            else:
+                self._trace_tree(task[1], task[2], pairs, tasks)
+        return total, pairs
+
+    def _trace_tree(self, u, v, pairs, tasks) -> None:
+        A, S = self.A, self.S
+        ci, cj = self.ch1[u], self.ch2[v]
+        cost = A[u][v]
+        if not ci and not cj:
+            pairs.append((u, v))
+            return
+        sub = S[u][v] + self._forest(ci, cj)
+        if _close(sub, cost):
+            pairs.append((u, v))
+            if ci and cj:
+                tasks.append(("forest", ci, cj))
+            return
+        if ci and _close(self.dcost + self._forest(ci, [v]), cost):
+            tasks.append(("forest", ci, [v]))
+            return
+        if cj and _close(self.icost + self._forest([u], cj), cost):
+            tasks.append(("forest", [u], cj))
+            return
+        raise AssertionError(f"tree traceback failed at {u},{v}")
+
+    def _trace_forest(self, xs, ys, tables, tasks) -> None:
+        rows, xtabs, ytabs = tables
+        A, D, I = self.A, self.D, self.I
+        ch1, ch2 = self.ch1, self.ch2
+        s, t = len(xs), len(ys)
+        state = "C"
+        a = b = 0
+        while True:
+            if state == "C":
+                if s == 0 and t == 0:
+                    return
+                if s == 0:
+                    t -= 1
+                    continue
+                if t == 0:
+                    s -= 1
+                    continue
+                x, y = xs[s - 1], ys[t - 1]
+                v = rows[s][t]
+                if _close(rows[s - 1][t - 1] + A[x][y], v):
+                    tasks.append(("tree", x, y))
+                    s, t = s - 1, t - 1
+                elif _close(rows[s - 1][t] + D[x], v):
+                    s -= 1
+                elif _close(rows[s][t - 1] + I[y], v):
+                    t -= 1
+                elif s in xtabs and _close(xtabs[s][-1][t], v):
+                    state, a = "X", len(ch1[x])
+                elif t in ytabs and _close(ytabs[t][s][-1], v):
+                    state, b = "Y", len(ch2[y])
+                else:
+                    raise AssertionError("forest traceback failed")
+            elif state == "X":
+                tab = xtabs[s]
+                if a == 0:
+                    state = "C"
+                    s -= 1
+                    continue
+                g = ch1[xs[s - 1]][a - 1]
+                v = tab[a][t]
+                if t > 0 and _close(tab[a - 1][t - 1] + A[g][ys[t - 1]], v):
+                    tasks.append(("tree", g, ys[t - 1]))
+                    a, t = a - 1, t - 1
+                elif _close(tab[a - 1][t] + D[g], v):
+                    a -= 1
+                elif t > 0 and _close(tab[a][t - 1] + I[ys[t - 1]], v):
+                    t -= 1
+                else:
+                    raise AssertionError("splice traceback failed")
+            else:  # "Y"
+                tab = ytabs[t]
+                if b == 0:
+                    state = "C"
+                    t -= 1
+                    continue
+                g = ch2[ys[t - 1]][b - 1]
+                v = tab[s][b]
+                if s > 0 and _close(tab[s - 1][b - 1] + A[xs[s - 1]][g], v):
+                    tasks.append(("tree", xs[s - 1], g))
+                    s, b = s - 1, b - 1
+                elif _close(tab[s][b - 1] + I[g], v):
+                    b -= 1
+                elif s > 0 and _close(tab[s - 1][b] + D[xs[s - 1]], v):
+                    s -= 1
+                else:
+                    raise AssertionError("splice traceback failed")
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+__all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
+           "Alignment", "TreeAligner"]

@@ -1,0 +1,37 @@
+"""``scrapy evaluate --gold GOLD.tsv --pairs DIR/pairs.jsonl``: scores as JSON."""
+
+from __future__ import annotations
+
+import json
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
+
+
+class Command(ScrapyCommand):
+    requires_project = False
+    requires_crawler_process = False
+    default_settings = {"LOG_ENABLED": False}
+
+    def syntax(self) -> str:
+        return "--gold GOLD.tsv --pairs DIR/pairs.jsonl [--base URL]"
+
+    def short_desc(self) -> str:
+        return "Precision, recall, F1 and WMT16 1-1 recall of pairs against a gold file"
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("--gold", required=True, help="url_1<TAB>url_2 lines")
+        parser.add_argument("--pairs", required=True, help="a pairs.jsonl")
+        parser.add_argument("--base", default=None,
+                            help="prefix for relative gold paths (e.g. http://127.0.0.1:8000/)")
+
+    def run(self, args, opts):
+        try:
+            gold = read_gold(opts.gold, base=opts.base)
+            pairs = read_pairs_jsonl(opts.pairs)
+        except OSError as exc:
+            raise UsageError(f"cannot read input: {exc}") from exc
+        print(json.dumps(evaluate(gold, pairs), indent=2, sort_keys=True))

@@ -1,0 +1,86 @@
+"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned URL patterns (seed 003 §2.1).
+
+FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments are skipped;
+``-`` reads standard input). URLs of many sites may be mixed: each site is learned on its own
+and weak local keys are rescued by their credibility across all sites (and, with
+``--pattern-db``, across earlier runs). Prints ``url_1<TAB>url_2`` lines (url_1 in the first
+language); progress goes to the log (stderr).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+from scrapy.utils.log import configure_logging
+
+from bitextcrawl.pairing.url_patterns import (
+    DEFAULT_LOCAL_THRESHOLD,
+    DEFAULT_RESCUE_THRESHOLD,
+    PatternDB,
+    pair_urls,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def _parse_langs(value: str) -> tuple[str, ...]:
+    langs = tuple(dict.fromkeys(x.strip().lower() for x in value.split(",") if x.strip()))
+    if len(langs) < 2:
+        raise UsageError(f"--langs needs two languages, like en,fr (got {value!r})")
+    return langs
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings = {"LOG_LEVEL": "INFO"}
+
+    def syntax(self) -> str:
+        return "FILE --langs en,fr [--pattern-db PATH]"
+
+    def short_desc(self) -> str:
+        return "Pair URLs (one a line, or lang<TAB>url) by learned URL patterns"
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("--langs", default=None,
+                            help="the two languages, first one = url_1 (default BITEXT_LANGS, else en,fr)")
+        parser.add_argument("--pattern-db", dest="pattern_db", default=None, metavar="PATH",
+                            help="pattern database (JSON) to read and update across runs")
+
+    def run(self, args, opts):
+        if len(args) != 1:
+            raise UsageError("give exactly one FILE of URLs", print_help=True)
+        configure_logging(self.settings)  # no CrawlerProcess here to do it
+        s = self.settings
+        langs = _parse_langs(opts.langs or s.get("BITEXT_LANGS") or "en,fr")
+        path = args[0]
+        try:
+            if path == "-":
+                lines = sys.stdin.read().splitlines()
+            else:
+                with open(path, encoding="utf-8") as fh:
+                    lines = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {path}: {exc}", print_help=False) from exc
+        db_path = opts.pattern_db or None
+        try:
+            db = PatternDB(db_path)
+        except ValueError as exc:
+            raise UsageError(str(exc), print_help=False) from exc
+        logger.info("urlpairs: %d lines from %s, langs %s", len(lines), path, ",".join(langs))
+        pairs = pair_urls(
+            lines, langs=langs[:2],
+            local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD", DEFAULT_LOCAL_THRESHOLD),
+            rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD", DEFAULT_RESCUE_THRESHOLD),
+            pattern_db=db)
+        out = sys.stdout
+        for url_1, url_2 in pairs:
+            out.write(f"{url_1}\t{url_2}\n")
+        out.flush()
+        if db_path:
+            db.save()
+            logger.info("urlpairs: pattern database saved to %s", db_path)

@@ -1,0 +1,331 @@
+"""Candidate page pairs for a site without URL evidence (input of the structural EM, seed 000 §3.3).
+
+The structural model scores *candidate* pairs; on a site where URL patterns and
+hreflang do not pair every page, all N1×N2 pairs would be far too many (and the
+EM's p∥ would collapse towards 0). This module proposes, for each page, at most
+``top_k`` counterparts, with work and output growing ~linearly with the site:
+it never builds the N1×N2 matrix.
+
+How a pair is proposed
+----------------------
+1. **Shared rare evidence** (inverted index): each page has a set of
+   language-independent features —
+
+   * ``num``: numbers in its title and main text (digits only, so ``1,000.5`` ==
+     ``1 000,5``; leading zeros dropped; at least 2 digits — single digits are noise);
+   * ``img``: file names (basename, lower case) of ``<img src>`` in its HTML;
+   * ``out``: outlink targets (exact canonical URL);
+   * ``sw``: *language-switch links*: a page links to a page of the other language
+     (the feature is the target URL; the target page carries its own URL), so
+     "p1 links to p2" or "p2 links to p1" is a shared feature.
+
+   A feature found on more than ``max_df`` pages of either language (templates,
+   menus, the year in the footer) is dropped: it says nothing about *which* page is
+   the counterpart, and skipping it bounds the index work to
+   N·(features per page)·max_df. The others weigh idf(f) = log(1 + (N1+N2)/df(f))
+   (× ``switch_weight`` for ``sw``); a pair's evidence is the sum over shared features.
+2. **Length neighbours**: pages of the other language whose text length is closest
+   to â·l (â the site's length ratio, see below) fill the list when shared
+   evidence gives fewer than ``top_k``: the other side is sorted by length once and
+   each page looks at most 4·top_k neighbours (bisect), so this is O(N log N).
+
+Cheap filters (both routes; a pair failing one is never proposed)
+-----------------------------------------------------------------
+* **text length ratio**: with L the main-text length (``text_length``, else the
+  STRAND chunk lengths), keep the pair iff
+  L2 ∈ [â·L1 / r − slack, â·L1 · r + slack], r = ``max_length_ratio`` (2.0) and
+  slack = ``length_slack`` (50 characters, for short pages where ratios are noise).
+  â is the median L2/L1 over the known pairs when there are ≥ 5 of them, else
+  median(L2)/median(L1) over the site, clipped to [0.2, 5] (Chinese vs English
+  text is ~0.3 in characters, so â cannot be assumed 1; cf. Gale–Church's c).
+* **chunk count ratio**: with C the number of ``[Chunk:*]`` tokens, keep iff
+  C2 ∈ [C1 / rc − cs, C1 · rc + cs], rc = ``max_chunk_ratio`` (2.0), cs =
+  ``chunk_slack`` (3). A translation keeps its block template (seed 000, §2).
+
+Selecting at most ``top_k`` per page
+------------------------------------
+Each page of either language proposes its ``top_k`` best pairs by score = shared
+evidence + length similarity (1 − |log(L2/(â·L1))| / log r, in [0, 1]) + chunk
+similarity (same form), the last two only breaking ties between pages without
+evidence. The union is then taken greedily by decreasing score, accepting a pair
+only while both its pages have fewer than ``top_k`` pairs: so **every page ends in at
+most top_k pairs** (a page in more than ``top_k`` known pairs excepted: known pairs
+are always kept, and they count towards the cap). Pages already in a known pair
+get no further candidates unless ``exclude_known_pages=False``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from bisect import bisect_left
+from collections import defaultdict
+from typing import Iterable, Sequence
+from urllib.parse import unquote, urlsplit
+
+from bitextcrawl.pages.strand import chunk_length, is_chunk
+from bitextcrawl.pages.urls import canonical
+
+__all__ = ["candidate_pairs", "page_features", "length_ratio"]
+
+_NUMBER = re.compile(r"\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)*")
+_NON_DIGIT = re.compile(r"\D+")
+_IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
+
+
+def _get(page, name, default=None):
+    return page.get(name, default) if isinstance(page, dict) else getattr(page, name, default)
+
+
+def _numbers(text: str) -> set[str]:
+    out = set()
+    for match in _NUMBER.finditer(text):
+        digits = _NON_DIGIT.sub("", match.group(0)).lstrip("0")
+        if len(digits) >= 2:
+            out.add(digits)
+    return out
+
+
+def _image_names(html: str) -> set[str]:
+    out = set()
+    for match in _IMG_SRC.finditer(html):
+        src = next(g for g in match.groups() if g is not None).strip()
+        if not src or src.startswith("data:"):
+            continue
+        name = unquote(urlsplit(src).path.rsplit("/", 1)[-1]).lower()
+        if name:
+            out.add(name)
+    return out
+
+
+def _link_urls(page) -> list[str]:
+    urls = []
+    for link in _get(page, "links", None) or ():
+        url = link.get("url") if isinstance(link, dict) else getattr(link, "url", None)
+        if url:
+            urls.append(canonical(url))
+    return urls
+
+
+def page_text_length(page) -> int:
+    """L of a page: its main-text length, else the total length of its STRAND chunks."""
+    length = int(_get(page, "text_length", 0) or 0)
+    if length > 0:
+        return length
+    tokens = _get(page, "strand", None) or ()
+    total = sum(chunk_length(t) for t in tokens if is_chunk(t))
+    if total > 0:
+        return total
+    return sum(len(c) for c in (_get(page, "chunks", None) or ()))
+
+
+def page_chunk_count(page) -> int:
+    tokens = _get(page, "strand", None) or ()
+    if tokens:
+        return sum(1 for t in tokens if is_chunk(t))
+    return len(_get(page, "chunks", None) or ())
+
+
+def page_features(page, other_urls: frozenset[str] | set[str] = frozenset()) -> set[tuple[str, str]]:
+    """The evidence features of one page: ``(kind, value)`` with kind num/img/out/sw."""
+    text = _get(page, "text", "") or ""
+    if not text:
+        text = "\n".join(_get(page, "chunks", None) or ())
+    feats: set[tuple[str, str]] = set()
+    for num in _numbers((_get(page, "title", "") or "") + "\n" + text):
+        feats.add(("num", num))
+    for name in _image_names(_get(page, "html", "") or ""):
+        feats.add(("img", name))
+    own = canonical(_get(page, "url"))
+    feats.add(("sw", own))
+    for url in _link_urls(page):
+        if url in other_urls:
+            feats.add(("sw", url))
+        elif url != own:
+            feats.add(("out", url))
+    return feats
+
+
+def length_ratio(lengths1: Sequence[int], lengths2: Sequence[int],
+                 known: Iterable[tuple[int, int]] = ()) -> float:
+    """â, the site's typical L2/L1, clipped to [0.2, 5] (see module docstring)."""
+    ratios = sorted(l2 / l1 for l1, l2 in known if l1 > 0 and l2 > 0)
+    if len(ratios) >= 5:
+        r = ratios[len(ratios) // 2]
+    else:
+        pos1 = sorted(v for v in lengths1 if v > 0)
+        pos2 = sorted(v for v in lengths2 if v > 0)
+        if not pos1 or not pos2:
+            return 1.0
+        r = pos2[len(pos2) // 2] / pos1[len(pos1) // 2]
+    return min(max(r, 0.2), 5.0)
+
+
+class _Side:
+    """One language's pages, with what the filters and the index need."""
+
+    def __init__(self, pages, other_urls):
+        self.urls = [canonical(_get(p, "url")) for p in pages]
+        self.lengths = [page_text_length(p) for p in pages]
+        self.chunks = [page_chunk_count(p) for p in pages]
+        self.feats = [page_features(p, other_urls) for p in pages]
+        self.df: dict[tuple[str, str], int] = defaultdict(int)
+        for fs in self.feats:
+            for f in fs:
+                self.df[f] += 1
+        order = sorted(range(len(pages)), key=lambda i: self.lengths[i])
+        self.by_length = order
+        self.sorted_lengths = [self.lengths[i] for i in order]
+
+
+def candidate_pairs(pages1: Sequence, pages2: Sequence,
+                    known_pairs: Iterable[tuple[str, str]] = (), top_k: int = 10, *,
+                    max_length_ratio: float = 2.0, length_slack: int = 50,
+                    max_chunk_ratio: float = 2.0, chunk_slack: int = 3,
+                    max_df: int = 20, switch_weight: float = 2.0,
+                    exclude_known_pages: bool = True,
+                    with_scores: bool = False) -> list:
+    """Candidate (url of lang1 page, url of lang2 page) pairs, ≤ top_k per page, deduplicated.
+
+    ``pages1``/``pages2`` are :class:`~bitextcrawl.pages.record.PageRecord` (or dicts
+    with the same fields). ``known_pairs`` (from URL patterns / hreflang) come first
+    and are always included. With ``with_scores=True`` the items are
+    (url1, url2, score), score ``inf`` for known pairs.
+    """
+    known: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for u1, u2 in known_pairs:
+        pair = (canonical(u1), canonical(u2))
+        if pair not in seen:
+            seen.add(pair)
+            known.append(pair)
+    if top_k <= 0 or not pages1 or not pages2:
+        return [(u1, u2, math.inf) for u1, u2 in known] if with_scores else known
+
+    urls1 = frozenset(canonical(_get(p, "url")) for p in pages1)
+    urls2 = frozenset(canonical(_get(p, "url")) for p in pages2)
+    s1 = _Side(pages1, urls2)
+    s2 = _Side(pages2, urls1)
+    n_total = len(pages1) + len(pages2)
+
+    idx1 = {u: i for i, u in enumerate(s1.urls)}
+    idx2 = {u: i for i, u in enumerate(s2.urls)}
+    known_len = [(s1.lengths[idx1[u1]], s2.lengths[idx2[u2]]) for u1, u2 in known
+                 if u1 in idx1 and u2 in idx2]
+    a_hat = length_ratio(s1.lengths, s2.lengths, known_len)
+    log_r = math.log(max_length_ratio)
+    log_rc = math.log(max_chunk_ratio)
+
+    # Feature weights: only features rare on both sides (df ≤ max_df) are indexed.
+    weight: dict[tuple[str, str], float] = {}
+    for f, d1 in s1.df.items():
+        d2 = s2.df.get(f)
+        if d2 is None or d1 > max_df or d2 > max_df:
+            continue
+        w = math.log(1.0 + n_total / (d1 + d2))
+        weight[f] = w * switch_weight if f[0] == "sw" else w
+    post1: dict[tuple[str, str], list[int]] = defaultdict(list)
+    post2: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, fs in enumerate(s1.feats):
+        for f in fs:
+            if f in weight:
+                post1[f].append(i)
+    for j, fs in enumerate(s2.feats):
+        for f in fs:
+            if f in weight:
+                post2[f].append(j)
+
+    def passes(i: int, j: int) -> bool:
+        """The two cheap filters: text length ratio and chunk count ratio."""
+        l1, l2 = s1.lengths[i], s2.lengths[j]
+        t = a_hat * l1
+        if not (t / max_length_ratio - length_slack <= l2 <= t * max_length_ratio + length_slack):
+            return False
+        c1, c2 = s1.chunks[i], s2.chunks[j]
+        return c1 / max_chunk_ratio - chunk_slack <= c2 <= c1 * max_chunk_ratio + chunk_slack
+
+    def similarity(i: int, j: int) -> float:
+        """Length and chunk-count closeness in [0, 2]: a tie-breaker below any evidence."""
+        l1, l2 = s1.lengths[i], s2.lengths[j]
+        dl = abs(math.log((l2 + 1.0) / (a_hat * l1 + 1.0)))
+        c1, c2 = s1.chunks[i], s2.chunks[j]
+        dc = abs(math.log((c2 + 1.0) / (c1 + 1.0)))
+        return max(0.0, 1.0 - dl / log_r) + max(0.0, 1.0 - dc / log_rc)
+
+    known_pages1 = {u1 for u1, _ in known} if exclude_known_pages else set()
+    known_pages2 = {u2 for _, u2 in known} if exclude_known_pages else set()
+    active1 = [i for i, u in enumerate(s1.urls) if u not in known_pages1]
+    active2 = [j for j, u in enumerate(s2.urls) if u not in known_pages2]
+    act2 = set(active2)
+    act1 = set(active1)
+
+    proposals: dict[tuple[int, int], float] = {}
+
+    def propose_from(a_side, a_feats, b_post, b_active, a_indices, pair_of, other_side, scale):
+        for i in a_indices:
+            acc: dict[int, float] = defaultdict(float)
+            for f in a_feats[i]:
+                wf = weight.get(f)
+                if wf is None:
+                    continue
+                for j in b_post[f]:
+                    if j in b_active:
+                        acc[j] += wf
+            scored = []
+            for j, ev in acc.items():
+                p, q = pair_of(i, j)
+                if passes(p, q):
+                    scored.append((ev + similarity(p, q), j))
+            best = heapq.nlargest(top_k, scored)
+            got = {j for _, j in best}
+            # Fill with length neighbours when evidence gives fewer than top_k.
+            if len(best) < top_k:
+                target = a_side.lengths[i] * scale
+                sl = other_side.sorted_lengths
+                pos = bisect_left(sl, target)
+                lo, hi = pos - 1, pos
+                looked = 0
+                while len(best) < top_k and looked < 4 * top_k and (lo >= 0 or hi < len(sl)):
+                    # take the neighbour closer in log length
+                    if hi >= len(sl) or (lo >= 0 and abs(math.log((sl[lo] + 1) / (target + 1)))
+                                         <= abs(math.log((sl[hi] + 1) / (target + 1)))):
+                        j = other_side.by_length[lo]
+                        lo -= 1
+                    else:
+                        j = other_side.by_length[hi]
+                        hi += 1
+                    looked += 1
+                    if j in got or j not in b_active:
+                        continue
+                    p, q = pair_of(i, j)
+                    if passes(p, q):
+                        best.append((similarity(p, q), j))
+                        got.add(j)
+            for score, j in best:
+                key = pair_of(i, j)
+                if score > proposals.get(key, -1.0):
+                    proposals[key] = score
+
+    propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2, a_hat)
+    propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1, 1.0 / a_hat)
+
+    count1: dict[str, int] = defaultdict(int)
+    count2: dict[str, int] = defaultdict(int)
+    out: list = []
+    for u1, u2 in known:
+        count1[u1] += 1
+        count2[u2] += 1
+        out.append((u1, u2, math.inf) if with_scores else (u1, u2))
+    ranked = sorted(proposals.items(), key=lambda kv: (-kv[1], s1.urls[kv[0][0]], s2.urls[kv[0][1]]))
+    for (i, j), score in ranked:
+        u1, u2 = s1.urls[i], s2.urls[j]
+        if u1 == u2 or (u1, u2) in seen:
+            continue
+        if count1[u1] >= top_k or count2[u2] >= top_k:
+            continue
+        seen.add((u1, u2))
+        count1[u1] += 1
+        count2[u2] += 1
+        out.append((u1, u2, round(score, 6)) if with_scores else (u1, u2))
+    return out

@@ -1,0 +1,358 @@
+"""Is a site bilingual? Checked from a handful of its pages (seed 001, §3 step 1).
+
+Seed 001 downloads a site's root page and the pages linked from it, and compares every
+anchor text with predefined strings that announce a translation ("English", "中文", …;
+after Nie et al. 1999): when trigger strings for *both* languages are found, the site is
+bilingual. Here three kinds of evidence are gathered from those pages, each only from
+links that stay on the same site (a list of links to *other* sites named "English",
+"Deutsch", … is a language portal, not a switch):
+
+* **switch anchors**: anchor texts that name a language (:func:`switch_language`, over the
+  table :data:`LANGUAGE_SWITCH_NAMES`);
+* **hreflang**: declared alternates (``<link rel=alternate hreflang>``, ``<a hreflang>``);
+* **language mix**: the share of the pages identified in each requested language.
+
+Decision (:func:`detect_bilingual`): the site is bilingual when every requested language
+is *covered* — named by a switch anchor, declared by hreflang, or the language of at least
+:data:`MIN_LANG_PAGES` page(s) making at least :data:`MIN_LANG_SHARE` of the pages — and
+the coverage is corroborated by at least one switch anchor or hreflang naming a requested
+language, or by at least :data:`MIN_PAGES_WITHOUT_LINKS` pages in every requested language
+(one misidentified page alone does not make a site bilingual). Seed 001's own rule (switch
+anchors for both languages) is the special case where switch anchors cover everything.
+
+``score`` = mean of the three evidence fractions (share of requested languages covered by
+switch anchors, by hreflang, by the language mix): 1.0 when all evidence agrees; it is for
+ordering sites, the decision does not use it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from bitextcrawl.pages.language import normalise_tag
+from bitextcrawl.pages.urls import site_of
+
+MIN_LANG_SHARE = 0.1          # a language "has pages" from this share of the pages on
+MIN_LANG_PAGES = 1            # ... and at least this many pages
+MIN_PAGES_WITHOUT_LINKS = 2   # pages per language needed when no switch/hreflang corroborates
+
+# Language-switch names, casefolded: the language's own name(s), its English name, a few
+# names in other major languages (a German page links "Englisch", a French one "Anglais"),
+# and ISO 639-1/-2 codes. Keys are the lid.176 labels the language-ID middleware produces.
+LANGUAGE_SWITCH_NAMES: dict[str, set[str]] = {
+    "en": {"english", "anglais", "englisch", "inglés", "inglese", "inglês", "engels",
+           "angielski", "английский", "英文", "英語", "英语", "영어", "anglisht", "en", "eng",
+           "english version", "in english"},
+    "fr": {"français", "française", "french", "französisch", "francés", "francese",
+           "francês", "frans", "francuski", "французский", "法文", "法语", "法語",
+           "フランス語", "프랑스어", "frëngjisht", "fr", "fra", "fre", "en français"},
+    "de": {"deutsch", "deutsche", "german", "allemand", "alemán", "tedesco", "alemão",
+           "duits", "niemiecki", "немецкий", "德文", "德语", "德語", "ドイツ語", "독일어",
+           "gjermanisht", "de", "deu", "ger", "auf deutsch"},
+    "es": {"español", "castellano", "spanish", "espagnol", "spanisch", "spagnolo",
+           "espanhol", "spaans", "hiszpański", "испанский", "西班牙文", "西班牙语", "西班牙語",
+           "スペイン語", "스페인어", "es", "esp", "en español"},
+    "it": {"italiano", "italian", "italien", "italienisch", "italiaans", "włoski",
+           "итальянский", "意大利文", "意大利语", "意大利語", "イタリア語", "이탈리아어",
+           "it", "ita"},
+    "pt": {"português", "portuguese", "portugais", "portugiesisch", "portugués",
+           "portoghese", "portugees", "португальский", "葡萄牙文", "葡萄牙语", "葡萄牙語",
+           "ポルトガル語", "포르투갈어", "pt", "pt-br", "pt-pt"},
+    "nl": {"nederlands", "vlaams", "dutch", "néerlandais", "niederländisch", "neerlandés",
+           "olandese", "holenderski", "nl", "nld"},
+    "ru": {"русский", "по-русски", "russian", "russe", "russisch", "ruso", "russo",
+           "rosyjski", "俄文", "俄语", "俄語", "ロシア語", "러시아어", "ru", "rus"},
+    "zh": {"中文", "简体中文", "繁體中文", "繁体中文", "中文(简体)", "中文(繁體)", "简体", "簡體",
+           "繁體", "繁体", "简", "簡", "繁", "汉语", "漢語", "华语", "華語", "國語", "中文版",
+           "简体版", "繁體版", "chinese", "simplified chinese", "traditional chinese",
+           "chinois", "chinesisch", "chino", "cinese", "chinês", "中国語", "중국어",
+           "китайский", "zh", "zho", "chi", "cn", "zh-cn", "zh-tw", "zh-hk", "zh-hans",
+           "zh-hant", "zh-sg"},
+    "ja": {"日本語", "japanese", "japonais", "japanisch", "japonés", "giapponese",
+           "japonês", "日文", "日语", "일본어", "японский", "ja", "jp", "jpn"},
+    "ko": {"한국어", "한국말", "korean", "coréen", "koreanisch", "coreano", "韓国語",
+           "韩语", "韓語", "韩文", "韓文", "корейский", "ko", "kr", "kor"},
+    "ar": {"العربية", "عربي", "arabic", "arabe", "arabisch", "árabe", "arabo",
+           "арабский", "阿拉伯文", "阿拉伯语", "ar", "ara"},
+    "pl": {"polski", "polish", "polonais", "polnisch", "polaco", "polacco", "pl", "pol"},
+    "sv": {"svenska", "swedish", "suédois", "schwedisch", "sueco", "svedese", "sv", "swe"},
+    "da": {"dansk", "danish", "danois", "dänisch", "danés", "danese", "da"},
+    "no": {"norsk", "bokmål", "norwegian", "norvégien", "norwegisch", "noruego",
+           "norvegese", "no", "nb", "nor"},
+    "nn": {"nynorsk", "nn"},
+    "fi": {"suomi", "finnish", "finnois", "finnisch", "finlandés", "finlandese", "fi"},
+    "cs": {"čeština", "česky", "czech", "tchèque", "tschechisch", "checo", "ceco",
+           "cs", "cz", "ces", "cze"},
+    "sk": {"slovenčina", "slovensky", "slovak", "slovaque", "slowakisch", "eslovaco",
+           "sk", "slk"},
+    "hu": {"magyar", "hungarian", "hongrois", "ungarisch", "húngaro", "ungherese",
+           "hu", "hun"},
+    "ro": {"română", "romanian", "roumain", "rumänisch", "rumano", "rumeno", "ro", "ron",
+           "rum"},
+    "bg": {"български", "bulgarian", "bulgare", "bulgarisch", "búlgaro", "bg", "bul"},
+    "el": {"ελληνικά", "greek", "grec", "griechisch", "griego", "greco", "el", "gr",
+           "ell", "gre"},
+    "tr": {"türkçe", "turkish", "turc", "türkisch", "turco", "tr", "tur"},
+    "uk": {"українська", "ukrainian", "ukrainien", "ukrainisch", "ucraniano", "ucraino",
+           "uk", "ua", "ukr"},
+    "he": {"עברית", "hebrew", "hébreu", "hebräisch", "hebreo", "ebraico", "he", "iw",
+           "heb"},
+    "hi": {"हिन्दी", "हिंदी", "hindi", "hi", "hin"},
+    "sq": {"shqip", "shqipe", "albanian", "albanais", "albanisch", "albanés", "albanese",
+           "sq", "sqi", "alb", "al"},
+    "hr": {"hrvatski", "croatian", "croate", "kroatisch", "croata", "hr", "hrv"},
+    "sr": {"српски", "srpski", "serbian", "serbe", "serbisch", "serbio", "sr", "srp"},
+    "sl": {"slovenščina", "slovenski", "slovenian", "slovène", "slowenisch", "esloveno",
+           "sl", "slv"},
+    "et": {"eesti", "estonian", "estonien", "estnisch", "estonio", "et"},
+    "lv": {"latviešu", "latvian", "letton", "lettisch", "letón", "lv", "lav"},
+    "lt": {"lietuvių", "lithuanian", "lituanien", "litauisch", "lituano", "lt", "lit"},
+    "ca": {"català", "catalan", "katalanisch", "catalán", "ca"},
+    "eu": {"euskara", "basque", "baskisch", "vasco", "eu", "eus"},
+    "gl": {"galego", "galician", "galicien", "galicisch", "gallego", "gl", "glg"},
+    "ga": {"gaeilge", "irish", "irlandais", "irisch", "irlandés", "ga", "gle"},
+    "cy": {"cymraeg", "welsh", "gallois", "walisisch", "galés", "cy", "cym"},
+    "mt": {"malti", "maltese", "maltais", "maltesisch", "maltés", "mt", "mlt"},
+    "is": {"íslenska", "icelandic", "islandais", "isländisch", "islandés", "is", "isl"},
+    "vi": {"tiếng việt", "việt", "vietnamese", "vietnamien", "vietnamesisch",
+           "vietnamita", "vi", "vn", "vie"},
+    "th": {"ไทย", "ภาษาไทย", "thai", "thaï", "thailändisch", "tailandés", "th", "tha"},
+    "id": {"bahasa indonesia", "indonesia", "indonesian", "indonésien", "indonesisch",
+           "indonesio", "id", "ind"},
+    "ms": {"bahasa melayu", "bahasa malaysia", "melayu", "malay", "malais", "malaiisch",
+           "malayo", "ms", "msa"},
+    "fa": {"فارسی", "persian", "farsi", "persan", "persisch", "persa", "fa", "fas"},
+    "ur": {"اردو", "urdu", "ourdou", "ur", "urd"},
+    "bn": {"বাংলা", "bengali", "bangla", "bn", "ben"},
+    "ta": {"தமிழ்", "tamil", "tamoul", "ta", "tam"},
+    "sw": {"kiswahili", "swahili", "sw", "swa"},
+}
+
+# Codes that are also ordinary words ("it", "no", "is", "et", "vie", "nor", …): they name
+# a language only when written in capitals ("IT", "NO"), as language toggles write them.
+AMBIGUOUS_CODES = frozenset({
+    "it", "no", "is", "he", "hi", "id", "ta", "et", "ms", "ind", "tam", "ben", "rum",
+    "lit", "vie", "pol", "nor", "ces", "ron", "fas", "chi", "hun", "al", "da", "ca",
+    "fre", "ger", "gr", "ur",
+})
+# Words around a language name in a switch ("English version", "Version française",
+# "auf Deutsch", "read in English", "French flag" as an image's alt text).
+WRAPPER_WORDS = frozenset({
+    "version", "versión", "versione", "versão", "versie", "wersja", "verze", "verzió",
+    "page", "pages", "site", "website", "web", "sitio", "página", "pagina", "seite",
+    "webseite", "language", "langue", "sprache", "idioma", "lingua", "taal", "język",
+    "in", "en", "em", "auf", "na", "im", "på", "op", "to", "the", "la", "le", "el", "il",
+    "switch", "view", "read", "lire", "voir", "go", "flag", "drapeau", "flagge",
+    "bandera", "bandiera", "icon", "current", "selected", "active", "lang",
+})
+_CJK_SUFFIXES = ("版", "网站", "網站", "页面", "頁面", "网页", "網頁", "サイト", "ページ", "사이트")
+_SEPARATORS = re.compile(r"\s*(?:[|/·•,;]|\s[-–—]\s)\s*")
+_LOCALE = re.compile(r"^([a-z]{2,3})[-_]([a-z]{2,4})$")
+_PAREN = re.compile(r"[(（][^)）]*[)）]")
+
+
+def _strip_accents(s: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", s)
+                   if not unicodedata.combining(c))
+
+
+def _build_index() -> dict[str, str]:
+    index: dict[str, str] = {}
+    for lang, names in LANGUAGE_SWITCH_NAMES.items():
+        for name in names:
+            for key in {name, _strip_accents(name)}:
+                if key and index.setdefault(key, lang) != lang:
+                    raise ValueError(f"language-switch name {key!r} names two languages")
+    return index
+
+
+_INDEX = _build_index()
+
+
+def _clean(text: str) -> str:
+    """Letters, marks, digits, spaces and inner hyphens only; whitespace collapsed."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat[0] in "LMN" or ch in "-_":
+            out.append(ch)
+        else:
+            out.append(" ")
+    return " ".join("".join(out).split()).strip("-_ ")
+
+
+def _lookup(cleaned: str, original: str) -> str | None:
+    if not cleaned:
+        return None
+    key = cleaned.casefold()
+    lang = _INDEX.get(key) or _INDEX.get(_strip_accents(key))
+    if lang is None:
+        m = _LOCALE.match(key)
+        if m:  # en-US, fr_CA, pt-BR: a locale is never an ordinary word
+            lang = _INDEX.get(m.group(1))
+            return lang if lang and len(m.group(1)) == 2 else None
+        return None
+    if key in AMBIGUOUS_CODES and not original.isupper():
+        return None
+    return lang
+
+
+def _part_language(part: str) -> str | None:
+    original = _clean(part)
+    lang = _lookup(original, original)
+    if lang:
+        return lang
+    tokens = original.split()
+    kept = [t for t in tokens if t.casefold() not in WRAPPER_WORDS]
+    if kept and len(kept) < len(tokens):
+        joined = " ".join(kept)
+        if len(joined) > 1:
+            lang = _lookup(joined, joined)
+            if lang:
+                return lang
+    for suffix in _CJK_SUFFIXES:
+        if original.endswith(suffix) and len(original) > len(suffix):
+            lang = _lookup(original[: -len(suffix)], original)
+            if lang:
+                return lang
+    return None
+
+
+def switch_language(anchor_text: str) -> str | None:
+    """The language a language-switch anchor names ("Français" -> "fr"), else None
+    (seed 001 §3 step 1: anchor texts compared with predefined trigger strings).
+
+    The whole anchor must be a language name, optionally wrapped ("English version",
+    "[EN]", "» Deutsch", "Español (España)", "fr-CA"); two-letter codes that are also
+    words ("IT", "NO") count only in capitals. "English / Anglais" names one language;
+    "EN | FR" names two and gives None.
+    """
+    if not anchor_text:
+        return None
+    text = unicodedata.normalize("NFKC", anchor_text).strip()
+    if not text or len(text) > 60:
+        return None
+    without_parens = _PAREN.sub(" ", text).strip()
+    if without_parens:
+        text = without_parens
+    parts = [p for p in _SEPARATORS.split(text) if _clean(p)]
+    if not parts:
+        return None
+    langs = {_part_language(p) for p in parts}
+    if len(langs) == 1:
+        return langs.pop()
+    return None
+
+
+# --------------------------------------------------------------------------- detection
+
+@dataclass
+class Detection:
+    bilingual: bool
+    score: float
+    evidence: dict = field(default_factory=dict)
+
+
+def _site(url: str) -> str | None:
+    try:
+        return site_of(url)
+    except ValueError:
+        return None
+
+
+def _get(page, name, default=None):
+    if isinstance(page, Mapping):
+        return page.get(name, default)
+    return getattr(page, name, default)
+
+
+def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = None,
+                     ) -> Detection:
+    """Bilingual-site check over a few page records of one site (seed 001 §3 step 1,
+    with hreflang and language-mix evidence; thresholds in the module docstring)."""
+    langs = [normalise_tag(lang) or lang for lang in langs]
+    wanted = list(dict.fromkeys(langs))
+    pages = list(pages)
+    if site is None and pages:
+        site = _site(_get(pages[0], "url") or "")
+    lang_pages = dict.fromkeys(wanted, 0)
+    switch_pages: dict[str, int] = dict.fromkeys(wanted, 0)
+    switch_anchors: dict[str, list[str]] = {lang: [] for lang in wanted}
+    hreflang_seen: dict[str, int] = dict.fromkeys(wanted, 0)
+    other_switches: dict[str, int] = {}
+
+    counted = 0
+    for page in pages:
+        lang = _get(page, "lang") or "und"
+        if lang != "und":
+            counted += 1
+        if lang in lang_pages:
+            lang_pages[lang] += 1
+        named_here: set[str] = set()
+        declared_here: set[str] = set()
+        for alt_lang, alt_url in (_get(page, "hreflang") or {}).items():
+            tag = normalise_tag(alt_lang)
+            if tag in hreflang_seen and _site(alt_url or "") == site:
+                declared_here.add(tag)
+        for link in _get(page, "links") or ():
+            url = link.get("url", "") if isinstance(link, Mapping) else link.url
+            if not url or _site(url) != site:
+                continue
+            text = (link.get("text") if isinstance(link, Mapping) else link.text) or ""
+            hl = normalise_tag(link.get("hreflang") if isinstance(link, Mapping)
+                               else link.hreflang)
+            if hl in hreflang_seen:
+                declared_here.add(hl)
+            named = switch_language(text)
+            if named is None:
+                continue
+            if named in switch_pages:
+                named_here.add(named)
+                if len(switch_anchors[named]) < 5 and text not in switch_anchors[named]:
+                    switch_anchors[named].append(text)
+            else:
+                other_switches[named] = other_switches.get(named, 0) + 1
+        for lang_named in named_here:
+            switch_pages[lang_named] += 1
+        for tag in declared_here:
+            hreflang_seen[tag] += 1
+
+    total = max(counted, 1)
+    share = {lang: lang_pages[lang] / total for lang in wanted}
+    by_switch = {lang for lang in wanted if switch_pages[lang] > 0}
+    by_hreflang = {lang for lang in wanted if hreflang_seen[lang] > 0}
+    by_mix = {lang for lang in wanted
+              if lang_pages[lang] >= MIN_LANG_PAGES and share[lang] >= MIN_LANG_SHARE}
+    covered = by_switch | by_hreflang | by_mix
+    corroborated = bool(by_switch or by_hreflang) or all(
+        lang_pages[lang] >= MIN_PAGES_WITHOUT_LINKS for lang in wanted)
+    bilingual = bool(wanted) and len(wanted) >= 2 and covered >= set(wanted) \
+        and corroborated
+    n = max(len(wanted), 1)
+    fractions = {"switch": len(by_switch) / n, "hreflang": len(by_hreflang) / n,
+                 "mix": len(by_mix) / n}
+    score = round(sum(fractions.values()) / 3, 4)
+    if not bilingual:
+        reason = "missing: " + ",".join(lang for lang in wanted if lang not in covered) \
+            if covered < set(wanted) else "uncorroborated"
+    elif by_switch >= set(wanted):
+        reason = "switch_anchors"
+    elif by_hreflang >= set(wanted):
+        reason = "hreflang"
+    else:
+        reason = "mixed"
+    return Detection(bilingual, score, {
+        "site": site,
+        "pages": len(pages),
+        "lang_pages": lang_pages,
+        "lang_share": {k: round(v, 4) for k, v in share.items()},
+        "switch_pages": switch_pages,
+        "switch_anchors": switch_anchors,
+        "other_switches": other_switches,
+        "hreflang_pages": hreflang_seen,
+        "fractions": fractions,
+        "reason": reason,
+    })

@@ -1,0 +1,150 @@
+"""Candidate pairs for a site without URL evidence: bounded per page, true pairs kept."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pairing.candidates import candidate_pairs, length_ratio, page_features
+
+
+def _page(url, lang, length, n_chunks, text="", html="", links=()):
+    per = max(1, length // max(n_chunks, 1))
+    tokens = []
+    for _ in range(n_chunks):
+        tokens += ["[START:P]", f"[Chunk:{per}]", "[END:P]"]
+    return PageRecord(url=url, lang=lang, text=text, text_length=length, strand=tokens,
+                      html=html, links=[{"url": u, "text": "", "hreflang": None} for u in links])
+
+
+def make_site(n, seed=0, evidence=0.9, ratio=1.15):
+    """n English pages and their n French translations, shuffled; gold = true pairs.
+
+    A translation has length ≈ ratio·L1 (Gale–Church noise) and ±2 chunks; 90 % of the
+    pairs share 1–4 rare numbers, 30 % a content image; all pages share a logo, a
+    footer year and navigation links (evidence that must not count).
+    """
+    rng = random.Random(seed)
+    pages1, pages2, gold = [], [], []
+    for i in range(n):
+        l1 = int(math.exp(rng.gauss(7, 0.8)))
+        l2 = max(1, int(ratio * l1 + rng.gauss(0, 2.6 * math.sqrt(l1))))
+        c1 = rng.randint(5, 60)
+        c2 = max(1, c1 + rng.randint(-2, 2))
+        nums = [str(rng.randint(100, 999_999)) for _ in range(rng.randint(1, 4))] \
+            if rng.random() < evidence else []
+        year = rng.randint(2000, 2024)
+        img = f'<img src="/media/photo{i}.jpg">' if rng.random() < 0.3 else ""
+        u1, u2 = f"https://ex.org/en/p{i}", f"https://ex.org/fr/q{i}"
+        pages1.append(_page(u1, "en", l1, c1, f"Hello {' '.join(nums)} © {year}",
+                            '<img src="/img/logo.png">' + img,
+                            [f"https://ex.org/en/nav{k}" for k in range(5)]))
+        pages2.append(_page(u2, "fr", l2, c2, f"Bonjour {' '.join(nums)} © {year}",
+                            '<img src="/img/logo.png">' + img,
+                            [f"https://ex.org/fr/nav{k}" for k in range(5)]))
+        gold.append((u1, u2))
+    rng.shuffle(pages2)
+    return pages1, pages2, gold
+
+
+def test_large_site_is_bounded_and_finds_true_pairs():
+    pages1, pages2, gold = make_site(2000)
+    t0 = time.perf_counter()
+    pairs = candidate_pairs(pages1, pages2, top_k=10)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 20
+    assert len(pairs) == len(set(pairs))
+    per1, per2 = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    assert max(per1.values()) <= 10 and max(per2.values()) <= 10
+    assert len(pairs) <= 10 * 2000
+    found = set(pairs)
+    recall = sum(g in found for g in gold) / len(gold)
+    assert recall >= 0.85, recall
+
+
+def test_candidates_grow_linearly():
+    small = candidate_pairs(*make_site(250, seed=1)[:2], top_k=5)
+    large = candidate_pairs(*make_site(1000, seed=1)[:2], top_k=5)
+    assert len(large) <= 5 * 1000 and len(large) < 5 * len(small)
+
+
+def test_known_pairs_first_deduplicated_and_their_pages_excluded():
+    pages1, pages2, gold = make_site(200, seed=2)
+    known = gold[:20] + gold[:5] + [("https://ex.org/en/p0#top", "https://ex.org/fr/q0")]
+    pairs = candidate_pairs(pages1, pages2, known_pairs=known, top_k=5)
+    assert pairs[:20] == gold[:20]
+    assert len(pairs) == len(set(pairs))
+    known_pages = {u for pair in gold[:20] for u in pair}
+    assert not any(a in known_pages or b in known_pages for a, b in pairs[20:])
+    again = candidate_pairs(pages1, pages2, known_pairs=gold[:20], top_k=5,
+                            exclude_known_pages=False)
+    assert any(a in known_pages for a, _ in again[20:])
+
+
+def test_filters_length_ratio_and_chunk_count():
+    base = [_page("https://s/en/a", "en", 1000, 20, "x 4242"),
+            _page("https://s/en/b", "en", 1000, 20, "x 5353"),
+            _page("https://s/en/c", "en", 1000, 20, "x 6464")]
+    other = [_page("https://s/fr/a", "fr", 1100, 21, "y 4242"),   # passes
+             _page("https://s/fr/b", "fr", 5000, 20, "y 5353"),   # 5× longer: rejected
+             _page("https://s/fr/c", "fr", 1000, 80, "y 6464")]   # 4× the chunks: rejected
+    pairs = candidate_pairs(base, other, top_k=3)
+    assert ("https://s/en/a", "https://s/fr/a") in pairs
+    assert ("https://s/en/b", "https://s/fr/b") not in pairs
+    assert ("https://s/en/c", "https://s/fr/c") not in pairs
+    # The shared number is what ranks a/a first among equally long pages.
+    scored = candidate_pairs(base, other, top_k=3, with_scores=True)
+    best = max(scored, key=lambda t: t[2])
+    assert best[:2] == ("https://s/en/a", "https://s/fr/a")
+
+
+def test_language_switch_link_is_evidence():
+    p1 = [_page(f"https://s/en/{i}", "en", 500, 10) for i in range(30)]
+    p2 = [_page(f"https://s/fr/{i}", "fr", 500, 10) for i in range(30)]
+    p1[7].links.append({"url": "https://s/fr/23", "text": "Français", "hreflang": None})
+    scored = candidate_pairs(p1, p2, top_k=2, with_scores=True)
+    top = max(scored, key=lambda t: t[2])
+    assert top[:2] == ("https://s/en/7", "https://s/fr/23")
+
+
+def test_feature_extraction():
+    page = _page("https://s/en/x", "en", 10, 1, "Total 1,000.50 in 2019, item 7, ref 007",
+                 '<p><IMG alt=a SRC="/i/Chart%20One.PNG?v=2"><img src=data:xyz>',
+                 ["https://other.org/report.pdf", "https://s/fr/x"])
+    feats = page_features(page, other_urls={"https://s/fr/x"})
+    assert ("num", "100050") in feats and ("num", "2019") in feats
+    assert ("num", "7") not in feats  # single digits (and 007 → 7) are noise
+    french = _page("https://s/fr/x", "fr", 10, 1, "Total 1 000,50")
+    assert ("num", "100050") in page_features(french)
+    assert ("img", "chart one.png") in feats
+    assert ("out", "https://other.org/report.pdf") in feats
+    assert ("sw", "https://s/fr/x") in feats and ("sw", "https://s/en/x") in feats
+
+
+def test_length_ratio_estimate():
+    assert length_ratio([100, 200, 300], [30, 60, 90]) == pytest.approx(0.3)
+    assert length_ratio([100], [10_000]) == 5.0
+    assert length_ratio([], [5]) == 1.0
+    known = [(100, 120)] * 5
+    assert length_ratio([1], [1], known) == pytest.approx(1.2)
+
+
+def test_chinese_like_length_ratio_is_handled():
+    pages1, pages2, gold = make_site(300, seed=3, ratio=0.3)
+    found = set(candidate_pairs(pages1, pages2, top_k=10))
+    assert sum(g in found for g in gold) / len(gold) >= 0.85
+
+
+def test_empty_and_dict_inputs():
+    assert candidate_pairs([], [], top_k=5) == []
+    assert candidate_pairs([], [], known_pairs=[("a", "b")]) == [("a", "b")]
+    p1 = [{"url": "https://s/en/1", "text": "12345", "text_length": 100, "strand": [],
+           "chunks": ["x" * 100], "links": [], "html": ""}]
+    p2 = [{"url": "https://s/fr/1", "text": "12345", "text_length": 110, "strand": [],
+           "chunks": ["y" * 110], "links": [], "html": ""}]
+    assert candidate_pairs(p1, p2) == [("https://s/en/1", "https://s/fr/1")]

@@ -1,0 +1,130 @@
+"""Bilingual-site detection (seed 001 §3 step 1) and language-switch anchors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.sites.detect import (AMBIGUOUS_CODES, LANGUAGE_SWITCH_NAMES, Detection,
+                                      detect_bilingual, switch_language)
+
+SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SITE = "http://example.org"
+
+
+def page(path, lang, links=(), head=""):
+    anchors = "".join(f"<a href='{href}'>{text}</a>" for href, text in links)
+    html = (f"<html lang='{lang}'><head><title>{path}</title>{head}</head><body><main>"
+            f"<p>Some text of the page {path} in {lang}.</p>{anchors}</main></body></html>")
+    return build_record(SITE + path, html)
+
+
+@pytest.mark.parametrize("anchor, lang", [
+    ("English", "en"), ("Français", "fr"), ("francais", "fr"), ("Deutsch", "de"),
+    ("中文", "zh"), ("繁體中文", "zh"), ("中文版", "zh"), ("日本語", "ja"), ("한국어", "ko"),
+    ("Español", "es"), ("EN", "en"), ("FR", "fr"), ("fr", "fr"), ("[EN]", "en"),
+    ("» English", "en"), ("English version", "en"), ("Version française", "fr"),
+    ("auf Deutsch", "de"), ("Español (España)", "es"), ("fr-CA", "fr"), ("zh-TW", "zh"),
+    ("English / Anglais", "en"), ("Englisch", "en"), ("shqip", "sq"), ("Русский", "ru"),
+    ("IT", "it"), ("NO", "no"), ("🇫🇷 Français", "fr"), ("French flag", "fr"),
+])
+def test_switch_language_names(anchor, lang):
+    assert switch_language(anchor) == lang
+
+
+@pytest.mark.parametrize("anchor", [
+    "", "Home", "English courses", "Contact us", "it", "No", "is", "EN | FR",
+    "deutsch|english|shqip", "Read more", "Go", "x" * 100,
+])
+def test_switch_language_rejects(anchor):
+    assert switch_language(anchor) is None
+
+
+def test_table_shape():
+    assert isinstance(LANGUAGE_SWITCH_NAMES, dict)
+    for lang, names in LANGUAGE_SWITCH_NAMES.items():
+        assert isinstance(names, set) and lang in names
+        assert all(name == name.casefold() for name in names)
+    for required in ("english", "français", "deutsch", "中文", "日本語", "한국어", "español",
+                     "en", "fr"):
+        assert any(required in names for names in LANGUAGE_SWITCH_NAMES.values())
+    assert "it" in AMBIGUOUS_CODES
+
+
+def test_switch_anchors_on_both_sides_make_a_bilingual_site():
+    root = page("/en/", "en", [("/fr/", "Français"), ("/en/about", "About")])
+    fr = page("/fr/", "fr", [("/en/", "English")])
+    about = page("/en/about", "en", [("/fr/a-propos", "Français")])
+    d = detect_bilingual([root, fr, about], ["en", "fr"])
+    assert isinstance(d, Detection) and d.bilingual
+    assert d.evidence["reason"] == "switch_anchors"
+    assert d.evidence["switch_pages"] == {"en": 1, "fr": 2}
+    assert d.evidence["lang_share"]["en"] == pytest.approx(2 / 3, abs=1e-3)
+    assert 0 < d.score <= 1
+
+
+def test_root_page_alone_with_a_switch_is_enough():
+    root = page("/", "en", [("/fr/", "Français")])
+    d = detect_bilingual([root], ["en", "fr"])
+    assert d.bilingual and d.evidence["reason"] == "mixed"
+    assert not detect_bilingual([root], ["en", "de"]).bilingual
+
+
+def test_monolingual_site_with_a_language_portal_is_not_bilingual():
+    # Links named after languages, but to other sites: a portal, not a switch.
+    root = page("/", "en", [("http://fr.wikipedia.org/", "Français"),
+                            ("http://other.org/", "Deutsch"), ("/news", "News")])
+    news = page("/news", "en")
+    d = detect_bilingual([root, news], ["en", "fr"])
+    assert not d.bilingual and d.evidence["reason"] == "missing: fr"
+    assert d.evidence["switch_pages"]["fr"] == 0
+
+
+def test_one_misidentified_page_is_not_enough():
+    pages = [page(f"/p{i}", "en") for i in range(5)] + [page("/odd", "fr")]
+    d = detect_bilingual(pages, ["en", "fr"])
+    assert not d.bilingual and d.evidence["reason"] == "uncorroborated"
+    # Two pages in each language without any link evidence do count.
+    pages.append(page("/odd2", "fr"))
+    assert detect_bilingual(pages, ["en", "fr"]).bilingual
+
+
+def test_hreflang_alternates():
+    head = ("<link rel='alternate' hreflang='en' href='/en/'>"
+            "<link rel='alternate' hreflang='fr-CA' href='/fr/'>")
+    d = detect_bilingual([page("/en/", "en", head=head)], ["en", "fr"])
+    assert d.bilingual and d.evidence["reason"] == "hreflang"
+    foreign = "<link rel='alternate' hreflang='fr' href='http://elsewhere.org/fr/'>"
+    assert not detect_bilingual([page("/en/", "en", head=foreign)], ["en", "fr"]).bilingual
+
+
+def test_needs_two_languages():
+    assert not detect_bilingual([page("/", "en")], ["en"]).bilingual
+    assert not detect_bilingual([], ["en", "fr"]).bilingual
+
+
+def test_real_sites():
+    lett = SHARED_DATA / "lett" / "v2.lett.gz"
+    wet = SHARED_DATA / "wet" / "index-en.html"
+    if not (lett.exists() and wet.exists()):
+        pytest.skip(f"real data not found under {SHARED_DATA} (../shared/data beside the project)")
+    from bitextcrawl.formats.lett import iter_lett_pages
+    from bitextcrawl.pages.language import LanguageIdentifier
+
+    identify = LanguageIdentifier().identify  # the site's <html lang="en"> is wrong
+    root = next(p for p in iter_lett_pages(lett, identify)
+                if p.url == "http://albatec-al.de/")
+    assert root.lang == "de" and root.html_lang == "en"
+    d = detect_bilingual([root], ["en", "de"])  # German root page, "english" / "shqip" switch
+    assert d.bilingual and d.evidence["switch_anchors"]["en"] == ["english"]
+    assert d.evidence["other_switches"] == {"sq": 1}
+    assert detect_bilingual([root], ["de", "sq"]).bilingual
+    assert not detect_bilingual([root], ["en", "fr"]).bilingual
+
+    html = wet.read_bytes().decode("utf-8")
+    wet_root = build_record("http://127.0.0.1:8000/index-en.html", html, identify)
+    d = detect_bilingual([wet_root], ["en", "fr"])
+    assert d.bilingual and d.evidence["switch_anchors"]["fr"] == ["Français"]
+    assert not detect_bilingual([wet_root], ["en", "de"]).bilingual

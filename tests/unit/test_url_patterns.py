@@ -1,0 +1,437 @@
+"""URL pairing patterns (seed 003 §2.1–2.2): schemes, competition, credibility, rescue, recovery."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from scrapy.exceptions import UsageError
+from scrapy.settings import Settings
+
+from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
+
+from bitextcrawl.pairing.url_patterns import (
+    SLUG_ID,
+    TOKEN,
+    PatternDB,
+    UrlPatternLearner,
+    pair_urls,
+    pattern_id,
+)
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+DATA = PROJECT_ROOT / ".." / "shared" / "data"
+WORDS = ("about news contact team press report annual policy history services help faq "
+         "careers events media data docs guide terms privacy").split()
+
+
+def scheme_urls(scheme: str, n: int, host: str = "www.example.org", seed: int = 0):
+    """n translated page pairs of one site under a URL scheme: (lang1 URLs, lang2 URLs)."""
+    rnd = random.Random(seed)
+    one, two = [], []
+    for i in range(n):
+        w = f"{rnd.choice(WORDS)}{i}"
+        d = rnd.choice(["a", "b/c", "d/e/f"])
+        a, b = {
+            "prefix": (f"http://{host}/en/{d}/{w}.html", f"http://{host}/fr/{d}/{w}.html"),
+            "subdomain": (f"http://en.{host}/{d}/{w}", f"http://fr.{host}/{d}/{w}"),
+            "suffix": (f"http://{host}/{d}/{w}-en.html", f"http://{host}/{d}/{w}-fr.html"),
+            "query": (f"http://{host}/page.php?id={i}&lang=en",
+                      f"http://{host}/page.php?id={i}&lang=fr"),
+            "file_suffix": (f"http://{host}/{d}/{w}_e.htm", f"http://{host}/{d}/{w}_c.htm"),
+            "numbered_dir": (f"http://{host}/yr99-00/{i % 3}en/{d}/{w}.htm",
+                             f"http://{host}/yr99-00/{i % 3}tc/{d}/{w}.htm"),
+            "locale_dir": (f"http://{host}/english/LLB_web/{w}.htm",
+                           f"http://{host}/tc_chi/LLB_web/{w}.htm"),
+            "locale_query": (f"http://{host}/p?id={i}&lang=en", f"http://{host}/p?id={i}&lang=zh_TW"),
+        }[scheme]
+        one.append(a)
+        two.append(b)
+    return one, two
+
+
+SCHEMES = [  # scheme, langs, expected (lang1 token, lang2 token)
+    ("prefix", ("en", "fr"), ("en", "fr")),
+    ("subdomain", ("en", "fr"), ("en", "fr")),
+    ("suffix", ("en", "fr"), ("en", "fr")),
+    ("query", ("en", "fr"), ("en", "fr")),
+    ("file_suffix", ("en", "zh"), ("e", "c")),
+    ("numbered_dir", ("en", "zh"), ("en", "tc")),     # <1en,1tc>, <2en,2tc> -> <en,tc>
+    ("locale_dir", ("en", "zh"), ("english", "tc_chi")),
+    ("locale_query", ("en", "zh"), ("en", "zh_TW")),
+]
+
+
+def precision(pairs, gold: dict[str, str]) -> float:
+    return sum(gold.get(p.url_1) == p.url_2 for p in pairs) / max(1, len(pairs))
+
+
+def assert_one_to_one(pairs):
+    urls = [u for p in pairs for u in (p.url_1, p.url_2)]
+    assert len(urls) == len(set(urls))
+
+
+@pytest.mark.parametrize("scheme,langs,tokens", SCHEMES, ids=[s[0] for s in SCHEMES])
+def test_each_scheme_is_learned(scheme, langs, tokens):
+    one, two = scheme_urls(scheme, 60)
+    lr = UrlPatternLearner(langs=langs).fit({langs[0]: one, langs[1]: two})
+    best = lr.patterns_[0]
+    assert (best.lang1_token, best.lang2_token) == tokens
+    assert best.kind == TOKEN and best.credible and best.support == 120
+    assert best.local_credibility == pytest.approx(1.0)
+    assert lr.site_size_ == 120
+    pairs = lr.pairs()
+    assert len(pairs) == 60 and precision(pairs, dict(zip(one, two))) == 1.0
+    assert all(0.5 < p.score <= 1.0 and p.pattern == best.id for p in pairs)
+
+
+def test_character_level_aggregation_beats_token_level():
+    # <1en,1tc>, <2en,2tc>, <3en,3tc>: each token-level key is weak; aggregated they win.
+    one, two = scheme_urls("numbered_dir", 30)
+    lr = UrlPatternLearner(langs=("en", "zh")).fit({"en": one, "zh": two})
+    assert [p.id for p in lr.patterns_ if p.credible] == ["en:en|zh:tc"]
+    assert set(lr.patterns_[0].contexts) == {("/", "9", "", "/")}
+
+
+def test_competition_frequent_pattern_beats_accidental_one():
+    H = "http://www.example.org"
+    en = [f"{H}/en/p{i}.html" for i in range(40)]
+    fr = [f"{H}/fr/p{i}.html" for i in range(40)]
+    # French pages that differ from /en/p0-2.html by one character: the accidental candidate
+    # pattern <p,q> (3 candidate pairs) wants the same English URLs as <en,fr> (40)
+    fr += [f"{H}/en/q{i}.html" for i in range(3)]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    assert {p.pattern for p in pairs} == {"en:en|fr:fr"}
+    assert precision(pairs, {f"{H}/en/p{i}.html": f"{H}/fr/p{i}.html" for i in range(40)}) == 1
+    assert len(pairs) == 40
+    assert [p.id for p in lr.patterns_] == ["en:en|fr:fr"]  # <p,q> won no pair at all
+    # alone, the same accidental pattern would pair them: it lost the competition only
+    alone = UrlPatternLearner().fit({"en": en[:3], "fr": fr[40:]})
+    assert [p.id for p in alone.patterns_] == ["en:p|fr:q"]
+
+
+def test_local_threshold_is_a_parameter():
+    H = "http://www.example.org"
+    # <eng,fre> pairs 6 of 126 pages: C(p,w) = 0.048 < 0.1
+    en = [f"{H}/eng/page{i}.html" for i in range(3)] + [f"{H}/a/x{i}" for i in range(60)]
+    fr = [f"{H}/fre/page{i}.html" for i in range(3)] + [f"{H}/b/y{i}" for i in range(60)]
+    weak = UrlPatternLearner().fit({"en": en, "fr": fr})
+    p = weak.patterns_[0]
+    assert (p.lang1_token, p.lang2_token) == ("eng", "fre")
+    assert p.support == 6 and p.local_credibility == pytest.approx(6 / 126)
+    assert not p.credible and weak.pairs() == []
+    assert weak.counterparts(f"{H}/eng/new.html", "en") == []
+    loose = UrlPatternLearner(local_threshold=0.01).fit({"en": en, "fr": fr})
+    assert len(loose.pairs()) == 3
+
+
+def _big_eng_fre_site(host: str, n: int):
+    return ([f"http://{host}/eng/doc{i}.html" for i in range(n)],
+            [f"http://{host}/fre/doc{i}.html" for i in range(n)])
+
+
+def test_weak_key_rescued_by_global_credibility():
+    db = PatternDB(None)
+    # another site's history: <eng,fre> paired all its 600 pages -> C(p) = 1 * 600 > 500
+    one, two = _big_eng_fre_site("other.example.com", 300)
+    other = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two})
+    db.update(other.site_, other.patterns_, other.site_size_)
+    pid = pattern_id(TOKEN, "en", "eng", "fr", "fre")
+    assert db.global_credibility(pid) == pytest.approx(600.0)
+    assert db.site_credibility("http://example.com") == pytest.approx(1.0)
+
+    H = "http://www.small.org"
+    en = [f"{H}/eng/page{i}.html" for i in range(3)] + [f"{H}/a/x{i}" for i in range(60)]
+    fr = [f"{H}/fre/page{i}.html" for i in range(3)] + [f"{H}/b/y{i}" for i in range(60)]
+    lr = UrlPatternLearner(pattern_db=db).fit({"en": en, "fr": fr})
+    p = lr.patterns_[0]
+    assert p.rescued and p.credible and p.local_credibility < 0.1
+    assert p.global_credibility == pytest.approx(600.0)
+    pairs = lr.pairs()
+    assert len(pairs) == 3 and all(0.25 < q.score < 0.5 for q in pairs)
+    # the threshold is a parameter
+    strict = UrlPatternLearner(pattern_db=db, rescue_threshold=1000).fit({"en": en, "fr": fr})
+    assert strict.pairs() == []
+
+
+def test_counterparts_deep_page_recovery():
+    one, two = scheme_urls("file_suffix", 30)
+    lr = UrlPatternLearner(langs=("en", "zh")).fit({"en": one, "zh": two})
+    pid = "en:e|zh:c"
+    H = "http://www.example.org"
+    # only the _e token is replaced, not the e's inside words
+    assert lr.counterparts(f"{H}/new/tender_e.htm", "en") == [(f"{H}/new/tender_c.htm", pid)]
+    assert lr.counterparts(f"{H}/new/tender_c.htm", "zh") == [(f"{H}/new/tender_e.htm", pid)]
+    assert lr.counterparts(f"{H}/new/tender.htm", "en") == []
+    assert lr.counterparts(f"{H}/new/tender_e.htm", "de") == []
+    assert lr.language_of(f"{H}/x/y_c.htm") == "zh"
+    assert lr.language_of(f"{H}/x/y_e.htm") == "en"
+    assert lr.language_of(f"{H}/x/eye.htm") is None
+
+    one, two = scheme_urls("prefix", 30)
+    lr = UrlPatternLearner().fit({"en": one, "fr": two})
+    assert lr.counterparts("http://www.example.org/en/deep/frozen-en.pdf", "en") == [
+        ("http://www.example.org/fr/deep/frozen-en.pdf", "en:en|fr:fr")]
+    # the paper's Table 1
+    one, two = scheme_urls("locale_dir", 30, host="www.fehd.gov.hk")
+    lr = UrlPatternLearner(langs=("en", "zh")).fit({"en": one, "zh": two})
+    assert lr.counterparts("http://www.fehd.gov.hk/tc_chi/LLB_web/cagenda_20070904.htm", "zh") == [
+        ("http://www.fehd.gov.hk/english/LLB_web/cagenda_20070904.htm", "en:english|zh:tc_chi")]
+
+
+def test_slug_with_shared_id_is_a_separate_weaker_kind():
+    H = "http://www.example.org"
+    en = [f"{H}/en/about/page{i}.html" for i in range(30)]
+    fr = [f"{H}/fr/about/page{i}.html" for i in range(30)]
+    gold = dict(zip(en, fr))
+    news_en = [f"{H}/en/news/{40 + i}-harbour-story-{i}" for i in range(6)]
+    news_fr = [f"{H}/fr/actualites/{40 + i}-ouverture-du-port-{i}" for i in range(6)]
+    gold.update(zip(news_en, news_fr))
+    en += news_en + [f"{H}/License-en.html", f"{H}/en/events/99-open-day"]
+    fr += news_fr + [f"{H}/Licence-fr.html",
+                     # two French pages share id 99: ambiguous, so no slug pair for it
+                     f"{H}/fr/evenements/99-portes-ouvertes", f"{H}/fr/agenda/99-journee"]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    assert precision(pairs, gold) == 1.0 and len(pairs) == 36
+    slug = [p for p in pairs if p.pattern.startswith(SLUG_ID)]
+    assert {(p.url_1, p.url_2) for p in slug} == set(zip(news_en, news_fr))
+    assert all(p.score < 0.5 for p in slug)
+    kinds = {p.kind: p for p in lr.patterns_ if p.credible}
+    assert kinds[SLUG_ID].support == 12 and kinds[TOKEN].support == 60
+    # License-en.html <-> Licence-fr.html is left to later stages
+    assert not any("Licen" in p.url_1 for p in pairs)
+    assert lr.report()["patterns"][1]["kind"] == SLUG_ID
+
+
+def test_precision_with_realistic_noise():
+    rnd = random.Random(7)
+    H = "http://www.noisy.org"
+    en, fr, gold = [], [], {}
+    for i in range(200):
+        a, b = f"{H}/en/{rnd.choice(WORDS)}/item{i}.html", f"{H}/fr/{rnd.choice(WORDS)}/item{i}.html"
+        b = a.replace("/en/", "/fr/")
+        en.append(a)
+        fr.append(b)
+        gold[a] = b
+    # unpaired pages in each language
+    en += [f"{H}/en/only/e{i}.html" for i in range(80)]
+    fr += [f"{H}/fr/seul/f{i}.html" for i in range(80)]
+    # same-language page numbers: must never pair with each other
+    en += [f"{H}/archive/list-{i}.html" for i in range(1, 30)]
+    fr += [f"{H}/archives/liste-{i}.html" for i in range(1, 30)]
+    # a mixed-language blog with no language marker: accidental single-token differences
+    en += [f"{H}/blog/post-{i}.html" for i in (1, 3)]
+    fr += [f"{H}/blog/post-{i}.html" for i in (2, 4)]
+    en += [f"{H}/files/{i}.pdf" for i in range(0, 40, 2)]
+    fr += [f"{H}/files/{i}.pdf" for i in range(1, 40, 2)]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    assert precision(pairs, gold) >= 0.99
+    assert len(pairs) >= 195
+    en_set = set(en)
+    assert all(p.url_1 in en_set and p.url_2 not in en_set for p in pairs)
+    assert not any("/blog/" in p.url_1 or "/files/" in p.url_1 for p in pairs)
+
+
+def test_pattern_db_round_trip(tmp_path):
+    path = tmp_path / "db" / "patterns.json"
+    db = PatternDB(path)
+    one, two = _big_eng_fre_site("a.example.com", 50)
+    lr = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two})
+    db.update(lr.site_, lr.patterns_, lr.site_size_)
+    db.update(lr.site_, lr.patterns_, lr.site_size_)  # a re-crawl replaces, never double counts
+    one, two = scheme_urls("prefix", 20, host="b.example.net")
+    lr2 = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "de": [f"http://b.example.net/de/{i}" for i in range(20)]})
+    db.update(lr2.site_, lr2.report()["patterns"])  # report dicts work too; |w| from N/C
+    db.save()
+    assert [f.name for f in path.parent.iterdir()] == ["patterns.json"]  # no temporary file left
+    back = PatternDB(path)
+    pid = pattern_id(TOKEN, "en", "eng", "fr", "fre")
+    assert back.global_credibility(pid) == pytest.approx(100.0)
+    assert back.global_credibility("en:en|fr:fr") == pytest.approx(40 * 40 / 60)
+    assert back.site_credibility("http://example.net") == pytest.approx(40 / 60)
+    assert back.site_size("http://example.net") == 60
+    assert sorted(back.sites()) == ["http://example.com", "http://example.net"]
+    assert json.loads(path.read_text())["version"] == 1
+    # the id ignores the order of langs
+    assert pattern_id(TOKEN, "fr", "fre", "en", "eng") == pid
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not readable"):
+        PatternDB(path)
+
+
+def test_report_has_the_numbers():
+    one, two = scheme_urls("suffix", 10)
+    db = PatternDB(None)
+    lr = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "": ["http://www.example.org/x"]})
+    rep = lr.report()
+    assert rep["site"] == "http://example.org" and rep["site_size"] == 21
+    p = rep["patterns"][0]
+    assert p["support"] == 20 and p["local_credibility"] == pytest.approx(20 / 21)
+    assert p["global_credibility"] == 0 and len(p["examples"]) == 5
+    json.dumps(rep)
+
+
+def test_pair_urls_many_sites_rescue_and_inferred_languages():
+    lines, gold = [], {}
+    # 30 sites with the <eng,fre> scheme fully used: C(p) = 30 * 1 * 20 = 600
+    for s in range(30):
+        one, two = _big_eng_fre_site(f"site{s}.example{s}.com", 10)
+        lines += [f"en\t{u}" for u in one] + [f"fr\t{u}" for u in two]
+        gold.update(zip(one, two))
+    # a small site where <eng,fre> pairs 4 of 60 pages (C = 0.067): weak locally, rescued
+    H = "http://www.weak.org"
+    lines += [f"en\t{H}/eng/a.html", f"fr\t{H}/fre/a.html", f"en\t{H}/eng/b.html",
+              f"fr\t{H}/fre/b.html"]
+    gold.update({f"{H}/eng/a.html": f"{H}/fre/a.html", f"{H}/eng/b.html": f"{H}/fre/b.html"})
+    lines += [f"en\t{H}/x/e{i}.html" for i in range(28)]  # unpaired pages
+    lines += [f"fr\t{H}/y/f{i}.html" for i in range(28)]
+    # a site without language labels: languages from the learned/global tokens
+    H2 = "http://unlabelled.example.org"
+    lines += [f"{H2}/eng/p{i}.html" for i in range(5)] + [f"{H2}/fre/p{i}.html" for i in range(5)]
+    gold.update({f"{H2}/eng/p{i}.html": f"{H2}/fre/p{i}.html" for i in range(5)})
+    # and one whose only hint is a language code
+    H3 = "http://codes.example.org"
+    lines += ["", "# comment"] + [f"{H3}/{i}/en/" for i in range(4)] + [f"{H3}/{i}/fr/" for i in range(4)]
+    gold.update({f"{H3}/{i}/en/": f"{H3}/{i}/fr/" for i in range(4)})
+    pairs = pair_urls(lines, langs=("en", "fr"))
+    got = dict(pairs)
+    assert len(got) == len(pairs)
+    assert sum(gold.get(a) == b for a, b in pairs) == len(pairs)
+    assert got[f"{H}/eng/a.html"] == f"{H}/fre/a.html"
+    assert got[f"{H2}/eng/p3.html"] == f"{H2}/fre/p3.html"
+    assert got[f"{H3}/2/en/"] == f"{H3}/2/fr/"
+    assert len(pairs) == len(gold)
+    # without the other sites the weak site's key is not rescued
+    small = [ln for ln in lines if ln.startswith(("en\t" + H, "fr\t" + H))]
+    assert pair_urls(small) == []
+
+
+def test_fit_speed_10k_urls():
+    one, two = scheme_urls("prefix", 5000)
+    UrlPatternLearner().fit({"en": one[:10], "fr": two[:10]})  # warm the public-suffix list
+    t = time.perf_counter()
+    lr = UrlPatternLearner().fit({"en": one, "fr": two})
+    dt = time.perf_counter() - t
+    print(f"fit of 10,000 URLs: {dt:.3f} s")
+    assert len(lr.pairs()) == 5000
+    assert dt < 5.0  # budget 0.5 s on a quiet machine; generous bound against CI noise
+
+
+def test_pair_urls_speed_5000_urls_200_sites():
+    schemes = ["prefix", "subdomain", "suffix", "query", "file_suffix"]
+    lines = []
+    for s in range(200):
+        one, two = scheme_urls(schemes[s % 5], 12, host=f"www.site{s}.org", seed=s)
+        one = one + [f"http://www.site{s}.org/only-en/{i}" for i in range(1)]
+        langs = ("en", "zh") if schemes[s % 5] == "file_suffix" else ("en", "fr")
+        lines += [f"en\t{u}" for u in one] + [f"{langs[1]}\t{u}" for u in two]
+    assert len(lines) == 5000
+    t = time.perf_counter()
+    pairs = pair_urls(lines, langs=("en", "fr"))
+    dt = time.perf_counter() - t
+    print(f"pair_urls of 5,000 URLs from 200 sites: {dt:.2f} s, {len(pairs)} pairs")
+    assert len(pairs) == 160 * 12
+    assert dt < 20.0
+
+
+def _wet_urls():
+    wet = DATA / "wet"
+    base = "http://127.0.0.1:8000/"
+    by_lang: dict[str, list[str]] = {"en": [], "fr": []}
+    for f in sorted(wet.rglob("*.html")):
+        rel = f.relative_to(wet).as_posix()
+        for lang in ("en", "fr"):
+            if rel.endswith(f"-{lang}.html"):
+                by_lang[lang].append(base + rel)
+    gold = {}
+    for line in (DATA / "wet-gold.tsv").read_text(encoding="utf-8").splitlines():
+        a, b = line.split("\t")
+        gold[base + a] = base + b
+    return by_lang, gold
+
+
+@pytest.mark.skipif(not (DATA / "wet").is_dir() or not (DATA / "wet-gold.tsv").is_file(),
+                    reason=f"real data absent: {DATA.resolve()} (../shared/data beside the project)")
+def test_real_site_wet():
+    by_lang, gold = _wet_urls()
+    lr = UrlPatternLearner().fit(by_lang)
+    best = lr.patterns_[0]
+    assert (best.lang1_token, best.lang2_token, best.credible) == ("en", "fr", True)
+    gold_urls = set(gold) | set(gold.values())
+    judged = [p for p in lr.pairs() if p.url_1 in gold_urls or p.url_2 in gold_urls]
+    prec = precision(judged, gold)
+    recall = sum(gold.get(p.url_1) == p.url_2 for p in judged) / len(gold)
+    print(f"WET: {len(lr.pairs())} pairs, precision {prec:.3f} on {len(judged)} gold-URL pairs, "
+          f"recall {recall:.3f}")
+    assert prec >= 0.99
+    assert recall >= 0.95
+    assert lr.counterparts("http://127.0.0.1:8000/docs/new-en.html", "en") == [
+        ("http://127.0.0.1:8000/docs/new-fr.html", "en:en|fr:fr")]
+
+
+@pytest.mark.skipif(not (DATA / "wet").is_dir() or not (DATA / "wet-gold.tsv").is_file(),
+                    reason=f"real data absent: {DATA.resolve()} (../shared/data beside the project)")
+def test_real_site_wet_through_pair_urls_without_languages():
+    by_lang, gold = _wet_urls()
+    base = "http://127.0.0.1:8000/"
+    lines = sorted(by_lang["en"] + by_lang["fr"] + [base + "index.html", base + "404.html"])
+    pairs = pair_urls(lines, langs=("fr", "en"))  # languages from the -en/-fr code tokens
+    back = {b: a for a, b in gold.items()}
+    assert len(pairs) >= 270
+    assert sum(back.get(a) == b for a, b in pairs if a in back) == sum(1 for a, _ in pairs if a in back)
+
+
+def _command(settings=None):
+    cmd = UrlPairsCommand()
+    cmd.settings = Settings({"LOG_ENABLED": False, **(settings or {})})
+    return cmd
+
+
+def test_urlpairs_command_class(tmp_path, capsys):
+    f = tmp_path / "urls.txt"
+    one, two = scheme_urls("query", 5)
+    f.write_text("\n".join([f"en\t{u}" for u in one] + two) + "\n", encoding="utf-8")
+    db = tmp_path / "db.json"
+    _command().run([str(f)], SimpleNamespace(langs="en,fr", pattern_db=str(db)))
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{a}\t{b}" for a, b in zip(one, two)]
+    assert PatternDB(db).global_credibility("en:en|fr:fr") == pytest.approx(10.0)
+    with pytest.raises(UsageError, match="cannot read"):
+        _command().run([str(tmp_path / "missing.txt")], SimpleNamespace(langs="en,fr", pattern_db=None))
+    with pytest.raises(UsageError, match="two languages"):
+        _command().run([str(f)], SimpleNamespace(langs="en", pattern_db=None))
+
+
+def test_urlpairs_command_line(tmp_path):
+    # A throw-away project whose COMMANDS_MODULE holds only this command (so the test does
+    # not depend on the other commands of bitextcrawl.commands importing cleanly).
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = upsettings\n")
+    (tmp_path / "upsettings.py").write_text('COMMANDS_MODULE = "upcmds"\n')
+    (tmp_path / "upcmds").mkdir()
+    (tmp_path / "upcmds" / "__init__.py").write_text("")
+    (tmp_path / "upcmds" / "urlpairs.py").write_text(
+        "from bitextcrawl.commands import urlpairs\n\n\nclass Command(urlpairs.Command):\n    pass\n")
+    one, two = scheme_urls("subdomain", 4)
+    (tmp_path / "urls.txt").write_text("\n".join(one + two) + "\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)])}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "scrapy", "urlpairs", *a], cwd=tmp_path,
+                                    env=env, capture_output=True, text=True, timeout=120)
+    ok = run("urls.txt", "--langs", "en,fr")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.splitlines() == [f"{a}\t{b}" for a, b in zip(one, two)]
+    assert "urlpairs: 4 pairs" in ok.stderr
+    bad = run("nope.txt", "--langs", "en,fr")
+    assert bad.returncode == 2 and "cannot read nope.txt" in bad.stderr
