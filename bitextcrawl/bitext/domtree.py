@@ -979,6 +979,10 @@ class _Decoder:
         self.dcost, self.icost = dcost, icost
         self.splice = splice
         self.ch1, self.ch2 = s1.children, s2.children
+        # Splicing a node matters only when two or more of its children align to different
+        # trees; with one child it is already in A (node deleted, child aligned).
+        self.sp1 = [splice and len(c) >= 2 for c in self.ch1]
+        self.sp2 = [splice and len(c) >= 2 for c in self.ch2]
         self.D = (s1.size * dcost).astype(float).tolist()     # delete whole subtree
         self.I = (s2.size * icost).astype(float).tolist()     # insert whole subtree
         self.A: list[list[float]] = []
@@ -1057,8 +1061,8 @@ class _Decoder:
         """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes), §4.1 (4)–(8)."""
         A, D, I = self.A, self.D, self.I
         ch1, ch2 = self.ch1, self.ch2
+        sp1, sp2 = self.sp1, self.sp2
         dcost, icost = self.dcost, self.icost
-        splice = self.splice
         m, n = len(xs), len(ys)
         if not trace:
             # Closed forms for a single tree on one side (most calls). Splicing a node
@@ -1071,7 +1075,7 @@ class _Decoder:
                     v = A[x][y]
                     w = D[x] + I[y]
                     return v if v < w else w
-                if not (splice and ch2[y]):
+                if not sp2[y]:
                     best = I[y]
                     total = 0.0
                     for x in xs:
@@ -1082,7 +1086,7 @@ class _Decoder:
                     return total + best
             elif m == 1:
                 x = xs[0]
-                if not (splice and ch1[x]):
+                if not sp1[x]:
                     Ax = A[x]
                     best = D[x]
                     total = 0.0
@@ -1102,23 +1106,21 @@ class _Decoder:
         xtabs: dict = {}
         ytabs: dict = {}
         ystate: list = [None] * (n + 1)
-        if splice:
-            for t in range(1, n + 1):
-                gy = ch2[ys[t - 1]]
-                if gy:
-                    row = [prev[t - 1] + icost]
-                    for g in gy:
-                        row.append(row[-1] + I[g])
-                    ystate[t] = row
-                    if trace:
-                        ytabs[t] = [row]
+        for t in range(1, n + 1):
+            if sp2[ys[t - 1]]:
+                row = [prev[t - 1] + icost]
+                for g in ch2[ys[t - 1]]:
+                    row.append(row[-1] + I[g])
+                ystate[t] = row
+                if trace:
+                    ytabs[t] = [row]
         for s in range(1, m + 1):
             x = xs[s - 1]
             Ax = A[x]
             Dx = D[x]
             cur = [prev[0] + Dx] + [0.0] * n
             xspl = None
-            if splice and ch1[x]:
+            if sp1[x]:
                 # Node x deleted, its children aligned in its place (§4.1 case (5)).
                 inner = [p + dcost for p in prev]
                 tab = [inner] if trace else None

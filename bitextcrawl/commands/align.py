@@ -13,6 +13,7 @@ from collections import Counter
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.utils.log import configure_logging
 
 from bitextcrawl.formats import iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier
@@ -46,6 +47,7 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if not args:
             raise UsageError("give at least one input file", print_help=True)
+        configure_logging(self.settings)
         s = self.settings
         try:
             langs = parse_langs(opts.langs or s.get("BITEXT_LANGS"))
@@ -70,6 +72,7 @@ class Command(ScrapyCommand):
         config = AlignConfig(langs=langs, threshold=s.getfloat("BITEXT_PAIR_THRESHOLD"),
                              ets_iterations=s.getint("BITEXT_ETS_ITERATIONS"),
                              pattern_local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
+                             pattern_rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
                              lexicon_path=s.get("BITEXT_LEXICON") or "")
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())

@@ -1,4 +1,4 @@
-"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned URL patterns (seed 003 §2.1).
+"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned patterns (seed 003 §2.1).
 
 FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments are skipped;
 ``-`` reads standard input). URLs of many sites may be mixed: each site is learned on its own
@@ -47,7 +47,8 @@ class Command(ScrapyCommand):
     def add_options(self, parser):
         super().add_options(parser)
         parser.add_argument("--langs", default=None,
-                            help="the two languages, first one = url_1 (default BITEXT_LANGS, else en,fr)")
+                            help="the two languages, the first one is url_1 "
+                                 "(default: BITEXT_LANGS, else en,fr)")
         parser.add_argument("--pattern-db", dest="pattern_db", default=None, metavar="PATH",
                             help="pattern database (JSON) to read and update across runs")
 
@@ -72,11 +73,10 @@ class Command(ScrapyCommand):
         except ValueError as exc:
             raise UsageError(str(exc), print_help=False) from exc
         logger.info("urlpairs: %d lines from %s, langs %s", len(lines), path, ",".join(langs))
-        pairs = pair_urls(
-            lines, langs=langs[:2],
-            local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD", DEFAULT_LOCAL_THRESHOLD),
-            rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD", DEFAULT_RESCUE_THRESHOLD),
-            pattern_db=db)
+        local = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD", DEFAULT_LOCAL_THRESHOLD)
+        rescue = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD", DEFAULT_RESCUE_THRESHOLD)
+        pairs = pair_urls(lines, langs=langs[:2], local_threshold=local,
+                          rescue_threshold=rescue, pattern_db=db)
         out = sys.stdout
         for url_1, url_2 in pairs:
             out.write(f"{url_1}\t{url_2}\n")

@@ -28,7 +28,7 @@ from bitextcrawl.pairing.ets import ETS, build_site_graph
 from bitextcrawl.pairing.extract import one_to_one
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
-from bitextcrawl.pairing.structure import features_matrix, strand_features
+from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 
 logger = logging.getLogger(__name__)
@@ -50,6 +50,7 @@ class AlignConfig:
     lam: float = 0.5
     top_k: int = 10
     pattern_local_threshold: float = 0.1
+    pattern_rescue_threshold: float = 500.0
     lexicon_path: str = ""
     stages: tuple = ALL_STAGES
 
@@ -95,6 +96,18 @@ def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
     return out
 
 
+def mutual_best(scored) -> set[tuple[str, str]]:
+    """Pairs that are each other's best-scoring candidate."""
+    best1: dict[str, tuple[float, str]] = {}
+    best2: dict[str, tuple[float, str]] = {}
+    for u1, u2, s in scored:
+        if s > best1.get(u1, (-np.inf, ""))[0]:
+            best1[u1] = (s, u2)
+        if s > best2.get(u2, (-np.inf, ""))[0]:
+            best2[u2] = (s, u1)
+    return {(u1, u2) for u1, (_, u2) in best1.items() if best2.get(u2, (0, ""))[1] == u1}
+
+
 def _timed(result: AlignResult, name: str, start: float) -> None:
     result.timings[name] = round(result.timings.get(name, 0.0) + time.perf_counter() - start, 3)
 
@@ -115,13 +128,14 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     url_pairs: dict[tuple[str, str], tuple[float, str]] = {}
     if "url_pattern" in stages:
         learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
+                                    rescue_threshold=config.pattern_rescue_threshold,
                                     pattern_db=pattern_db)
         learner.fit({l1: list(pages1), l2: list(pages2)})
         for p in learner.pairs():
             url_pairs[(p.url_1, p.url_2)] = (p.score, p.pattern)
         result.patterns[key] = learner.report()
         if pattern_db is not None:
-            pattern_db.update(pages[0].site, learner.patterns_)
+            pattern_db.update(pages[0].site, learner.patterns_, site_size=learner.site_size_)
     _timed(result, "url_patterns", t)
     result.counts[f"bitext/align/{key}/url_pattern_pairs"] = len(url_pairs)
 
@@ -141,8 +155,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
 
     # Structure: STRAND features + EM (seed 000).
     t = time.perf_counter()
-    feats = [strand_features(pages1[u1].strand, pages2[u2].strand) for u1, u2 in cands]
-    X = features_matrix(feats)
+    X = pair_features_matrix({u: p.strand for u, p in pages1.items()},
+                             {u: p.strand for u, p in pages2.items()}, cands)
     p_struct = np.zeros(len(cands))
     llr = np.zeros(len(cands))
     em = None
@@ -160,9 +174,11 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     if "content" in stages:
         train = set(known)
         if "structure" in stages:
-            confident = [(cands[i][0], cands[i][1], float(p_struct[i]))
+            # Rule (17) is permissive on one-template sites: only mutual-best pairs by
+            # log-likelihood ratio, among the confident ones, teach the LSI space.
+            confident = [(cands[i][0], cands[i][1], float(llr[i]))
                          for i in range(len(cands)) if p_struct[i] >= LSI_TRAINING_PROBABILITY]
-            train.update((u1, u2) for u1, u2, _ in one_to_one(confident, 0.0))
+            train.update(mutual_best(confident))
         site_texts = [p.text for p in pages1.values()] + [p.text for p in pages2.values()]
         lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in sorted(train)],
                              site_texts)
@@ -215,7 +231,7 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     out = []
     for u1, u2, score in chosen:
         i = index[(u1, u2)]
-        f = feats[i]
+        w, m, n, l1_len, l2_len = (int(v) for v in X[i])
         sources = []
         if (u1, u2) in url_pairs:
             sources.append("url_pattern")
@@ -228,7 +244,7 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         if "ets" in stages:
             sources.append("ets")
         features = {
-            "w": int(f.w), "m": int(f.m), "n": int(f.n), "l1": int(f.l1), "l2": int(f.l2),
+            "w": w, "m": m, "n": n, "l1": l1_len, "l2": l2_len,
             "p_structure": round(float(p_struct[i]), 4), "llr": round(float(llr[i]), 3),
             "content": round(float(content[i]), 4), "internal": round(internal[(u1, u2)], 4),
             "ets": round(float(final_scores.get((u1, u2), score)), 4),

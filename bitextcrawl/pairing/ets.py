@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from bitextcrawl.pairing.extract import one_to_one
 
-__all__ = ["ETS", "build_site_graph", "internal_similarity", "page_weights"]
+__all__ = ["ETS", "build_site_graph", "internal_similarity", "page_weights", "greedy_group_sums"]
 
 Pair = tuple[str, str]
 
@@ -214,7 +214,7 @@ class ETS:
                  popular_min_links: int = 10, delta: float = 1.0,
                  evidence_weight: float = 0.9, max_size_ratio: float | None = 3.0,
                  size_ratio_c: float | None = None, normalize: str = "none",
-                 chunk_size: int = 4096):
+                 chunk_size: int = 2_000_000):
         if weighting not in ("weight1", "none"):
             raise ValueError("weighting must be 'weight1' or 'none'")
         if normalize not in ("none", "max"):
@@ -372,32 +372,37 @@ class ETS:
             cols = np.arange(n)
             q_l = sp.csr_matrix((np.ones(n), (li, cols)), shape=(len(left_idx), n))
             q_r = sp.csr_matrix((np.ones(n), (ri, cols)), shape=(len(right_idx), n))
-            step = max(int(self.chunk_size), 1)
-            for start in range(0, n, step):
-                rows = slice(start, min(start + step, n))
+            # Rows are cut into chunks of bounded work (nnz of the two products), so a
+            # home page whose neighbours are the whole site does not blow the memory up.
+            cand_l = np.asarray(q_l.sum(axis=1)).ravel()
+            cand_r = np.asarray(q_r.sum(axis=1)).ravel()
+            cost = (adj_l @ cand_l)[li] + (adj_r @ cand_r)[ri] + 1.0
+            budget = float(self.chunk_size)
+            bounds = np.searchsorted(np.cumsum(cost), np.arange(budget, cost.sum() + budget, budget))
+            start = 0
+            for stop in np.unique(np.r_[np.minimum(bounds + 1, n), n]):
+                stop = int(stop)
+                if stop <= start:
+                    continue
+                rows = slice(start, stop)
                 a = adj_l[li[rows]] @ q_l
                 b = adj_r[ri[rows]] @ q_r
                 m = a.multiply(b).tocoo()
                 if m.nnz:
-                    ps.append(m.row.astype(np.int64) + start)
-                    qs.append(m.col.astype(np.int64))
-        p = np.concatenate(ps) if ps else np.zeros(0, dtype=np.int64)
-        q = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int64)
-        order = np.lexsort((q, p))
-        p, q = p[order], q[order]
-
-        # Groups where two neighbour pairs share a page need the greedy matching of
-        # Algorithm 1; elsewhere every neighbour pair is taken and a sum suffices.
-        conflict = np.zeros(n, dtype=bool)
-        for side in (li, ri):
-            key = p * (int(side.max()) + 1 if n else 1) + side[q]
-            skey = np.sort(key)
-            dup = skey[1:][skey[1:] == skey[:-1]]
-            if len(dup):
-                conflict[np.unique(dup // (int(side.max()) + 1))] = True
-        in_conflict = conflict[p]
-        return {"n": n, "p": p, "q": q, "li": li, "ri": ri, "wq": wq, "den": den,
-                "has_neighbours": has_nb, "conflict_item": in_conflict, "n_popular": n_pop}
+                    ps.append(m.row.astype(np.int32) + np.int32(start))
+                    qs.append(m.col.astype(np.int32))
+                del a, b, m
+                start = stop
+        p = np.concatenate(ps) if ps else np.zeros(0, dtype=np.int32)
+        q = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int32)
+        del ps, qs
+        # Page keys of each neighbour pair inside its group: (p, x) and (p, y), compressed
+        # to 0..K-1, for the greedy matching of Algorithm 1.
+        kx = np.unique(p.astype(np.int64) * (len(left_idx) + 1) + li[q], return_inverse=True)[1]
+        ky = np.unique(p.astype(np.int64) * (len(right_idx) + 1) + ri[q], return_inverse=True)[1]
+        return {"n": n, "p": p, "q": q, "kx": kx.astype(np.int32).ravel(),
+                "ky": ky.astype(np.int32).ravel(), "wq": wq, "den": den,
+                "has_neighbours": has_nb, "n_popular": n_pop}
 
     def _side_adjacency(self, graph: nx.DiGraph, index: dict[str, int]):
         """Symmetric same-language neighbour matrix (links in and out), eq. 6 weights, popular pages dropped."""
@@ -437,77 +442,17 @@ class ETS:
     # ------------------------------------------------------------------ Algorithm 1
 
     def _external(self, ets: np.ndarray, st: dict) -> np.ndarray:
-        """Algorithm 1 (seed 004 §3.3) for every pair at once: greedy matching of neighbour pairs, weighted sum / max(|PG(e)|, |PG(c)|)."""
+        """Algorithm 1 (seed 004 §3.3) for all pairs at once: greedy matching of neighbour pairs, weighted sum / max(|PG(e)|, |PG(c)|)."""
         n = st["n"]
         total = np.zeros(n)
-        p, q = st["p"], st["q"]
-        if len(p):
-            val = ets[q] * st["wq"][q]
-            easy = ~st["conflict_item"]
-            total += np.bincount(p[easy], weights=val[easy], minlength=n)
-            hard = np.flatnonzero(st["conflict_item"])
-            if len(hard):
-                total += self._greedy_groups(p[hard], q[hard], ets[q[hard]], val[hard],
-                                             st["li"], st["ri"], n)
+        if len(st["p"]):
+            total = greedy_group_sums(st["p"], st["kx"], st["ky"], ets[st["q"]],
+                                      (ets * st["wq"])[st["q"]], st["q"], n)
         den = st["den"]
         out = np.zeros(n)
         ok = den > 0
         out[ok] = total[ok] / den[ok]
         return np.clip(out, 0.0, 1.0)
-
-    @staticmethod
-    def _greedy_groups(p, q, score, val, li, ri, n, big: int = 64) -> np.ndarray:
-        """Lines 5–10 of Algorithm 1 in groups where neighbour pairs compete for a page.
-
-        Highest ETS first (ties: lower pair index), each neighbour page used once.
-        Groups of up to ``big`` items run in vectorised rounds (one pick per group
-        and round); larger ones (a home page pair) in a plain loop.
-        """
-        total = np.zeros(n)
-        order = np.lexsort((q, -score, p))
-        p, q, val = p[order], q[order], val[order]
-        x, y = li[q], ri[q]
-        starts = np.r_[0, np.flatnonzero(p[1:] != p[:-1]) + 1]
-        sizes = np.diff(np.r_[starts, len(p)])
-        size_of_item = np.repeat(sizes, sizes)
-        small = size_of_item <= big
-        # vectorised rounds over small groups
-        idx_all = np.flatnonzero(small)
-        if len(idx_all):
-            groups, g_local = np.unique(p[idx_all], return_inverse=True)
-            alive = np.ones(len(idx_all), dtype=bool)
-            gx = np.full(len(groups), -1, dtype=np.int64)
-            gy = np.full(len(groups), -1, dtype=np.int64)
-            xs, ys, vs = x[idx_all], y[idx_all], val[idx_all]
-            while True:
-                live = np.flatnonzero(alive)
-                if not len(live):
-                    break
-                g = g_local[live]
-                first = live[np.r_[True, g[1:] != g[:-1]]]
-                np.add.at(total, groups[g_local[first]], vs[first])
-                gx[:] = -1
-                gy[:] = -1
-                gx[g_local[first]] = xs[first]
-                gy[g_local[first]] = ys[first]
-                kill = (xs[live] == gx[g]) | (ys[live] == gy[g])
-                alive[live[kill]] = False
-        # plain loop over big groups
-        for s, size in zip(starts, sizes):
-            if size <= big:
-                continue
-            used_x: set[int] = set()
-            used_y: set[int] = set()
-            acc = 0.0
-            for k in range(s, s + size):
-                xk, yk = int(x[k]), int(y[k])
-                if xk in used_x or yk in used_y:
-                    continue
-                used_x.add(xk)
-                used_y.add(yk)
-                acc += float(val[k])
-            total[p[s]] += acc
-        return total
 
     # ------------------------------------------------------------------ Algorithm 3
 
@@ -548,6 +493,54 @@ class ETS:
             "n_extracted": getattr(self, "n_extracted_", None),
             "fit_seconds": round(self.fit_seconds_, 3),
         }
+
+
+def greedy_group_sums(group: np.ndarray, kx: np.ndarray, ky: np.ndarray, score: np.ndarray,
+                      value: np.ndarray, tie: np.ndarray, n_groups: int,
+                      max_rounds: int = 10_000) -> np.ndarray:
+    """Lines 4–10 of Algorithm 1 (seed 004 §3.3) in every group at once: greedy matching, sum of values.
+
+    Item i belongs to ``group[i]`` and uses the two pages with keys ``kx[i]`` and
+    ``ky[i]`` (keys are unique per group and side). Within a group, repeatedly take
+    the item of highest ``score`` (ties: lowest ``tie``) whose pages are both unused,
+    and add its ``value``. Returns the per-group sums.
+
+    Vectorised by *locally dominant* rounds: an item that is the best alive item of
+    both its x-key and its y-key is taken by the sequential greedy too (Preis 1999:
+    under a strict total order the two give the same matching), so each round takes
+    all of them at once and drops the items whose pages got used. The best alive
+    item of every group is dominant, so each round makes progress; in practice a
+    handful of rounds suffice. After ``max_rounds`` the rest runs sequentially.
+    """
+    total = np.zeros(n_groups)
+    m = len(group)
+    if not m:
+        return total
+    order = np.lexsort((tie, -score))           # global priority: rank = position
+    kx, ky = kx[order], ky[order]
+    grp, val = group[order], value[order]
+    used_x = np.zeros(int(kx.max()) + 1, dtype=bool)
+    used_y = np.zeros(int(ky.max()) + 1, dtype=bool)
+    live = np.arange(m)
+    rounds = 0
+    while len(live) and rounds < max_rounds:
+        rounds += 1
+        lx, ly = kx[live], ky[live]
+        best_x = np.full(len(used_x), m, dtype=np.int64)
+        best_y = np.full(len(used_y), m, dtype=np.int64)
+        np.minimum.at(best_x, lx, live)
+        np.minimum.at(best_y, ly, live)
+        take = (best_x[lx] == live) & (best_y[ly] == live)
+        sel = live[take]
+        total += np.bincount(grp[sel], weights=val[sel], minlength=n_groups)
+        used_x[kx[sel]] = True
+        used_y[ky[sel]] = True
+        live = live[~(used_x[lx] | used_y[ly])]
+    for i in live.tolist():                      # sequential tail (rarely reached)
+        if not used_x[kx[i]] and not used_y[ky[i]]:
+            used_x[kx[i]] = used_y[ky[i]] = True
+            total[grp[i]] += val[i]
+    return total
 
 
 def _majority(values: Iterable[Hashable | None]):

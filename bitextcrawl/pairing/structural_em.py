@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
-from scipy.special import expit, gammaln, log_ndtr, logsumexp
+from scipy.special import expit, gammaln, log_ndtr
 
 __all__ = [
     "PAPER_INITIAL", "StructuralEM", "EmpiricalPMF", "huber_irls", "huber_location", "fit_gmm2",
@@ -109,7 +109,7 @@ def log_gmm_interval(r, weights, means, sds) -> np.ndarray:
         with np.errstate(divide="ignore"):
             lw = math.log(lam) if lam > 0 else -np.inf
         parts.append(lw + log_normal_interval((r - 0.5 - mu) / sd, (r + 0.5 - mu) / sd))
-    return logsumexp(np.stack(parts), axis=0)
+    return np.logaddexp.reduce(parts)
 
 
 def log_length_interval(l1, l2, a: float, c: float, sigma: float) -> np.ndarray:
@@ -467,7 +467,10 @@ class StructuralEM:
             self.warnings_.append(msg)
 
     def fit(self, X) -> "StructuralEM":
-        """Algorithm 1 (EM for A∥ and A∦) on the s×5 matrix X = (w, m, n, l1, l2)."""
+        """Algorithm 1 (EM for A∥ and A∦) on the s×5 matrix X = (w, m, n, l1, l2).
+
+        X is rounded to non-negative integers and w clipped to m + n; NaN is an error.
+        """
         X = _check_X(X)
         s = X.shape[0]
         self._init_params()
@@ -624,7 +627,7 @@ class StructuralEM:
 
     @classmethod
     def from_dict(cls, d: dict) -> "StructuralEM":
-        model = cls(**d.get("params", {}))
+        model = cls(**{k: v for k, v in d.get("params", {}).items() if k in _HYPER})
         f = d.get("fitted")
         if f:
             for name in _FITTED_SCALARS:
@@ -666,6 +669,10 @@ class StructuralEM:
             "gmm_weights": [num(v) for v in self.gmm_weights_],
             "gmm_means": [num(v) for v in self.gmm_means_],
             "gmm_sds": [num(v) for v in self.gmm_sds_],
+            # the same, in the shape report/html.py draws (ε's mixture, eq. 3)
+            "gmm": {"weights": [num(v) for v in self.gmm_weights_],
+                    "means": [num(v) for v in self.gmm_means_],
+                    "sds": [num(v) for v in self.gmm_sds_]},
             "a": num(self.a_), "c": num(self.c_), "sigma": num(self.sigma_),
             "p_par": num(self.p_par_),
         }

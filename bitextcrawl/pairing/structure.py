@@ -21,6 +21,7 @@ cached per page and reused for every candidate pair the page is in.
 
 from __future__ import annotations
 
+import re
 import threading
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -38,32 +39,35 @@ COLUMNS = ("w", "m", "n", "l1", "l2")
 # a site rarely uses more than ~250 distinct tag tokens, and beyond that it stays
 # correct, only a little slower.
 _CHUNK_CODE = "\x01"
-# token -> (code point, chunk length or -1 for a tag). Chunk tokens are cached too
+_CHUNK_RE = re.compile(_CHUNK_CODE)
+# token -> code point, and chunk token -> its length. Chunk tokens are cached too
 # (one entry per distinct length), so encoding is one dict lookup per token.
-_vocab: dict[str, tuple[str, int]] = {}
+_codes: dict[str, str] = {}
+_chunk_lengths: dict[str, int] = {}
 _n_tags = 0
 _vocab_lock = threading.Lock()
 
 
-def _entry(token: str) -> tuple[str, int]:
+def _code(token: str) -> str:
     global _n_tags
     with _vocab_lock:
-        entry = _vocab.get(token)
-        if entry is not None:
-            return entry
+        code = _codes.get(token)
+        if code is not None:
+            return code
         if is_chunk(token):
             try:
-                entry = (_CHUNK_CODE, max(chunk_length(token), 0))
+                _chunk_lengths[token] = max(chunk_length(token), 0)
             except ValueError:  # a malformed length counts as an empty chunk
-                entry = (_CHUNK_CODE, 0)
+                _chunk_lengths[token] = 0
+            code = _CHUNK_CODE
         else:
             cp = _n_tags + 2
             if cp >= 0xD800:  # skip the surrogate block: not valid in a str for rapidfuzz
                 cp += 0x800
             _n_tags += 1
-            entry = (chr(cp), -1)
-        _vocab[token] = entry
-        return entry
+            code = chr(cp)
+        _codes[token] = code
+        return code
 
 
 @dataclass(frozen=True)
@@ -82,12 +86,11 @@ def encode(tokens: Sequence[str] | EncodedTokens) -> EncodedTokens:
     """Encode STRAND tokens for alignment (all ``[Chunk:*]`` map to one symbol)."""
     if isinstance(tokens, EncodedTokens):
         return tokens
-    get = _vocab.get
-    entries = [get(t) or _entry(t) for t in tokens]
-    lengths = [e[1] for e in entries]
-    positions = tuple(i for i, n in enumerate(lengths) if n >= 0)
-    total = sum(n for n in lengths if n > 0)
-    return EncodedTokens("".join([e[0] for e in entries]), positions, total)
+    get = _codes.get
+    codes = "".join([get(t) or _code(t) for t in tokens])
+    positions = tuple([m.start() for m in _CHUNK_RE.finditer(codes)])
+    length = _chunk_lengths.__getitem__
+    return EncodedTokens(codes, positions, sum([length(tokens[i]) for i in positions]))
 
 
 @dataclass
@@ -125,24 +128,19 @@ def strand_features(tokens1: Sequence[str] | EncodedTokens,
     lcs = 0
     pairs: list[tuple[int, int]] = []
     pos1, pos2 = e1.chunk_positions, e2.chunk_positions
-    for op in Indel.opcodes(e1.codes, e2.codes):
-        if op.tag != "equal":
+    for tag, i1, i2, j1, _ in Indel.opcodes(e1.codes, e2.codes).as_list():
+        if tag != "equal":
             continue
-        i1, i2, j1 = op.src_start, op.src_end, op.dest_start
         lcs += i2 - i1
-        # Chunk tokens inside an equal block face chunk tokens of the other page at
-        # the same offset; their chunk indices are ranks in chunk_positions.
+        # chunk indices are ranks in chunk_positions
         a = bisect_left(pos1, i1)
         b = bisect_left(pos1, i2, a)
         if a == b:
             continue
-        shift = j1 - i1
-        c = bisect_left(pos2, pos1[a] + shift)
-        for ci in range(a, b):
-            # pos2[c] == pos1[ci] + shift holds by construction (equal block), and
-            # consecutive chunks of page 1 in the block map to consecutive chunks of page 2.
-            pairs.append((ci, c))
-            c += 1
+        # Inside an equal block the chunks of page 1 face, in order, the chunks of
+        # page 2 at the same offsets: the first one sits at pos1[a] + (j1 - i1).
+        c = bisect_left(pos2, pos1[a] + j1 - i1)
+        pairs.extend(zip(range(a, b), range(c, c + b - a)))
     w = m + n - 2 * lcs
     return StrandFeatures(w, m, n, e1.text_length, e2.text_length, pairs)
 

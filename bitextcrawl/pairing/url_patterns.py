@@ -29,6 +29,19 @@ Definitions used here, exactly:
 * ``kind``: ``"token"`` for single-token patterns; ``"slug_id"`` for the weaker second rule
   (translated slugs sharing numeric ids, applied after a credible token pattern), kept apart so
   that its precision can be reported on its own.
+
+Departures from the paper, each for a stated reason at its place in the code: two-token locale
+runs (``zh_TW``, ``tc_chi``: the paper's own ⟨english, tc_chi⟩ needs them once ``_`` splits
+tokens); character-level cores cut only where the character class changes
+(⟨english, french⟩, not ⟨englis, frenc⟩); inverted-index buckets with more than
+``max_bucket`` cross-language candidates skipped (id positions, and it keeps the work linear);
+a second competition among the credible patterns only; the ``slug_id`` rule; language of
+unlabelled URLs from pattern tokens (the paper has page language ID).
+
+Not handled (left to the later stages: hreflang, structure, content): a language marker on one
+side only (``/about`` ↔ ``/fr/about``, ``example.org`` ↔ ``fr.example.org``), since a pattern
+with an empty side has no place to be applied; translated file names without shared ids
+(``License-en.html`` ↔ ``Licence-fr.html``).
 """
 
 from __future__ import annotations
@@ -61,6 +74,7 @@ TOKEN = "token"
 SLUG_ID = "slug_id"
 
 SEPARATORS = "/.-_?&="
+# _SPLIT.split(url): tokens (even indices) and separators (odd); "".join() gives the URL back.
 _SPLIT = re.compile(r"([/.\-_?&=])")
 # Separators that may join the two tokens of a locale code such as zh_TW, en-us, tc_chi.
 _RUN_JOINERS = frozenset("-_")
@@ -126,11 +140,6 @@ def pattern_id(kind: str, lang1: str, token1: str, lang2: str, token2: str) -> s
 # ----------------------------------------------------------------------------- tokens
 
 
-def tokenize(url: str) -> list[str]:
-    """Tokens and separators alternately (even indices tokens): ``"".join`` gives the URL back."""
-    return _SPLIT.split(url)
-
-
 def _shape(s: str) -> str:
     """Digits -> 9, letters -> a (runs collapsed), other characters kept: ``1`` and ``12`` agree."""
     return _SHAPE.sub(lambda m: "9" if m.group()[0].isdigit() else "a", s)
@@ -149,7 +158,7 @@ def _shape_regex(shape: str) -> str:
 
 
 def _mask_keys(url: str) -> list[str]:
-    """Inverted-index keys of seed 003 §2.1 item 2: the URL with one token (or a 2-token locale run) masked."""
+    """Inverted-index keys (seed 003 §2.1 item 2): the URL with one token (or locale run) masked."""
     parts = _SPLIT.split(url)
     n = len(parts)
     keys = []
@@ -168,13 +177,23 @@ def _mask_keys(url: str) -> list[str]:
     return keys
 
 
+def _char_class(c: str) -> int:
+    return 0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3
+
+
+def _cut(left: str, right: str) -> bool:
+    """May a pattern core start/end between these two characters (a class change, not Ab)?"""
+    a, b = _char_class(left), _char_class(right)
+    return a != b and not (a == 2 and b == 1)
+
+
 def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]] | None:
     """Character-level difference of two URLs that differ in one token span (seed 003 §2.1 item 1).
 
     Returns (core of u, core of v, context), or None for a difference that is no pairing
     pattern. Within one token the cores are the differing characters (``1en``/``1tc`` ->
-    ``en``/``tc``); when that leaves one side empty (``en``/``eng``) the whole tokens are kept,
-    since an empty core cannot be applied. A span of two tokens (``zh_TW``, ``tc_chi``,
+    ``en``/``tc``), cut where the character class changes; when one side would be empty
+    (``en``/``eng``) the whole tokens are kept, since an empty core cannot be applied. A span of two tokens (``zh_TW``, ``tc_chi``,
     ``en-us``) is kept whole and only accepted when each of its tokens has at most 4
     characters: locale codes, not two words of a translated file name (``License-en`` ↔
     ``Licence-fr``).
@@ -202,9 +221,15 @@ def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]] | None:
             multi = True
             if any(len(t) > 4 for t in toks[::2]):
                 return None
-    cu, cv = u[p:lu - s], v[p:lv - s]
-    if multi or not cu or not cv:
+    if multi or p >= lu - s or p >= lv - s:  # several tokens, or an empty core (en/eng)
         return su, sv, (sep_b, "", "", sep_a)
+    # Cut only where the character class changes in both URLs (1|en, about|E), never inside a
+    # run of letters: <english, french>, not <englis, frenc> around a shared "h".
+    while p > lb and not (_cut(u[p - 1], u[p]) and _cut(v[p - 1], v[p])):
+        p -= 1
+    while s > rb and not (_cut(u[lu - s - 1], u[lu - s]) and _cut(v[lv - s - 1], v[lv - s])):
+        s -= 1
+    cu, cv = u[p:lu - s], v[p:lv - s]
     return cu, cv, (sep_b, _shape(u[lb:p]), _shape(u[lu - s:lu - rb]), sep_a)
 
 
@@ -427,7 +452,7 @@ class UrlPatternLearner:
 
     # -- fit
     def fit(self, urls_by_lang: dict[str, list[str]]) -> "UrlPatternLearner":
-        """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (seed 003 §2.1)."""
+        """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1)."""
         langs = self.langs
         lang_index = {lang: i for i, lang in enumerate(langs)}
         urls: list[str] = []
@@ -470,7 +495,7 @@ class UrlPatternLearner:
         credible_order = [k for k in order if k in patterns and patterns[k].credible]
         final = self._compete(credible_order, cands)
         pairs: list[UrlPair] = []
-        paired: set[int] = set()
+        paired: dict[tuple[int, int], set[int]] = defaultdict(set)  # per language pair
         for key in credible_order:
             p = patterns[key]
             self._set_support(p, final[key], site_size)
@@ -479,7 +504,7 @@ class UrlPatternLearner:
             score = self._score(p)
             for g1, g2, _ in final[key]:
                 pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
-                paired.update((g1, g2))
+                paired[key[0], key[2]].update((g1, g2))
 
         self.patterns_ = sorted(patterns.values(), key=lambda p: (-p.support, -p.candidates, p.id))
         self._build_appliers()
@@ -494,16 +519,21 @@ class UrlPatternLearner:
 
     @staticmethod
     def _compete(order, cands):
-        """Competition of seed 003 §2.1: greedy 1-1 assignment, strongest pattern first."""
-        used: set[int] = set()
+        """Competition of seed 003 §2.1: greedy 1-1 assignment, strongest pattern first.
+
+        One URL in at most one pair per language pair (with 3+ languages a page can pair once
+        with each other language).
+        """
+        used: dict[tuple[int, int], set[int]] = defaultdict(set)
         won: dict[tuple, list] = {}
         for key in order:
+            taken = used[key[0], key[2]]
             got = []
             for g1, g2, ctx in cands[key]:
-                if g1 in used or g2 in used:
+                if g1 in taken or g2 in taken:
                     continue
-                used.add(g1)
-                used.add(g2)
+                taken.add(g1)
+                taken.add(g2)
                 got.append((g1, g2, ctx))
             won[key] = got
         return won
@@ -516,7 +546,7 @@ class UrlPatternLearner:
         p.examples = [(self.urls_[g1], self.urls_[g2]) for g1, g2, _ in won[:_MAX_EXAMPLES]]
 
     def _judge(self, p: Pattern) -> bool:
-        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue by C(p) > rescue threshold."""
+        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue if C(p) > its threshold."""
         p.rescued = False
         if p.local_credibility > self.local_threshold:
             p.credible = True
@@ -552,27 +582,27 @@ class UrlPatternLearner:
             self._voter.add(p.lang1, p.lang1_token, p.lang2, p.lang2_token, ctxs, p.support)
 
     # -- the slug + id rule
-    def _slug_pairs(self, paired: set[int], site_size: int):
+    def _slug_pairs(self, paired: dict[tuple[int, int], set[int]], site_size: int):
         """Translated slugs sharing ids: same host, path depth and numeric tokens (per segment)
         once a credible token pattern is applied; pairs only when unique on both sides.
 
         Not in the paper (its URL pairs differ by one token); kept as its own pattern kind.
         """
         urls, ulang = self.urls_, self.url_langs_
-        free = [g for g in range(len(urls)) if g not in paired and ulang[g] >= 0]
         patterns, pairs = [], []
-        taken: set[int] = set()
         for base, fwd, back in self._appliers:
             l1, l2 = self.langs.index(base.lang1), self.langs.index(base.lang2)
+            taken = paired[l1, l2]
+            free = [g for g in range(len(urls)) if ulang[g] in (l1, l2) and g not in taken]
             side2: dict[tuple, list[int]] = defaultdict(list)
             for g in free:
-                if g not in taken and ulang[g] == l2 and back.matches(urls[g]):
+                if ulang[g] == l2 and back.matches(urls[g]):
                     sig = _id_signature(urls[g])
                     if sig is not None:
                         side2[sig].append(g)
             side1: dict[tuple, list[int]] = defaultdict(list)
             for g in free:
-                if g not in taken and ulang[g] == l1:
+                if ulang[g] == l1:
                     for cand in fwd.apply(urls[g]):
                         sig = _id_signature(cand)
                         if sig is not None and sig in side2:
@@ -651,21 +681,37 @@ class UrlPatternLearner:
 
 
 def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
-    """Cross-language URL pairs differing by one token, via an inverted index (seed 003 §2.1 item 2).
+    """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
 
     Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
     linear in the number of URLs (times tokens per URL), never all pairs. Returns
     ``(lang_i, core_i, lang_j, core_j) -> [(url_i index, url_j index, context), ...]``, i < j.
     """
+    # The largest language only probes the index (a key no other language has cannot make a
+    # cross-language pair): about half the insertions saved.
+    sizes = Counter(li for li in ulang if li >= 0)
+    probe = sizes.most_common(1)[0][0] if len(sizes) > 1 else -2
     index: dict[str, int | list[int]] = {}
     for g, url in enumerate(urls):
-        if ulang[g] < 0:
+        li = ulang[g]
+        if li < 0 or li == probe:
             continue
         for key in _mask_keys(url):
             bucket = index.get(key)
             if bucket is None:
                 index[key] = g          # most keys are unique: no list for them
             elif type(bucket) is int:
+                index[key] = [bucket, g]
+            else:
+                bucket.append(g)
+    for g, url in enumerate(urls):
+        if ulang[g] != probe:
+            continue
+        for key in _mask_keys(url):
+            bucket = index.get(key)
+            if bucket is None:
+                continue
+            if type(bucket) is int:
                 index[key] = [bucket, g]
             else:
                 bucket.append(g)
@@ -750,7 +796,7 @@ def pair_urls(lines: list[str], langs=("en", "fr"),
               rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
               pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
               slug_ids: bool = True) -> list[tuple[str, str]]:
-    """URL-only pairing of many sites: per-site patterns with cross-site C(p) rescue (seed 003 §2.1).
+    """URL-only pairing of many sites: per-site patterns, cross-site C(p) rescue (seed 003 §2.1).
 
     1. Learn each site from its labelled URLs and record it in the pattern DB.
     2. Give unlabelled URLs a language: the site's own patterns, else patterns with C(p) above the
@@ -814,7 +860,9 @@ def pair_urls(lines: list[str], langs=("en", "fr"),
         db.update(site, lr.patterns_, lr.site_size_)
     out: list[tuple[str, str]] = []
     rescued = 0
-    for site, items in by_site.items():
+    for n, (site, items) in enumerate(by_site.items(), 1):
+        if n % 1000 == 0:
+            logger.info("urlpairs: paired %d of %d sites", n, len(by_site))
         lr = learner().fit(group(items))
         db.update(site, lr.patterns_, lr.site_size_)
         rescued += sum(1 for p in lr.patterns_ if p.rescued)

@@ -10,12 +10,13 @@ A generated URL that answers in the wrong language is not a counterpart.
 from __future__ import annotations
 
 import logging
+import os
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner
+from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -27,6 +28,7 @@ class UrlPairingPipeline:
         self.stats = crawler.stats
         s = crawler.settings
         self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
+        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = s.getbool("BITEXT_DEEP_RECOVERY")
         self.urls_by_lang: dict[str, list[str]] = {}
@@ -43,6 +45,9 @@ class UrlPairingPipeline:
 
     def open_spider(self):
         spider = self.crawler.spider
+        db_path = self.crawler.settings.get("BITEXT_PATTERN_DB") or os.path.join(
+            "output", "patterns-db.json")
+        self.pattern_db = PatternDB(db_path)  # read-only here: the closing pipeline updates it
         self.langs = spider.langs
         store = open_store(self.crawler.settings, spider.output_dir)
         try:  # a resumed crawl starts from what is stored
@@ -50,7 +55,9 @@ class UrlPairingPipeline:
             self.tried = store.get_meta("recovery_tried", {}) or {}
         finally:
             store.close()
-        self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold)
+        self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
+                                         rescue_threshold=self.rescue_threshold,
+                                         pattern_db=self.pattern_db)
         if any(self.urls_by_lang.values()):
             self.learner.fit(self.urls_by_lang)
 
@@ -74,7 +81,8 @@ class UrlPairingPipeline:
     def relearn(self) -> None:
         self.new_pages = 0
         self.learner.fit(self.urls_by_lang)
-        self.stats.set_value("bitext/patterns/learned", len(self.learner.patterns_))
+        self.stats.set_value("bitext/patterns/learned",
+                             sum(1 for p in self.learner.patterns_ if p.credible))
         self.stats.set_value("bitext/patterns/pairs", len(self.learner.pairs()))
 
     def unpaired(self):

@@ -1,4 +1,4 @@
-"""URL pairing patterns (seed 003 §2.1–2.2): schemes, competition, credibility, rescue, recovery."""
+"""URL pairing patterns (seed 003 §2.1–2.2): schemes, competition, C(p,w), C(p), recovery."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -48,9 +49,11 @@ def scheme_urls(scheme: str, n: int, host: str = "www.example.org", seed: int = 
             "file_suffix": (f"http://{host}/{d}/{w}_e.htm", f"http://{host}/{d}/{w}_c.htm"),
             "numbered_dir": (f"http://{host}/yr99-00/{i % 3}en/{d}/{w}.htm",
                              f"http://{host}/yr99-00/{i % 3}tc/{d}/{w}.htm"),
+            "names_dir": (f"http://{host}/english/{d}/{w}.htm", f"http://{host}/french/{d}/{w}.htm"),
             "locale_dir": (f"http://{host}/english/LLB_web/{w}.htm",
                            f"http://{host}/tc_chi/LLB_web/{w}.htm"),
-            "locale_query": (f"http://{host}/p?id={i}&lang=en", f"http://{host}/p?id={i}&lang=zh_TW"),
+            "locale_query": (f"http://{host}/p?id={i}&lang=en",
+                             f"http://{host}/p?id={i}&lang=zh_TW"),
         }[scheme]
         one.append(a)
         two.append(b)
@@ -64,6 +67,7 @@ SCHEMES = [  # scheme, langs, expected (lang1 token, lang2 token)
     ("query", ("en", "fr"), ("en", "fr")),
     ("file_suffix", ("en", "zh"), ("e", "c")),
     ("numbered_dir", ("en", "zh"), ("en", "tc")),     # <1en,1tc>, <2en,2tc> -> <en,tc>
+    ("names_dir", ("en", "fr"), ("english", "french")),  # not <englis,frenc> around the "h"
     ("locale_dir", ("en", "zh"), ("english", "tc_chi")),
     ("locale_query", ("en", "zh"), ("en", "zh_TW")),
 ]
@@ -98,6 +102,18 @@ def test_character_level_aggregation_beats_token_level():
     lr = UrlPatternLearner(langs=("en", "zh")).fit({"en": one, "zh": two})
     assert [p.id for p in lr.patterns_ if p.credible] == ["en:en|zh:tc"]
     assert set(lr.patterns_[0].contexts) == {("/", "9", "", "/")}
+
+
+def test_three_languages_pair_each_language_pair():
+    one, two = scheme_urls("prefix", 20)
+    three = [u.replace("/en/", "/de/") for u in one]
+    lr = UrlPatternLearner(langs=("en", "fr", "de")).fit({"en": one, "fr": two, "de": three})
+    # a page pairs once with each other language
+    by_pattern = Counter(p.pattern for p in lr.pairs())
+    assert by_pattern == {"en:en|fr:fr": 20, "de:de|en:en": 20, "de:de|fr:fr": 20}
+    assert sorted(lr.counterparts("http://www.example.org/en/z.html", "en")) == [
+        ("http://www.example.org/de/z.html", "de:de|en:en"),
+        ("http://www.example.org/fr/z.html", "en:en|fr:fr")]
 
 
 def test_competition_frequent_pattern_beats_accidental_one():
@@ -219,7 +235,7 @@ def test_precision_with_realistic_noise():
     H = "http://www.noisy.org"
     en, fr, gold = [], [], {}
     for i in range(200):
-        a, b = f"{H}/en/{rnd.choice(WORDS)}/item{i}.html", f"{H}/fr/{rnd.choice(WORDS)}/item{i}.html"
+        a = f"{H}/en/{rnd.choice(WORDS)}/item{i}.html"
         b = a.replace("/en/", "/fr/")
         en.append(a)
         fr.append(b)
@@ -253,7 +269,8 @@ def test_pattern_db_round_trip(tmp_path):
     db.update(lr.site_, lr.patterns_, lr.site_size_)
     db.update(lr.site_, lr.patterns_, lr.site_size_)  # a re-crawl replaces, never double counts
     one, two = scheme_urls("prefix", 20, host="b.example.net")
-    lr2 = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "de": [f"http://b.example.net/de/{i}" for i in range(20)]})
+    de = [f"http://b.example.net/de/{i}" for i in range(20)]  # counted in |w| = 60
+    lr2 = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "de": de})
     db.update(lr2.site_, lr2.report()["patterns"])  # report dicts work too; |w| from N/C
     db.save()
     assert [f.name for f in path.parent.iterdir()] == ["patterns.json"]  # no temporary file left
@@ -275,7 +292,8 @@ def test_pattern_db_round_trip(tmp_path):
 def test_report_has_the_numbers():
     one, two = scheme_urls("suffix", 10)
     db = PatternDB(None)
-    lr = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "": ["http://www.example.org/x"]})
+    unlabelled = ["http://www.example.org/x"]
+    lr = UrlPatternLearner(pattern_db=db).fit({"en": one, "fr": two, "": unlabelled})
     rep = lr.report()
     assert rep["site"] == "http://example.org" and rep["site_size"] == 21
     p = rep["patterns"][0]
@@ -304,7 +322,8 @@ def test_pair_urls_many_sites_rescue_and_inferred_languages():
     gold.update({f"{H2}/eng/p{i}.html": f"{H2}/fre/p{i}.html" for i in range(5)})
     # and one whose only hint is a language code
     H3 = "http://codes.example.org"
-    lines += ["", "# comment"] + [f"{H3}/{i}/en/" for i in range(4)] + [f"{H3}/{i}/fr/" for i in range(4)]
+    lines += ["", "# comment"]
+    lines += [f"{H3}/{i}/en/" for i in range(4)] + [f"{H3}/{i}/fr/" for i in range(4)]
     gold.update({f"{H3}/{i}/en/": f"{H3}/{i}/fr/" for i in range(4)})
     pairs = pair_urls(lines, langs=("en", "fr"))
     got = dict(pairs)
@@ -347,6 +366,11 @@ def test_pair_urls_speed_5000_urls_200_sites():
     assert dt < 20.0
 
 
+needs_data = pytest.mark.skipif(
+    not (DATA / "wet").is_dir() or not (DATA / "wet-gold.tsv").is_file(),
+    reason=f"real data absent: {DATA.resolve()} (../shared/data beside the project)")
+
+
 def _wet_urls():
     wet = DATA / "wet"
     base = "http://127.0.0.1:8000/"
@@ -363,8 +387,7 @@ def _wet_urls():
     return by_lang, gold
 
 
-@pytest.mark.skipif(not (DATA / "wet").is_dir() or not (DATA / "wet-gold.tsv").is_file(),
-                    reason=f"real data absent: {DATA.resolve()} (../shared/data beside the project)")
+@needs_data
 def test_real_site_wet():
     by_lang, gold = _wet_urls()
     lr = UrlPatternLearner().fit(by_lang)
@@ -382,8 +405,7 @@ def test_real_site_wet():
         ("http://127.0.0.1:8000/docs/new-fr.html", "en:en|fr:fr")]
 
 
-@pytest.mark.skipif(not (DATA / "wet").is_dir() or not (DATA / "wet-gold.tsv").is_file(),
-                    reason=f"real data absent: {DATA.resolve()} (../shared/data beside the project)")
+@needs_data
 def test_real_site_wet_through_pair_urls_without_languages():
     by_lang, gold = _wet_urls()
     base = "http://127.0.0.1:8000/"
@@ -391,7 +413,8 @@ def test_real_site_wet_through_pair_urls_without_languages():
     pairs = pair_urls(lines, langs=("fr", "en"))  # languages from the -en/-fr code tokens
     back = {b: a for a, b in gold.items()}
     assert len(pairs) >= 270
-    assert sum(back.get(a) == b for a, b in pairs if a in back) == sum(1 for a, _ in pairs if a in back)
+    judged = [(a, b) for a, b in pairs if a in back]
+    assert judged and all(back[a] == b for a, b in judged)
 
 
 def _command(settings=None):
@@ -410,7 +433,8 @@ def test_urlpairs_command_class(tmp_path, capsys):
     assert out == [f"{a}\t{b}" for a, b in zip(one, two)]
     assert PatternDB(db).global_credibility("en:en|fr:fr") == pytest.approx(10.0)
     with pytest.raises(UsageError, match="cannot read"):
-        _command().run([str(tmp_path / "missing.txt")], SimpleNamespace(langs="en,fr", pattern_db=None))
+        _command().run([str(tmp_path / "missing.txt")],
+                       SimpleNamespace(langs="en,fr", pattern_db=None))
     with pytest.raises(UsageError, match="two languages"):
         _command().run([str(f)], SimpleNamespace(langs="en", pattern_db=None))
 
@@ -435,3 +459,25 @@ def test_urlpairs_command_line(tmp_path):
     assert "urlpairs: 4 pairs" in ok.stderr
     bad = run("nope.txt", "--langs", "en,fr")
     assert bad.returncode == 2 and "cannot read nope.txt" in bad.stderr
+
+
+def test_random_urls_keep_the_invariants():
+    # Short random URLs over a tiny alphabet: many accidental single-token differences.
+    rnd = random.Random(3)
+    alphabet = "ab1-_./?=&Ee"
+    for trial in range(30):
+        urls = {f"http://h.org/{''.join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 8)))}"
+                for _ in range(60)}
+        urls = sorted(urls)
+        rnd.shuffle(urls)
+        half = len(urls) // 2
+        lr = UrlPatternLearner(local_threshold=0.0).fit({"en": urls[:half], "fr": urls[half:]})
+        pairs = lr.pairs()
+        assert_one_to_one(pairs)
+        en = set(urls[:half])
+        for p in pairs:
+            assert p.url_1 in en and p.url_2 not in en and 0 <= p.score <= 1
+            if not p.pattern.startswith(SLUG_ID):  # a learned pattern regenerates its own pairs
+                assert (p.url_2, p.pattern) in lr.counterparts(p.url_1, "en")
+                assert (p.url_1, p.pattern) in lr.counterparts(p.url_2, "fr")
+        json.dumps(lr.report())

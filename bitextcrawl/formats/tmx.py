@@ -1,0 +1,174 @@
+"""TMX 1.4 writer for aligned sentence pairs (``bitext.tmx``).
+
+Streams with ``lxml.etree.xmlfile``: one ``<tu>`` is built, written and dropped at a time,
+so a million pairs never make a million nodes in memory. Follows TMX 1.4b (LISA):
+
+    <tmx version="1.4">
+      <header creationtool=… creationtoolversion=… segtype="sentence" o-tmf=…
+              adminlang=… srclang=… datatype="plaintext" creationdate=…/>
+      <body>
+        <tu tuid=…>
+          <prop type="score">0.93</prop>
+          <tuv xml:lang="en"><prop type="source-document">URL</prop><seg>…</seg></tuv>
+          <tuv xml:lang="fr">…</tuv>
+        </tu>
+      </body>
+    </tmx>
+
+Property names follow Bitextor's TMX output (``source-document``, ``score``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import re
+import time
+from typing import Iterable, Iterator
+
+from lxml import etree
+
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+# Characters XML 1.0 does not allow (C0 controls but tab/LF/CR, lone surrogates,
+# U+FFFE/U+FFFF), plus C1 controls, which are never wanted in a segment.
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_WS = re.compile(r"\s+")
+
+
+def clean_segment(text) -> str:
+    """One line of text: XML-invalid and control characters removed, whitespace collapsed."""
+    if text is None:
+        return ""
+    text = _INVALID_XML.sub("", str(text))
+    return _WS.sub(" ", text).strip()
+
+
+def _version() -> str:
+    import bitextcrawl
+    version = getattr(bitextcrawl, "__version__", None)
+    if version:
+        return str(version)
+    try:
+        from importlib.metadata import version as dist_version
+        return dist_version("bitextcrawl")
+    except Exception:
+        return "unknown"
+
+
+def normalise_row(row) -> dict:
+    """A bitext row as a dict: url_1, url_2, sentence_1, sentence_2, score.
+
+    Accepts a dict with those keys, or a tuple ``(s1, s2)``, ``(s1, s2, score)`` or
+    ``(url_1, url_2, s1, s2, score)``.
+    """
+    if isinstance(row, dict):
+        return {
+            "url_1": row.get("url_1") or "",
+            "url_2": row.get("url_2") or "",
+            "sentence_1": row.get("sentence_1") or "",
+            "sentence_2": row.get("sentence_2") or "",
+            "score": row.get("score"),
+        }
+    row = tuple(row)
+    if len(row) == 2:
+        return {"url_1": "", "url_2": "", "sentence_1": row[0], "sentence_2": row[1],
+                "score": None}
+    if len(row) == 3:
+        return {"url_1": "", "url_2": "", "sentence_1": row[0], "sentence_2": row[1],
+                "score": row[2]}
+    if len(row) == 5:
+        return {"url_1": row[0], "url_2": row[1], "sentence_1": row[2],
+                "sentence_2": row[3], "score": row[4]}
+    raise ValueError(f"a bitext row has 2, 3 or 5 fields, or is a dict; got {len(row)}")
+
+
+def dedup_key(s1: str, s2: str) -> bytes:
+    """A 16-byte digest of a (sentence_1, sentence_2) pair: constant memory per pair."""
+    return hashlib.blake2b(f"{s1}\t{s2}".encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
+
+
+def iter_clean_rows(rows: Iterable) -> Iterator[dict]:
+    """Normalised rows, segments cleaned, empty and duplicate (s1, s2) pairs dropped."""
+    seen: set[bytes] = set()
+    for row in rows:
+        r = normalise_row(row)
+        s1 = clean_segment(r["sentence_1"])
+        s2 = clean_segment(r["sentence_2"])
+        if not s1 or not s2:
+            continue
+        key = dedup_key(s1, s2)
+        if key in seen:
+            continue
+        seen.add(key)
+        r["sentence_1"], r["sentence_2"] = s1, s2
+        r["url_1"] = clean_segment(r["url_1"])
+        r["url_2"] = clean_segment(r["url_2"])
+        yield r
+
+
+def _format_score(score) -> str | None:
+    if score is None or score == "":
+        return None
+    try:
+        return f"{float(score):.4f}"
+    except (TypeError, ValueError):
+        return None
+
+
+def _open(path):
+    path = os.fspath(path)
+    if path.endswith(".gz"):
+        return gzip.open(path, "wb")
+    return open(path, "wb")
+
+
+def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
+              creationtool: str = "bitextcrawl", adminlang: str = "en",
+              o_tmf: str = "bitextcrawl") -> int:
+    """Write rows as a TMX 1.4 file (``.gz`` compressed by name); returns the TU count.
+
+    ``lang1`` is the source language (header ``srclang``). Segments are cleaned of
+    XML-invalid and control characters and of line breaks; pairs repeated (same two
+    segments) are written once; rows with an empty side are skipped.
+    """
+    n = 0
+    header_attrs = {
+        "creationtool": creationtool,
+        "creationtoolversion": _version(),
+        "datatype": "plaintext",
+        "segtype": "sentence",
+        "adminlang": adminlang,
+        "srclang": lang1,
+        "o-tmf": o_tmf,
+        "creationdate": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
+    }
+    with _open(path) as fh, etree.xmlfile(fh, encoding="utf-8") as xf:
+        xf.write_declaration()
+        with xf.element("tmx", version="1.4"):
+            xf.write("\n")
+            xf.write(etree.Element("header", header_attrs))
+            xf.write("\n")
+            with xf.element("body"):
+                xf.write("\n")
+                for r in iter_clean_rows(rows):
+                    n += 1
+                    tu = etree.Element("tu", tuid=str(n))
+                    score = _format_score(r["score"])
+                    if score is not None:
+                        etree.SubElement(tu, "prop", type="score").text = score
+                    for lang, url, seg in ((lang1, r["url_1"], r["sentence_1"]),
+                                           (lang2, r["url_2"], r["sentence_2"])):
+                        tuv = etree.SubElement(tu, "tuv", {XML_LANG: lang})
+                        if url:
+                            etree.SubElement(tuv, "prop", type="source-document").text = url
+                        etree.SubElement(tuv, "seg").text = seg
+                    xf.write(tu)
+                    xf.write("\n")
+            xf.write("\n")
+    return n
+
+
+__all__ = ["write_tmx", "clean_segment", "normalise_row", "iter_clean_rows", "dedup_key"]

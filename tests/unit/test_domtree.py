@@ -1,0 +1,308 @@
+"""DOM tree building and alignment (seed 001, §4)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import time
+
+import numpy as np
+import pytest
+
+from bitextcrawl.bitext.domtree import (
+    Node, TreeAligner, _Decoder, _number, _Side, anchors, build_tree, prior_tag_prob,
+)
+
+EN = """<html><head><title>Annual report 2004</title><script>var x = "hidden";</script>
+<style>p { color: red }</style></head><body>
+<div id="menu"><ul>
+  <li><a href="/en/index.html">Home</a></li>
+  <li><a href="about.html#top">About us</a></li>
+  <li><a href="/fr/report.html">Français</a></li>
+</ul></div>
+<h1>Annual report 2004</h1>
+<p>The Ministry published its <b>annual report</b> on 3 March 2004. It covers 12 regions.</p>
+<p>Contact Jean Dupont at the Ottawa office for details.</p>
+<p>Our budget grew from 1.5 billion to 2.25 billion dollars between 2001 and 2004.</p>
+<img src="logo.png" alt="Government of Canada logo">
+<p>Last modified: 2004-03-03</p>
+</body></html>"""
+
+FR = """<html><head><title>Rapport annuel 2004</title></head><body>
+<div id="menu"><ul>
+  <li><a href="/fr/index.html">Accueil</a></li>
+  <li><a href="about.html#top">À propos de nous</a></li>
+  <li><a href="/en/report.html">English</a></li>
+</ul></div>
+<h1>Rapport annuel 2004</h1>
+<p>Le ministère a publié son <b>rapport annuel</b> le 3 mars 2004. Il couvre 12 régions.</p>
+<p>Pour plus de détails, communiquez avec Jean Dupont au bureau d'Ottawa.</p>
+<p>Notre budget est passé de 1,5 milliard à 2,25 milliards de dollars entre 2001 et 2004.</p>
+<img src="logo.png" alt="Logo du gouvernement du Canada">
+<p>Date de modification : 2004-03-03</p>
+</body></html>"""
+
+EN_URL = "http://example.gc.ca/en/report.html"
+FR_URL = "http://example.gc.ca/fr/report.html"
+
+
+def _find(tree: Node, tag: str) -> list[Node]:
+    return [n for n in tree.iter() if n.tag == tag]
+
+
+# ---- document tree (§4) ----------------------------------------------------------------
+
+def test_tree_keeps_elements_and_text_drops_script_and_style():
+    tree = build_tree(EN, EN_URL)
+    tags = {n.tag for n in tree.iter()}
+    assert "script" not in tags and "style" not in tags
+    assert not any("hidden" in n.text or "color" in n.text for n in tree.iter())
+    assert tree.tag == "html" and tree.index == 1          # breadth-first numbering
+    assert [n.text for n in _find(tree, "title")] == ["Annual report 2004"]
+
+
+def test_alt_text_is_a_text_node_merged_into_img():
+    tree = build_tree('<html><body><div><img src="a.png" alt="Company logo"></div>'
+                      '<p>Click <img src="b.png" alt="here"> now</p></body></html>')
+    imgs = _find(tree, "img")
+    assert [i.text for i in imgs] == ["Company logo", "here"]
+    assert all(not i.children for i in imgs)
+    # ALT text joins the run of the paragraph it stands in.
+    assert _find(tree, "p")[0].text == "Click here now"
+
+
+def test_text_leaf_merged_into_parent_element():
+    tree = build_tree("<html><body><table><tr><td>Cell one</td><td>Cell <i>two</i></td>"
+                      "</tr></table></body></html>")
+    tds = _find(tree, "td")
+    assert tds[0].text == "Cell one" and tds[0].children == []
+    assert tds[1].text == "Cell two"
+    (i,) = tds[1].children
+    assert i.tag == "i" and i.text == "two" and i.inline and not i.is_chunk
+    assert not any(n.tag == "#text" for n in tree.iter())
+
+
+def test_mixed_block_content_gets_text_nodes_in_order():
+    tree = build_tree("<html><body><div>Intro text<p>Para</p>tail <b>bold</b></div>"
+                      "</body></html>")
+    div = _find(tree, "div")[0]
+    assert [(c.tag, c.text) for c in div.children] == [
+        ("#text", "Intro text"), ("p", "Para"), ("#text", "tail bold")]
+    assert tree.chunks() == ["Intro text", "Para", "tail bold"]
+
+
+def test_hrefs_resolved_against_base_url_and_base_element():
+    tree = build_tree(EN, EN_URL)
+    assert tree.links() == ["http://example.gc.ca/en/index.html",
+                            "http://example.gc.ca/en/about.html",
+                            "http://example.gc.ca/fr/report.html"]
+    based = build_tree('<html><head><base href="http://other.org/dir/"></head><body>'
+                       '<a href="x.html">x</a><a href="javascript:void(0)">j</a>'
+                       '<a href="mailto:a@b.c">m</a></body></html>', EN_URL)
+    assert based.links() == ["http://other.org/dir/x.html"]
+
+
+def test_anchors_numbers_and_names():
+    nums, names = anchors("Jean Dupont paid 3.5 million in 2004 to the WET project.")
+    assert nums == {"35", "2004"}
+    assert {"dupont", "wet"} <= names and "jean" not in names   # sentence start
+    nums_fr, _ = anchors("Il a payé 3,5 millions en 2004.")
+    assert nums_fr == nums
+
+
+# ---- alignment (§4.1, §4.3) ------------------------------------------------------------
+
+def test_structurally_similar_pages_give_chunk_and_link_pairs():
+    t1, t2 = build_tree(EN, EN_URL), build_tree(FR, FR_URL)
+    al = TreeAligner().align(t1, t2)
+    assert al.method == "tree"
+    pairs = [(a, b) for a, b, _ in al.text_pairs]
+    assert pairs == [
+        ("Annual report 2004", "Rapport annuel 2004"),
+        ("Home", "Accueil"),
+        ("About us", "À propos de nous"),
+        ("Français", "English"),
+        ("Annual report 2004", "Rapport annuel 2004"),
+        ("The Ministry published its annual report on 3 March 2004. It covers 12 regions.",
+         "Le ministère a publié son rapport annuel le 3 mars 2004. Il couvre 12 régions."),
+        ("Contact Jean Dupont at the Ottawa office for details.",
+         "Pour plus de détails, communiquez avec Jean Dupont au bureau d'Ottawa."),
+        ("Our budget grew from 1.5 billion to 2.25 billion dollars between 2001 and 2004.",
+         "Notre budget est passé de 1,5 milliard à 2,25 milliards de dollars entre 2001 et "
+         "2004."),
+        ("Government of Canada logo", "Logo du gouvernement du Canada"),
+        ("Last modified: 2004-03-03", "Date de modification : 2004-03-03"),
+    ]
+    assert all(0.5 <= s <= 1.0 for _, _, s in al.text_pairs)
+    assert al.link_pairs == [
+        ("http://example.gc.ca/en/index.html", "http://example.gc.ca/fr/index.html"),
+        ("http://example.gc.ca/en/about.html", "http://example.gc.ca/fr/about.html"),
+        ("http://example.gc.ca/fr/report.html", "http://example.gc.ca/en/report.html"),
+    ]
+    assert al.n_deleted == 0 and al.n_inserted == 0
+    d = json.loads(json.dumps(al.to_dict()))
+    assert d["method"] == "tree" and len(d["text_pairs"]) == 10
+    assert "10 text pairs, 3 link pairs" in al.report()
+
+
+def test_inserted_paragraph_is_aligned_as_insertion():
+    extra = ("<p>This paragraph was written for the French page only and has no English "
+             "counterpart at all.</p>")
+    fr = FR.replace("<p>Pour plus", extra + "<p>Pour plus")
+    t1, t2 = build_tree(EN, EN_URL), build_tree(fr, FR_URL)
+    al = TreeAligner().align(t1, t2)
+    assert al.n_inserted == 1 and al.n_deleted == 0       # the <p>, nothing else
+    inserted_text = "This paragraph was written for the French page only"
+    assert not any(inserted_text in b for _, b, _ in al.text_pairs)
+    aligned2 = {id(v) for _, v, _ in al.node_pairs}
+    extra_node = next(n for n in t2.iter() if n.text.startswith(inserted_text))
+    assert id(extra_node) not in aligned2
+    pairs = {a: b for a, b, _ in al.text_pairs}
+    assert pairs["Contact Jean Dupont at the Ottawa office for details."].startswith(
+        "Pour plus de détails")
+
+
+def test_text_similarity_callable_decides_between_equal_lengths():
+    en = "<html><body><p>Apple pie recipe.</p><p>Cheese on toast.</p></body></html>"
+    fr = "<html><body><p>Tarte aux pommes.</p></body></html>"
+    t1, t2 = build_tree(en), build_tree(fr)
+    lexicon = {("Apple pie recipe.", "Tarte aux pommes."): 0.05,
+               ("Cheese on toast.", "Tarte aux pommes."): 0.9}
+    calls = []
+
+    def sim(a, b):
+        calls.append((a, b))
+        return lexicon.get((a, b), 0.0)
+
+    al = TreeAligner().align(t1, t2, text_similarity=sim)
+    assert [(a, b) for a, b, _ in al.text_pairs] == [("Cheese on toast.", "Tarte aux pommes.")]
+    assert calls and all(isinstance(a, str) for a, _ in calls)
+
+
+def test_em_training_learns_b_strong_mapping():
+    rng = random.Random(7)
+    words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma".split()
+
+    def page(tag, n, seed):
+        r = random.Random(seed)
+        paras = []
+        for k in range(n):
+            text = " ".join(r.choice(words) for _ in range(r.randint(4, 12)))
+            paras.append(f"<p>Item {k + 1}: {text} <{tag}>{r.choice(words)}</{tag}>.</p>")
+        return "<html><body><div>" + "".join(paras) + "</div></body></html>"
+
+    pairs = []
+    for k in range(6):
+        seed = rng.random()
+        pairs.append((build_tree(page("b", 5, seed)), build_tree(page("strong", 5, seed))))
+    aligner = TreeAligner(n_iter=4)
+    before = aligner.tag_prob("b", "strong")
+    assert before == pytest.approx(prior_tag_prob("b", "strong"))
+    aligner.fit(pairs)
+    probs = aligner.tag_probs_
+    assert probs[("b", "strong")] > before
+    assert probs[("b", "strong")] > probs[("b", "b")]
+    assert probs[("p", "p")] > 0.5
+    # Clean pages: almost nothing deleted, so p_d drops well below its initial 0.1.
+    assert aligner.delete_prob_ < 0.05
+    assert 1 <= aligner.n_iter_ <= 4 and aligner.history_[0]["aligned"] > 0
+    # Round trip of the fitted model.
+    again = TreeAligner.from_dict(json.loads(json.dumps(aligner.to_dict())))
+    assert again.tag_prob("b", "strong") == pytest.approx(probs[("b", "strong")])
+    assert "b → strong" in aligner.report()
+
+
+def _big_page(n_items: int, lang: str) -> str:
+    word = {"en": "Item", "fr": "Article"}[lang]
+    items = "".join(f'<li><a href="/{lang}/p{k}.html">{word} number {k}</a> text {k}</li>'
+                    for k in range(n_items))
+    return f"<html><body><ul>{items}</ul></body></html>"
+
+
+def test_huge_trees_fall_back_within_time_bound():
+    t1 = build_tree(_big_page(1200, "en"), EN_URL)
+    t2 = build_tree(_big_page(1200, "fr"), FR_URL)
+    assert t1.size > 1500
+    start = time.monotonic()
+    al = TreeAligner(max_nodes=1500).align(t1, t2)
+    assert time.monotonic() - start < 10
+    assert al.method == "linear" and "1500" in al.reason
+    assert len(al.link_pairs) == 1200
+    assert al.link_pairs[5] == ("http://example.gc.ca/en/p5.html",
+                                "http://example.gc.ca/fr/p5.html")
+    assert ("Item number 5 text 5", "Article number 5 text 5") in [
+        (a, b) for a, b, _ in al.text_pairs]
+
+
+def test_decoding_time_limit_falls_back():
+    t1 = build_tree(_big_page(150, "en"), EN_URL)
+    t2 = build_tree(_big_page(150, "fr"), FR_URL)
+    al = TreeAligner(time_limit=1e-9).align(t1, t2)
+    assert al.method == "linear" and "decoding over" in al.reason
+    assert len(al.link_pairs) == 150
+
+
+def test_band_pruning_on_large_pairs_still_aligns():
+    t1 = build_tree(_big_page(150, "en"), EN_URL)
+    t2 = build_tree(_big_page(150, "fr"), FR_URL)
+    al = TreeAligner(band_min_pairs=1000).align(t1, t2)
+    assert al.method == "tree" and al.pruned
+    assert len(al.link_pairs) == 150 and al.n_deleted == 0
+
+
+# ---- the decoder against its definition --------------------------------------------------
+
+def _random_tree(rng, n):
+    root = Node(rng.choice("abc"))
+    nodes = [root]
+    for _ in range(n - 1):
+        child = Node(rng.choice("abc"))
+        rng.choice(nodes).append(child)
+        nodes.append(child)
+    return _number(root)
+
+
+@pytest.mark.parametrize("splice", [True, False])
+def test_decoder_alignment_is_consistent_and_preserves_order_and_hierarchy(splice):
+    rng = random.Random(3)
+    for _ in range(60):
+        t1, t2 = _random_tree(rng, rng.randint(1, 9)), _random_tree(rng, rng.randint(1, 9))
+        s1, s2 = _Side.of(t1), _Side.of(t2)
+        S = np.array([[rng.uniform(0.1, 6.0) for _ in s2.nodes] for _ in s1.nodes])
+        dec = _Decoder(s1, s2, S, 2.3, 2.0, splice)
+        dec.run(None)
+        total, pairs = dec.trace()
+        k = len(pairs)
+        assert total == pytest.approx(sum(S[i, j] for i, j in pairs)
+                                      + (len(s1.nodes) - k) * 2.3 + (len(s2.nodes) - k) * 2.0)
+        assert total <= len(s1.nodes) * 2.3 + len(s2.nodes) * 2.0 + 1e-9
+        pre1 = {id(n): r for r, n in enumerate(t1.iter())}
+        pre2 = {id(n): r for r, n in enumerate(t2.iter())}
+
+        def is_ancestor(a, b):
+            p = b.parent
+            while p is not None:
+                if p is a:
+                    return True
+                p = p.parent
+            return False
+
+        for (a1, b1), (a2, b2) in itertools.permutations(pairs, 2):
+            u1, u2, v1, v2 = s1.nodes[a1], s1.nodes[a2], s2.nodes[b1], s2.nodes[b2]
+            assert is_ancestor(u1, u2) == is_ancestor(v1, v2)
+            assert (pre1[id(u1)] < pre1[id(u2)]) == (pre2[id(v1)] < pre2[id(v2)])
+
+
+# ---- real pages ---------------------------------------------------------------------------
+
+def test_real_wet_license_pair(shared_data):
+    wet = shared_data / "wet"
+    t1 = build_tree((wet / "License-en.html").read_text("utf-8"), "http://wet/License-en.html")
+    t2 = build_tree((wet / "Licence-fr.html").read_text("utf-8"), "http://wet/Licence-fr.html")
+    al = TreeAligner().align(t1, t2)
+    assert al.method == "tree"
+    assert ("http://wet/index-en.html", "http://wet/index-fr.html") in al.link_pairs
+    assert ("http://wet/Licence-fr.html", "http://wet/License-en.html") in al.link_pairs
+    assert ("Skip to main content", "Passer au contenu principal") in [
+        (a, b) for a, b, _ in al.text_pairs]
