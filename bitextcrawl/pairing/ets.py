@@ -200,6 +200,9 @@ class ETS:
         of values in [0, 1], so ETS stays in [0, 1] without it; "max" divides by the
         largest ETS each iteration. Default "none": rescaling by the maximum would
         make the absolute T_min meaningless on a site with few, weak candidates.
+    chunk_size : int
+        Work budget (non-zeros of the sparse products) per chunk of candidate rows
+        when the neighbour structure is built; bounds the memory, not the result.
 
     Fitted attributes: ``scores_`` ((u1, u2) -> ETS), ``internal_``, ``external_``
     (last iteration; pairs without neighbours on either side are absent),
@@ -360,7 +363,12 @@ class ETS:
         # Denominator of Algorithm 1, max(|PG(e)|, |PG(c)|), with each page counted at its
         # eq. 6 weight (so the weighted sum of line 9 is a weighted average).
         den = np.maximum((adj_l @ w_l)[li], (adj_r @ w_r)[ri]) if n else np.zeros(0)
-        has_nb = (nb_l[li] > 0) | (nb_r[ri] > 0) if n else np.zeros(0, dtype=bool)
+        # Departure: Algorithm 1 would give ExtS = 0 when only one page has neighbours.
+        # A page with no (non-popular) neighbours is one no link leads to (found by deep
+        # page recovery) or one that links only to menus: there is no external evidence
+        # either way, so such a pair keeps its internal similarity instead of being
+        # punished for a missing link structure.
+        has_nb = (nb_l[li] > 0) & (nb_r[ri] > 0) if n else np.zeros(0, dtype=bool)
         # Weight of a neighbour pair q = (x, y): sqrt(W(x)·W(y)). The paper multiplies
         # line 9 by the weights of x and y without saying how they combine; the
         # geometric mean keeps a pair of equally weighted pages at that weight, which
@@ -498,7 +506,7 @@ class ETS:
 def greedy_group_sums(group: np.ndarray, kx: np.ndarray, ky: np.ndarray, score: np.ndarray,
                       value: np.ndarray, tie: np.ndarray, n_groups: int,
                       max_rounds: int = 10_000) -> np.ndarray:
-    """Lines 4–10 of Algorithm 1 (seed 004 §3.3) in every group at once: greedy matching, sum of values.
+    """The While loop of Algorithm 1 (seed 004 §3.3) in every group at once: greedy matching, sum of values.
 
     Item i belongs to ``group[i]`` and uses the two pages with keys ``kx[i]`` and
     ``ky[i]`` (keys are unique per group and side). Within a group, repeatedly take

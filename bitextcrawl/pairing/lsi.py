@@ -232,7 +232,8 @@ def lexicon_similarity(text1: str, text2: str, lexicon: Mapping[str, Iterable[st
     a denominator; normalising by the larger covered side keeps the measure symmetric
     in the pages' lengths (a short page inside a long one does not score 1).
     Chinese/Japanese/Thai text is segmented by forward maximum matching on the
-    lexicon's own words.
+    lexicon's own words. A plain dict is normalised once and cached by identity:
+    pass a :class:`Lexicon` (or a new dict) after changing its entries.
     """
     lex = _as_lexicon(lexicon)
     if not lex:
@@ -360,7 +361,10 @@ class LSIModel:
         if self.n_pairs_ < max(self.min_pairs, 2):
             return self._fit_degenerate(population, "too few training pairs")
 
-        # idf per web domain: log(|D_d| / df_t) over the site's pages.
+        # idf per web domain: log(|D_d| / df_t). Germann's documents are the training
+        # documents of the domain; here they are the site's pages (site_texts), since the
+        # same idf weighs every single page folded in later, and a site has far more
+        # pages than known pairs.
         df: Counter = Counter()
         for text in population:
             df.update(set(tokenize(text)))
@@ -368,8 +372,8 @@ class LSIModel:
         in_pairs: set[str] = set().union(*pair_counts) if pair_counts else set()
         n_docs = max(len(population), 1)
         max_count = self.max_df * n_docs
-        # A training-pair term missing from ``site_texts`` (a caller's inconsistency) still
-        # counts once, so that it is neither dropped silently nor given an infinite idf.
+        # A training-pair term missing from ``site_texts`` (a caller's inconsistency) gets
+        # df = 1: never an infinite idf; with min_df >= 2 it is dropped like any rare term.
         terms = sorted(t for t in in_pairs
                        if max(df.get(t, 0), 1) >= self.min_df and df.get(t, 0) <= max_count)
         vocab = {t: i for i, t in enumerate(terms)}
@@ -517,11 +521,21 @@ class LSIModel:
         return float(self.vector_similarities(v[:1], v[1:], centred=centred)[0])
 
     def vector_similarities(self, v1: np.ndarray, v2: np.ndarray, centred: bool = True) -> np.ndarray:
-        """Row-wise ``lcos``/``cos`` of folded vectors (seed 002 features cos and lcos)."""
+        """Row-wise ``lcos``/``cos`` of folded vectors (seed 002 features cos and lcos).
+
+        A page with no known term (a zero vector) has similarity 0.0 with anything,
+        centred or not: after centring it would sit at ``-mean`` and look similar to
+        every other empty page.
+        """
+        v1 = np.atleast_2d(v1)
+        v2 = np.atleast_2d(v2)
+        empty = ~(np.any(v1 != 0, axis=1) & np.any(v2 != 0, axis=1))
         if centred:
             v1 = v1 - self.site_mean_
             v2 = v2 - self.site_mean_
-        return row_cosines(v1, v2)
+        out = row_cosines(v1, v2)
+        out[empty] = 0.0
+        return out
 
     def pair_similarities(self, texts1: Sequence[str], texts2: Sequence[str],
                           pairs_idx, centred: bool = True) -> np.ndarray:
@@ -535,7 +549,13 @@ class LSIModel:
             return np.zeros(0)
         v1 = self.transform(texts1)
         v2 = self.transform(texts2)
-        return self.vector_similarities(v1[idx[:, 0]], v2[idx[:, 1]], centred=centred)
+        out = np.empty(len(idx))
+        step = 65536                      # bounded memory for hundreds of thousands of pairs
+        for start in range(0, len(idx), step):
+            block = idx[start:start + step]
+            out[start:start + step] = self.vector_similarities(v1[block[:, 0]], v2[block[:, 1]],
+                                                               centred=centred)
+        return out
 
     # ---------------------------------------------------------------- reporting
 

@@ -118,8 +118,9 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value("bitext/bad/timeout")
         else:
             name = failure.type.__name__ if failure.type else "error"
-            if "maxsize" in str(failure.value).lower() or "size" in name.lower():
-                stats.inc_value("bitext/bad/too_large")
-            stats.inc_value(f"bitext/bad/{name}")
+            if "max size" in failure.getErrorMessage().lower() or name == "DownloadCancelledError":
+                stats.inc_value("bitext/bad/too_large")  # DOWNLOAD_MAXSIZE cancelled it
+            else:
+                stats.inc_value(f"bitext/bad/{name}")
         self.logger.debug("%s failed: %s", request.url if request is not None else "?",
                           failure.getErrorMessage())

@@ -98,15 +98,16 @@ def test_gale_church_finds_a_two_to_one_bead():
     assert [(b, a) for a, b, _ in back] == [(a, b) for a, b, _ in out]
 
 
-def test_gale_church_drops_unmatched_sentences():
-    en = ["This sentence appears only in the English version, with no translation.",
-          "A sentence of a moderate length, with some words in it.",
-          "Another sentence of roughly the same size as the one before it."]
-    fr = ["Une phrase de longueur moyenne, avec quelques mots dedans.",
-          "Une autre phrase à peu près de la même taille que la précédente."]
-    out = align_sentences(en, fr)
-    assert [(a, b) for a, b, _ in out] == [(en[1], fr[0]), (en[2], fr[1])]
-    assert align_sentences([], fr) == []
+def test_gale_church_outputs_no_one_sided_beads():
+    # Only 1-0 / 0-1 beads are possible here, and they are not output.
+    assert align_sentences(["Only on one side."], []) == []
+    assert align_sentences([], ["Seulement d'un côté."]) == []
+    # G&C merge a short extra sentence into its neighbour (2-1) rather than delete it:
+    # the 2-1 prior (0.089) beats 1-0 (0.0099) plus the cost of a 1-0 length mismatch.
+    out = align_sentences(["See below.", "The report has twelve chapters in all."],
+                          ["Le rapport compte douze chapitres en tout."])
+    assert out == [("See below. The report has twelve chapters in all.",
+                    "Le rapport compte douze chapitres en tout.", out[0][2])]
 
 
 def test_align_chunks_aligns_inside_each_chunk_pair():
