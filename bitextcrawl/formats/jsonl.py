@@ -73,6 +73,12 @@ def iter_jsonl_pages(path: str | os.PathLike, stats: collections.Counter | None 
         yield page
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_jsonl(path: str | os.PathLike, dicts: Iterable[dict]) -> int:
     """Write one JSON object a line, atomically (temporary file in the same folder, then
     ``os.replace``): readers never see a half-written file. Returns the number of lines."""
@@ -89,6 +95,7 @@ def write_jsonl(path: str | os.PathLike, dicts: Iterable[dict]) -> int:
                 n += 1
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are for sharing
         os.replace(tmp, path)
     except BaseException:
         try:

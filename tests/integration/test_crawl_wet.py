@@ -62,9 +62,10 @@ def wet_crawl(tmp_path_factory):
 def test_every_reachable_page_recorded_once(wet_crawl):
     root = wet_crawl["data"] / "wet"
     expected = {p for p in reachable_pages(root, "/index-en.html") if SUFFIX_LANG.search(p)}
-    urls = [urlsplit(p["url"]).path for p in wet_crawl["pages"]]
-    assert len(urls) == len(set(urls)), "a page was recorded twice"
-    missing = expected - set(urls)
+    urls = [p["url"] for p in wet_crawl["pages"]]
+    assert len(urls) == len(set(urls)), "a URL was recorded twice"
+    # (The same file under several query strings is several URLs: content_hash marks them.)
+    missing = expected - {urlsplit(u).path for u in urls}
     assert not missing, f"{len(missing)} reachable en/fr pages not recorded: {sorted(missing)[:10]}"
     # ...and the server saw each page requested once.
     repeated = {k: v for k, v in wet_crawl["hits"].items() if v > 1 and k[1].endswith(".html")}
@@ -95,15 +96,35 @@ def test_records_complete(wet_crawl):
 
 
 def test_pairs_against_silver_gold(wet_crawl):
-    gold = read_gold(wet_crawl["data"] / "wet-gold.tsv", base=wet_crawl["pages"][0]["site"] + "/")
+    """The gold is silver: it holds only pairs whose toggles agree both ways, so a pair
+    touching no gold URL cannot be judged; pages no link reaches cannot be found."""
+    site = wet_crawl["pages"][0]["site"] + "/"
+    gold = read_gold(wet_crawl["data"] / "wet-gold.tsv", base=site)
     pairs = [json.loads(line) for line in (wet_crawl["out"] / "pairs.jsonl").open()]
-    scores = evaluate(gold, [(p["url_1"], p["url_2"]) for p in pairs])
-    print("wet pairs vs silver gold:", json.dumps(scores))
-    by_pattern = [(p["url_1"], p["url_2"]) for p in pairs if "url_pattern" in p["sources"]]
+    predicted = [(p["url_1"], p["url_2"]) for p in pairs]
+    print("wet pairs vs silver gold (strict):", json.dumps(evaluate(gold, predicted)))
     gold_set = set(gold)
     gold_urls = {u for pair in gold for u in pair}
-    judged = [pair for pair in by_pattern if pair[0] in gold_urls or pair[1] in gold_urls]
-    precision = sum(pair in gold_set for pair in judged) / max(1, len(judged))
-    print(f"URL-pattern pairs: {len(by_pattern)}, precision on gold URLs {precision:.3f}")
-    assert precision >= 0.99
-    assert scores["recall"] >= 0.9
+    crawled = {p["url"] for p in wet_crawl["pages"]}
+    judged = [pair for pair in predicted if pair[0] in gold_urls or pair[1] in gold_urls]
+    findable = [pair for pair in gold if pair[0] in crawled and pair[1] in crawled]
+    precision = sum(pair in gold_set for pair in judged) / len(judged)
+    recall = sum(pair in set(predicted) for pair in findable) / len(findable)
+    f1 = 2 * precision * recall / (precision + recall)
+    print(f"judged precision {precision:.3f} ({len(judged)} pairs), recall {recall:.3f} "
+          f"of {len(findable)} findable gold pairs, F1 {f1:.3f}")
+    assert f1 >= 0.97
+
+    # URL patterns (issue 3): the -en/-fr scheme, precise; translated names left to others.
+    by_pattern = [(p["url_1"], p["url_2"]) for p in pairs if "url_pattern" in p["sources"]]
+    judged_pattern = [pair for pair in by_pattern if pair[0] in gold_urls or pair[1] in gold_urls]
+    pattern_precision = sum(pair in gold_set for pair in judged_pattern) / len(judged_pattern)
+    print(f"URL-pattern pairs: {len(by_pattern)}, precision on gold URLs {pattern_precision:.3f}")
+    assert pattern_precision >= 0.99
+    patterns = json.loads((wet_crawl["out"] / "patterns.json").read_text())
+    learned = {p["id"] for site_p in patterns.values() for lp in site_p.values()
+               for p in lp["patterns"] if p["credible"]}
+    assert "en:en|fr:fr" in learned
+    license_pair = (site + "License-en.html", site + "Licence-fr.html")
+    by_pair = {(p["url_1"], p["url_2"]): p for p in pairs}
+    assert license_pair in by_pair and "url_pattern" not in by_pair[license_pair]["sources"]
