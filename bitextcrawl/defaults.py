@@ -36,10 +36,23 @@ BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared 
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages
 BITEXT_DEEP_RECOVERY = True
 
+# Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)
+BITEXT_PARALLEL_LINKS = True             # DOM-align known pairs on spider_idle, follow aligned links
+BITEXT_PARALLEL_LINKS_PER_ROUND = 100    # pairs aligned (and proposals verified) per idle round
+
 # Closing pipeline
 BITEXT_ALIGN_ENABLED = True
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3
 BITEXT_PAIR_THRESHOLD = 0.5
+
+# Site expansion: the expand spider (seed 003 §2.3)
+BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)
+BITEXT_EXPAND_TOP_K = 10                 # outside sites crawled per round (-a top_k=; 0 = all)
+BITEXT_EXPAND_CRITERION = "weighted_pagerank"  # or pagerank, linkout (-a criterion=)
+BITEXT_EXPAND_MAX_PAGES = 500            # pages per site (-a max_pages=; 0 = no cap)
+BITEXT_EXPAND_DETECT_PAGES = 20          # pages linked from the root downloaded for the check
+BITEXT_EXPAND_CHECK_SEEDS = True         # seeds go through the bilingual-site check too
+BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closing pipeline
 
 DEFAULTS = {k: v for k, v in dict(globals()).items() if k.startswith("BITEXT_")}

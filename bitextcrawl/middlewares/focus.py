@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.sites.detect import switch_language
+from bitextcrawl.sites.detect import switch_language as _switch_language
+
+# Sites repeat the same anchors ("Home", "Français") on every page.
+switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
 

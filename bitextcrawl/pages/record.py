@@ -61,10 +61,8 @@ class PageRecord:
     TRANSIENT = ("body", "http_headers")
 
     def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        for name in self.TRANSIENT:
-            d.pop(name, None)
-        return d
+        # Shallow on purpose: dataclasses.asdict deep-copies the HTML and every link.
+        return {name: getattr(self, name) for name in _EXPORTED}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PageRecord":
@@ -174,3 +172,6 @@ def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
         html=html,
         **parsed,
     )
+
+
+_EXPORTED = tuple(f.name for f in dataclasses.fields(PageRecord) if f.name not in PageRecord.TRANSIENT)

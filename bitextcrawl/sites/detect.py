@@ -356,3 +356,20 @@ def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = N
         "fractions": fractions,
         "reason": reason,
     })
+
+
+def detection_order(links: Iterable, langs: Iterable[str]) -> list:
+    """A root page's links in the order to download them for the bilingual-site check
+    (seed 001 §3 step 1): switches to a requested language first (hreflang or anchor text),
+    then links with no language evidence, links to other languages last; stable within each."""
+    wanted = {normalise_tag(lang) or lang for lang in langs}
+
+    def rank(link) -> int:
+        text = (link.get("text") if isinstance(link, Mapping) else link.text) or ""
+        hreflang = link.get("hreflang") if isinstance(link, Mapping) else link.hreflang
+        named = normalise_tag(hreflang) or switch_language(text)
+        if named is None:
+            return 1
+        return 0 if named in wanted else 2
+
+    return sorted(links, key=rank)

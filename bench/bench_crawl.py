@@ -1,0 +1,121 @@
+"""Crawl speed of ``bitext`` against a plain Scrapy spider on the same loopback site.
+
+    python bench/bench_crawl.py [--pairs 1000] [--scheme prefix]
+
+The plain spider follows the same links (same site, same robots.txt, same
+concurrency) and stores nothing. Both run as ``scrapy crawl`` subprocesses against
+one generated site; the figure is the ratio of pages per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
+from bitextcrawl.demo.server import free_port, serve_site  # noqa: E402
+
+PLAIN_SPIDER = '''
+import scrapy
+from bitextcrawl.pages.urls import site_of
+
+class PlainSpider(scrapy.Spider):
+    """Follows every same-site link; stores nothing."""
+    name = "plain"
+    custom_settings = {"ITEM_PIPELINES": {}, "DOWNLOADER_MIDDLEWARES": {}, "SPIDER_MIDDLEWARES": {}}
+
+    def __init__(self, start_url, *a, **kw):
+        super().__init__(*a, **kw)
+        self.start_url = start_url
+        self.site = site_of(start_url)
+
+    async def start(self):
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response):
+        if not hasattr(response, "text"):
+            return
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href).split("#")[0]
+            if url.startswith("http") and site_of(url) == self.site:
+                yield scrapy.Request(url)
+'''
+
+LOOPBACK = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
+            "CONCURRENT_REQUESTS": "16", "CONCURRENT_REQUESTS_PER_DOMAIN": "16",
+            "LOG_LEVEL": "INFO", "RETRY_TIMES": "0", "STATS_DUMP": "True"}
+
+
+def run(cmd: list[str], env: dict) -> tuple[float, dict, str]:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode:
+        raise SystemExit(proc.stderr[-3000:])
+    return wall, proc.stderr
+
+
+def stat(log: str, key: str) -> float:
+    for line in log.splitlines():
+        line = line.strip()
+        if line.startswith(f"'{key}':"):
+            return float(line.split(":", 1)[1].strip().rstrip(",").split("(")[0])
+    return 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--scheme", default="prefix")
+    args = ap.parse_args()
+    port = free_port()
+    site = generate_site(SiteSpec(scheme=args.scheme, n_pairs=args.pairs, third_lang=None,
+                                  seed=1), port)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
+    (tmp / "plainbench").mkdir()
+    (tmp / "plainbench" / "__init__.py").write_text("")
+    (tmp / "plainbench" / "plain.py").write_text(PLAIN_SPIDER)
+    env = {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}"}
+    sets = [x for k, v in LOOPBACK.items() for x in ("-s", f"{k}={v}")]
+    results = {}
+    with serve_site(site, port):
+        for name, cmd in (
+            ("plain", [sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
+                       f"start_url={site.start_url}", "-s", "SPIDER_MODULES=plainbench.plain",
+                       *sets]),
+            ("bitext", [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
+                        f"start_url={site.start_url}", "-a", "langs=en,fr", "-s",
+                        f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
+                        f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
+                        "BITEXT_ALIGN_ENABLED=False", *sets]),
+        ):
+            wall, log = run(cmd, env)
+            pages = stat(log, "response_received_count")
+            elapsed = stat(log, "elapsed_time_seconds")
+            results[name] = {"pages": int(pages), "crawl_s": round(elapsed, 2),
+                             "pages_per_s": round(pages / elapsed, 1) if elapsed else 0,
+                             "wall_s": round(wall, 2),
+                             "peak_mem_mb": round(stat(log, "memusage/max") / 2**20, 1)}
+    print(f"site: {args.scheme} scheme, {len(site.page_langs)} pages, loopback")
+    for name, r in results.items():
+        print(f"{name:7s} {r['pages']:6d} pages  {r['pages_per_s']:7.1f} pages/s  "
+              f"crawl {r['crawl_s']:6.2f} s  "
+              f"wall {r['wall_s']:6.2f} s  peak {r['peak_mem_mb']} MiB")
+    ratio = results["bitext"]["pages_per_s"] / results["plain"]["pages_per_s"]
+    print(f"ratio bitext/plain pages/s: {ratio:.2f}  (bitext: language ID, store, WARC, focus,"
+          " online URL patterns and deep recovery; the closing alignment is timed by"
+          " bench/bench_align.py)")
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()

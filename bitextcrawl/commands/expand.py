@@ -1,0 +1,98 @@
+"""``scrapy expand RUN_DIR... --top-k K -o FILE``: rank the sites outside finished runs
+(seed 003 §2.3, one ranking, nothing crawled).
+
+Each RUN_DIR is a ``bitext`` crawl's output dir or an ``expand`` crawl's. The crawled sites
+that are bilingual (every site of a ``bitext`` run; those an ``expand`` run added) form the
+set; their outlinks come from ``pages.jsonl``, their credibility C(w) from ``patterns.json``
+(else the pattern database). Sites outside the set, never checked, are ranked by
+ΣWeightedPageRank (``--criterion``, default ``BITEXT_EXPAND_CRITERION``). Writes the
+``expansion.jsonl`` fields for the top K (``-o FILE``; standard output without it) and prints
+a table to standard error.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+from scrapy.utils.log import configure_logging
+
+from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.sites.expansion import load_runs
+from bitextcrawl.sites.graph import CRITERIA
+
+logger = logging.getLogger(__name__)
+
+
+class Command(ScrapyCommand):
+    requires_project = True
+    requires_crawler_process = False
+    default_settings = {"LOG_LEVEL": "INFO"}
+
+    def syntax(self) -> str:
+        return "RUN_DIR... [--top-k K] [-o FILE] [--criterion weighted_pagerank|pagerank|linkout]"
+
+    def short_desc(self) -> str:
+        return "Rank sites outside finished runs by ΣLinkout, ΣPageRank, ΣWeightedPageRank"
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        parser.add_argument("--top-k", dest="top_k", type=int, default=None, metavar="K",
+                            help="write the top K sites (0 = all; default BITEXT_EXPAND_TOP_K)")
+        parser.add_argument("-o", "--output", default=None, metavar="FILE",
+                            help="expansion.jsonl-style output (default: standard output)")
+        parser.add_argument("--criterion", default=None,
+                            choices=sorted(c for c in CRITERIA if not c.startswith("sum_")),
+                            help="ranking criterion (default BITEXT_EXPAND_CRITERION)")
+        parser.add_argument("--pattern-db", dest="pattern_db", default=None, metavar="PATH",
+                            help="pattern database for C(w) of sites without patterns.json "
+                                 "(default BITEXT_PATTERN_DB)")
+
+    def run(self, args, opts):
+        if not args:
+            raise UsageError("give at least one RUN_DIR", print_help=True)
+        configure_logging(self.settings)
+        s = self.settings
+        criterion = opts.criterion or s.get("BITEXT_EXPAND_CRITERION")
+        top_k = opts.top_k if opts.top_k is not None else s.getint("BITEXT_EXPAND_TOP_K")
+        if top_k < 0:
+            raise UsageError(f"--top-k must be 0 or more, got {top_k}")
+        db_path = opts.pattern_db or s.get("BITEXT_PATTERN_DB") or os.path.join(
+            "output", "patterns-db.json")
+        try:
+            pattern_db = PatternDB(db_path) if os.path.exists(db_path) else None
+            expansion = load_runs(args, criterion=criterion, top_k=top_k, pattern_db=pattern_db)
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc), print_help=False) from exc
+        round_no = expansion.last_round + 1
+        ranking = expansion.rank(round_no)
+        rows = expansion.rows(round_no)[: top_k or None]
+        logger.info("expand: %d sites in the set, %d outside sites ranked by %s",
+                    len(expansion.members), len(ranking), criterion)
+        if opts.output:
+            write_jsonl(opts.output, rows)
+        else:
+            write_jsonl_to(sys.stdout, rows)
+        print_table(rows, sys.stderr)
+
+
+def write_jsonl_to(fh, rows) -> None:
+    import json
+
+    for row in rows:
+        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    fh.flush()
+
+
+def print_table(rows, fh) -> None:
+    fh.write(f"{'rank':>4}  {'ΣWeightedPR':>12}  {'ΣPageRank':>10}  {'ΣLinkout':>8}  "
+             f"{'from':>4}  site\n")
+    for row in rows:
+        fh.write(f"{row['rank']:>4}  {row['sum_weighted_pagerank']:>12.6f}  "
+                 f"{row['sum_pagerank']:>10.6f}  {row['sum_linkout']:>8}  "
+                 f"{len(row['linked_from']):>4}  {row['site']}\n")
+    fh.flush()

@@ -1,0 +1,353 @@
+"""Parallel hyperlinks fed back to the crawl (seed 001, Shi et al. 2006, §3 steps 3 and 5).
+
+When the crawl runs dry (``spider_idle``) and deep page recovery has nothing left to
+request, the page pairs known so far — URL-pattern pairs (seed 003) and ``hreflang``
+pairs of the stored pages, and pairs proposed by parallel links and verified — are
+DOM-aligned (:mod:`bitextcrawl.bitext.domtree`), a bounded number per idle round. Their
+aligned hyperlinks are candidate pairs (:func:`bitextcrawl.bitext.links.link_proposals`):
+
+* a target not downloaded yet is requested (``discovered_by="parallel_link"``, §3 step 5);
+* a proposal whose two pages are stored is verified (§3 step 2,
+  :func:`bitextcrawl.bitext.links.verify_pair`); verified, it is a known pair in turn,
+  and its own aligned links are followed in a later round.
+
+Only pairs that link somewhere the crawl did not go are worth aligning: the pipeline
+keeps, for every in-scope link of a stored page that was never scheduled, the pages
+linking to it (the *frontier*; a link leaves it when a request for it is scheduled).
+In a full crawl the frontier holds the links the crawl chose not to follow (robots,
+other languages, ``DEPTH_LIMIT``), so little is aligned. In a crawl bounded by
+``DEPTH_LIMIT`` — the paper's scheme, whose step 1 downloads the home page and the
+pages it links to, and whose later steps follow parallel links only — parallel links
+carry the crawl on: a request made here has the depth of its source pair plus one, is
+exempt from ``DEPTH_LIMIT`` itself (it is injected with ``engine.crawl``, past the
+depth middleware), and the links found on its page are followed only within
+``DEPTH_LIMIT``.
+
+Order with deep page recovery (:class:`~bitextcrawl.pipelines.pairing.UrlPairingPipeline`):
+both listen to ``spider_idle``; handlers run in the order the pipelines were created
+(``ITEM_PIPELINES`` priority), so with a larger priority number this one runs after it
+and acts only when the engine is still idle, i.e. when recovery requested nothing in
+this round. The pairs are decided at close as ever (``pairing/align.py``).
+
+Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
+``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
+(requested pages stored in the expected language), ``wrong_language``,
+``verified``, ``rejected``, ``align_failed``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import zlib
+from collections import Counter
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+from bitextcrawl.bitext.domtree import TreeAligner, build_tree
+from bitextcrawl.bitext.links import TRAINING_PAIRS, link_proposals, verify_pair
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.urls import canonical, looks_like_trap
+from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.store import open_store
+
+logger = logging.getLogger(__name__)
+
+STAT = "bitext/parallel_links/"
+# Decoding a pair of big pages can take seconds: while the spider is idle the reactor
+# waits for us, so a round also stops after this many seconds.
+ROUND_SECONDS = 20.0
+# Per-pair bound on decoding time inside the crawl (the closing pipeline allows 30 s).
+ALIGN_TIME_LIMIT = 5.0
+
+
+def _canon(url: str) -> str:
+    try:
+        return canonical(url)
+    except ValueError:
+        return url
+
+
+class _Page:
+    """What the pipeline keeps of a stored page: small, one per page."""
+
+    __slots__ = ("lang", "hreflang", "depth")
+
+    def __init__(self, lang: str, hreflang: dict, depth: int):
+        self.lang, self.hreflang, self.depth = lang, hreflang, depth
+
+
+class ParallelLinkPipeline:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        s = crawler.settings
+        self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
+        self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
+        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
+        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
+        self.trap_repeats = s.getint("BITEXT_TRAP_MAX_REPEATS")
+        self.trap_segments = s.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        self.pages: dict[str, _Page] = {}          # stored pages in the wanted languages
+        self.stored: set[str] = set()              # every stored URL (any language)
+        self.frontier: dict[str, set[str]] = {}    # unscheduled link -> pages linking to it
+        self.scheduled: set[str] = set()           # URLs ever given to the scheduler
+        self.aligned: set[tuple[str, str]] = set()
+        self.verified: dict[tuple[str, str], bool] = {}
+        self.proposed: Counter = Counter()         # (u1, u2) -> verified pairs proposing it
+        self.tried: dict[str, str] = {}            # URL requested here -> expected language
+        self.aligner: TreeAligner | None = None
+        self.trained_on = 0
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("BITEXT_PARALLEL_LINKS"):
+            raise NotConfigured
+        return cls(crawler)
+
+    # ---- state ------------------------------------------------------------------------
+
+    def open_spider(self):
+        spider = self.crawler.spider
+        self.langs = tuple(spider.langs)
+        db_path = self.crawler.settings.get("BITEXT_PATTERN_DB") or os.path.join(
+            "output", "patterns-db.json")
+        self.pattern_db = PatternDB(db_path)  # read-only here
+        store = open_store(self.crawler.settings, spider.output_dir)
+        try:
+            if len(store):  # a resumed crawl: rebuild the page index and the state
+                for record in store:
+                    self._remember(record, resumed=True)
+                state = store.get_meta("parallel_links", {}) or {}
+                self.aligned = {tuple(p) for p in state.get("aligned", [])}
+                self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
+                self.tried = dict(state.get("tried", {}))
+                self.scheduled.update(self.tried)
+        finally:
+            store.close()
+
+    def close_spider(self):
+        store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
+        try:
+            store.set_meta("parallel_links", {
+                "aligned": sorted(self.aligned),
+                "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
+                "tried": self.tried,
+            })
+        finally:
+            store.close()
+
+    def request_scheduled(self, request, spider=None):
+        url = _canon(request.url)
+        self.scheduled.add(url)
+        self.frontier.pop(url, None)
+
+    def _remember(self, record: PageRecord, resumed: bool = False) -> None:
+        self.stored.add(record.url)
+        self.scheduled.add(record.url)
+        if record.requested_url:
+            self.scheduled.add(record.requested_url)
+        self.frontier.pop(record.url, None)
+        if record.lang not in self.langs:
+            return
+        self.pages[record.url] = _Page(record.lang, dict(record.hreflang or {}), record.depth)
+        spider = self.crawler.spider
+        for link in record.links:
+            url = link["url"]
+            if url in self.scheduled or url in self.stored or not spider.in_scope(url):
+                continue
+            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
+                continue
+            self.frontier.setdefault(url, set()).add(record.url)
+
+    def process_item(self, item):
+        if not isinstance(item, PageRecord):
+            return item
+        expected = self.tried.get(item.requested_url) or self.tried.get(item.url)
+        if item.discovered_by == "parallel_link" and expected:
+            key = "found" if item.lang == expected else "wrong_language"
+            self.stats.inc_value(STAT + key)
+        self._remember(item)
+        return item
+
+    # ---- the idle round ---------------------------------------------------------------
+
+    def known_pairs(self) -> list[tuple[str, str]]:
+        """URL-pattern and hreflang pairs of the stored pages, then verified link pairs."""
+        out: dict[tuple[str, str], None] = {}
+        first = self.langs[0]
+        by_lang: dict[str, list[str]] = {}
+        for url, page in self.pages.items():
+            by_lang.setdefault(page.lang, []).append(url)
+        for other in self.langs[1:]:
+            urls1, urls2 = by_lang.get(first, []), by_lang.get(other, [])
+            if not urls1 or not urls2:
+                continue
+            if self.use_patterns:
+                learner = UrlPatternLearner(langs=(first, other),
+                                            local_threshold=self.local_threshold,
+                                            rescue_threshold=self.rescue_threshold,
+                                            pattern_db=self.pattern_db)
+                learner.fit({first: urls1, other: urls2})
+                for p in learner.pairs():
+                    out[(p.url_1, p.url_2)] = None
+            for u1 in urls1:  # declared alternates / language toggles, either way
+                t = self.pages[u1].hreflang.get(other)
+                if t in self.pages and self.pages[t].lang == other:
+                    out[(u1, t)] = None
+            for u2 in urls2:
+                t = self.pages[u2].hreflang.get(first)
+                if t in self.pages and self.pages[t].lang == first:
+                    out[(t, u2)] = None
+        for pair, ok in self.verified.items():
+            if ok:
+                out[pair] = None
+        return list(out)
+
+    def _records(self, urls: set[str]) -> dict[str, PageRecord]:
+        """Stored records of ``urls`` (one indexed query on the SQLite store)."""
+        if not urls:
+            return {}
+        store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
+        try:
+            db = getattr(store, "db", None)
+            out = {}
+            if db is not None:  # SQLitePageStore: fetch by URL, not by scanning the store
+                wanted = sorted(urls)
+                for start in range(0, len(wanted), 500):
+                    chunk = wanted[start:start + 500]
+                    rows = db.execute("SELECT record FROM pages WHERE url IN (%s)"
+                                      % ",".join("?" * len(chunk)), chunk)
+                    for (blob,) in rows:
+                        rec = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+                        out[rec.url] = rec
+            else:
+                for rec in store:
+                    if rec.url in urls:
+                        out[rec.url] = rec
+            return out
+        finally:
+            store.close()
+
+    def _ensure_aligner(self, known, trees) -> None:
+        """Train the tree aligner (§4.2) on known pairs; again when twice as many are known."""
+        want = min(TRAINING_PAIRS, len(known))
+        if self.aligner is not None and (self.trained_on >= TRAINING_PAIRS
+                                         or want < 2 * self.trained_on):
+            return
+        training = [(trees[a], trees[b]) for a, b in known[:want] if a in trees and b in trees]
+        if not training:
+            return
+        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(training)
+        self.trained_on = len(training)
+
+    def _needs_training(self, n_known: int) -> bool:
+        return self.aligner is None or (self.trained_on < TRAINING_PAIRS
+                                        and min(TRAINING_PAIRS, n_known) >= 2 * self.trained_on)
+
+    def spider_idle(self):
+        engine = self.crawler.engine
+        if engine is None or not engine.spider_is_idle():
+            return  # another idle handler (deep page recovery) requested pages: those first
+        start = time.monotonic()
+        spider = self.crawler.spider
+        known = self.known_pairs()
+        if not known:
+            return
+        linking = set()
+        for pages in self.frontier.values():
+            linking.update(pages)
+        # Pairs worth aligning: not aligned yet, and linking somewhere the crawl did not go.
+        todo = [p for p in known if p not in self.aligned and (p[0] in linking or p[1] in linking)]
+        todo = todo[:self.per_round]
+        # Proposals whose two pages are now stored wait for verification.
+        first = self.langs[0]
+        pending = [p for p in self.proposed if p not in self.verified
+                   and p[0] in self.pages and p[1] in self.pages
+                   and self.pages[p[0]].lang == first and self.pages[p[1]].lang != first]
+        pending = pending[:self.per_round]
+        if not todo and not pending:
+            return
+        self.stats.inc_value(STAT + "rounds")
+        need = {u for pair in todo + pending for u in pair}
+        if self._needs_training(len(known)):
+            need.update(u for pair in known[:TRAINING_PAIRS] for u in pair)
+        records = self._records(need)
+        trees = {}
+        for url, rec in records.items():
+            try:
+                trees[url] = build_tree(rec.html, rec.url)
+            except (ValueError, RecursionError):
+                pass
+        self._ensure_aligner(known, trees)
+        if self.aligner is None:
+            return
+
+        scheduled = verified = 0
+        cut = len(todo) == self.per_round or len(pending) == self.per_round
+        for u1, u2 in pending:
+            if time.monotonic() - start > ROUND_SECONDS:
+                cut = True
+                break
+            if u1 not in trees or u2 not in trees:
+                self.verified[(u1, u2)] = False
+                continue
+            try:
+                al = self.aligner.align(trees[u1], trees[u2])
+            except (ValueError, RecursionError):
+                self.stats.inc_value(STAT + "align_failed")
+                self.verified[(u1, u2)] = False
+                continue
+            ok, _ = verify_pair(al, trees[u1], trees[u2], records[u1].text, records[u2].text)
+            self.verified[(u1, u2)] = ok
+            self.stats.inc_value(STAT + ("verified" if ok else "rejected"))
+            verified += ok
+
+        for u1, u2 in todo:
+            if time.monotonic() - start > ROUND_SECONDS:
+                cut = True
+                break
+            self.aligned.add((u1, u2))
+            if u1 not in trees or u2 not in trees:
+                continue
+            try:
+                al = self.aligner.align(trees[u1], trees[u2])
+            except (ValueError, RecursionError):
+                self.stats.inc_value(STAT + "align_failed")
+                continue
+            self.stats.inc_value(STAT + "aligned")
+            l1, l2 = self.pages[u1].lang, self.pages[u2].lang
+            depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
+            for h1, h2 in link_proposals(al, u1, u2):
+                p1, p2 = self.pages.get(h1), self.pages.get(h2)
+                if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
+                        (h2 in self.stored and (p2 is None or p2.lang != l2)):
+                    continue  # a stored page in another language: not this pair
+                if (h1, h2) not in self.proposed:
+                    self.stats.inc_value(STAT + "proposed")
+                self.proposed[(h1, h2)] += 1
+                for url, lang in ((h1, l1), (h2, l2)):
+                    if url in self.stored or url in self.tried or url in self.scheduled:
+                        continue
+                    if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
+                                                                    self.trap_segments):
+                        continue
+                    self.tried[url] = lang
+                    request = spider.page_request(url, discovered_by="parallel_link",
+                                                  bitext_expected_lang=lang,
+                                                  bitext_parallel_pair=[u1, u2], depth=depth)
+                    engine.crawl(request)
+                    scheduled += 1
+        if scheduled:
+            self.stats.inc_value(STAT + "scheduled", scheduled)
+        logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
+                    "requested (%.1fs)", len(todo), verified, scheduled,
+                    time.monotonic() - start)
+        # New requests, new known pairs, or work left over: another round.
+        if scheduled or verified or cut:
+            raise DontCloseSpider

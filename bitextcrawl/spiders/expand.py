@@ -1,0 +1,455 @@
+"""The ``expand`` spider: crawl a seed list of sites, then the sites they link to, in rounds
+(seed 003 §2.3).
+
+    scrapy crawl expand -a seeds=FILE -a langs=en,fr [-a rounds=R] [-a top_k=K]
+                        [-a max_pages=N] [-a criterion=weighted_pagerank]
+
+Every site of a round is crawled in parallel with the others, as a ``bitext`` crawl of its
+own would crawl it: the same downloader and spider middlewares (language ID, focus), and its
+own instances of the per-site item pipelines (``BITEXT_EXPAND_SITE_PIPELINES``: page store,
+online URL patterns with deep page recovery) writing to ``<output>/sites/<site>/``. A site
+goes through three phases, each ended by the crawl running dry (``spider_idle``):
+
+1. **check**: its root page and the pages linked from it (``BITEXT_EXPAND_DETECT_PAGES``,
+   language switches first) are downloaded; every other link found is held back
+   (:class:`HoldMiddleware`, after the focus middleware has ordered or dropped it). Then
+   :func:`~bitextcrawl.sites.detect.detect_bilingual` decides: a site that fails is dropped
+   (``bitext/expand/dropped``) and reported in ``expansion.jsonl``;
+2. **crawl**: the held links are released and the site is crawled up to ``max_pages`` pages,
+   with deep page recovery;
+3. **close**: the round over, the spider runs the closing alignment of each site into its own
+   output dir (:func:`~bitextcrawl.pipelines.closing.run_closing`; the single-site
+   ``ClosingPipeline`` is not used), which records its patterns in the shared pattern
+   database (``BITEXT_PATTERN_DB``), so C(w) is known and later sites can rescue weak keys.
+
+Then :class:`~bitextcrawl.sites.expansion.Expansion` ranks the sites linked from the set
+(default ΣWeightedPageRank), and the top K start the next round. ``expansion.jsonl`` and
+``sites.jsonl`` in the output dir are rewritten after each round. Round state lives in
+memory: an expand crawl is not resumable with ``JOBDIR``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import Counter
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, DropItem, NotConfigured
+from scrapy.signalmanager import SignalManager
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.python.failure import Failure
+
+from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.pairing.align import AlignConfig
+from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.pipelines.closing import ClosingPipeline, run_closing
+from bitextcrawl.sites.detect import detect_bilingual, detection_order
+from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
+                                         site_root)
+from bitextcrawl.spiders.bitext import BitextSpider
+from bitextcrawl.store import open_store
+
+logger = logging.getLogger(__name__)
+
+CHECK, CRAWL, DROPPED, CLOSED = "check", "crawl", "dropped", "closed"
+#: Item pipelines an expand crawl does not run per site (it runs their work itself).
+ROUND_END_PIPELINES = (ClosingPipeline,)
+
+
+class SiteCrawl:
+    """One site of an expand crawl: what its pipelines see as ``crawler.spider``."""
+
+    def __init__(self, spider: "ExpandSpider", site: str, start_urls: list[str], round_no: int,
+                 seed: bool = False):
+        self.spider = spider
+        self.site = site
+        self.start_urls = start_urls
+        self.start_url = start_urls[0]
+        self.round = round_no
+        self.seed = seed
+        self.name = site_name(site)
+        self.output_dir = os.path.join(spider.output_dir, "sites", self.name)
+        self.langs = spider.langs
+        self.max_pages = spider.max_pages
+        self.pages_seen = 0
+        self.check_budget = spider.detect_pages
+        self.phase = CHECK
+        self.held: dict[str, object] = {}   # URL -> request held back while checking
+        self.detection = None
+        self.pipelines: list = []
+        self.signals: SignalManager | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.phase in (CHECK, CRAWL)
+
+    def in_scope(self, url: str) -> bool:
+        return site_of(url) == self.site
+
+    def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
+                     priority: int = 0, **meta):
+        return self.spider.page_request(url, discovered_by=discovered_by, link=link,
+                                        priority=priority, bitext_expand_site=self.site, **meta)
+
+    def hold(self, request) -> None:
+        self.held.setdefault(request.url, request)
+
+    def release(self) -> list:
+        held, self.held = list(self.held.values()), {}
+        return held
+
+
+class _SiteCrawler:
+    """The crawler as one site's pipelines see it: the same settings, stats and engine; the
+    site as ``spider``; signals of its own (the spider sends them ``spider_idle``)."""
+
+    def __init__(self, crawler, site: SiteCrawl):
+        self._crawler = crawler
+        self.spider = site
+        self.signals = SignalManager(site)
+
+    def __getattr__(self, name):
+        return getattr(self._crawler, name)
+
+
+class SitePipelines:
+    """The item pipeline of an expand crawl: each page record goes through the pipelines of
+    its own site (``BITEXT_EXPAND_SITE_PIPELINES``), opened and closed per site."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        paths = build_component_list(crawler.settings.getwithbase("BITEXT_EXPAND_SITE_PIPELINES"))
+        self.classes = [load_object(p) for p in paths]
+        self.sites: dict[str, SiteCrawl] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    def open_spider(self):
+        spider = self.crawler.spider
+        if not isinstance(spider, ExpandSpider):
+            raise NotConfigured("SitePipelines is the item pipeline of the expand spider")
+        spider.site_pipelines = self
+
+    def open_site(self, site: SiteCrawl) -> None:
+        proxy = _SiteCrawler(self.crawler, site)
+        site.signals = proxy.signals
+        site.pipelines = []
+        for cls in self.classes:
+            try:
+                site.pipelines.append(build_from_crawler(cls, proxy))
+            except NotConfigured:
+                continue
+        for pipe in site.pipelines:
+            if hasattr(pipe, "open_spider"):
+                pipe.open_spider()
+        self.sites[site.site] = site
+
+    def process_item(self, item):
+        if not isinstance(item, PageRecord):
+            return item
+        site = self.sites.get(item.site)
+        if site is None or not site.is_open:
+            raise DropItem(f"no open site for {item.url}", log_level="DEBUG")
+        for pipe in site.pipelines:
+            if hasattr(pipe, "process_item"):
+                item = pipe.process_item(item)
+        return item
+
+    def site_idle(self, site: SiteCrawl) -> bool:
+        """Tell a site's pipelines the crawl ran dry; True if one asked for more time."""
+        results = site.signals.send_catch_log(signals.spider_idle, spider=site,
+                                              dont_log=DontCloseSpider)
+        return any(isinstance(r, Failure) and r.check(DontCloseSpider) for _, r in results)
+
+    def close_site(self, site: SiteCrawl) -> None:
+        for pipe in reversed(site.pipelines):  # Scrapy closes pipelines last-first, too
+            if hasattr(pipe, "close_spider"):
+                pipe.close_spider()
+        site.signals.disconnect_all(signals.spider_idle)
+        site.pipelines = []
+        self.sites.pop(site.site, None)
+
+    def close_spider(self):
+        # An interrupted crawl: flush what each open site stored (no alignment).
+        for site in list(self.sites.values()):
+            self.close_site(site)
+            site.phase = CLOSED
+
+
+class HoldMiddleware(BaseSpiderMiddleware):
+    """Holds back the links of a site still being checked (after the focus middleware has
+    ordered or dropped them); the spider releases them if the site proves bilingual."""
+
+    def get_processed_request(self, request, response):
+        if response is None or not request.meta.get("bitext_expand_hold"):
+            return request
+        sites = getattr(self.crawler.spider, "sites", {})
+        site = sites.get(request.meta.get("bitext_expand_site"))
+        if site is not None and site.phase == CHECK:
+            site.hold(request)
+            self.crawler.stats.inc_value("bitext/expand/held")
+            return None
+        return request
+
+
+class ExpandSpider(BitextSpider):
+    name = "expand"
+
+    def __init__(self, seeds: str | None = None, langs: str | None = None,
+                 rounds: str | int | None = None, top_k: str | int | None = None,
+                 max_pages: str | int | None = None, criterion: str | None = None,
+                 *args, **kwargs):
+        if not seeds:
+            raise ValueError("the expand spider needs a seed list: -a seeds=FILE "
+                             "(one URL a line)")
+        seed_urls = read_seeds(seeds)
+        if not seed_urls:
+            raise ValueError(f"no seed URL in {seeds}")
+        super().__init__(seed_urls[0], langs, max_pages, *args, **kwargs)
+        self.seeds_file = seeds
+        self.seed_urls = seed_urls
+        self.site = None
+        self._rounds_arg, self._top_k_arg, self._criterion_arg = rounds, top_k, criterion
+        self.sites: dict[str, SiteCrawl] = {}
+        self.site_pipelines: SitePipelines | None = None
+        self.round = 0
+        self.landing: dict[str, Counter] = {}  # outside site -> its URLs the set links to
+
+    @classmethod
+    def update_settings(cls, settings):
+        super().update_settings(settings)
+        if not settings.getdict("BITEXT_EXPAND_SITE_PIPELINES"):
+            skip = set(ROUND_END_PIPELINES)
+            per_site = {path: order for path, order
+                        in settings.getwithbase("ITEM_PIPELINES").items()
+                        if order is not None and load_object(path) not in skip}
+            settings.set("BITEXT_EXPAND_SITE_PIPELINES", per_site, priority="spider")
+        settings.set("ITEM_PIPELINES", {SitePipelines: 100}, priority="spider")
+        middlewares = dict(settings.getdict("SPIDER_MIDDLEWARES"))
+        middlewares.setdefault(HoldMiddleware, 700)  # after focus (800) on the way out
+        settings.set("SPIDER_MIDDLEWARES", middlewares, priority="spider")
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        s = crawler.settings
+        spider.max_pages = int(spider._max_pages_arg or s.getint("BITEXT_EXPAND_MAX_PAGES") or 0)
+        spider.output_dir = s.get("BITEXT_OUTPUT_DIR") or os.path.join("output", "expand")
+        spider.rounds = int(spider._rounds_arg if spider._rounds_arg is not None
+                            else s.getint("BITEXT_EXPAND_ROUNDS"))
+        spider.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
+        spider.check_seeds = s.getbool("BITEXT_EXPAND_CHECK_SEEDS")
+        spider.expansion = Expansion(
+            criterion=spider._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
+            top_k=int(spider._top_k_arg if spider._top_k_arg is not None
+                      else s.getint("BITEXT_EXPAND_TOP_K")))
+        spider.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
+        spider.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(
+            "output", "patterns-db.json")
+        spider.align_config = AlignConfig(
+            langs=spider.langs, threshold=s.getfloat("BITEXT_PAIR_THRESHOLD"),
+            ets_iterations=s.getint("BITEXT_ETS_ITERATIONS"),
+            pattern_local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
+            pattern_rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
+            lexicon_path=s.get("BITEXT_LEXICON") or "")
+        crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
+        return spider
+
+    # ------------------------------------------------------------------ requests
+    async def start(self):
+        by_site: dict[str, list[str]] = {}
+        for url in self.seed_urls:
+            by_site.setdefault(site_of(url), []).append(url)
+        for site, urls in by_site.items():
+            for request in self.open_site(site, urls + [site_root(site)], seed=True):
+                yield request
+
+    def open_site(self, site: str, start_urls: list[str], seed: bool = False) -> list:
+        """Start crawling a site in the current round: its check requests."""
+        crawl = SiteCrawl(self, site, list(dict.fromkeys(start_urls)), self.round, seed=seed)
+        if seed and not self.check_seeds:
+            crawl.phase = CRAWL
+        self.sites[site] = crawl
+        self.site_pipelines.open_site(crawl)
+        self.crawler.stats.inc_value("bitext/expand/sites")
+        return [crawl.page_request(url, discovered_by="start", bitext_expand_hop=0)
+                for url in crawl.start_urls]
+
+    def in_scope(self, url: str) -> bool:
+        site = self.sites.get(site_of(url))
+        return site is not None and site.is_open
+
+    def parse(self, response):
+        page = response.meta.get("bitext_page")
+        if page is None:  # not an HTML page; the language-ID middleware counted why
+            return
+        stats = self.crawler.stats
+        site = self.sites.get(page.site)
+        if site is None or not site.is_open:  # redirected to a site this round does not crawl
+            stats.inc_value("bitext/expand/offsite_page")
+            return
+        if site.max_pages and site.pages_seen >= site.max_pages:
+            stats.inc_value("bitext/pages/over_max_pages")
+            return
+        site.pages_seen += 1
+        yield page
+        checking = site.phase == CHECK
+        from_root = checking and response.meta.get("bitext_expand_hop") == 0
+        links = detection_order(page.links, self.langs) if from_root else page.links
+        for link in links:
+            url = link["url"]
+            if not site.in_scope(url):
+                stats.inc_value("bitext/links/offsite")
+                continue
+            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
+                stats.inc_value("bitext/bad/trap")
+                continue
+            if from_root and site.check_budget > 0:
+                site.check_budget -= 1
+                yield site.page_request(url, link=link, bitext_expand_hop=1)
+            elif checking:
+                yield site.page_request(url, link=link, bitext_expand_hold=True)
+            else:
+                yield site.page_request(url, link=link)
+
+    # ------------------------------------------------------------------ rounds
+    def spider_idle(self):
+        """Advance the round when the crawl runs dry: recovery, check, close, next round."""
+        busy = False
+        for site in self._sites(CRAWL):
+            busy = self.site_pipelines.site_idle(site) or busy
+        if busy or (self._sites(CHECK) and self.check_sites()):
+            raise DontCloseSpider
+        if not self._sites(CRAWL, DROPPED):
+            return  # nothing left of the last round: the spider closes
+        self.finish_round()
+        if self.round < self.rounds:
+            if self.next_round():
+                raise DontCloseSpider
+        else:
+            self.round += 1
+            self.expansion.rank(self.round)  # the next ranking, written but not crawled
+        self.write_outputs()
+
+    def _sites(self, *phases) -> list[SiteCrawl]:
+        return [s for s in self.sites.values() if s.phase in phases]
+
+    def check_sites(self) -> int:
+        """Bilingual-site check of every site still being checked (seed 001 §3 step 1);
+        returns how many sites passed (their held links are released)."""
+        stats = self.crawler.stats
+        passed = 0
+        for site in self._sites(CHECK):
+            site.detection = detect_bilingual(self.read_pages(site), self.langs, site=site.site)
+            stats.inc_value("bitext/expand/checked")
+            if site.detection.bilingual or (site.seed and not self.check_seeds):
+                stats.inc_value("bitext/expand/bilingual")
+                site.phase = CRAWL
+                passed += 1
+                for request in site.release():
+                    self.crawler.engine.crawl(request)
+                logger.info("Round %d: %s is bilingual (%s); crawling it", self.round,
+                            site.site, site.detection.evidence["reason"])
+            else:
+                stats.inc_value("bitext/expand/dropped")
+                self.site_pipelines.close_site(site)
+                site.held = {}
+                site.phase = DROPPED
+                logger.info("Round %d: %s dropped, not bilingual (%s)", self.round,
+                            site.site, site.detection.evidence["reason"])
+        return passed
+
+    def read_pages(self, site: SiteCrawl) -> list[PageRecord]:
+        store = open_store(self.crawler.settings, site.output_dir)
+        try:
+            return list(store)
+        finally:
+            store.close()
+
+    def finish_round(self) -> None:
+        """Close every site of the round: alignment, C(w), outlinks, verdict (§2.3 step 1)."""
+        stats = self.crawler.stats
+        pattern_db = PatternDB(self.pattern_db_path)
+        for site in sorted(self._sites(CRAWL, DROPPED), key=lambda s: s.site):
+            bilingual = site.phase == CRAWL
+            if bilingual:
+                self.site_pipelines.close_site(site)
+            pages = self.read_pages(site)
+            detection = site.detection or detect_bilingual(pages, self.langs, site=site.site)
+            result = SiteResult(site.site, site.round, bilingual, seed=site.seed,
+                                pages=len(pages), reason=detection.evidence["reason"],
+                                output_dir=site.output_dir, detection=detection.evidence)
+            if bilingual:
+                self.close_site(site, pages, pattern_db, result)
+                stats.inc_value("bitext/expand/added")
+                self._count_landing(site.site, pages)
+            site.phase = CLOSED
+            self.expansion.record(result, outlink_counts(pages).get(site.site, {}))
+        stats.set_value("bitext/expand/rounds", self.round)
+        stats.set_value("bitext/expand/members", len(self.expansion.members))
+        self.write_outputs()
+
+    def close_site(self, site: SiteCrawl, pages: list, pattern_db: PatternDB,
+                   result: SiteResult) -> None:
+        """The closing alignment into the site's own output dir; C(w) from the pattern DB."""
+        facts = {"bitext/expand/site": site.site, "bitext/expand/round": site.round,
+                 "bitext/expand/pages": len(pages)}
+        if self.align_enabled:
+            run_closing(pages, self.align_config, site.output_dir, pattern_db=pattern_db,
+                        crawl_stats=facts)
+        else:  # URL patterns only, so that C(w) is still known
+            learner = UrlPatternLearner(langs=self.langs,
+                                        local_threshold=self.align_config.pattern_local_threshold,
+                                        rescue_threshold=self.align_config.pattern_rescue_threshold,
+                                        pattern_db=pattern_db)
+            urls = {}
+            for page in pages:
+                urls.setdefault(page.lang, []).append(page.url)
+            learner.fit(urls)
+            pattern_db.update(site.site, learner.patterns_, site_size=learner.site_size_)
+            pattern_db.save()
+        result.credibility = pattern_db.site_credibility(site.site)
+
+    def next_round(self) -> bool:
+        """Rank the sites linked from the set and start crawling the top K (§2.3 step 2)."""
+        self.round += 1
+        ranking = self.expansion.rank(self.round)
+        chosen = self.expansion.select(ranking)
+        self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
+        if not chosen:
+            logger.info("Round %d: no site left to explore", self.round)
+            return False
+        logger.info("Round %d: crawling %d of %d ranked sites: %s", self.round, len(chosen),
+                    len(ranking), ", ".join(chosen))
+        landing = self._landing_pages()
+        for site in chosen:
+            for request in self.open_site(site, [site_root(site)] + landing.get(site, [])):
+                self.crawler.engine.crawl(request)
+        return True
+
+    def _count_landing(self, source: str, pages: list) -> None:
+        for page in pages:
+            for link in page.links:
+                url = link["url"]
+                target = site_of(url)
+                if target != source:
+                    self.landing.setdefault(target, Counter())[url] += 1
+
+    def _landing_pages(self) -> dict[str, list[str]]:
+        """Besides the root, each outside site's page the set links to most (a root page
+        may be missing or forbidden)."""
+        return {site: [counts.most_common(1)[0][0]] for site, counts in self.landing.items()}
+
+    def write_outputs(self) -> None:
+        """``expansion.jsonl`` (every round's ranking) and ``sites.jsonl`` (every site checked)."""
+        write_jsonl(os.path.join(self.output_dir, "expansion.jsonl"), self.expansion.all_rows())
+        write_jsonl(os.path.join(self.output_dir, "sites.jsonl"),
+                    (res.to_dict() for _, res in sorted(self.expansion.results.items())))
