@@ -55,4 +55,9 @@ BITEXT_EXPAND_DETECT_PAGES = 20          # pages linked from the root downloaded
 BITEXT_EXPAND_CHECK_SEEDS = True         # seeds go through the bilingual-site check too
 BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closing pipeline
 
+# Resume and distributed crawling
+BITEXT_RESUME_JOURNAL = True             # with JOBDIR: journal of unfinished requests (crash-safe resume)
+BITEXT_REDIS_KEY = ""                    # "" = bitext:<output dir>; prefix of a distributed crawl's keys
+BITEXT_WORKER_TIMEOUT = 60.0             # seconds without heartbeat before a worker counts as dead
+
 DEFAULTS = {k: v for k, v in dict(globals()).items() if k.startswith("BITEXT_")}

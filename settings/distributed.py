@@ -1,17 +1,33 @@
 """Distributed profile (SCRAPY_PROJECT=distributed): frontier and page store in Redis.
 
-Several ``scrapy crawl bitext`` processes started with the same arguments share
-one site's frontier (scrapy-redis scheduler + dupefilter), so no page is
-downloaded twice; page records go to Redis.
+Several ``scrapy crawl bitext`` processes started with the same arguments (same start
+URL, same ``BITEXT_OUTPUT_DIR`` or ``BITEXT_REDIS_KEY``) and the same ``REDIS_URL``
+share one site's frontier (scrapy-redis priority queue + request dupefilter), so no page
+is downloaded twice; page records go to Redis. The last worker to finish runs the closing
+pipeline over the shared store (see ``bitextcrawl/extensions/distributed.py``).
 """
 
 import os
 
 from settings.base import *  # noqa: F401,F403
+from settings.base import ITEM_PIPELINES as _BASE_PIPELINES
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-SCHEDULER = "scrapy_redis.scheduler.Scheduler"
-DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
-SCHEDULER_PERSIST = True
+
+# scrapy-redis's scheduler, queue and dupefilter (not RedisSpider: it predates start()).
+SCHEDULER = "bitextcrawl.extensions.distributed.RedisFrontierScheduler"
 SCHEDULER_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
+SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
+
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
+
+ITEM_PIPELINES = {
+    **{path: order for path, order in _BASE_PIPELINES.items()
+       if path not in ("bitextcrawl.pipelines.store.PageStorePipeline",
+                       "bitextcrawl.pipelines.closing.ClosingPipeline")},
+    "bitextcrawl.extensions.distributed.DistributedPageStorePipeline":
+        _BASE_PIPELINES["bitextcrawl.pipelines.store.PageStorePipeline"],
+    "bitextcrawl.extensions.distributed.DistributedClosingPipeline":
+        _BASE_PIPELINES["bitextcrawl.pipelines.closing.ClosingPipeline"],
+}

@@ -96,6 +96,25 @@ def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
     return out
 
 
+def competitive(cands, proba: np.ndarray, llr: np.ndarray) -> np.ndarray:
+    """P(parallel) discounted by how much less likely a pair is than its best rival.
+
+    Rule (17) saturates at P ≈ 1 for every page built on the site's template, so P alone
+    cannot tell a page's counterpart from its look-alikes. A page has one counterpart at
+    most; among its candidates the posterior of each is proportional to its likelihood
+    ratio, so each pair keeps P·exp(llr − max llr over the candidates of either page).
+    """
+    best1: dict[str, float] = {}
+    best2: dict[str, float] = {}
+    for (u1, u2), v in zip(cands, llr):
+        if v > best1.get(u1, -np.inf):
+            best1[u1] = v
+        if v > best2.get(u2, -np.inf):
+            best2[u2] = v
+    best = np.array([max(best1[u1], best2[u2]) for u1, u2 in cands])
+    return proba * np.exp(np.clip(llr - best, -50.0, 0.0))
+
+
 def mutual_best(scored) -> set[tuple[str, str]]:
     """Pairs that are each other's best-scoring candidate."""
     best1: dict[str, tuple[float, str]] = {}
@@ -162,8 +181,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     em = None
     if "structure" in stages:
         em = StructuralEM().fit(X)
-        p_struct = em.predict_proba(X)
         llr = em.log_likelihood_ratio(X)
+        p_struct = competitive(cands, em.predict_proba(X), llr)
         result.models.setdefault(key, {})["structural_em"] = em.report()
         result.em_points[key] = (X[:, 1].tolist(), X[:, 2].tolist(), p_struct.tolist())
     _timed(result, "structure", t)

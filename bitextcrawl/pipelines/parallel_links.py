@@ -178,24 +178,19 @@ class ParallelLinkPipeline:
     # ---- the idle round ---------------------------------------------------------------
 
     def known_pairs(self) -> list[tuple[str, str]]:
-        """URL-pattern and hreflang pairs of the stored pages, then verified link pairs."""
+        """Pairs known so far, url_1 in the first language: hreflang pairs of the stored
+        pages (declared alternates, language toggles), verified link pairs, URL-pattern
+        pairs. Pairs that failed verification are left out."""
         out: dict[tuple[str, str], None] = {}
         first = self.langs[0]
         by_lang: dict[str, list[str]] = {}
         for url, page in self.pages.items():
             by_lang.setdefault(page.lang, []).append(url)
+        pattern_pairs = []
         for other in self.langs[1:]:
             urls1, urls2 = by_lang.get(first, []), by_lang.get(other, [])
             if not urls1 or not urls2:
                 continue
-            if self.use_patterns:
-                learner = UrlPatternLearner(langs=(first, other),
-                                            local_threshold=self.local_threshold,
-                                            rescue_threshold=self.rescue_threshold,
-                                            pattern_db=self.pattern_db)
-                learner.fit({first: urls1, other: urls2})
-                for p in learner.pairs():
-                    out[(p.url_1, p.url_2)] = None
             for u1 in urls1:  # declared alternates / language toggles, either way
                 t = self.pages[u1].hreflang.get(other)
                 if t in self.pages and self.pages[t].lang == other:
@@ -204,10 +199,19 @@ class ParallelLinkPipeline:
                 t = self.pages[u2].hreflang.get(first)
                 if t in self.pages and self.pages[t].lang == first:
                     out[(t, u2)] = None
+            if self.use_patterns:
+                learner = UrlPatternLearner(langs=(first, other),
+                                            local_threshold=self.local_threshold,
+                                            rescue_threshold=self.rescue_threshold,
+                                            pattern_db=self.pattern_db)
+                learner.fit({first: urls1, other: urls2})
+                pattern_pairs.extend((p.url_1, p.url_2) for p in learner.pairs())
         for pair, ok in self.verified.items():
             if ok:
                 out[pair] = None
-        return list(out)
+        for pair in pattern_pairs:
+            out[pair] = None
+        return [p for p in out if self.verified.get(p, True)]
 
     def _records(self, urls: set[str]) -> dict[str, PageRecord]:
         """Stored records of ``urls`` (one indexed query on the SQLite store)."""
@@ -234,17 +238,41 @@ class ParallelLinkPipeline:
         finally:
             store.close()
 
-    def _ensure_aligner(self, known, trees) -> None:
-        """Train the tree aligner (§4.2) on known pairs; again when twice as many are known."""
-        want = min(TRAINING_PAIRS, len(known))
-        if self.aligner is not None and (self.trained_on >= TRAINING_PAIRS
-                                         or want < 2 * self.trained_on):
-            return
-        training = [(trees[a], trees[b]) for a, b in known[:want] if a in trees and b in trees]
-        if not training:
-            return
-        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(training)
-        self.trained_on = len(training)
+    def _verify(self, pair, alignment, trees, records) -> bool:
+        u1, u2 = pair
+        ok, _ = verify_pair(alignment, trees[u1], trees[u2], records[u1].text, records[u2].text)
+        self.verified[pair] = ok
+        self.stats.inc_value(STAT + ("verified" if ok else "rejected"))
+        return ok
+
+    def _align(self, aligner, pair, trees):
+        u1, u2 = pair
+        if u1 not in trees or u2 not in trees:
+            return None
+        try:
+            return aligner.align(trees[u1], trees[u2])
+        except (ValueError, RecursionError):
+            self.stats.inc_value(STAT + "align_failed")
+            return None
+
+    def _train(self, known, trees, records) -> None:
+        """Train the tree aligner (§4.2) on known pairs that pass verification (step 2)
+        under the current parameters (at first, the aligner's initial tag prior); again
+        when twice as many pairs are known, up to ``TRAINING_PAIRS``."""
+        base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
+        training = []
+        for pair in known:
+            if len(training) >= TRAINING_PAIRS:
+                break
+            if self.verified.get(pair) is None:
+                al = self._align(base, pair, trees)
+                if al is None or not self._verify(pair, al, trees, records):
+                    continue
+            if pair[0] in trees and pair[1] in trees:
+                training.append((trees[pair[0]], trees[pair[1]]))
+        if training:
+            self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(training)
+            self.trained_on = len(training)
 
     def _needs_training(self, n_known: int) -> bool:
         return self.aligner is None or (self.trained_on < TRAINING_PAIRS
@@ -255,28 +283,44 @@ class ParallelLinkPipeline:
         if engine is None or not engine.spider_is_idle():
             return  # another idle handler (deep page recovery) requested pages: those first
         start = time.monotonic()
+        while True:
+            result = self._round(start)
+            if result is None:          # nothing left to align or verify
+                return
+            scheduled, verified, cut = result
+            if scheduled or cut:        # pages to download, or the round's budget is spent
+                raise DontCloseSpider
+            if not verified:
+                return
+            # New verified pairs and nothing to download: their links at once, no wait.
+
+    def _round(self, start: float):
+        """One round: verify pending proposals, align pairs, request their links' targets.
+
+        Returns None when there was nothing to do, else (requests made, proposals
+        verified, work left over)."""
+        engine = self.crawler.engine
         spider = self.crawler.spider
+        first = self.langs[0]
         known = self.known_pairs()
-        if not known:
-            return
         linking = set()
         for pages in self.frontier.values():
             linking.update(pages)
         # Pairs worth aligning: not aligned yet, and linking somewhere the crawl did not go.
-        todo = [p for p in known if p not in self.aligned and (p[0] in linking or p[1] in linking)]
-        todo = todo[:self.per_round]
-        # Proposals whose two pages are now stored wait for verification.
-        first = self.langs[0]
+        todo = [p for p in known if p not in self.aligned
+                and (p[0] in linking or p[1] in linking)][:self.per_round]
+        # Proposals whose two pages are now stored, in the right languages, wait for step 2.
         pending = [p for p in self.proposed if p not in self.verified
                    and p[0] in self.pages and p[1] in self.pages
                    and self.pages[p[0]].lang == first and self.pages[p[1]].lang != first]
         pending = pending[:self.per_round]
         if not todo and not pending:
-            return
+            return None
         self.stats.inc_value(STAT + "rounds")
+        training = self._needs_training(len(known))
         need = {u for pair in todo + pending for u in pair}
-        if self._needs_training(len(known)):
-            need.update(u for pair in known[:TRAINING_PAIRS] for u in pair)
+        if training:
+            need.update(u for pair in known[:2 * TRAINING_PAIRS] for u in pair)
         records = self._records(need)
         trees = {}
         for url, rec in records.items():
@@ -284,43 +328,39 @@ class ParallelLinkPipeline:
                 trees[url] = build_tree(rec.html, rec.url)
             except (ValueError, RecursionError):
                 pass
-        self._ensure_aligner(known, trees)
+        if training:
+            self._train(known, trees, records)
         if self.aligner is None:
-            return
+            return None
 
-        scheduled = verified = 0
+        scheduled = verified = aligned = 0
         cut = len(todo) == self.per_round or len(pending) == self.per_round
-        for u1, u2 in pending:
+        for pair in pending:
             if time.monotonic() - start > ROUND_SECONDS:
                 cut = True
                 break
-            if u1 not in trees or u2 not in trees:
-                self.verified[(u1, u2)] = False
+            al = self._align(self.aligner, pair, trees)
+            if al is None:
+                self.verified[pair] = False
                 continue
-            try:
-                al = self.aligner.align(trees[u1], trees[u2])
-            except (ValueError, RecursionError):
-                self.stats.inc_value(STAT + "align_failed")
-                self.verified[(u1, u2)] = False
-                continue
-            ok, _ = verify_pair(al, trees[u1], trees[u2], records[u1].text, records[u2].text)
-            self.verified[(u1, u2)] = ok
-            self.stats.inc_value(STAT + ("verified" if ok else "rejected"))
-            verified += ok
+            verified += self._verify(pair, al, trees, records)
 
         for u1, u2 in todo:
             if time.monotonic() - start > ROUND_SECONDS:
                 cut = True
                 break
-            self.aligned.add((u1, u2))
-            if u1 not in trees or u2 not in trees:
+            if self.verified.get((u1, u2)) is False:
                 continue
-            try:
-                al = self.aligner.align(trees[u1], trees[u2])
-            except (ValueError, RecursionError):
-                self.stats.inc_value(STAT + "align_failed")
+            self.aligned.add((u1, u2))
+            al = self._align(self.aligner, (u1, u2), trees)
+            if al is None:
+                continue
+            # Step 2 for the pairs that have not been through it (URL patterns, hreflang).
+            if self.verified.get((u1, u2)) is None and \
+                    not self._verify((u1, u2), al, trees, records):
                 continue
             self.stats.inc_value(STAT + "aligned")
+            aligned += 1
             l1, l2 = self.pages[u1].lang, self.pages[u2].lang
             depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
             for h1, h2 in link_proposals(al, u1, u2):
@@ -346,8 +386,6 @@ class ParallelLinkPipeline:
         if scheduled:
             self.stats.inc_value(STAT + "scheduled", scheduled)
         logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
-                    "requested (%.1fs)", len(todo), verified, scheduled,
+                    "requested (%.1fs)", aligned, verified, scheduled,
                     time.monotonic() - start)
-        # New requests, new known pairs, or work left over: another round.
-        if scheduled or verified or cut:
-            raise DontCloseSpider
+        return scheduled, verified, cut

@@ -1,0 +1,1 @@
+"""Scrapy components for running crawls at scale: crash-safe resume, distributed crawling."""

@@ -1,0 +1,155 @@
+"""Distributed page store: page records in Redis, shared by every worker of a crawl.
+
+Same interface as :class:`~bitextcrawl.store.sqlite.SQLitePageStore`. All keys of one
+crawl start with its *crawl key* (:func:`crawl_key`: ``bitext:<output dir>`` unless
+``BITEXT_REDIS_KEY`` names one), so crawls of different sites, or of the same site into
+different output dirs, share one Redis without meeting:
+
+=====================  =========================================================
+``<key>:pages``        hash: URL -> zlib-compressed JSON page record
+``<key>:order``        list: URLs in the order they were stored
+``<key>:lang``         hash: URL -> language
+``<key>:hashes``       set: content hashes
+``<key>:meta``         hash: name -> JSON value
+=====================  =========================================================
+
+:meth:`RedisPageStore.add` is one Lua script (HSETNX, then RPUSH/HSET/SADD only if the
+URL was new), so it is atomic across processes: when two workers store the same URL,
+exactly one of them gets ``True``. The scheduler keys of the distributed profile
+(``<key>:requests``, ``<key>:dupefilter``, ``<key>:workers``) live under the same key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlsplit
+
+from bitextcrawl.pages.record import PageRecord
+
+BATCH = 500
+
+_ADD = """
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+    return 0
+end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[4])
+return 1
+"""
+
+
+def crawl_key(settings, output_dir: str) -> str:
+    """The Redis key prefix of one crawl: ``BITEXT_REDIS_KEY``, or ``bitext:<output dir>``.
+
+    The output dir is taken as given (normalised, not made absolute), so workers started
+    from the same project folder with the same ``BITEXT_OUTPUT_DIR`` meet under one key.
+    ``%`` becomes ``_`` (scrapy-redis ``%``-formats its keys).
+    """
+    key = (settings.get("BITEXT_REDIS_KEY") if settings is not None else "") or (
+        "bitext:" + os.path.normpath(output_dir))
+    return key.replace("%", "_")  # scrapy-redis %-formats its keys
+
+
+def redis_from_settings(settings):
+    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), like scrapy-redis makes."""
+    from scrapy_redis.connection import get_redis_from_settings
+
+    return get_redis_from_settings(settings)
+
+
+def parse_redis_uri(uri: str) -> tuple[str, str]:
+    """``redis://HOST:PORT/DB?key=KEY`` -> (Redis URL without the key, crawl key)."""
+    parts = urlsplit(uri)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        raise ValueError(f"not a Redis URL: {uri!r}")
+    key = (parse_qs(parts.query).get("key") or [""])[0]
+    if not key:
+        raise ValueError(f"{uri!r} names no crawl: add ?key=bitext:<output dir> "
+                         "(the crawl's BITEXT_REDIS_KEY)")
+    return parts._replace(query="", fragment="").geturl(), key
+
+
+class RedisPageStore:
+    def __init__(self, server, key: str):
+        self.server = server
+        self.key = key
+        self.pages_key = f"{key}:pages"
+        self.order_key = f"{key}:order"
+        self.lang_key = f"{key}:lang"
+        self.hashes_key = f"{key}:hashes"
+        self.meta_key = f"{key}:meta"
+        self._add = server.register_script(_ADD)
+
+    @classmethod
+    def from_settings(cls, settings, output_dir: str) -> "RedisPageStore":
+        return cls(redis_from_settings(settings), crawl_key(settings, output_dir))
+
+    @classmethod
+    def from_uri(cls, uri: str) -> "RedisPageStore":
+        """Open the store of a crawl named by ``redis://HOST:PORT/DB?key=KEY``."""
+        import redis
+
+        url, key = parse_redis_uri(uri)
+        return cls(redis.Redis.from_url(url), key)
+
+    def add(self, record: PageRecord) -> bool:
+        """Store a record; False if its URL is already stored (by any worker)."""
+        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"))
+        keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
+        return self._add(keys=keys, args=[record.url, blob, record.lang,
+                                          record.content_hash]) == 1
+
+    def __contains__(self, url: str) -> bool:
+        return bool(self.server.hexists(self.pages_key, url))
+
+    def has_content(self, content_hash: str) -> bool:
+        return bool(self.server.sismember(self.hashes_key, content_hash))
+
+    def __len__(self) -> int:
+        return self.server.hlen(self.pages_key)
+
+    def _urls(self) -> Iterator[list[bytes]]:
+        """URLs in store order, in batches (the list only grows: batches stay valid)."""
+        start = 0
+        while True:
+            batch = self.server.lrange(self.order_key, start, start + BATCH - 1)
+            if not batch:
+                return
+            yield batch
+            start += len(batch)
+
+    def urls_by_lang(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for urls in self._urls():
+            for url, lang in zip(urls, self.server.hmget(self.lang_key, urls)):
+                out.setdefault(lang.decode(), []).append(url.decode())
+        return out
+
+    def iter_dicts(self) -> Iterator[dict]:
+        for urls in self._urls():
+            for blob in self.server.hmget(self.pages_key, urls):
+                if blob is not None:
+                    yield json.loads(zlib.decompress(blob))
+
+    def __iter__(self) -> Iterator[PageRecord]:
+        for d in self.iter_dicts():
+            yield PageRecord.from_dict(d)
+
+    def get_meta(self, key: str, default=None):
+        value = self.server.hget(self.meta_key, key)
+        return json.loads(value) if value is not None else default
+
+    def set_meta(self, key: str, value) -> None:
+        self.server.hset(self.meta_key, key, json.dumps(value))
+
+    def clear(self) -> None:
+        """Delete this crawl's pages and meta (not its frontier)."""
+        self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
+                           self.meta_key)
+
+    def close(self) -> None:
+        self.server.close()
