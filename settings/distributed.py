@@ -25,9 +25,12 @@ BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
 ITEM_PIPELINES = {
     **{path: order for path, order in _BASE_PIPELINES.items()
        if path not in ("bitextcrawl.pipelines.store.PageStorePipeline",
+                       "bitextcrawl.pipelines.pairing.UrlPairingPipeline",
                        "bitextcrawl.pipelines.closing.ClosingPipeline")},
     "bitextcrawl.extensions.distributed.DistributedPageStorePipeline":
         _BASE_PIPELINES["bitextcrawl.pipelines.store.PageStorePipeline"],
+    "bitextcrawl.extensions.distributed.DistributedUrlPairingPipeline":
+        _BASE_PIPELINES["bitextcrawl.pipelines.pairing.UrlPairingPipeline"],
     "bitextcrawl.extensions.distributed.DistributedClosingPipeline":
         _BASE_PIPELINES["bitextcrawl.pipelines.closing.ClosingPipeline"],
 }

@@ -11,7 +11,11 @@ wires these components; every worker is started with the same arguments and the 
     URL; the shared dupefilter lets the first one through. It also keeps the *worker
     registry*: an idle worker stays open (``DontCloseSpider``) while the shared queue has
     requests or another live worker is busy, so workers stop together when the site is
-    done.
+    done; while it waits it looks at the shared queue twice a second (the engine itself
+    only asks its scheduler again at its 5 s heartbeat).
+:class:`DistributedUrlPairingPipeline`
+    deep page recovery over the pages of *all* workers: the URLs per language are re-read
+    from the shared store when the crawl runs dry.
 :class:`DistributedPageStorePipeline`
     the page store pipeline with a WARC file per worker (``pages-<host>-<pid>.warc.gz``).
 :class:`DistributedClosingPipeline`
@@ -37,7 +41,9 @@ from scrapy_redis.scheduler import Scheduler
 
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.pipelines.closing import ClosingPipeline
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
+from bitextcrawl.store import open_store
 from bitextcrawl.store.redis import crawl_key
 
 logger = logging.getLogger(__name__)
@@ -140,12 +146,14 @@ class RedisFrontierScheduler(Scheduler):
     ``BITEXT_WORKER_TIMEOUT``.
     """
 
+    poll_interval = 0.5  # seconds between looks at the shared queue while idle
+
     def __init__(self, server, *args, **kwargs):
         super().__init__(server, *args, **kwargs)
         self.crawler = None
         self.registry: WorkerRegistry | None = None
         self.is_idle = False
-        self._heartbeat = None
+        self._loops = []
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -171,8 +179,11 @@ class RedisFrontierScheduler(Scheduler):
         self.stats.max_value("bitext/distributed/workers", n)
         logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "
                     "queued)", key, self.registry.name, n, len(self.queue))
-        self._heartbeat = create_looping_call(self.registry.beat)
-        self._heartbeat.start(max(1.0, self.worker_timeout / 4), now=False)
+        for func, interval in ((self.registry.beat, max(1.0, self.worker_timeout / 4)),
+                               (self.poll, self.poll_interval)):
+            loop = create_looping_call(func)
+            loop.start(interval, now=False)
+            self._loops.append(loop)
 
     def enqueue_request(self, request):
         if not request.dont_filter and self.df.request_seen(request):
@@ -197,10 +208,21 @@ class RedisFrontierScheduler(Scheduler):
             self.stats.inc_value("bitext/distributed/idle_waits")
             raise DontCloseSpider
 
+    def poll(self) -> None:
+        """While idle, wake the engine as soon as another worker has queued requests."""
+        if self.is_idle and len(self.queue):
+            # Scrapy 2.19 has no public call for "ask the scheduler now"; without this the
+            # engine asks at its next heartbeat, up to 5 s later.
+            slot = getattr(self.crawler.engine, "_slot", None)
+            if slot is not None:
+                slot.nextcall.schedule()
+
     def leave(self) -> bool | None:
         """Leave the registry (once); True if this worker is the last one."""
-        if self._heartbeat is not None and self._heartbeat.running:
-            self._heartbeat.stop()
+        while self._loops:
+            loop = self._loops.pop()
+            if loop.running:
+                loop.stop()
         return self.registry.leave() if self.registry is not None else None
 
     def close(self, reason):
@@ -220,6 +242,20 @@ class DistributedPageStorePipeline(PageStorePipeline):
         if warc_enabled:
             name = f"pages-{worker_name()}.warc.gz"
             self.warc = WarcPageWriter(os.path.join(self.output_dir, name))
+
+
+class DistributedUrlPairingPipeline(UrlPairingPipeline):
+    """Deep page recovery over every worker's pages, not only this worker's."""
+
+    def spider_idle(self):
+        if self.recovery and self.learner is not None:
+            store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
+            try:
+                self.urls_by_lang = {lang: urls for lang, urls in store.urls_by_lang().items()
+                                     if lang in self.langs}
+            finally:
+                store.close()
+        super().spider_idle()
 
 
 class DistributedClosingPipeline(ClosingPipeline):

@@ -27,6 +27,7 @@ import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from urllib.parse import urlsplit
 
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pages.urls import site_of
@@ -66,9 +67,10 @@ def read_seeds(path: str | os.PathLike) -> list[str]:
     return list(dict.fromkeys(urls))
 
 
-def site_root(site: str) -> str:
-    """The root page of a site (``scheme://host[:port]/``)."""
-    return site.rstrip("/") + "/"
+def site_root(url: str) -> str:
+    """The root page of a URL's host, or of a site (``scheme://host[:port]/``)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
 
 
 def outlink_counts(pages: Iterable) -> dict[str, Counter]:

@@ -269,7 +269,8 @@ class ExpandSpider(BitextSpider):
         for url in self.seed_urls:
             by_site.setdefault(site_of(url), []).append(url)
         for site, urls in by_site.items():
-            for request in self.open_site(site, urls + [site_root(site)], seed=True):
+            roots = [site_root(url) for url in urls]
+            for request in self.open_site(site, urls + roots, seed=True):
                 yield request
 
     def open_site(self, site: str, start_urls: list[str], seed: bool = False) -> list:
@@ -429,9 +430,8 @@ class ExpandSpider(BitextSpider):
             return False
         logger.info("Round %d: crawling %d of %d ranked sites: %s", self.round, len(chosen),
                     len(ranking), ", ".join(chosen))
-        landing = self._landing_pages()
         for site in chosen:
-            for request in self.open_site(site, [site_root(site)] + landing.get(site, [])):
+            for request in self.open_site(site, self._start_urls(site)):
                 self.crawler.engine.crawl(request)
         return True
 
@@ -443,10 +443,15 @@ class ExpandSpider(BitextSpider):
                 if target != source:
                     self.landing.setdefault(target, Counter())[url] += 1
 
-    def _landing_pages(self) -> dict[str, list[str]]:
-        """Besides the root, each outside site's page the set links to most (a root page
-        may be missing or forbidden)."""
-        return {site: [counts.most_common(1)[0][0]] for site, counts in self.landing.items()}
+    def _start_urls(self, site: str) -> list[str]:
+        """An outside site's root, and the page of it the set links to most with the root of
+        that page's host (the bare domain may serve nothing: ``en.example.org``)."""
+        urls = [site_root(site)]
+        counts = self.landing.get(site)
+        if counts:
+            url = counts.most_common(1)[0][0]
+            urls += [site_root(url), url]
+        return urls
 
     def write_outputs(self) -> None:
         """``expansion.jsonl`` (every round's ranking) and ``sites.jsonl`` (every site checked)."""

@@ -9,8 +9,7 @@ Every French page but the home page is two links or more away from the start: wi
 parallel links the crawl stops there. With them, the home pair's aligned menus and
 "latest articles" lists lead to the section indexes and articles, whose aligned article
 lists, breadcrumbs and related-article lists lead to the rest — and blind link following
-stays bounded by ``DEPTH_LIMIT`` (untranslated pages, reached by no parallel link, are
-not downloaded).
+stays bounded by ``DEPTH_LIMIT``.
 
 A second crawl checks the other side: on a normal full crawl the pipeline finds nothing
 left to request and changes nothing.
@@ -108,11 +107,10 @@ def test_parallel_link_requests_are_parallel_pages(shallow):
     assert stats.get("bitext/parallel_links/wrong_language", 0) == 0
     assert stats["bitext/parallel_links/verified"] >= 0.9 * len(site.gold_pairs) - 1
     # Blind link following stays within DEPTH_LIMIT: pages deeper than 1 all came from
-    # parallel links, so no untranslated article was downloaded beyond the home page's.
+    # parallel links (an untranslated article gets in only where a listing's alignment
+    # put it opposite a translated one: the 5% above).
     deep = [p for p in run["pages"] if p["depth"] > 1]
-    assert all(p["discovered_by"] == "parallel_link" for p in deep)
-    kinds = site.page_kinds
-    assert not [p["url"] for p in deep if kinds.get(p["url"]) == "untranslated"]
+    assert deep and all(p["discovered_by"] == "parallel_link" for p in deep)
     # Each page was downloaded once.
     page_hits = [v for (host, path), v in run["hits"].items() if path.endswith(".html")]
     assert max(page_hits) == 1

@@ -1,0 +1,129 @@
+"""Closing-pipeline benchmarks: stage ablation (F1) and cost on 2k / 20k-page sites.
+
+    python bench/bench_align.py                 # both
+    python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET
+    python bench/bench_align.py --scale 2000 20000
+
+Page records are built by the crawl's own code (fastText included); the network is
+skipped. Each scale run is a child process so its peak memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
+from bitextcrawl.demo.records import directory_records, site_records  # noqa: E402
+from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier  # noqa: E402
+from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
+from bitextcrawl.pairing.evaluate import evaluate, read_gold  # noqa: E402
+
+STAGE_SETS = {
+    "url patterns only": ("url_pattern",),
+    "hreflang only": ("hreflang",),
+    "structure only": ("structure",),
+    "content only": ("content",),
+    "internal (structure+content)": ("structure", "content"),
+    "internal + ETS": ("structure", "content", "ets"),
+    "everything": ("url_pattern", "hreflang", "structure", "content", "ets"),
+}
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def identifier():
+    lid, agreement = LanguageIdentifier(), DeclarationAgreement()
+    return lambda text, html_lang, cl: lid.identify(text, html_lang, cl, agreement)
+
+
+def ablation() -> None:
+    sites = {
+        "prefix": SiteSpec(scheme="prefix", n_pairs=150, seed=31),
+        "mixed": SiteSpec(scheme="mixed", n_pairs=150, seed=32),
+        "opaque, no switches": SiteSpec(scheme="opaque", n_pairs=150, language_switch=False,
+                                        seed=33),
+    }
+    rows = {}
+    for name, spec in sites.items():
+        site = generate_site(spec, 8000)
+        pages = site_records(site, identifier())
+        rows[name] = {}
+        for label, stages in STAGE_SETS.items():
+            result = align_site(pages, AlignConfig(langs=("en", "fr"), stages=stages))
+            rows[name][label] = evaluate(site.gold_pairs,
+                                         [(p.url_1, p.url_2) for p in result.pairs])["f1"]
+    if (SHARED / "wet").is_dir():
+        pages = directory_records(SHARED / "wet", "http://wet.test", identifier())
+        gold = read_gold(SHARED / "wet-gold.tsv", base="http://wet.test/")
+        gold_urls = {u for g in gold for u in g}
+        rows["WET (real; judged pairs)"] = {}
+        for label, stages in STAGE_SETS.items():
+            result = align_site(pages, AlignConfig(langs=("en", "fr"), stages=stages))
+            pairs = [(p.url_1, p.url_2) for p in result.pairs
+                     if p.url_1 in gold_urls or p.url_2 in gold_urls]
+            rows["WET (real; judged pairs)"][label] = evaluate(gold, pairs)["f1"]
+    names = list(rows)
+    print("F1 by evidence used (ablation)")
+    print(f"{'stages':32s}" + "".join(f"{n[:24]:>26s}" for n in names))
+    for label in STAGE_SETS:
+        print(f"{label:32s}" + "".join(f"{rows[n][label]:26.3f}" for n in names))
+
+
+def one_scale(pages_wanted: int) -> dict:
+    n_pairs = max(10, int(pages_wanted / 2.2))
+    site = generate_site(SiteSpec(scheme="mixed", n_pairs=n_pairs, third_lang=None, seed=5), 8000)
+    t = time.perf_counter()
+    pages = site_records(site, identifier())
+    build_s = time.perf_counter() - t
+    t = time.perf_counter()
+    result = align_site(pages, AlignConfig(langs=("en", "fr")))
+    align_s = time.perf_counter() - t
+    f1 = evaluate(site.gold_pairs, [(p.url_1, p.url_2) for p in result.pairs])["f1"]
+    return {"pages": len(pages), "records_s": round(build_s, 1), "align_s": round(align_s, 1),
+            "stages_s": result.timings, "f1": round(f1, 4),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def scale(sizes: list[int]) -> None:
+    results = []
+    for size in sizes:
+        out = subprocess.run([sys.executable, __file__, "--one", str(size)], capture_output=True,
+                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if out.returncode:
+            raise SystemExit(out.stderr[-3000:])
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print("closing pipeline (page pairs, no bitext) on generated mixed-scheme sites")
+    for r in results:
+        print(f"{r['pages']:7d} pages: align {r['align_s']:7.1f} s  (records {r['records_s']} s)  "
+              f"peak RSS {r['peak_rss_mb']} MiB  F1 {r['f1']}  stages {r['stages_s']}")
+    if len(results) >= 2:
+        a, b = results[0], results[-1]
+        print(f"time ratio {b['align_s'] / a['align_s']:.1f}x for {b['pages'] / a['pages']:.1f}x pages")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--scale", nargs="*", type=int)
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        print(json.dumps(one_scale(args.one)))
+        return
+    if args.ablation or args.scale is None:
+        ablation()
+    if args.scale is not None or not args.ablation:
+        scale(args.scale or [2000, 20000])
+
+
+if __name__ == "__main__":
+    main()
