@@ -78,6 +78,7 @@ class SiteCrawl:
         self.max_pages = spider.max_pages
         self.pages_seen = 0
         self.check_budget = spider.detect_pages
+        self.check_urls: set[str] = set(start_urls)  # requested for the check
         self.phase = CHECK
         self.held: dict[str, object] = {}   # URL -> request held back while checking
         self.detection = None
@@ -96,8 +97,12 @@ class SiteCrawl:
         return self.spider.page_request(url, discovered_by=discovered_by, link=link,
                                         priority=priority, bitext_expand_site=self.site, **meta)
 
-    def hold(self, request) -> None:
-        self.held.setdefault(request.url, request)
+    def hold(self, request) -> bool:
+        """Keep a request until the verdict; False if its URL is already held."""
+        if request.url in self.held:
+            return False
+        self.held[request.url] = request
+        return True
 
     def release(self) -> list:
         held, self.held = list(self.held.values()), {}
@@ -119,11 +124,14 @@ class _SiteCrawler:
 
 class SitePipelines:
     """The item pipeline of an expand crawl: each page record goes through the pipelines of
-    its own site (``BITEXT_EXPAND_SITE_PIPELINES``), opened and closed per site."""
+    its own site (``BITEXT_EXPAND_SITE_PIPELINES``), opened and closed per site.
+
+    Those pipelines are built with a crawler whose ``spider`` is the :class:`SiteCrawl`; their
+    ``open_spider``/``process_item``/``close_spider`` must be synchronous (the project's are).
+    """
 
     def __init__(self, crawler):
         self.crawler = crawler
-        self.stats = crawler.stats
         paths = build_component_list(crawler.settings.getwithbase("BITEXT_EXPAND_SITE_PIPELINES"))
         self.classes = [load_object(p) for p in paths]
         self.sites: dict[str, SiteCrawl] = {}
@@ -194,8 +202,8 @@ class HoldMiddleware(BaseSpiderMiddleware):
         sites = getattr(self.crawler.spider, "sites", {})
         site = sites.get(request.meta.get("bitext_expand_site"))
         if site is not None and site.phase == CHECK:
-            site.hold(request)
-            self.crawler.stats.inc_value("bitext/expand/held")
+            if site.hold(request):
+                self.crawler.stats.inc_value("bitext/expand/held")
             return None
         return request
 
@@ -241,7 +249,8 @@ class ExpandSpider(BitextSpider):
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         s = crawler.settings
-        spider.max_pages = int(spider._max_pages_arg or s.getint("BITEXT_EXPAND_MAX_PAGES") or 0)
+        spider.max_pages = int(spider._max_pages_arg if spider._max_pages_arg is not None
+                               else s.getint("BITEXT_EXPAND_MAX_PAGES"))
         spider.output_dir = s.get("BITEXT_OUTPUT_DIR") or os.path.join("output", "expand")
         spider.rounds = int(spider._rounds_arg if spider._rounds_arg is not None
                             else s.getint("BITEXT_EXPAND_ROUNDS"))
@@ -261,6 +270,9 @@ class ExpandSpider(BitextSpider):
             pattern_rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
             lexicon_path=s.get("BITEXT_LEXICON") or "")
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
+        if s.get("JOBDIR"):
+            logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
+                           "one restarts from the seeds (pages already stored are kept)")
         return spider
 
     # ------------------------------------------------------------------ requests
@@ -304,6 +316,8 @@ class ExpandSpider(BitextSpider):
         yield page
         checking = site.phase == CHECK
         from_root = checking and response.meta.get("bitext_expand_hop") == 0
+        if from_root:
+            site.check_urls.add(page.url)
         links = detection_order(page.links, self.langs) if from_root else page.links
         for link in links:
             url = link["url"]
@@ -313,8 +327,9 @@ class ExpandSpider(BitextSpider):
             if looks_like_trap(url, self.trap_repeats, self.trap_segments):
                 stats.inc_value("bitext/bad/trap")
                 continue
-            if from_root and site.check_budget > 0:
+            if from_root and site.check_budget > 0 and url not in site.check_urls:
                 site.check_budget -= 1
+                site.check_urls.add(url)
                 yield site.page_request(url, link=link, bitext_expand_hop=1)
             elif checking:
                 yield site.page_request(url, link=link, bitext_expand_hold=True)
@@ -337,7 +352,8 @@ class ExpandSpider(BitextSpider):
                 raise DontCloseSpider
         else:
             self.round += 1
-            self.expansion.rank(self.round)  # the next ranking, written but not crawled
+            ranking = self.expansion.rank(self.round)  # the next ranking, not crawled
+            self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
         self.write_outputs()
 
     def _sites(self, *phases) -> list[SiteCrawl]:
@@ -389,7 +405,7 @@ class ExpandSpider(BitextSpider):
                                 pages=len(pages), reason=detection.evidence["reason"],
                                 output_dir=site.output_dir, detection=detection.evidence)
             if bilingual:
-                self.close_site(site, pages, pattern_db, result)
+                self.align_site(site, pages, pattern_db, result)
                 stats.inc_value("bitext/expand/added")
                 self._count_landing(site.site, pages)
             site.phase = CLOSED
@@ -398,7 +414,7 @@ class ExpandSpider(BitextSpider):
         stats.set_value("bitext/expand/members", len(self.expansion.members))
         self.write_outputs()
 
-    def close_site(self, site: SiteCrawl, pages: list, pattern_db: PatternDB,
+    def align_site(self, site: SiteCrawl, pages: list, pattern_db: PatternDB,
                    result: SiteResult) -> None:
         """The closing alignment into the site's own output dir; C(w) from the pattern DB."""
         facts = {"bitext/expand/site": site.site, "bitext/expand/round": site.round,
@@ -412,8 +428,9 @@ class ExpandSpider(BitextSpider):
                                         rescue_threshold=self.align_config.pattern_rescue_threshold,
                                         pattern_db=pattern_db)
             urls = {}
-            for page in pages:
-                urls.setdefault(page.lang, []).append(page.url)
+            for page in pages:  # |w| over the pages in langs, as the closing alignment counts
+                if page.lang in self.langs:
+                    urls.setdefault(page.lang, []).append(page.url)
             learner.fit(urls)
             pattern_db.update(site.site, learner.patterns_, site_size=learner.site_size_)
             pattern_db.save()

@@ -1,0 +1,229 @@
+"""Crash-safe resume of JOBDIR crawls: a journal of the requests not yet done.
+
+With ``JOBDIR``, Scrapy writes each request's fingerprint to ``requests.seen`` as soon as
+the request is scheduled, but the index of its disk queue (``active.json`` and each
+queue's ``info.json``) only when the spider closes. A crawl killed with SIGKILL (or by
+the OOM killer, or a power cut) comes back with its requests *seen* and no usable queue:
+everything that was waiting, and everything taken from the queue but not finished, is
+lost, and the restarted crawl ends early. (Worse, a queue folder left without its index
+makes the new queue read stale entries.)
+
+:class:`FrontierJournal` keeps, in ``JOBDIR/frontier.sqlite``, every request the
+scheduler accepted and the engine has not finished with. A row is written when the
+request is accepted (before the scheduler sees it; SQLite in WAL mode, so the write
+survives the process) and deleted when the engine is done with the request: downloaded,
+its callback's items through the pipelines and the requests it yielded accepted — that
+is, once it has been in the downloader and is neither there nor in the scraper any more
+(checked every second, and at idle and close). A request finished less than a second
+before a crash is simply done again.
+
+When a crawl starts and the journal says its last process did not close (state
+``running``), the stale disk queue is moved aside (``requests.queue.stale``) and every
+journalled request is scheduled again, first through the dupefilter (which re-records
+fingerprints lost from the end of ``requests.seen``) and, when filtered, with
+``dont_filter=True``. Pages already stored are dropped as duplicate URLs by the store
+pipeline; their links go through the dupefilter as usual, so links that were not yet
+scheduled at the crash are not lost. After a clean stop (Ctrl-C, SIGTERM) Scrapy's own
+queue is complete and nothing is replayed; after a finished crawl the journal is emptied.
+
+Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL`` (default True). Only with a
+scheduler of Scrapy's own kind (the distributed profile keeps its frontier in Redis).
+Stats: ``bitext/resume/rescheduled``, ``bitext/resume/unclean_stops``,
+``bitext/resume/pending`` (rows left at close).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import shutil
+import sqlite3
+from collections import Counter
+
+from scrapy import signals
+from scrapy.core.scheduler import Scheduler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.job import job_dir
+from scrapy.utils.misc import load_object
+from scrapy.utils.request import request_from_dict
+
+logger = logging.getLogger(__name__)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS pending (
+    fp BLOB PRIMARY KEY,
+    url TEXT NOT NULL,
+    request BLOB NOT NULL,
+    copies INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Journal:
+    """The SQLite file: pending requests by fingerprint (with a count of live copies:
+    a retry shares its original's fingerprint) and the state of the last process."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None)  # autocommit
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # durable across a process crash
+        self.db.executescript(SCHEMA)
+
+    def state(self) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        return row[0] if row else None
+
+    def set_state(self, state: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('state', ?)", (state,))
+
+    def add(self, fp: bytes, url: str, blob: bytes) -> None:
+        self.db.execute("INSERT INTO pending (fp, url, request) VALUES (?, ?, ?) "
+                        "ON CONFLICT (fp) DO UPDATE SET copies = copies + 1", (fp, url, blob))
+
+    def release(self, fp: bytes, copies: int = 1) -> None:
+        with self.db:
+            self.db.execute("UPDATE pending SET copies = copies - ? WHERE fp = ?", (copies, fp))
+            self.db.execute("DELETE FROM pending WHERE fp = ? AND copies <= 0", (fp,))
+
+    def take_all(self) -> list[bytes]:
+        """Every pending request (pickled), with its count of live copies set to 0."""
+        with self.db:
+            blobs = [b for (b,) in self.db.execute("SELECT request FROM pending ORDER BY rowid")]
+            self.db.execute("UPDATE pending SET copies = 0")
+        return blobs
+
+    def forget_untaken(self) -> None:
+        self.db.execute("DELETE FROM pending WHERE copies <= 0")
+
+    def clear(self) -> None:
+        self.db.execute("DELETE FROM pending")
+
+    def __len__(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM pending").fetchone()[0]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class FrontierJournal:
+    filename = "frontier.sqlite"
+    settle_interval = 1.0  # seconds between checks for finished requests
+
+    def __init__(self, crawler, jobdir: str):
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.fingerprint = crawler.request_fingerprinter.fingerprint
+        os.makedirs(jobdir, exist_ok=True)
+        self.journal = Journal(os.path.join(jobdir, self.filename))
+        self.unclean = self.journal.state() == "running" and len(self.journal) > 0
+        if self.unclean:
+            self._discard_stale_queue(jobdir)
+        self.journal.set_state("running")
+        self.accepted: set[bytes] = set()   # fingerprints accepted by this process
+        self.started: Counter = Counter()   # fingerprint -> copies that reached the downloader
+        self._last = None                   # the request being scheduled, and its fingerprint
+        self._dropped = None
+        self._loop = None
+        cs = crawler.signals
+        cs.connect(self.spider_opened, signal=signals.spider_opened)
+        cs.connect(self.spider_idle, signal=signals.spider_idle)
+        cs.connect(self.spider_closed, signal=signals.spider_closed)
+        cs.connect(self.request_scheduled, signal=signals.request_scheduled)
+        cs.connect(self.request_dropped, signal=signals.request_dropped)
+        cs.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        settings = crawler.settings
+        jobdir = job_dir(settings)
+        if not jobdir or not settings.getbool("BITEXT_RESUME_JOURNAL"):
+            raise NotConfigured
+        if not issubclass(load_object(settings["SCHEDULER"]), Scheduler):
+            raise NotConfigured("the frontier journal backs Scrapy's own JOBDIR scheduler")
+        return cls(crawler, jobdir)
+
+    @staticmethod
+    def _discard_stale_queue(jobdir: str) -> None:
+        queue = os.path.join(jobdir, "requests.queue")
+        if os.path.isdir(queue):
+            stale = queue + ".stale"
+            shutil.rmtree(stale, ignore_errors=True)
+            os.replace(queue, stale)
+
+    # -- recording ---------------------------------------------------------------------
+
+    def request_scheduled(self, request, spider):
+        fp = self.fingerprint(request)
+        self._last = None
+        if not request.dont_filter and fp in self.accepted:
+            return  # the dupefilter will drop it: nothing to record
+        blob = pickle.dumps(request.to_dict(spider=spider), protocol=4)
+        self.journal.add(fp, request.url, blob)
+        self._last = (request, fp)
+
+    def request_dropped(self, request, spider):
+        self._dropped = request
+        if self._last is not None and self._last[0] is request:
+            self.journal.release(self._last[1])
+            self.accepted.add(self._last[1])  # seen before this process: now known here
+        self._last = None
+
+    def request_reached_downloader(self, request, spider):
+        fp = self.fingerprint(request)
+        self.accepted.add(fp)
+        self.started[fp] += 1
+
+    def settle(self, everything: bool = False) -> None:
+        """Forget the requests the engine is done with (all of them, at close)."""
+        if not self.started:
+            return
+        busy = set()
+        if not everything:
+            engine = self.crawler.engine
+            requests = list(engine.downloader.active)
+            slot = engine.scraper.slot
+            if slot is not None:
+                requests += list(slot.active) + [request for _, request, _ in slot.queue]
+            busy = {self.fingerprint(r) for r in requests}
+        for fp in [fp for fp in self.started if fp not in busy]:
+            self.journal.release(fp, self.started.pop(fp))
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def spider_opened(self, spider):
+        if self.unclean:
+            self.stats.inc_value("bitext/resume/unclean_stops")
+            self.replay(spider)
+        self._loop = create_looping_call(self.settle)
+        self._loop.start(self.settle_interval, now=False)
+
+    def replay(self, spider) -> None:
+        engine = self.crawler.engine
+        blobs = self.journal.take_all()
+        for blob in blobs:
+            request = request_from_dict(pickle.loads(blob), spider=spider)
+            self._dropped = None
+            engine.crawl(request)
+            if self._dropped is request:  # seen: it was scheduled, never finished
+                engine.crawl(request.replace(dont_filter=True))
+        self.journal.forget_untaken()
+        self.stats.set_value("bitext/resume/rescheduled", len(blobs))
+        logger.info("Resuming after an unclean stop: %d unfinished requests scheduled again "
+                    "from %s", len(blobs), self.journal.path)
+
+    def spider_idle(self, spider):
+        self.settle()
+
+    def spider_closed(self, spider, reason):
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        self.settle(everything=True)  # the engine has finished every request it took
+        if reason == "finished":
+            self.journal.clear()
+        self.stats.set_value("bitext/resume/pending", len(self.journal))
+        self.journal.set_state(reason if reason == "finished" else "closed")
+        self.journal.close()

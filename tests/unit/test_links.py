@@ -1,0 +1,189 @@
+"""Parallel hyperlinks of aligned page pairs (bitextcrawl.bitext.links)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitextcrawl.bitext.domtree import Alignment, TreeAligner, build_tree
+from bitextcrawl.bitext.links import (link_evidence, link_proposals, parallel_link_pairs,
+                                      verify_pair)
+from bitextcrawl.pages.record import build_record
+
+H = "http://site.test"
+
+UI = {
+    "en": {"home": "Home", "news": "News", "about": "About us", "title": "City of Lyon",
+           "latest": "Latest articles", "related": "Related articles",
+           "footer": "All rights reserved."},
+    "fr": {"home": "Accueil", "news": "Actualités", "about": "Qui sommes-nous",
+           "title": "Ville de Lyon", "latest": "Derniers articles",
+           "related": "Articles liés", "footer": "Tous droits réservés."},
+}
+# url per language of every page: home, news, about, three articles
+URLS = {
+    "home": {"en": f"{H}/en/", "fr": f"{H}/fr/"},
+    "news": {"en": f"{H}/en/news/", "fr": f"{H}/fr/actualites/"},
+    "about": {"en": f"{H}/en/about.html", "fr": f"{H}/fr/qui.html"},
+    "a1": {"en": f"{H}/n/1001.html", "fr": f"{H}/n/2001.html"},
+    "a2": {"en": f"{H}/n/1002.html", "fr": f"{H}/n/2002.html"},
+    "a3": {"en": f"{H}/n/1003.html", "fr": f"{H}/n/2003.html"},
+}
+ARTICLES = {
+    "a1": {"en": ("The bridge opens", ["The new bridge over the river opens on 12 May 2021.",
+                                        "It cost 4500000 euros and took 3 years to build.",
+                                        "Mayor Dupont will cut the ribbon at 10 o'clock."]),
+           "fr": ("Le pont ouvre", ["Le nouveau pont sur la rivière ouvre le 12 mai 2021.",
+                                    "Il a coûté 4500000 euros et sa construction a duré 3 ans.",
+                                    "Le maire Dupont coupera le ruban à 10 heures."])},
+    "a2": {"en": ("A museum for children", ["The museum welcomes 250 children every week.",
+                                             "Since 2015 the entry has been free on Sundays."]),
+           "fr": ("Un musée pour les enfants", ["Le musée accueille 250 enfants chaque semaine.",
+                                                "Depuis 2015, l'entrée est gratuite le dimanche."])},
+    "a3": {"en": ("The market moves", ["From 3 June the market moves to Place Bellecour.",
+                                        "The 84 stalls will open at 7 in the morning.",
+                                        "Parking costs 2 euros per hour near the square."]),
+           "fr": ("Le marché déménage", ["À partir du 3 juin, le marché s'installe place Bellecour.",
+                                         "Les 84 stands ouvriront à 7 heures du matin.",
+                                         "Le stationnement coûte 2 euros de l'heure près de la place."])},
+}
+RELATED = {"a1": ["a2", "a3"], "a2": ["a1"], "a3": ["a1"]}
+
+
+def page(lang: str, title: str, main: str, other: str | None) -> str:
+    ui = UI[lang]
+    toggle = ""
+    if other:
+        o = "fr" if lang == "en" else "en"
+        toggle = f'<a href="{other}" hreflang="{o}">{"Français" if o == "fr" else "English"}</a>'
+    nav = "".join(f'<li><a href="{URLS[k][lang]}">{ui[k]}</a></li>' for k in ("home", "news", "about"))
+    return (f'<!DOCTYPE html><html lang="{lang}"><head><title>{title}</title></head><body>'
+            f'<header><a href="{H}/"><img src="/logo.png" alt="Logo"></a>{toggle}</header>'
+            f'<nav><ul>{nav}</ul></nav><main>{main}</main>'
+            f'<footer><p>© 2025 {ui["title"]}. {ui["footer"]}</p></footer></body></html>')
+
+
+def article(key: str, lang: str, toggle: bool = False) -> str:
+    title, sents = ARTICLES[key][lang]
+    rel = "".join(f'<li><a href="{URLS[r][lang]}">{ARTICLES[r][lang][0]}</a></li>'
+                  for r in RELATED[key])
+    main = (f"<article><h1>{title}</h1><p>{' '.join(sents)}</p></article>"
+            f"<aside><h2>{UI[lang]['related']}</h2><ul>{rel}</ul></aside>")
+    other = URLS[key]["fr" if lang == "en" else "en"] if toggle else None
+    return page(lang, title, main, other)
+
+
+def home(lang: str) -> str:
+    latest = "".join(f'<li><a href="{URLS[k][lang]}">{ARTICLES[k][lang][0]}</a></li>'
+                     for k in ("a1", "a2"))
+    welcome = {"en": "Welcome to the website of the city of Lyon, with news since 2010.",
+               "fr": "Bienvenue sur le site de la ville de Lyon, avec des actualités depuis 2010."}
+    main = (f"<h1>{UI[lang]['title']}</h1><p>{welcome[lang]}</p>"
+            f"<h2>{UI[lang]['latest']}</h2><ul>{latest}</ul>")
+    return page(lang, UI[lang]["home"], main, URLS["home"]["fr" if lang == "en" else "en"])
+
+
+@pytest.fixture(scope="module")
+def index():
+    out = {}
+    for lang in ("en", "fr"):
+        out[URLS["home"][lang]] = build_record(URLS["home"][lang], home(lang))
+        for key in ARTICLES:
+            out[URLS[key][lang]] = build_record(URLS[key][lang], article(key, lang))
+    return out
+
+
+HOME_PAIR = (URLS["home"]["en"], URLS["home"]["fr"])
+
+
+def pair_of(key):
+    return URLS[key]["en"], URLS[key]["fr"]
+
+
+# ---- link_proposals ----------------------------------------------------------------------
+
+def test_link_proposals_filters_identical_self_and_toggles():
+    u1, u2 = f"{H}/en/", f"{H}/fr/"
+    al = Alignment(link_pairs=[
+        (f"{H}/", f"{H}/"),                      # same target (logo): no pair
+        (u1, u2),                                # the pair itself
+        (u2, u1),                                # toggles aligned with each other
+        (f"{H}/en/x", u1),                       # points back at page 1
+        (f"{H}/en/a", f"{H}/fr/a"),
+        (f"{H}/en/a", f"{H}/fr/a"),              # duplicate
+        (f"{H}/en/b", f"{H}/fr/b"),
+    ])
+    assert link_proposals(al, u1, u2) == [(f"{H}/en/a", f"{H}/fr/a"),
+                                          (f"{H}/en/b", f"{H}/fr/b")]
+
+
+def test_home_pair_proposes_menu_and_latest_articles(index):
+    counts = parallel_link_pairs([HOME_PAIR], index)
+    # news and about pages are not in the index: not counted.
+    assert counts == {pair_of("a1"): 1, pair_of("a2"): 1}
+
+
+def test_counts_are_distinct_proposing_pairs(index):
+    # a1 is proposed by the home pair (latest list) and by the a2 pair (related list).
+    counts = parallel_link_pairs([HOME_PAIR, pair_of("a2")], index)
+    assert counts[pair_of("a1")] == 2
+    assert counts[pair_of("a2")] == 1      # by home only: a pair does not propose itself
+
+    class P:  # pair objects with url_1/url_2 work like tuples
+        def __init__(self, a, b):
+            self.url_1, self.url_2 = a, b
+
+    assert parallel_link_pairs([P(*HOME_PAIR), P(*pair_of("a2"))], index) == counts
+
+
+def test_languages_of_the_proposing_pair(index):
+    wrong = dict(index)
+    fr_a2 = URLS["a2"]["fr"]
+    wrong[fr_a2] = build_record(fr_a2, article("a2", "fr").replace('lang="fr"', 'lang="en"'))
+    counts = parallel_link_pairs([HOME_PAIR], wrong)
+    assert pair_of("a1") in counts and pair_of("a2") not in counts
+
+
+def test_recursive_follows_verified_proposals(index):
+    # a3 is linked only from a1's related list: one step further than the home pair.
+    flat = parallel_link_pairs([HOME_PAIR], index)
+    assert pair_of("a3") not in flat
+    details = {}
+    deep = parallel_link_pairs([HOME_PAIR], index, recursive=True, details=details)
+    assert pair_of("a3") in deep
+    assert details[pair_of("a1")]["verified"] and details[pair_of("a3")]["verified"]
+    # max_pairs bounds the alignments: one pair aligned = the flat result.
+    assert parallel_link_pairs([HOME_PAIR], index, recursive=True, max_pairs=1) == flat
+
+
+def test_explicit_aligner_is_used(index):
+    aligner = TreeAligner()  # untrained: initial tag prior
+    assert parallel_link_pairs([HOME_PAIR], index, aligner) == \
+        {pair_of("a1"): 1, pair_of("a2"): 1}
+
+
+# ---- verification (step 2) ---------------------------------------------------------------
+
+def _verify(index, u1, u2):
+    t1 = build_tree(index[u1].html, u1)
+    t2 = build_tree(index[u2].html, u2)
+    return verify_pair(TreeAligner().align(t1, t2), t1, t2, index[u1].text, index[u2].text)
+
+
+def test_verify_accepts_translations(index):
+    for key in ARTICLES:
+        ok, numbers = _verify(index, *pair_of(key))
+        assert ok, (key, numbers)
+        assert numbers["aligned"] >= 0.6 and numbers["anchors"] >= 0.5
+
+
+def test_verify_rejects_other_articles_of_the_same_template(index):
+    ok, numbers = _verify(index, URLS["a1"]["en"], URLS["a3"]["fr"])
+    assert not ok, numbers
+    assert numbers["anchors"] < 0.5
+
+
+def test_link_evidence_grows_with_count():
+    assert link_evidence(0) == 0.0
+    assert link_evidence(1) == 0.5
+    assert link_evidence(2) == 0.75
+    assert link_evidence(1) < link_evidence(3) < 1.0

@@ -1,0 +1,109 @@
+"""The page record and what it is made of: STRAND tokens, main text, URLs, language."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitextcrawl.middlewares.focus import UrlLanguageTokens, url_language_tokens
+from bitextcrawl.pages import strand
+from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier, normalise_tag
+from bitextcrawl.pages.record import PageRecord, build_record
+from bitextcrawl.pages.text import is_binary, main_text, parse, repair_decoding
+from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+
+PAGE = """<html lang="fr"><head><title>Titre</title><script>var x = 1;</script>
+<link rel="alternate" hreflang="en" href="/en/a.html"></head>
+<body><nav><a href="/fr/">Accueil</a> <a href="/en/a.html" hreflang="en">English</a></nav>
+<main><h1>Un titre</h1><p>Du texte <b>important</b> ici.<br>Encore.</p>
+<p>Un second paragraphe assez long pour que le texte principal soit retenu seul.</p>
+<img src="x.png" alt="Une image"></main><footer>Pied de page</footer></body></html>"""
+
+
+def test_linearise_tags_chunks_inline_ignored():
+    tokens, chunks = strand.linearise(parse(PAGE))
+    assert tokens[:4] == ["[START:HTML]", "[START:TITLE]", "[Chunk:5]", "[END:TITLE]"]
+    assert "[START:SCRIPT]" not in tokens and "[START:B]" not in tokens
+    assert "Du texte important ici." in chunks  # inline <b> joins its sentence
+    assert "[START:BR]" in tokens and "[END:BR]" not in tokens  # void element
+    assert sum(strand.is_chunk(t) for t in tokens) == len(chunks)
+    assert strand.text_lengths(tokens) == sum(len(c) for c in chunks)
+
+
+def test_paper_example_tokens():
+    html = "<html><title>The Republic of Kazakhstan</title><body><h1>The Republic of</h1>x</body></html>"
+    tokens, _ = strand.linearise(parse(html))
+    assert tokens == ["[START:HTML]", "[START:TITLE]", "[Chunk:26]", "[END:TITLE]", "[START:BODY]",
+                      "[START:H1]", "[Chunk:15]", "[END:H1]", "[Chunk:1]", "[END:BODY]", "[END:HTML]"]
+
+
+def test_main_text_skips_menus_and_keeps_alt():
+    text = main_text(parse(PAGE))
+    assert "Accueil" not in text and "Pied de page" not in text
+    assert "Un titre" in text and "Une image" in text
+
+
+def test_record_fields():
+    rec = build_record("http://fr.example.org/fr/a.html", PAGE)
+    assert rec.site == "http://example.org" and rec.lang == "fr" and rec.lang_method == "html_lang"
+    assert rec.hreflang == {"en": "http://fr.example.org/en/a.html"}
+    assert {"url": "http://fr.example.org/en/a.html", "text": "English", "hreflang": "en"} in rec.links
+    assert rec.text_length == len(rec.text) and rec.content_hash
+    back = PageRecord.from_dict(rec.to_dict())
+    assert back == rec and "body" not in rec.to_dict()
+
+
+@pytest.mark.parametrize("html", ["", "   ", "<html", "\x00\x01garbage", "<?xml version='1.0'?><html/>"])
+def test_junk_never_raises(html):
+    rec = build_record("http://example.org/", html)
+    assert rec.text_length == len(rec.text)
+
+
+def test_binary_and_charset_repair():
+    assert is_binary(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    assert not is_binary("<html>é</html>".encode("utf-8"))
+    body = ("<p>" + "Les élèves étudient à l'école. " * 20 + "</p>").encode("latin-1")
+    wrong = body.decode("utf-8", "replace")
+    text, charset, repaired = repair_decoding(body, wrong, "utf-8")
+    assert repaired and "élèves" in text and "\ufffd" not in text
+
+
+def test_site_of_and_traps():
+    assert site_of("https://en.example.co.uk/a") == site_of("https://fr.example.co.uk/b")
+    assert site_of("http://127.0.0.1:8000/x") == "http://127.0.0.1:8000"
+    assert site_of("http://en.demo.localhost:81/") == "http://demo.localhost:81"
+    assert site_name("http://en.demo.localhost:81/") == "demo.localhost_81"
+    assert looks_like_trap("http://x.org/cal/next/next/next/next/")
+    assert not looks_like_trap("http://x.org/en/news/2020/05/a.html")
+
+
+def test_url_language_tokens_learned():
+    assert "de" in url_language_tokens("http://x.org/de/index.html?lang=de")
+    tokens = UrlLanguageTokens(min_pages=3, purity=0.9)
+    for i in range(4):
+        tokens.learn(f"http://x.org/de/p{i}.html", "de")
+        tokens.learn(f"http://x.org/en/p{i}.html", "en")
+    assert tokens.predict("http://x.org/de/new.html") == {"de"}
+    assert tokens.predict("http://x.org/other.html") == set()
+
+
+def test_language_identification_and_declarations():
+    lid = LanguageIdentifier()
+    assert lid.identify("Ceci est une page écrite en français pour le test.").lang == "fr"
+    short = lid.identify("OK", html_lang="de-AT")
+    assert short.lang == "de" and short.method == "html_lang"
+    assert normalise_tag("fr_CA") == "fr" and normalise_tag("") is None
+    # A site whose declarations proved right wins on a mixed page fastText is unsure of.
+    agreement = DeclarationAgreement(min_pages=3)
+    for _ in range(3):
+        agreement.observe("fr", "fr", 0.99)
+    mixed = ("Titre de la page en français. " + "This body was never translated into French "
+             "and stays in English for the whole paragraph. " * 3)
+    ident = lid.identify(mixed, html_lang="fr", agreement=agreement)
+    assert ident.lid_lang == "en"
+    if ident.lid_prob < lid.confident:
+        assert ident.lang == "fr" and ident.method == "declared"
+    # A site that declares "en" everywhere does not earn that trust.
+    liar = DeclarationAgreement(min_pages=3)
+    for _ in range(5):
+        liar.observe("en", "fr", 0.99)
+    assert not liar.trusted
