@@ -45,6 +45,9 @@ ITEM_PIPELINES = {
     "bitextcrawl.pipelines.pairing.UrlPairingPipeline": 200,
     "bitextcrawl.pipelines.closing.ClosingPipeline": 900,
 }
+EXTENSIONS = {
+    "bitextcrawl.extensions.resume.FrontierJournal": 0,  # JOBDIR only: crash-safe resume
+}
 
 LOGSTATS_INTERVAL = 30.0
 LOG_LEVEL = "INFO"

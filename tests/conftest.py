@@ -49,3 +49,49 @@ def run_crawl(start_url: str, output_dir: Path, timeout: float = 300, **kwargs):
     if proc.returncode != 0:
         raise AssertionError(f"crawl failed ({proc.returncode}):\n{proc.stderr[-5000:]}")
     return proc
+
+
+def redis_server(directory: Path):
+    """A real ``redis-server`` on a free loopback port, no persistence, its files in
+    ``directory``; a context manager yielding its URL (``redis://127.0.0.1:PORT/0``).
+    Skips the test when ``redis-server`` is not installed."""
+    import contextlib
+    import shutil
+    import socket
+    import time
+
+    @contextlib.contextmanager
+    def _server():
+        exe = shutil.which("redis-server")
+        if exe is None:
+            pytest.skip("redis-server not found on PATH (apt-get install redis-server; "
+                        ".ci/run installs it)")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1",
+                                 "--save", "", "--appendonly", "no", "--dir", str(directory)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 10
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=1) as c:
+                        c.sendall(b"PING\r\n")
+                        if c.recv(16).startswith(b"+PONG"):
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"redis-server did not start on port {port}")
+                time.sleep(0.05)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    return _server()

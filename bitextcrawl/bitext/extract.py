@@ -26,7 +26,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree
+from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree
 from bitextcrawl.bitext.sentences import align_chunks
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.tmx import write_tmx
@@ -57,6 +57,9 @@ LSI_MIN_TERMS = 3
 LEXICON_MIDPOINT = 0.2
 LEXICON_SLOPE = 15.0
 LEXICON_MIN_WORDS = 2
+# Gap repair of chunk pairs (chunk_pairs): an aligned chunk pair takes in unaligned
+# sibling chunks when its text cost (length + anchors, in nats) drops by more than this.
+GAP_MIN_GAIN = 1.0
 
 
 def _identity(x, *args, **kwargs):
@@ -188,13 +191,96 @@ def _resolve_similarity(source: TextSimilaritySource, l1: str, l2: str):
 
 
 def align_pair(aligner: TreeAligner, page1, page2, trees: dict, text_similarity=None):
+    """(alignment, tree 1, tree 2) of a page pair; trees from ``trees`` when there."""
     t1 = trees.get(page1.url)
     t2 = trees.get(page2.url)
     if t1 is None:
         t1 = build_tree(page1.html, page1.url)
     if t2 is None:
         t2 = build_tree(page2.html, page2.url)
-    return aligner.align(t1, t2, text_similarity)
+    return aligner.align(t1, t2, text_similarity), t1, t2
+
+
+def _anchor_cost(text1: str, text2: str) -> float:
+    """−log (shared anchors + ½) / (anchors + 1), as the tree aligner scores texts (§4.1)."""
+    (n1, m1), (n2, m2) = anchors(text1), anchors(text2)
+    shared = len(n1 & n2) + len(m1 & m2)
+    total = len(n1) + len(n2) - len(n1 & n2) + len(m1 & m2)
+    return -math.log((shared + 0.5) / (total + 1.0))
+
+
+def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
+                min_gain: float = GAP_MIN_GAIN) -> list:
+    """Aligned text chunks (text_1, text_2, score) for sentence alignment, gaps repaired.
+
+    The tree alignment (§4) pairs one node with one node. When a translator merged two
+    paragraphs into one, or split one in two, one of the two is left unaligned: its
+    sentences are lost, and the aligned chunk pair holds sentences with no counterpart,
+    which Gale–Church may pair wrongly. Departure from the paper, to recover them: the
+    aligned chunk pairs (posterior ≥ ``min_score``) are anchors in document order; where
+    the unaligned chunks between two anchors are on one side only and are siblings of
+    an anchor's chunk on that side, they are joined to that anchor (before or after it)
+    if that makes the anchor's text fit better by more than ``min_gain`` nats under the
+    aligner's own text model: Gale–Church length cost (ratio estimated on the page
+    pair's chunks) plus shared numbers and names. A split-off piece brings the lengths
+    closer and the names and numbers the other side was missing; a paragraph only one
+    version has brings neither, and stays out. Lines are kept apart (a chunk's
+    sentences are split as before). ``bench/bench_bitext.py`` measures the effect.
+    """
+    from bitextcrawl.bitext.sentences import GC_S2, estimate_ratio, length_cost
+
+    chunks1 = [n for n in tree1.iter() if n.is_chunk]
+    chunks2 = [n for n in tree2.iter() if n.is_chunk]
+    pos1 = {id(n): i for i, n in enumerate(chunks1)}
+    pos2 = {id(n): i for i, n in enumerate(chunks2)}
+    found = [[pos1[id(u)], pos2[id(v)], score] for u, v, score in alignment.node_pairs
+             if u.is_chunk and v.is_chunk and score >= min_score
+             and id(u) in pos1 and id(v) in pos2]
+    if not found:
+        return []
+    groups = [([a[0]], [a[1]]) for a in found]
+    monotone = all(found[k][0] < found[k + 1][0] and found[k][1] < found[k + 1][1]
+                   for k in range(len(found) - 1))
+    if monotone:
+        c = estimate_ratio([(chunks1[a].text, chunks2[b].text) for a, b, _ in found])
+        var = GC_S2 * c * c
+
+        def fit(group) -> float:
+            t1 = "\n".join(chunks1[i].text for i in group[0])
+            t2 = "\n".join(chunks2[j].text for j in group[1])
+            return length_cost(len(t1), len(t2), c, var) + _anchor_cost(t1, t2)
+
+        bounds = [(-1, -1)] + [(a, b) for a, b, _ in found] + [(len(chunks1), len(chunks2))]
+        for k in range(len(bounds) - 1):
+            gap1 = list(range(bounds[k][0] + 1, bounds[k + 1][0]))
+            gap2 = list(range(bounds[k][1] + 1, bounds[k + 1][1]))
+            if bool(gap1) == bool(gap2):
+                continue  # nothing unaligned, or on both sides: left as the tree decided
+            side, gap, chunks = (0, gap1, chunks1) if gap1 else (1, gap2, chunks2)
+            best = None
+            for g, at_end in ((k - 1, True), (k, False)):   # anchor before / after the gap
+                if not 0 <= g < len(groups):
+                    continue
+                members = groups[g][side]
+                edge = chunks[members[-1] if at_end else members[0]]
+                if any(chunks[i].parent is not edge.parent for i in gap):
+                    continue
+                joined = list(groups[g])
+                joined[side] = members + gap if at_end else gap + members
+                gain = fit(groups[g]) - fit(joined)
+                if gain > min_gain and (best is None or gain > best[0]):
+                    best = (gain, g, joined[side])
+            if best is not None:
+                groups[best[1]][side][:] = best[2]
+    return [("\n".join(chunks1[i].text for i in idx1),
+             "\n".join(chunks2[j].text for j in idx2), a[2])
+            for (idx1, idx2), a in zip(groups, found)]
+
+
+def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
+                   min_score: float = 0.5) -> list[tuple[str, str, float]]:
+    """Sentence pairs of an aligned page pair (§5): Gale–Church inside each chunk pair."""
+    return align_chunks(chunk_pairs(alignment, tree1, tree2, min_score), lang_1, lang_2)
 
 
 def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
@@ -228,13 +314,13 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         for pair in progress(lang_pairs, f"bitext {l1}-{l2}", len(lang_pairs)):
             p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
             try:
-                alignment = align_pair(aligner, p1, p2, trees, similarity)
+                alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
             except (ValueError, RecursionError) as exc:  # one bad page never stops the rest
                 counts["bitext/bitext/failed_pairs"] += 1
                 logger.warning("cannot align %s / %s: %s", p1.url, p2.url, exc)
                 continue
             counts[f"bitext/bitext/method/{alignment.method}"] += 1
-            for s1, s2, score in align_chunks(alignment.text_pairs, l1, l2):
+            for s1, s2, score in pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score):
                 if s1.strip() == s2.strip():  # untranslated text is not bitext
                     counts["bitext/bitext/identical_skipped"] += 1
                     continue

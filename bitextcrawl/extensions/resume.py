@@ -14,8 +14,8 @@ request is accepted (before the scheduler sees it; SQLite in WAL mode, so the wr
 survives the process) and deleted when the engine is done with the request: downloaded,
 its callback's items through the pipelines and the requests it yielded accepted — that
 is, once it has been in the downloader and is neither there nor in the scraper any more
-(checked every second, and at idle and close). A request finished less than a second
-before a crash is simply done again.
+(checked whenever a request reaches the downloader, every second, and at idle and close).
+The few requests finished since the last check before a crash are simply done again.
 
 When a crawl starts and the journal says its last process did not close (state
 ``running``), the stale disk queue is moved aside (``requests.queue.stale``) and every
@@ -28,7 +28,7 @@ queue is complete and nothing is replayed; after a finished crawl the journal is
 
 Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL`` (default True). Only with a
 scheduler of Scrapy's own kind (the distributed profile keeps its frontier in Redis).
-Stats: ``bitext/resume/rescheduled``, ``bitext/resume/unclean_stops``,
+Stats: ``bitext/resume/rescheduled``, ``bitext/resume/unclean_stop``,
 ``bitext/resume/pending`` (rows left at close).
 """
 
@@ -119,14 +119,16 @@ class FrontierJournal:
         self.fingerprint = crawler.request_fingerprinter.fingerprint
         os.makedirs(jobdir, exist_ok=True)
         self.journal = Journal(os.path.join(jobdir, self.filename))
-        self.unclean = self.journal.state() == "running" and len(self.journal) > 0
+        # Extensions are built before the engine opens the scheduler: the stale queue can
+        # still be moved out of its way.
+        self.unclean = self.journal.state() == "running"
         if self.unclean:
             self._discard_stale_queue(jobdir)
         self.journal.set_state("running")
-        self.accepted: set[bytes] = set()   # fingerprints accepted by this process
-        self.started: Counter = Counter()   # fingerprint -> copies that reached the downloader
-        self._last = None                   # the request being scheduled, and its fingerprint
-        self._dropped = None
+        self.seen: set[bytes] = set()      # fingerprints the dupefilter knows (this process)
+        self.started: Counter = Counter()  # fingerprint -> copies that reached the downloader
+        self._last = None                  # (request, fingerprint) being scheduled
+        self._dropped = None               # the last request the scheduler refused
         self._loop = None
         cs = crawler.signals
         cs.connect(self.spider_opened, signal=signals.spider_opened)
@@ -157,9 +159,11 @@ class FrontierJournal:
     # -- recording ---------------------------------------------------------------------
 
     def request_scheduled(self, request, spider):
+        if self._last is not None:  # the previous request was not dropped: accepted
+            self.seen.add(self._last[1])
+            self._last = None
         fp = self.fingerprint(request)
-        self._last = None
-        if not request.dont_filter and fp in self.accepted:
+        if not request.dont_filter and fp in self.seen:
             return  # the dupefilter will drop it: nothing to record
         blob = pickle.dumps(request.to_dict(spider=spider), protocol=4)
         self.journal.add(fp, request.url, blob)
@@ -169,12 +173,13 @@ class FrontierJournal:
         self._dropped = request
         if self._last is not None and self._last[0] is request:
             self.journal.release(self._last[1])
-            self.accepted.add(self._last[1])  # seen before this process: now known here
+            self.seen.add(self._last[1])
         self._last = None
 
     def request_reached_downloader(self, request, spider):
+        self.settle()  # a download slot came free: usually because a request is done
         fp = self.fingerprint(request)
-        self.accepted.add(fp)
+        self.seen.add(fp)
         self.started[fp] += 1
 
     def settle(self, everything: bool = False) -> None:
@@ -196,7 +201,7 @@ class FrontierJournal:
 
     def spider_opened(self, spider):
         if self.unclean:
-            self.stats.inc_value("bitext/resume/unclean_stops")
+            self.stats.set_value("bitext/resume/unclean_stop", 1)
             self.replay(spider)
         self._loop = create_looping_call(self.settle)
         self._loop.start(self.settle_interval, now=False)

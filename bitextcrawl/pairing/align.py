@@ -40,6 +40,7 @@ KNOWN_EVIDENCE_FLOOR = 0.9
 ONE_WAY_HREFLANG = 0.75
 # Structural pairs confident enough to teach the site's LSI space.
 LSI_TRAINING_PROBABILITY = 0.99
+LSI_MAX_TRAINING_PAIRS = 2000
 
 
 @dataclass
@@ -199,7 +200,13 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
                          for i in range(len(cands)) if p_struct[i] >= LSI_TRAINING_PROBABILITY]
             train.update(mutual_best(confident))
         site_texts = [p.text for p in pages1.values()] + [p.text for p in pages2.values()]
-        lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in sorted(train)],
+        training = sorted(train)
+        if len(training) > LSI_MAX_TRAINING_PAIRS:
+            # A rank-100 space is learned from a couple of thousand pairs; more only make
+            # the SVD slower (the cost grew 25x for 10x pages before this cap).
+            step = len(training) / LSI_MAX_TRAINING_PAIRS
+            training = [training[int(i * step)] for i in range(LSI_MAX_TRAINING_PAIRS)]
+        lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in training],
                              site_texts)
         texts1 = [p.text for p in pages1.values()]
         texts2 = [p.text for p in pages2.values()]

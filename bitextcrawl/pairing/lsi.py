@@ -30,6 +30,7 @@ import gzip
 import math
 import re
 import unicodedata
+from functools import lru_cache
 import zlib
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
@@ -63,6 +64,12 @@ def _normalise(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Language-independent tokens: lower-cased words (2+ letters), digit runs, CJK/Thai bigrams."""
+    return list(_tokens(text or ""))
+
+
+# fit, the site mean and the pair similarities tokenise the same pages again: once is enough.
+@lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     append = out.append
     for run, digits, word in _TOKEN_RE.findall(_normalise(text).lower()):
@@ -75,7 +82,7 @@ def tokenize(text: str) -> list[str]:
             append(digits)
         elif len(word) > 1:
             append(word)
-    return out
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------------------

@@ -26,22 +26,53 @@ Definitions used here, exactly:
 * ``|w|`` = number of distinct URLs of the site given to :meth:`UrlPatternLearner.fit`, in
   every language (also languages outside ``langs`` and unlabelled ones): the paper's "size of w
   in number of webpages", counted over the pages recorded so far.
-* ``kind``: ``"token"`` for single-token patterns; ``"slug_id"`` for the weaker second rule
-  (translated slugs sharing numeric ids, applied after a credible token pattern), kept apart so
-  that its precision can be reported on its own.
+* ``kind``: ``"token"`` for single-token patterns; ``"id_marker"`` for id-anchored language
+  markers (below); ``"slug_id"`` for the weaker last rule (translated slugs sharing numeric ids,
+  applied after a credible token pattern), kept apart so that their precision can be reported
+  on their own.
+
+The ``id_marker`` rule (not in the paper; a generalisation of its single-token difference).
+Some CMSs give a page and its translations URLs such as ``/17-1-About-Albania.html`` (en) and
+``/17-0-Ueber-Albanien.html`` (de): ``<page id>-<language number>-<translated slug>``. The pair
+differs in many tokens (the slug), so it never is a single-token candidate. Its invariant is a
+different one: the *numeric* tokens are equal but for one, the language number. So URLs with
+at least two numeric tokens (whole tokens of digits) are also indexed by (scheme+host, path
+depth, the numeric tokens with one position masked); two URLs of different languages sharing a
+key differ, among their numbers, only at the masked position, whatever their words. Their two
+values there form a candidate pattern ⟨1, 0⟩ of kind ``id_marker``, which then competes with the
+token patterns in the same competition (a tie goes to the token pattern), with the same
+N(p,w), C(p,w) = N/|w| and local threshold. What keeps it from pairing page numbers and other
+ids (its departures from the paper's rule, each for that reason):
+
+* id-anchored: at least one other numeric token (the page id) must be shared, so ``list-1`` /
+  ``liste-2`` (no anchor) is never a candidate;
+* unique on both sides: in a bucket, a value must be carried by one URL of each language only;
+  buckets with more than ``max_bucket`` cross-language candidates are skipped (as for tokens);
+* language-consistent: at that numeric position (scheme+host, depth, number of numeric tokens,
+  position), each side's value must belong to its language in ``marker_purity`` (0.8) of the
+  URLs of the two languages carrying it, so numbers that occur in both languages alike (page
+  numbers, photo numbers, years) are no marker;
+* at least ``min_marker_pairs`` (3) pairs, on top of C(p,w) > the local threshold;
+* no rescue by C(p): language numbers are site-specific codes (``0`` is German here and
+  anything elsewhere), so summing them over sites would mix unrelated schemes. The pattern is
+  still recorded in the :class:`PatternDB` like the others.
+
+Such a pattern cannot generate a counterpart URL (deep page recovery, §2.2) since the slug of
+the other language is unknown: :meth:`UrlPatternLearner.counterparts` and
+:meth:`UrlPatternLearner.language_of` ignore it.
 
 Departures from the paper, each for a stated reason at its place in the code: two-token locale
 runs (``zh_TW``, ``tc_chi``: the paper's own ⟨english, tc_chi⟩ needs them once ``_`` splits
 tokens); character-level cores cut only where the character class changes
 (⟨english, french⟩, not ⟨englis, frenc⟩); inverted-index buckets with more than
 ``max_bucket`` cross-language candidates skipped (id positions, and it keeps the work linear);
-a second competition among the credible patterns only; the ``slug_id`` rule; language of
-unlabelled URLs from pattern tokens (the paper has page language ID).
+a second competition among the credible patterns only; the ``id_marker`` and ``slug_id``
+rules; language of unlabelled URLs from pattern tokens (the paper has page language ID).
 
 Not handled (left to the later stages: hreflang, structure, content): a language marker on one
 side only (``/about`` ↔ ``/fr/about``, ``example.org`` ↔ ``fr.example.org``), since a pattern
 with an empty side has no place to be applied; translated file names without shared ids
-(``License-en.html`` ↔ ``Licence-fr.html``).
+(``License-en.html`` ↔ ``Licence-fr.html``), with or without a language number.
 """
 
 from __future__ import annotations
@@ -72,6 +103,13 @@ DEFAULT_MAX_BUCKET = 16
 
 TOKEN = "token"
 SLUG_ID = "slug_id"
+ID_MARKER = "id_marker"
+#: An ``id_marker`` pattern must put at least this many pairs together ("consistently over many
+#: pairs"): one or two id-anchored differences are as likely an accident as a scheme.
+DEFAULT_MIN_MARKER_PAIRS = 3
+#: An ``id_marker`` side's value must be this language's in at least this share of the URLs of
+#: that language pair carrying the value at that position (language ID may be a bit noisy).
+DEFAULT_MARKER_PURITY = 0.8
 
 SEPARATORS = "/.-_?&="
 # _SPLIT.split(url): tokens (even indices) and separators (odd); "".join() gives the URL back.
@@ -433,6 +471,8 @@ class UrlPatternLearner:
     max_bucket: inverted-index buckets with more cross-language candidate pairs than this are
         skipped (a varying id there, not a language marker).
     slug_ids: enable the weaker ``slug_id`` rule (translated slugs sharing numeric ids).
+    id_markers: enable the ``id_marker`` rule (id-anchored language numbers, see the module).
+    min_marker_pairs, marker_purity: its minimum number of pairs and language consistency.
 
     Fitted attributes: ``site_``, ``site_size_`` (|w|), ``patterns_`` (every pattern that won at
     least one pair in the competition, strongest first, credible or not: see ``.credible``),
@@ -442,13 +482,18 @@ class UrlPatternLearner:
     def __init__(self, langs=("en", "fr"), local_threshold: float = DEFAULT_LOCAL_THRESHOLD,
                  rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
                  pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
-                 slug_ids: bool = True):
+                 slug_ids: bool = True, id_markers: bool = True,
+                 min_marker_pairs: int = DEFAULT_MIN_MARKER_PAIRS,
+                 marker_purity: float = DEFAULT_MARKER_PURITY):
         self.langs = tuple(langs)
         self.local_threshold = local_threshold
         self.rescue_threshold = rescue_threshold
         self.pattern_db = pattern_db
         self.max_bucket = max_bucket
         self.slug_ids = slug_ids
+        self.id_markers = id_markers
+        self.min_marker_pairs = min_marker_pairs
+        self.marker_purity = marker_purity
 
     # -- fit
     def fit(self, urls_by_lang: dict[str, list[str]]) -> "UrlPatternLearner":
@@ -472,19 +517,23 @@ class UrlPatternLearner:
         self.site_size_ = len(urls)
         self.site_ = _majority_site(urls)
 
-        # 1-2. candidate pairs (inverted index) and their character-level patterns
+        # 1-2. candidate pairs (inverted index) and their character-level patterns; the
+        #      id-anchored language numbers from a second inverted index
         cands = _candidates(urls, ulang, self.max_bucket)
+        if self.id_markers:
+            cands.update(_marker_candidates(urls, ulang, self.max_bucket, self.marker_purity))
 
-        # 3. competition: stronger patterns (more candidate pairs) take their URLs first
-        order = sorted(cands, key=lambda k: (-len(cands[k]), k))
+        # 3. competition: stronger patterns (more candidate pairs) take their URLs first; on a
+        #    tie a token pattern goes first (``/doc/7-1.html`` ↔ ``/doc/7-0.html`` is both)
+        order = sorted(cands, key=lambda k: (-len(cands[k]), k[4] != TOKEN, k))
         won = self._compete(order, cands)
         site_size = max(1, self.site_size_)
         patterns: dict[tuple, Pattern] = {}
         for key in order:
             if not won[key]:
                 continue
-            la, c1, lb, c2 = key
-            p = Pattern(langs[la], c1, langs[lb], c2, TOKEN, candidates=len(cands[key]))
+            la, c1, lb, c2, kind = key
+            p = Pattern(langs[la], c1, langs[lb], c2, kind, candidates=len(cands[key]))
             self._set_support(p, won[key], site_size)
             p.global_credibility = self._global(p.id)
             self._judge(p)
@@ -546,9 +595,16 @@ class UrlPatternLearner:
         p.examples = [(self.urls_[g1], self.urls_[g2]) for g1, g2, _ in won[:_MAX_EXAMPLES]]
 
     def _judge(self, p: Pattern) -> bool:
-        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue if C(p) > its threshold."""
+        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue if C(p) > its threshold.
+
+        ``id_marker``: C(p,w) > local threshold and at least ``min_marker_pairs`` pairs; never
+        rescued (a language number is a site's own code, see the module docstring).
+        """
         p.rescued = False
-        if p.local_credibility > self.local_threshold:
+        if p.kind == ID_MARKER:
+            p.credible = (p.local_credibility > self.local_threshold
+                          and p.pairs >= self.min_marker_pairs)
+        elif p.local_credibility > self.local_threshold:
             p.credible = True
         elif p.global_credibility > self.rescue_threshold:
             p.credible = p.rescued = True
@@ -633,12 +689,16 @@ class UrlPatternLearner:
             raise RuntimeError("UrlPatternLearner is not fitted yet: call fit() first")
 
     def pairs(self) -> list[UrlPair]:
-        """The 1-1 pairs found by credible patterns (token pairs first, then slug_id)."""
+        """The 1-1 pairs found by credible patterns (token and id_marker pairs, then slug_id)."""
         self._check_fitted()
         return list(self.pairs_)
 
     def counterparts(self, url: str, lang: str) -> list[tuple[str, str]]:
-        """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern."""
+        """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern.
+
+        Token patterns only: an ``id_marker`` or ``slug_id`` pattern cannot write the other
+        language's translated slug, so it generates nothing.
+        """
         self._check_fitted()
         out: list[tuple[str, str]] = []
         seen = {url}
@@ -668,6 +728,7 @@ class UrlPatternLearner:
         self._check_fitted()
         credible = [p for p in self.patterns_ if p.credible]
         weak = [p for p in self.patterns_ if not p.credible][:max_weak]
+        kinds = {p.id: p.kind for p in self.patterns_}
         return {
             "site": self.site_,
             "site_size": self.site_size_,
@@ -676,6 +737,9 @@ class UrlPatternLearner:
             "local_threshold": self.local_threshold,
             "rescue_threshold": self.rescue_threshold,
             "pairs": len(self.pairs_),
+            # pairs per pattern kind (token, id_marker, slug_id): their precision differs
+            "pairs_by_kind": {kind: sum(1 for q in self.pairs_ if kinds.get(q.pattern) == kind)
+                              for kind in (TOKEN, ID_MARKER, SLUG_ID)},
             "patterns": [_pattern_dict(p) for p in credible + weak],
         }
 
@@ -685,7 +749,8 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
 
     Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
     linear in the number of URLs (times tokens per URL), never all pairs. Returns
-    ``(lang_i, core_i, lang_j, core_j) -> [(url_i index, url_j index, context), ...]``, i < j.
+    ``(lang_i, core_i, lang_j, core_j, "token") -> [(url_i index, url_j index, context), ...]``,
+    i < j.
     """
     # The largest language only probes the index (a key no other language has cannot make a
     # cross-language pair): about half the insertions saved.
@@ -741,8 +806,104 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
                         diff = _diff(urls[g1], urls[g2])
                         if diff is not None:
                             c1, c2, ctx = diff
-                            cands[(la, c1, lb, c2)].append((g1, g2, ctx))
+                            cands[(la, c1, lb, c2, TOKEN)].append((g1, g2, ctx))
     return cands
+
+
+# Cheap filter: a URL with fewer than two runs of digits has no id-anchored number.
+_DIGIT_RUNS = re.compile(r"[0-9][^0-9]+[0-9]")
+# A whole token of ASCII digits: separator (or start) before, separator (or end) after.
+_NUM_TOKEN = re.compile(r"(?<![^/.\-_?&=])[0-9]+(?![^/.\-_?&=])")
+
+
+def _numeric_tokens(url: str) -> tuple[tuple, list[tuple]]:
+    """((scheme, host, path depth), [(segment, digits, start, end), ...]) of path and query.
+
+    ``segment`` is the index of the path segment (``"?"`` in the query); ``start``/``end`` the
+    token's span in ``url``. Digits inside a word (``item5``, ``wcag21``) are names, not numbers.
+    """
+    m = _URL_PARTS.match(url)
+    p0, q0 = m.end(2) if m.group(2) else m.end(1) if m.group(1) else 0, m.end(3)
+    out = []
+    for t in _NUM_TOKEN.finditer(url, p0, m.end()):
+        a = t.start()
+        out.append((url.count("/", p0, a) if a < q0 else "?", t.group(), a, t.end()))
+    return (m.group(1), m.group(2), url.count("/", p0, q0)), out
+
+
+def _context(url: str, a: int, b: int) -> tuple[str, str, str, str]:
+    """A numeric token's context, in the format of a token pattern's."""
+    return (url[a - 1] if a else "^", "", "", url[b] if b < len(url) else "$")
+
+
+def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
+                       purity: float) -> dict[tuple, list]:
+    """Id-anchored language numbers (the ``id_marker`` rule, see the module docstring).
+
+    Inverted index keyed by (position, the other numeric tokens): URLs sharing a key have the
+    same numbers but at the masked position, whatever their words. Linear in the number of
+    URLs times numeric tokens per URL. Returns ``(lang_i, value_i, lang_j, value_j,
+    "id_marker") -> [(url_i index, url_j index, context), ...]``, i < j, only for values that are
+    unique in their bucket and language-consistent at their position.
+    """
+    slots: dict[tuple, int] = {}       # (scheme+host+depth, #numbers, position, segment) -> id
+    index: dict[tuple, list] = {}      # (slot id, the other numbers) -> [(lang, url, value, span)]
+    at_slot: dict[tuple, int] = {}     # (slot id, value, lang) -> URLs: value/language agreement
+    for g, url in enumerate(urls):
+        li = ulang[g]
+        if li < 0 or not _DIGIT_RUNS.search(url):
+            continue
+        base, nums = _numeric_tokens(url)
+        n = len(nums)
+        if n < 2:  # no id to anchor a language number
+            continue
+        values = [(seg, v) for seg, v, _, _ in nums]
+        for k, (seg, v, a, b) in enumerate(nums):
+            sk = (base, n, k, seg)
+            slot = slots.get(sk)
+            if slot is None:
+                slot = slots[sk] = len(slots)
+            ck = (slot, v, li)
+            at_slot[ck] = at_slot.get(ck, 0) + 1
+            key = (slot, tuple(values[:k] + values[k + 1:]))
+            entry = (li, g, v, a, b)
+            bucket = index.get(key)
+            if bucket is None:
+                index[key] = [entry]
+            else:
+                bucket.append(entry)
+
+    def consistent(slot, v, li, lj) -> bool:
+        c = at_slot.get((slot, v, li), 0)
+        return c >= purity * (c + at_slot.get((slot, v, lj), 0))
+
+    cands: dict[tuple, list] = defaultdict(list)
+    for (slot, _), bucket in index.items():
+        if len(bucket) < 2:
+            continue
+        first = bucket[0][0]
+        if all(e[0] == first for e in bucket):
+            continue
+        by_lang: dict[int, list] = defaultdict(list)
+        for e in bucket:
+            by_lang[e[0]].append(e)
+        present = sorted(by_lang)
+        for x, la in enumerate(present):
+            for lb in present[x + 1:]:
+                e1s, e2s = by_lang[la], by_lang[lb]
+                if len(e1s) * len(e2s) > max_bucket:
+                    continue
+                n1 = Counter(e[2] for e in e1s)
+                n2 = Counter(e[2] for e in e2s)
+                for _, g1, v1, a, b in e1s:
+                    if n1[v1] != 1 or not consistent(slot, v1, la, lb):
+                        continue
+                    for _, g2, v2, _, _ in e2s:
+                        if v2 != v1 and n2[v2] == 1 and consistent(slot, v2, lb, la):
+                            cands[(la, v1, lb, v2, ID_MARKER)].append(
+                                (g1, g2, _context(urls[g1], a, b)))
+    return cands
+
 
 
 def _majority_site(urls: list[str], sample: int = 50) -> str:

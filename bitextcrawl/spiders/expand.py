@@ -235,7 +235,7 @@ class ExpandSpider(BitextSpider):
     def update_settings(cls, settings):
         super().update_settings(settings)
         if not settings.getdict("BITEXT_EXPAND_SITE_PIPELINES"):
-            skip = set(ROUND_END_PIPELINES)
+            skip = set(ROUND_END_PIPELINES) | {SitePipelines}
             per_site = {path: order for path, order
                         in settings.getwithbase("ITEM_PIPELINES").items()
                         if order is not None and load_object(path) not in skip}

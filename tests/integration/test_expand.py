@@ -215,3 +215,45 @@ def test_expand_command_reproduces_the_rankings(web, expanded, tmp_path):
         assert {r["site"] for r in rows[:2]} == {web["roots"]["charlie"], web["roots"]["delta"]}
     first = expanded["by_round"][1]
     assert [r["site"] for r in rows] == sorted(first, key=lambda s: first[s]["rank"])
+
+
+def test_later_rounds_rescue_weak_keys(tmp_path):
+    """A site crawled in round 1 rescues its weak URL pattern with the global credibility
+    the seeds gave it in round 0 (seed 003 §2.1: C(p) over every site crawled so far)."""
+    specs = {"strong1": dict(n_pairs=6), "strong2": dict(n_pairs=6),
+             # Mostly untranslated: its <en, fr> pattern pairs ~23% of its pages.
+             "weak": dict(n_pairs=2, untranslated_fraction=20)}
+    sites = {name: generate_site(SiteSpec(scheme="prefix", third_lang=None,
+                                          host=f"{name}.localhost", seed=i, **kw), free_port())
+             for i, (name, kw) in enumerate(specs.items())}
+    roots = {name: f"http://{name}.localhost:{s.port}" for name, s in sites.items()}
+    add_links(sites["strong1"], [roots["strong2"] + "/", roots["weak"] + "/"])
+    add_links(sites["strong2"], [roots["strong1"] + "/", roots["weak"] + "/"])
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(f"{roots['strong1']}/\n{roots['strong2']}/\n")
+    args = ["crawl", "expand", "-a", f"seeds={seeds}", "-a", "langs=en,fr", "-a", "rounds=1",
+            "-a", "top_k=1", "-s", f"BITEXT_OUTPUT_DIR={tmp_path}",
+            "-s", f"BITEXT_PATTERN_DB={tmp_path}/patterns-db.json",
+            # C(p, w) > 0.3 locally, or C(p) > 30 over the sites crawled before.
+            "-s", "BITEXT_PATTERN_LOCAL_THRESHOLD=0.3", "-s", "BITEXT_PATTERN_RESCUE_THRESHOLD=30"]
+    for key, value in FAST_CRAWL.items():
+        args += ["-s", f"{key}={value}"]
+    servers = [serve_site(s, s.port).start() for s in sites.values()]
+    try:
+        scrapy(*args)
+    finally:
+        for server in servers:
+            server.shutdown()
+    results = {r["site"]: r for r in read_jsonl(tmp_path / "sites.jsonl")}
+    weak = results[roots["weak"]]
+    assert weak["round"] == 1 and weak["bilingual"]
+    assert 0 < weak["credibility"] < 0.3
+    report = json.loads(open(os.path.join(weak["output_dir"], "patterns.json")).read())
+    (by_pair,) = report.values()
+    pattern = next(p for p in by_pair["en-fr"]["patterns"] if p["id"] == "en:en|fr:fr")
+    assert pattern["rescued"] and pattern["credible"] and pattern["global_credibility"] > 30
+    stats = json.loads(open(os.path.join(weak["output_dir"], "stats.json")).read())
+    found = stats["align"]["bitext/align/en-fr/url_pattern_pairs"]
+    assert found == len(sites["weak"].gold_pairs)
+    for name in ("strong1", "strong2"):
+        assert results[roots[name]]["credibility"] > 0.3

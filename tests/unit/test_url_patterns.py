@@ -19,6 +19,7 @@ from scrapy.settings import Settings
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
 
 from bitextcrawl.pairing.url_patterns import (
+    ID_MARKER,
     SLUG_ID,
     TOKEN,
     PatternDB,
@@ -477,7 +478,199 @@ def test_random_urls_keep_the_invariants():
         en = set(urls[:half])
         for p in pairs:
             assert p.url_1 in en and p.url_2 not in en and 0 <= p.score <= 1
-            if not p.pattern.startswith(SLUG_ID):  # a learned pattern regenerates its own pairs
+            # a learned token pattern regenerates its own pairs (slug kinds generate nothing)
+            if not p.pattern.startswith((SLUG_ID, ID_MARKER)):
                 assert (p.url_2, p.pattern) in lr.counterparts(p.url_1, "en")
                 assert (p.url_1, p.pattern) in lr.counterparts(p.url_2, "fr")
         json.dumps(lr.report())
+
+
+# ----------------------------------------------------------------------------- id_marker
+
+SLUGS_EN = ("about albania|the people|our attainment|distribution|quality management|business "
+            "partner|imprint|history|contact|fabrication|map|fair 2007|gallery|management|"
+            "seminar|office store|visit 2005|products|news|jobs").split("|")
+SLUGS_DE = ("ueber albanien|die albaner|unsere leistungen|vertrieb|qualitaetsmanagement|"
+            "geschaeftspartner|impressum|firmengeschichte|anfrage|produktion|karte|messe 2007|"
+            "bildergalerie|geschaeftsleitung|seminar|montage buero lager|besuch 2005|produkte|"
+            "aktuelles|stellen").split("|")
+
+
+def marker_site(n=20, host="http://albatec.example.de", codes=("1", "0", "2")):
+    """``<id>-<language number>-<translated slug>.html`` in en, de and sq (as albatec-al.de)."""
+    en, de, sq = [], [], []
+    for i in range(n):
+        pid = 3 + 2 * i
+        en.append(f"{host}/{pid}-{codes[0]}-{SLUGS_EN[i % 20].replace(' ', '-').title()}.html")
+        de.append(f"{host}/{pid}-{codes[1]}-{SLUGS_DE[i % 20].replace(' ', '-').title()}.html")
+        sq.append(f"{host}/{pid}-{codes[2]}-Faqe-{SLUGS_EN[i % 20][:3]}.html")
+    return en, de, sq
+
+
+def test_id_marker_learns_language_numbers():
+    en, de, sq = marker_site()
+    H = "http://albatec.example.de"
+    en += [f"{H}/", f"{H}/files/"]   # pages without numbers, and
+    de += [f"{H}/6-0-Land-und-Leute.html"]  # a German page without an English one
+    lr = UrlPatternLearner(langs=("en", "de")).fit({"en": en, "de": de, "sq": sq})
+    best = lr.patterns_[0]
+    assert best.kind == ID_MARKER and best.credible and not best.rescued
+    assert (best.lang1, best.lang1_token, best.lang2, best.lang2_token) == ("en", "1", "de", "0")
+    assert best.id == "id_marker:de:0|en:1"
+    assert best.support == 40 and best.local_credibility == pytest.approx(40 / 63)
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    assert len(pairs) == 20 and precision(pairs, dict(zip(en, de))) == 1.0
+    assert all(0.5 < p.score <= 1 and p.pattern == best.id for p in pairs)
+    # no URL can be generated: the other language's slug is unknown
+    assert lr.counterparts(f"{H}/99-1-New-Page.html", "en") == []
+    assert lr.language_of(f"{H}/99-1-New-Page.html") is None
+    rep = lr.report()
+    assert rep["pairs_by_kind"] == {TOKEN: 0, ID_MARKER: 20, SLUG_ID: 0}
+    assert rep["patterns"][0]["kind"] == ID_MARKER
+    json.dumps(rep)
+    # every language pair of a trilingual site; the order of langs only orients the pairs
+    lr3 = UrlPatternLearner(langs=("en", "de", "sq")).fit({"en": en, "de": de, "sq": sq})
+    assert Counter(p.pattern for p in lr3.pairs()) == {
+        "id_marker:de:0|en:1": 20, "id_marker:en:1|sq:2": 20, "id_marker:de:0|sq:2": 20}
+    rev = UrlPatternLearner(langs=("de", "en")).fit({"en": en, "de": de})
+    assert {(p.url_2, p.url_1) for p in rev.pairs()} == {(p.url_1, p.url_2) for p in pairs}
+    # the rule can be switched off
+    assert UrlPatternLearner(langs=("en", "de"), id_markers=False).fit(
+        {"en": en, "de": de}).pairs() == []
+
+
+def test_id_marker_marker_anywhere_and_with_directories():
+    H = "http://www.example.org"
+    # language number before the id, in the query, under translated directories
+    en = [f"{H}/news/2/{100 + i}/{w}.html" for i, w in enumerate(WORDS)]
+    fr = [f"{H}/nouvelles/5/{100 + i}/page-{w}-fr.html" for i, w in enumerate(WORDS)]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    assert [(p.kind, p.lang1_token, p.lang2_token) for p in lr.patterns_] == [(ID_MARKER, "2", "5")]
+    assert precision(lr.pairs(), dict(zip(en, fr))) == 1 and len(lr.pairs()) == len(WORDS)
+    en = [f"{H}/show.php?item={i}&l=7&t={w}" for i, w in enumerate(WORDS)]
+    fr = [f"{H}/show.php?item={i}&l=8&t=titre{i}x" for i in range(len(WORDS))]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    assert precision(lr.pairs(), dict(zip(en, fr))) == 1 and len(lr.pairs()) == len(WORDS)
+
+
+def test_id_marker_needs_many_pairs_and_loses_ties_to_token_patterns():
+    en, de, _ = marker_site(2)
+    lr = UrlPatternLearner(langs=("en", "de")).fit({"en": en, "de": de})
+    p = lr.patterns_[0]
+    assert p.kind == ID_MARKER and p.local_credibility == 1.0 and not p.credible
+    assert lr.pairs() == []
+    assert len(UrlPatternLearner(langs=("en", "de"), min_marker_pairs=2).fit(
+        {"en": en, "de": de}).pairs()) == 2
+    # the same numbers with nothing else differing: a single-token pattern, which wins
+    H = "http://www.example.org"
+    en = [f"{H}/doc/{i}-1.html" for i in range(10)]
+    de = [f"{H}/doc/{i}-0.html" for i in range(10)]
+    lr = UrlPatternLearner(langs=("en", "de")).fit({"en": en, "de": de})
+    assert [(p.kind, p.lang1_token, p.lang2_token) for p in lr.patterns_] == [(TOKEN, "1", "0")]
+    assert len(lr.pairs()) == 10
+    assert lr.counterparts(f"{H}/doc/99-1.html", "en") == [(f"{H}/doc/99-0.html", "de:0|en:1")]
+
+
+def test_id_marker_is_never_rescued():
+    db = PatternDB(None)
+    en, de, _ = marker_site(20, host="http://big.example.com")
+    big = UrlPatternLearner(langs=("en", "de"), pattern_db=db).fit({"en": en, "de": de})
+    for s in range(40):  # C(p) far above 500 from many sites
+        db.update(f"http://s{s}.example.com", big.patterns_, big.site_size_ * 40)
+        db.update(f"http://t{s}.example.com", big.patterns_, big.site_size_)
+    assert db.global_credibility("id_marker:de:0|en:1") > 500
+    en, de, _ = marker_site(4, host="http://small.example.com")
+    en += [f"http://small.example.com/en/x{i}" for i in range(100)]
+    lr = UrlPatternLearner(langs=("en", "de"), pattern_db=db).fit({"en": en, "de": de})
+    p = lr.patterns_[0]
+    assert p.kind == ID_MARKER and p.pairs == 4 and p.global_credibility > 500
+    assert not p.credible and not p.rescued and lr.pairs() == []
+
+
+def test_id_marker_not_for_page_numbers_or_translated_names():
+    H = "http://www.example.org"
+    en = [f"{H}/en/about/page{i}.html" for i in range(30)]
+    fr = [f"{H}/fr/about/page{i}.html" for i in range(30)]
+    gold = dict(zip(en, fr))
+    # the same list in both languages, several pages each (translations keep their number)
+    for lst in range(6):
+        for page in range(1, 4):
+            en.append(f"{H}/list/{lst}-{page}.html")
+            fr.append(f"{H}/liste/{lst}-{page}-resultats.html")
+    # same-language page numbers, with and without an id
+    en += [f"{H}/archive/list-{i}.html" for i in range(1, 30)]
+    en += [f"{H}/news/7-{i}-harbour.html" for i in range(1, 8)]
+    fr += [f"{H}/archives/liste-{i}.html" for i in range(1, 30)]
+    # translated file names: left to the later stages
+    en += [f"{H}/License-en.html", f"{H}/3/License-en-2.html"]
+    fr += [f"{H}/Licence-fr.html", f"{H}/3/Licence-fr-2.html"]
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    assert not any(p.kind == ID_MARKER and p.credible for p in lr.patterns_)
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    assert precision(pairs, gold) == 1.0 and len(pairs) == 30
+    assert lr.report()["pairs_by_kind"][ID_MARKER] == 0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_id_marker_not_where_numbers_ignore_language(seed):
+    rnd = random.Random(seed)
+    H = "http://photos.example.org"
+    en, fr = [], []
+    for album in range(40):
+        # translated albums; photo numbers (and the number of photos) unrelated to language
+        for photo in rnd.sample(range(1, 9), 4):
+            en.append(f"{H}/album/{album}-{photo}-{rnd.choice(WORDS)}.html")
+        for photo in rnd.sample(range(1, 9), 4):
+            fr.append(f"{H}/album/{album}-{photo}-photo-{rnd.randint(0, 99)}.html")
+        # and pages whose version number is random, not a language
+        en.append(f"{H}/doc/{album}-v{rnd.randint(0, 1)}-{rnd.choice(WORDS)}")
+        en.append(f"{H}/text/{album}-{rnd.randint(0, 1)}-{rnd.choice(WORDS)}")
+        fr.append(f"{H}/text/{album}-{rnd.randint(0, 1)}-texte")
+    lr = UrlPatternLearner().fit({"en": en, "fr": fr})
+    assert not any(p.kind == ID_MARKER and p.credible for p in lr.patterns_)
+    assert lr.pairs() == []
+
+
+def test_id_marker_fit_speed_10k_urls():
+    H = "http://www.example.de"
+    en = [f"{H}/cat/{i % 50}/{i}-1-{WORDS[i % 20]}-{i}.html" for i in range(5000)]
+    de = [f"{H}/kat/{i % 50}/{i}-0-seite-{i}.html" for i in range(5000)]
+    UrlPatternLearner(langs=("en", "de")).fit({"en": en[:10], "de": de[:10]})
+    t = time.perf_counter()
+    lr = UrlPatternLearner(langs=("en", "de")).fit({"en": en, "de": de})
+    dt = time.perf_counter() - t
+    print(f"fit of 10,000 id_marker URLs: {dt:.3f} s")
+    assert len(lr.pairs()) == 5000 and precision(lr.pairs(), dict(zip(en, de))) == 1
+    assert dt < 5.0  # budget 0.5 s on a quiet machine; generous bound against CI noise
+
+
+LETT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "lett"
+
+
+@pytest.mark.skipif(not (LETT / "v2.lett.gz").is_file() or not (LETT / "expected").is_file(),
+                    reason=f"real data absent: {LETT} (WMT16 lett crawl and its expected pairs)")
+def test_real_lett_site_id_marker():
+    from bitextcrawl.formats.lett import iter_lett_pages
+    from bitextcrawl.pages.language import LanguageIdentifier
+
+    by_lang: dict[str, list[str]] = {}
+    for page in iter_lett_pages(LETT / "v2.lett.gz", identify=LanguageIdentifier().identify):
+        by_lang.setdefault(page.lang or "", []).append(page.url)
+    expected = dict(line.split("\t") for line in
+                    (LETT / "expected").read_text(encoding="utf-8").splitlines() if line.strip())
+    assert len(expected) == 16
+    lr = UrlPatternLearner(langs=("en", "de")).fit(by_lang)
+    best = lr.patterns_[0]
+    assert (best.kind, best.lang1_token, best.lang2_token, best.credible) == (
+        ID_MARKER, "1", "0", True)
+    pairs = lr.pairs()
+    assert_one_to_one(pairs)
+    urls = set(expected) | set(expected.values())
+    judged = [p for p in pairs if p.url_1 in urls or p.url_2 in urls]
+    found = sum(expected.get(p.url_1) == p.url_2 for p in judged)
+    print(f"lett: {len(pairs)} pairs, {found}/16 expected, C(p,w) {best.local_credibility:.3f}")
+    assert found >= 15
+    assert all(expected.get(p.url_1) == p.url_2 for p in judged)  # no wrong pair
+    assert lr.counterparts(pairs[0].url_1, "en") == []
