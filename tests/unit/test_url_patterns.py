@@ -503,7 +503,7 @@ def marker_site(n=20, host="http://albatec.example.de", codes=("1", "0", "2")):
         pid = 3 + 2 * i
         en.append(f"{host}/{pid}-{codes[0]}-{SLUGS_EN[i % 20].replace(' ', '-').title()}.html")
         de.append(f"{host}/{pid}-{codes[1]}-{SLUGS_DE[i % 20].replace(' ', '-').title()}.html")
-        sq.append(f"{host}/{pid}-{codes[2]}-Faqe-{SLUGS_EN[i % 20][:3]}.html")
+        sq.append(f"{host}/{pid}-{codes[2]}-Faqe-{'abcdefghijklmnopqrst'[i % 20]}.html")
     return en, de, sq
 
 
