@@ -59,7 +59,10 @@ LEXICON_SLOPE = 15.0
 LEXICON_MIN_WORDS = 2
 # Gap repair of chunk pairs (chunk_pairs): an aligned chunk pair takes in unaligned
 # sibling chunks when its text cost (length + anchors, in nats) drops by more than this.
-GAP_MIN_GAIN = 1.0
+GAP_MIN_GAIN = 0.5
+# ...and unaligned runs on both sides between two aligned pairs become a chunk pair when
+# their text cost is at most this (a length discrepancy of P(δ) ≈ 0.1 with no anchors).
+GAP_MAX_COST = 3.0
 
 
 def _identity(x, *args, **kwargs):
@@ -210,7 +213,7 @@ def _anchor_cost(text1: str, text2: str) -> float:
 
 
 def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
-                min_gain: float = GAP_MIN_GAIN) -> list:
+                min_gain: float = GAP_MIN_GAIN, max_cost: float = GAP_MAX_COST) -> list:
     """Aligned text chunks (text_1, text_2, score) for sentence alignment, gaps repaired.
 
     The tree alignment (§4) pairs one node with one node. When a translator merged two
@@ -239,6 +242,7 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     if not found:
         return []
     groups = [([a[0]], [a[1]]) for a in found]
+    extra: list = []   # (gap index, (chunks 1, chunks 2)): new pairs from two-sided gaps
     monotone = all(found[k][0] < found[k + 1][0] and found[k][1] < found[k + 1][1]
                    for k in range(len(found) - 1))
     if monotone:
@@ -254,8 +258,16 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
         for k in range(len(bounds) - 1):
             gap1 = list(range(bounds[k][0] + 1, bounds[k + 1][0]))
             gap2 = list(range(bounds[k][1] + 1, bounds[k + 1][1]))
-            if bool(gap1) == bool(gap2):
-                continue  # nothing unaligned, or on both sides: left as the tree decided
+            if not gap1 and not gap2:
+                continue
+            if gap1 and gap2:
+                # Unaligned on both sides (a paragraph merged from two, neither piece close
+                # enough alone): the two runs as one chunk pair, if they fit as such.
+                if len({id(chunks1[i].parent) for i in gap1}) == 1 and \
+                        len({id(chunks2[j].parent) for j in gap2}) == 1 and \
+                        fit((gap1, gap2)) <= max_cost:
+                    extra.append((k, (gap1, gap2)))
+                continue
             side, gap, chunks = (0, gap1, chunks1) if gap1 else (1, gap2, chunks2)
             best = None
             for g, at_end in ((k - 1, True), (k, False)):   # anchor before / after the gap
@@ -272,9 +284,13 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
                     best = (gain, g, joined[side])
             if best is not None:
                 groups[best[1]][side][:] = best[2]
+    # In document order: the new pair of gap k goes before anchor k.
+    ordered = [(k - 0.5, g, min_score) for k, g in extra]
+    ordered += [(k, g, a[2]) for k, (g, a) in enumerate(zip(groups, found))]
+    ordered.sort(key=lambda x: x[0])
     return [("\n".join(chunks1[i].text for i in idx1),
-             "\n".join(chunks2[j].text for j in idx2), a[2])
-            for (idx1, idx2), a in zip(groups, found)]
+             "\n".join(chunks2[j].text for j in idx2), score)
+            for _, (idx1, idx2), score in ordered]
 
 
 def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,

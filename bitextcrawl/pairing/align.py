@@ -46,7 +46,7 @@ LSI_MAX_TRAINING_PAIRS = 2000
 @dataclass
 class AlignConfig:
     langs: tuple
-    threshold: float = 0.5
+    threshold: float = 0.3
     ets_iterations: int = 3
     lam: float = 0.5
     top_k: int = 10
@@ -83,16 +83,24 @@ class AlignResult:
 
 
 def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
-    """(url_1, url_2) -> evidence strength, from declared alternates and language toggles."""
+    """(url_1, url_2) -> evidence strength, from declared alternates and language toggles.
+
+    Mutual declarations are strong. A one-way declaration counts only where the target
+    declares no counterpart of its own: untranslated pages often toggle to the other
+    language's home page, whose own toggle points back to the real home page.
+    """
     out: dict[tuple[str, str], float] = {}
     for u1, p1 in pages1.items():
         t = p1.hreflang.get(l2)
         if t in pages2:
-            mutual = pages2[t].hreflang.get(l1) == u1
-            out[(u1, t)] = 1.0 if mutual else ONE_WAY_HREFLANG
+            back = pages2[t].hreflang.get(l1)
+            if back == u1:
+                out[(u1, t)] = 1.0
+            elif back is None:
+                out[(u1, t)] = ONE_WAY_HREFLANG
     for u2, p2 in pages2.items():
         t = p2.hreflang.get(l1)
-        if t in pages1 and (t, u2) not in out:
+        if t in pages1 and (t, u2) not in out and pages1[t].hreflang.get(l2) is None:
             out[(t, u2)] = ONE_WAY_HREFLANG
     return out
 

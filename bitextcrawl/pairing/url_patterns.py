@@ -847,8 +847,8 @@ def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
     unique in their bucket and language-consistent at their position.
     """
     slots: dict[tuple, int] = {}       # (scheme+host+depth, #numbers, position, segment) -> id
-    index: dict[tuple, list] = {}      # (slot id, the other numbers) -> [(lang, url, value, span)]
     at_slot: dict[tuple, int] = {}     # (slot id, value, lang) -> URLs: value/language agreement
+    parsed = []
     for g, url in enumerate(urls):
         li = ulang[g]
         if li < 0 or not _DIGIT_RUNS.search(url):
@@ -857,25 +857,42 @@ def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
         n = len(nums)
         if n < 2:  # no id to anchor a language number
             continue
-        values = [(seg, v) for seg, v, _, _ in nums]
-        for k, (seg, v, a, b) in enumerate(nums):
+        ids = []
+        for k, (seg, v, _, _) in enumerate(nums):
             sk = (base, n, k, seg)
             slot = slots.get(sk)
             if slot is None:
                 slot = slots[sk] = len(slots)
             ck = (slot, v, li)
             at_slot[ck] = at_slot.get(ck, 0) + 1
-            key = (slot, tuple(values[:k] + values[k + 1:]))
-            entry = (li, g, v, a, b)
+            ids.append(ck)
+        parsed.append((g, li, nums, ids))
+    langs = {li for (_, _, li) in at_slot}
+
+    def consistent(slot, v, li, lj) -> bool:
+        c = at_slot.get((slot, v, li), 0)
+        return c >= purity * (c + at_slot.get((slot, v, lj), 0))
+
+    # values consistent with their language against some other language: only they are masked,
+    # so numbers both languages use alike (ids, categories, years) keep the index small
+    marks = {ck for ck in at_slot
+             if any(lj != ck[2] and consistent(ck[0], ck[1], ck[2], lj) for lj in langs)}
+    # inverted index: (slot id, the other numbers) -> [(lang, url, value, span), ...]
+    index: dict[tuple, list] = {}
+    for g, li, nums, ids in parsed:
+        values = None
+        for k, ck in enumerate(ids):
+            if ck not in marks:
+                continue
+            if values is None:
+                values = [(seg, v) for seg, v, _, _ in nums]
+            key = (ck[0], tuple(values[:k] + values[k + 1:]))
+            entry = (li, g, ck[1], nums[k][2], nums[k][3])
             bucket = index.get(key)
             if bucket is None:
                 index[key] = [entry]
             else:
                 bucket.append(entry)
-
-    def consistent(slot, v, li, lj) -> bool:
-        c = at_slot.get((slot, v, li), 0)
-        return c >= purity * (c + at_slot.get((slot, v, lj), 0))
 
     cands: dict[tuple, list] = defaultdict(list)
     for (slot, _), bucket in index.items():
@@ -893,13 +910,13 @@ def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
                 e1s, e2s = by_lang[la], by_lang[lb]
                 if len(e1s) * len(e2s) > max_bucket:
                     continue
-                n1 = Counter(e[2] for e in e1s)
-                n2 = Counter(e[2] for e in e2s)
+                n1 = [e[2] for e in e1s]  # (small lists: count() beats a Counter)
+                n2 = [e[2] for e in e2s]
                 for _, g1, v1, a, b in e1s:
-                    if n1[v1] != 1 or not consistent(slot, v1, la, lb):
+                    if n1.count(v1) != 1 or not consistent(slot, v1, la, lb):
                         continue
                     for _, g2, v2, _, _ in e2s:
-                        if v2 != v1 and n2[v2] == 1 and consistent(slot, v2, lb, la):
+                        if v2 != v1 and n2.count(v2) == 1 and consistent(slot, v2, lb, la):
                             cands[(la, v1, lb, v2, ID_MARKER)].append(
                                 (g1, g2, _context(urls[g1], a, b)))
     return cands

@@ -531,8 +531,9 @@ def test_id_marker_learns_language_numbers():
     json.dumps(rep)
     # every language pair of a trilingual site; the order of langs only orients the pairs
     lr3 = UrlPatternLearner(langs=("en", "de", "sq")).fit({"en": en, "de": de, "sq": sq})
+    # (two English/German slugs carry a year the Albanian ones lack: other numbers, no key)
     assert Counter(p.pattern for p in lr3.pairs()) == {
-        "id_marker:de:0|en:1": 20, "id_marker:en:1|sq:2": 20, "id_marker:de:0|sq:2": 20}
+        "id_marker:de:0|en:1": 20, "id_marker:en:1|sq:2": 18, "id_marker:de:0|sq:2": 18}
     rev = UrlPatternLearner(langs=("de", "en")).fit({"en": en, "de": de})
     assert {(p.url_2, p.url_1) for p in rev.pairs()} == {(p.url_1, p.url_2) for p in pairs}
     # the rule can be switched off
