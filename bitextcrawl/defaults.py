@@ -44,7 +44,7 @@ BITEXT_PARALLEL_LINKS_PER_ROUND = 100    # pairs aligned (and proposals verified
 BITEXT_ALIGN_ENABLED = True
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3
-BITEXT_PAIR_THRESHOLD = 0.3   # T_min of seed 004 Algorithm 3 (ETS scale)
+BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)

@@ -22,6 +22,14 @@ SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others
 
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
 
+# A worker takes a batch of requests from the shared queue before it has its robots.txt:
+# Scrapy 2.19's RobotsTxtMiddleware would let all but two of them skip the rules.
+DOWNLOADER_MIDDLEWARES = {
+    **DOWNLOADER_MIDDLEWARES,  # noqa: F405
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
+}
+
 ITEM_PIPELINES = {
     **{path: order for path, order in _BASE_PIPELINES.items()
        if path not in ("bitextcrawl.pipelines.store.PageStorePipeline",

@@ -227,8 +227,12 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     aligner's own text model: Gale–Church length cost (ratio estimated on the page
     pair's chunks) plus shared numbers and names. A split-off piece brings the lengths
     closer and the names and numbers the other side was missing; a paragraph only one
-    version has brings neither, and stays out. Lines are kept apart (a chunk's
-    sentences are split as before). ``bench/bench_bitext.py`` measures the effect.
+    version has brings neither, and stays out. Where one chunk on one side and two or
+    three sibling chunks on the other are all unaligned between two anchors (neither
+    piece of a merged paragraph was close enough alone), they become one chunk pair if
+    their text cost is at most ``max_cost`` and they share a number or a name; its score
+    is ``min_score``. Lines are kept apart (a chunk's sentences are split as before).
+    ``bench/bench_bitext.py`` measures the effect.
     """
     from bitextcrawl.bitext.sentences import GC_S2, estimate_ratio, length_cost
 
@@ -249,6 +253,11 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
         c = estimate_ratio([(chunks1[a].text, chunks2[b].text) for a, b, _ in found])
         var = GC_S2 * c * c
 
+        def _shares_anchor(idx1, idx2) -> bool:
+            (n1, m1) = anchors("\n".join(chunks1[i].text for i in idx1))
+            (n2, m2) = anchors("\n".join(chunks2[j].text for j in idx2))
+            return bool(n1 & n2 or m1 & m2)
+
         def fit(group) -> float:
             t1 = "\n".join(chunks1[i].text for i in group[0])
             t2 = "\n".join(chunks2[j].text for j in group[1])
@@ -262,10 +271,12 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
                 continue
             if gap1 and gap2:
                 # Unaligned on both sides (a paragraph merged from two, neither piece close
-                # enough alone): the two runs as one chunk pair, if they fit as such.
-                if len({id(chunks1[i].parent) for i in gap1}) == 1 and \
+                # enough alone): one chunk against two or three siblings, as one chunk
+                # pair, if they fit as such and share a number or a name.
+                if min(len(gap1), len(gap2)) == 1 and max(len(gap1), len(gap2)) <= 3 and \
+                        len({id(chunks1[i].parent) for i in gap1}) == 1 and \
                         len({id(chunks2[j].parent) for j in gap2}) == 1 and \
-                        fit((gap1, gap2)) <= max_cost:
+                        _shares_anchor(gap1, gap2) and fit((gap1, gap2)) <= max_cost:
                     extra.append((k, (gap1, gap2)))
                 continue
             side, gap, chunks = (0, gap1, chunks1) if gap1 else (1, gap2, chunks2)

@@ -1,8 +1,8 @@
 """Crash-safe resume of JOBDIR crawls: a journal of the requests not yet done.
 
-With ``JOBDIR``, Scrapy writes each request's fingerprint to ``requests.seen`` as soon as
-the request is scheduled, but the index of its disk queue (``active.json`` and each
-queue's ``info.json``) only when the spider closes. A crawl killed with SIGKILL (or by
+With ``JOBDIR``, Scrapy appends each scheduled request's fingerprint to ``requests.seen``
+(a buffered file) as the crawl goes, but writes the index of its disk queue
+(``active.json`` and each queue's ``info.json``) only when the spider closes. A crawl killed with SIGKILL (or by
 the OOM killer, or a power cut) comes back with its requests *seen* and no usable queue:
 everything that was waiting, and everything taken from the queue but not finished, is
 lost, and the restarted crawl ends early. (Worse, a queue folder left without its index
@@ -17,6 +17,9 @@ is, once it has been in the downloader and is neither there nor in the scraper a
 (checked whenever a request reaches the downloader, every second, and at idle and close).
 The few requests finished since the last check before a crash are simply done again.
 
+Scrapy's ``requests.seen`` is buffered: the journal flushes it before it forgets finished
+requests, so that they stay *seen* after a crash and are not downloaded again.
+
 When a crawl starts and the journal says its last process did not close (state
 ``running``), the stale disk queue is moved aside (``requests.queue.stale``) and every
 journalled request is scheduled again, first through the dupefilter (which re-records
@@ -25,6 +28,9 @@ fingerprints lost from the end of ``requests.seen``) and, when filtered, with
 pipeline; their links go through the dupefilter as usual, so links that were not yet
 scheduled at the crash are not lost. After a clean stop (Ctrl-C, SIGTERM) Scrapy's own
 queue is complete and nothing is replayed; after a finished crawl the journal is emptied.
+With Scrapy's own RobotsTxtMiddleware (see ``robotstxt.py`` here for its bug with many
+requests waiting for one robots.txt), one replayed request per site goes first and the
+others once a request of that site is past robots.txt.
 
 Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL`` (default True). Only with a
 scheduler of Scrapy's own kind (the distributed profile keeps its frontier in Redis).
@@ -39,12 +45,13 @@ import os
 import pickle
 import shutil
 import sqlite3
-from collections import Counter
+from collections import Counter, defaultdict
 
 from scrapy import signals
 from scrapy.core.scheduler import Scheduler
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
+from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
@@ -90,14 +97,12 @@ class Journal:
             self.db.execute("DELETE FROM pending WHERE fp = ? AND copies <= 0", (fp,))
 
     def take_all(self) -> list[bytes]:
-        """Every pending request (pickled), with its count of live copies set to 0."""
+        """Every pending request (pickled), with its count of live copies set to 0: they
+        count again as they are scheduled again."""
         with self.db:
             blobs = [b for (b,) in self.db.execute("SELECT request FROM pending ORDER BY rowid")]
             self.db.execute("UPDATE pending SET copies = 0")
         return blobs
-
-    def forget_untaken(self) -> None:
-        self.db.execute("DELETE FROM pending WHERE copies <= 0")
 
     def clear(self) -> None:
         self.db.execute("DELETE FROM pending")
@@ -107,6 +112,15 @@ class Journal:
 
     def close(self) -> None:
         self.db.close()
+
+
+def stock_robots_middleware(settings) -> bool:
+    """True if robots.txt is obeyed by Scrapy's own RobotsTxtMiddleware (2.19's, with the
+    waiters bug), not by bitextcrawl's fixed one."""
+    if not settings.getbool("ROBOTSTXT_OBEY"):
+        return False
+    mws = settings.getwithbase("DOWNLOADER_MIDDLEWARES")
+    return mws.get("scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware") is not None
 
 
 class FrontierJournal:
@@ -129,6 +143,7 @@ class FrontierJournal:
         self.started: Counter = Counter()  # fingerprint -> copies that reached the downloader
         self._last = None                  # (request, fingerprint) being scheduled
         self._dropped = None               # the last request the scheduler refused
+        self.held: dict[str, list] = {}    # site (netloc) -> replayed requests held back
         self._loop = None
         cs = crawler.signals
         cs.connect(self.spider_opened, signal=signals.spider_opened)
@@ -177,6 +192,8 @@ class FrontierJournal:
         self._last = None
 
     def request_reached_downloader(self, request, spider):
+        if self.held:  # past robots.txt: this site's rules are known (or there are none)
+            self.release(urlparse_cached(request).netloc)
         self.settle()  # a download slot came free: usually because a request is done
         fp = self.fingerprint(request)
         self.seen.add(fp)
@@ -194,8 +211,18 @@ class FrontierJournal:
             if slot is not None:
                 requests += list(slot.active) + [request for _, request, _ in slot.queue]
             busy = {self.fingerprint(r) for r in requests}
-        for fp in [fp for fp in self.started if fp not in busy]:
+        done = [fp for fp in self.started if fp not in busy]
+        if done:
+            self.flush_dupefilter()  # a forgotten request must stay seen after a crash
+        for fp in done:
             self.journal.release(fp, self.started.pop(fp))
+
+    def flush_dupefilter(self) -> None:
+        """Write out Scrapy's ``requests.seen``: it is buffered, and a crash loses its tail."""
+        scheduler = getattr(self.crawler.engine, "scheduler", None)
+        file = getattr(getattr(scheduler, "df", None), "file", None)
+        if file is not None and not file.closed:
+            file.flush()
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -207,20 +234,39 @@ class FrontierJournal:
         self._loop.start(self.settle_interval, now=False)
 
     def replay(self, spider) -> None:
-        engine = self.crawler.engine
         blobs = self.journal.take_all()
-        for blob in blobs:
-            request = request_from_dict(pickle.loads(blob), spider=spider)
-            self._dropped = None
-            engine.crawl(request)
-            if self._dropped is request:  # seen: it was scheduled, never finished
-                engine.crawl(request.replace(dont_filter=True))
-        self.journal.forget_untaken()
+        requests = [request_from_dict(pickle.loads(blob), spider=spider) for blob in blobs]
+        if stock_robots_middleware(self.crawler.settings):
+            # Scrapy 2.19's RobotsTxtMiddleware gives a site's rules only to the first
+            # request waiting for its robots.txt; the others skip them (fixed by
+            # bitextcrawl/extensions/robotstxt.py). Without the fix, one request per site
+            # goes first, the others once a request of that site is past robots.txt.
+            by_site = defaultdict(list)
+            for request in requests:
+                by_site[urlparse_cached(request).netloc].append(request)
+            self.held = {site: reqs[1:] for site, reqs in by_site.items() if len(reqs) > 1}
+            requests = [reqs[0] for reqs in by_site.values()]
+        self.reschedule(requests)
         self.stats.set_value("bitext/resume/rescheduled", len(blobs))
         logger.info("Resuming after an unclean stop: %d unfinished requests scheduled again "
                     "from %s", len(blobs), self.journal.path)
 
+    def reschedule(self, requests) -> None:
+        engine = self.crawler.engine
+        for request in requests:
+            self._dropped = None
+            engine.crawl(request)
+            if self._dropped is request:  # seen: it was scheduled, never finished
+                engine.crawl(request.replace(dont_filter=True))
+
+    def release(self, site: str | None = None) -> None:
+        """Schedule the replayed requests held back for ``site`` (all sites if None)."""
+        for key in [site] if site is not None else list(self.held):
+            self.reschedule(self.held.pop(key, ()))
+
+
     def spider_idle(self, spider):
+        self.release()  # a site whose first request was refused by robots.txt
         self.settle()
 
     def spider_closed(self, spider, reason):

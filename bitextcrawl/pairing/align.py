@@ -46,7 +46,7 @@ LSI_MAX_TRAINING_PAIRS = 2000
 @dataclass
 class AlignConfig:
     langs: tuple
-    threshold: float = 0.3
+    threshold: float = 0.5
     ets_iterations: int = 3
     lam: float = 0.5
     top_k: int = 10
