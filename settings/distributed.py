@@ -10,6 +10,7 @@ pipeline over the shared store (see ``bitextcrawl/extensions/distributed.py``).
 import os
 
 from settings.base import *  # noqa: F401,F403
+from settings.base import DOWNLOADER_MIDDLEWARES as _BASE_DOWNLOADER_MIDDLEWARES
 from settings.base import ITEM_PIPELINES as _BASE_PIPELINES
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -25,7 +26,7 @@ BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
 # A worker takes a batch of requests from the shared queue before it has its robots.txt:
 # Scrapy 2.19's RobotsTxtMiddleware would let all but two of them skip the rules.
 DOWNLOADER_MIDDLEWARES = {
-    **DOWNLOADER_MIDDLEWARES,  # noqa: F405
+    **_BASE_DOWNLOADER_MIDDLEWARES,
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
 }

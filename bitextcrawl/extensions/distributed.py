@@ -11,8 +11,8 @@ wires these components; every worker is started with the same arguments and the 
     URL; the shared dupefilter lets the first one through. It also keeps the *worker
     registry*: an idle worker stays open (``DontCloseSpider``) while the shared queue has
     requests or another live worker is busy, so workers stop together when the site is
-    done; while it waits it looks at the shared queue twice a second (the engine itself
-    only asks its scheduler again at its 5 s heartbeat).
+    done; while it waits it looks at the shared queue and the registry twice a second
+    (the engine itself only asks its scheduler again at its 5 s heartbeat).
 :class:`DistributedUrlPairingPipeline`
     deep page recovery over the pages of *all* workers: the URLs per language are re-read
     from the shared store when the crawl runs dry.
@@ -75,10 +75,8 @@ redis.call('HSET', KEYS[2], ARGV[1], redis.call('TIME')[1])
 return 1
 """
 
-# Mark this worker idle; 1 if the crawl is done: shared queue empty, no live worker busy.
-_IDLE = _PRUNE_DEAD + """
-redis.call('HSET', KEYS[1], ARGV[2], 'idle')
-redis.call('HSET', KEYS[2], ARGV[2], now)
+# 1 if the crawl is done: shared queue empty, no live worker busy.
+_CRAWL_DONE = """
 if redis.call('ZCARD', KEYS[3]) > 0 then return 0 end
 local states = redis.call('HVALS', KEYS[1])
 for i = 1, #states do
@@ -86,6 +84,14 @@ for i = 1, #states do
 end
 return 1
 """
+
+_DONE = _PRUNE_DEAD + _CRAWL_DONE
+
+# Mark this worker idle; then as _DONE.
+_IDLE = _PRUNE_DEAD + """
+redis.call('HSET', KEYS[1], ARGV[2], 'idle')
+redis.call('HSET', KEYS[2], ARGV[2], now)
+""" + _CRAWL_DONE
 
 # Leave the registry; 1 if no live worker is left and the shared queue is empty.
 _LEAVE = _PRUNE_DEAD + """
@@ -106,6 +112,7 @@ class WorkerRegistry:
         self.keys = [f"{key}:workers", f"{key}:heartbeat", queue_key]
         self._set_state = server.register_script(_SET_STATE)
         self._idle = server.register_script(_IDLE)
+        self._done = server.register_script(_DONE)
         self._leave = server.register_script(_LEAVE)
         self.state: str | None = None  # None: not (or no longer) in the registry
 
@@ -125,6 +132,10 @@ class WorkerRegistry:
         """Mark this worker idle; True if the whole crawl is done."""
         self.state = "idle"
         return self._idle(keys=self.keys, args=[self.timeout, self.name]) == 1
+
+    def done(self) -> bool:
+        """True if the whole crawl looks done (this worker's state unchanged)."""
+        return self._done(keys=self.keys, args=[self.timeout, self.name]) == 1
 
     def workers(self) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.server.hgetall(self.keys[0]).items()}
@@ -209,8 +220,9 @@ class RedisFrontierScheduler(Scheduler):
             raise DontCloseSpider
 
     def poll(self) -> None:
-        """While idle, wake the engine as soon as another worker has queued requests."""
-        if self.is_idle and len(self.queue):
+        """While idle, wake the engine as soon as another worker has queued requests, or
+        the crawl is done (so that the workers close now, not at their next heartbeat)."""
+        if self.is_idle and (len(self.queue) or self.registry.done()):
             # Scrapy 2.19 has no public call for "ask the scheduler now"; without this the
             # engine asks at its next heartbeat, up to 5 s later.
             slot = getattr(self.crawler.engine, "_slot", None)

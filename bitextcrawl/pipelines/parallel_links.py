@@ -48,7 +48,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl.bitext.domtree import TreeAligner, build_tree
-from bitextcrawl.bitext.links import TRAINING_PAIRS, link_proposals, verify_pair
+from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import canonical, looks_like_trap
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -62,6 +62,9 @@ STAT = "bitext/parallel_links/"
 ROUND_SECONDS = 20.0
 # Per-pair bound on decoding time inside the crawl (the closing pipeline allows 30 s).
 ALIGN_TIME_LIMIT = 5.0
+# Pairs that train the tree aligner inside the crawl (the closing pipeline uses 25):
+# training is done while the crawl waits.
+CRAWL_TRAINING_PAIRS = 10
 
 
 def _canon(url: str) -> str:
@@ -101,6 +104,7 @@ class ParallelLinkPipeline:
         self.tried: dict[str, str] = {}            # URL requested here -> expected language
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
+        self._pattern_cache: tuple[int, list] = (-1, [])
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
 
@@ -122,10 +126,11 @@ class ParallelLinkPipeline:
         try:
             if len(store):  # a resumed crawl: rebuild the page index and the state
                 for record in store:
-                    self._remember(record, resumed=True)
+                    self._remember(record)
                 state = store.get_meta("parallel_links", {}) or {}
                 self.aligned = {tuple(p) for p in state.get("aligned", [])}
                 self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
+                self.proposed = Counter({(a, b): n for a, b, n in state.get("proposed", [])})
                 self.tried = dict(state.get("tried", {}))
                 self.scheduled.update(self.tried)
         finally:
@@ -137,6 +142,7 @@ class ParallelLinkPipeline:
             store.set_meta("parallel_links", {
                 "aligned": sorted(self.aligned),
                 "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
+                "proposed": [[a, b, n] for (a, b), n in sorted(self.proposed.items())],
                 "tried": self.tried,
             })
         finally:
@@ -147,7 +153,7 @@ class ParallelLinkPipeline:
         self.scheduled.add(url)
         self.frontier.pop(url, None)
 
-    def _remember(self, record: PageRecord, resumed: bool = False) -> None:
+    def _remember(self, record: PageRecord) -> None:
         self.stored.add(record.url)
         self.scheduled.add(record.url)
         if record.requested_url:
@@ -186,7 +192,8 @@ class ParallelLinkPipeline:
         by_lang: dict[str, list[str]] = {}
         for url, page in self.pages.items():
             by_lang.setdefault(page.lang, []).append(url)
-        pattern_pairs = []
+        cached = self._pattern_cache[0] == len(self.pages)
+        pattern_pairs = self._pattern_cache[1] if cached else []
         for other in self.langs[1:]:
             urls1, urls2 = by_lang.get(first, []), by_lang.get(other, [])
             if not urls1 or not urls2:
@@ -199,13 +206,14 @@ class ParallelLinkPipeline:
                 t = self.pages[u2].hreflang.get(first)
                 if t in self.pages and self.pages[t].lang == first:
                     out[(t, u2)] = None
-            if self.use_patterns:
+            if self.use_patterns and not cached:
                 learner = UrlPatternLearner(langs=(first, other),
                                             local_threshold=self.local_threshold,
                                             rescue_threshold=self.rescue_threshold,
                                             pattern_db=self.pattern_db)
                 learner.fit({first: urls1, other: urls2})
                 pattern_pairs.extend((p.url_1, p.url_2) for p in learner.pairs())
+        self._pattern_cache = (len(self.pages), pattern_pairs)
         for pair, ok in self.verified.items():
             if ok:
                 out[pair] = None
@@ -258,11 +266,11 @@ class ParallelLinkPipeline:
     def _train(self, known, trees, records) -> None:
         """Train the tree aligner (§4.2) on known pairs that pass verification (step 2)
         under the current parameters (at first, the aligner's initial tag prior); again
-        when twice as many pairs are known, up to ``TRAINING_PAIRS``."""
+        when twice as many pairs are known, up to ``CRAWL_TRAINING_PAIRS``."""
         base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
         training = []
         for pair in known:
-            if len(training) >= TRAINING_PAIRS:
+            if len(training) >= CRAWL_TRAINING_PAIRS:
                 break
             if self.verified.get(pair) is None:
                 al = self._align(base, pair, trees)
@@ -275,8 +283,9 @@ class ParallelLinkPipeline:
             self.trained_on = len(training)
 
     def _needs_training(self, n_known: int) -> bool:
-        return self.aligner is None or (self.trained_on < TRAINING_PAIRS
-                                        and min(TRAINING_PAIRS, n_known) >= 2 * self.trained_on)
+        want = min(CRAWL_TRAINING_PAIRS, n_known)
+        return self.aligner is None or (self.trained_on < CRAWL_TRAINING_PAIRS
+                                        and want >= 2 * self.trained_on)
 
     def spider_idle(self):
         engine = self.crawler.engine
@@ -309,9 +318,11 @@ class ParallelLinkPipeline:
         # Pairs worth aligning: not aligned yet, and linking somewhere the crawl did not go.
         todo = [p for p in known if p not in self.aligned
                 and (p[0] in linking or p[1] in linking)][:self.per_round]
-        # Proposals whose two pages are now stored, in the right languages, wait for step 2.
+        # Proposals whose two pages are now stored, in the right languages, wait for step 2
+        # — if verifying them can lead anywhere: one of the pages links to the frontier.
         pending = [p for p in self.proposed if p not in self.verified
                    and p[0] in self.pages and p[1] in self.pages
+                   and (p[0] in linking or p[1] in linking)
                    and self.pages[p[0]].lang == first and self.pages[p[1]].lang != first]
         pending = pending[:self.per_round]
         if not todo and not pending:
@@ -320,7 +331,7 @@ class ParallelLinkPipeline:
         training = self._needs_training(len(known))
         need = {u for pair in todo + pending for u in pair}
         if training:
-            need.update(u for pair in known[:2 * TRAINING_PAIRS] for u in pair)
+            need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
         records = self._records(need)
         trees = {}
         for url, rec in records.items():

@@ -25,7 +25,6 @@ import json
 import os
 import zlib
 from collections.abc import Iterator
-from urllib.parse import parse_qs, urlsplit
 
 from bitextcrawl.pages.record import PageRecord
 
@@ -61,18 +60,6 @@ def redis_from_settings(settings):
     return get_redis_from_settings(settings)
 
 
-def parse_redis_uri(uri: str) -> tuple[str, str]:
-    """``redis://HOST:PORT/DB?key=KEY`` -> (Redis URL without the key, crawl key)."""
-    parts = urlsplit(uri)
-    if parts.scheme not in ("redis", "rediss", "unix"):
-        raise ValueError(f"not a Redis URL: {uri!r}")
-    key = (parse_qs(parts.query).get("key") or [""])[0]
-    if not key:
-        raise ValueError(f"{uri!r} names no crawl: add ?key=bitext:<output dir> "
-                         "(the crawl's BITEXT_REDIS_KEY)")
-    return parts._replace(query="", fragment="").geturl(), key
-
-
 class RedisPageStore:
     def __init__(self, server, key: str):
         self.server = server
@@ -87,14 +74,6 @@ class RedisPageStore:
     @classmethod
     def from_settings(cls, settings, output_dir: str) -> "RedisPageStore":
         return cls(redis_from_settings(settings), crawl_key(settings, output_dir))
-
-    @classmethod
-    def from_uri(cls, uri: str) -> "RedisPageStore":
-        """Open the store of a crawl named by ``redis://HOST:PORT/DB?key=KEY``."""
-        import redis
-
-        url, key = parse_redis_uri(uri)
-        return cls(redis.Redis.from_url(url), key)
 
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored (by any worker)."""

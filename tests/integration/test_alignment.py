@@ -131,4 +131,9 @@ def test_lett_pairs_implied_by_urls(identify):
     result = run(pages, FULL, langs=("en", "de"))
     s = evaluate(expected, [(p.url_1, p.url_2) for p in result.pairs])
     print(f"lett en-de vs expected: {json.dumps(s)}")
-    assert s["tp"] >= 14
+    assert s["tp"] >= 15
+    expected_urls = {u for pair in expected for u in pair}
+    touching = [(p.url_1, p.url_2) for p in result.pairs
+                if p.url_1 in expected_urls or p.url_2 in expected_urls]
+    assert set(touching) <= set(expected), set(touching) - set(expected)
+    assert sum("url_pattern" in p.sources for p in result.pairs) >= 15  # the <1, 0> marker

