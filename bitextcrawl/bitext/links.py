@@ -164,8 +164,9 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
     of distinct verified pairs proposing it (a pair does not propose itself).
 
     ``recursive``: proposals that pass :func:`verify_pair` are aligned in turn (steps
-    3 → 5 → 2 of the paper over the pages at hand), until none is new or ``max_pairs``
-    alignments. ``details``, if given, receives per proposal the verification numbers
+    3 → 5 → 2 of the paper over the pages at hand), until none is new.
+    ``max_pairs`` bounds the number of tree alignments made (verifications included;
+    the aligner's own training is not counted). ``details``, if given, receives per proposal the verification numbers
     (``{(u1, u2): {"aligned": .., "anchors": .., "verified": ..}}``).
     """
     pairs = [p for p in pairs]
@@ -182,25 +183,30 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
             queue.append((u1, u2))
     verified: dict[tuple[str, str], bool] = {}
     prealigned: dict[tuple[str, str], Alignment] = {}   # verification alignments, reused
-    done = 0
-    while queue and (max_pairs is None or done < max_pairs):
+    done = 0                                            # alignments made (max_pairs)
+
+    def budget() -> bool:
+        return max_pairs is None or done < max_pairs
+
+    while queue and budget():
         u1, u2 = queue.popleft()
         p1, p2 = page_index[u1], page_index[u2]
         alignment = prealigned.pop((u1, u2), None)
         if alignment is None:
+            done += 1
             try:
                 alignment = aligner.align(trees(u1), trees(u2))
             except (ValueError, RecursionError) as exc:
                 logger.warning("cannot align %s / %s: %s", u1, u2, exc)
                 continue
-        done += 1
         for h1, h2 in link_proposals(alignment, u1, u2):
             q1, q2 = page_index.get(h1), page_index.get(h2)
             if q1 is None or q2 is None or q1.lang != p1.lang or q2.lang != p2.lang:
                 continue
             counts[(h1, h2)] += 1
-            if not recursive or (h1, h2) in queued or (h1, h2) in verified:
+            if not recursive or (h1, h2) in queued or (h1, h2) in verified or not budget():
                 continue
+            done += 1
             try:
                 al = aligner.align(trees(h1), trees(h2))
             except (ValueError, RecursionError):
@@ -213,7 +219,8 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
             if ok:
                 queued.add((h1, h2))
                 queue.append((h1, h2))
-                prealigned[(h1, h2)] = al
+                if len(prealigned) < 256:   # bounded memory; past it, aligned again
+                    prealigned[(h1, h2)] = al
     return dict(counts)
 
 

@@ -35,7 +35,7 @@ others once a request of that site is past robots.txt.
 Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL`` (default True). Only with a
 scheduler of Scrapy's own kind (the distributed profile keeps its frontier in Redis).
 Stats: ``bitext/resume/rescheduled``, ``bitext/resume/unclean_stop``,
-``bitext/resume/pending`` (rows left at close).
+``bitext/resume/pending`` (rows left at close), ``bitext/resume/unserializable``.
 """
 
 from __future__ import annotations
@@ -180,7 +180,13 @@ class FrontierJournal:
         fp = self.fingerprint(request)
         if not request.dont_filter and fp in self.seen:
             return  # the dupefilter will drop it: nothing to record
-        blob = pickle.dumps(request.to_dict(spider=spider), protocol=4)
+        try:
+            blob = pickle.dumps(request.to_dict(spider=spider), protocol=4)
+        except (ValueError, TypeError, AttributeError, pickle.PicklingError):
+            # Not a spider method as callback, or meta that does not pickle: Scrapy keeps
+            # such a request in memory only, and so it cannot outlive the process either.
+            self.stats.inc_value("bitext/resume/unserializable")
+            return
         self.journal.add(fp, request.url, blob)
         self._last = (request, fp)
 
@@ -263,7 +269,6 @@ class FrontierJournal:
         """Schedule the replayed requests held back for ``site`` (all sites if None)."""
         for key in [site] if site is not None else list(self.held):
             self.reschedule(self.held.pop(key, ()))
-
 
     def spider_idle(self, spider):
         self.release()  # a site whose first request was refused by robots.txt

@@ -107,7 +107,7 @@ def test_parallel_link_requests_are_parallel_pages(shallow):
     assert stats.get("bitext/parallel_links/wrong_language", 0) == 0
     # Proposals whose pages link on were verified (step 2) and aligned in turn.
     assert stats["bitext/parallel_links/verified"] > 0
-    assert stats["bitext/parallel_links/aligned"] > stats["bitext/parallel_links/rounds"]
+    assert stats["bitext/parallel_links/aligned"] >= 5
     # Blind link following stays within DEPTH_LIMIT: pages deeper than 1 all came from
     # parallel links (an untranslated article gets in only where a listing's alignment
     # put it opposite a translated one: the 5% above).
