@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.candidates import candidate_pairs
 from bitextcrawl.pairing.ets import ETS, build_site_graph
@@ -33,7 +34,7 @@ from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 
 logger = logging.getLogger(__name__)
 
-ALL_STAGES = ("url_pattern", "hreflang", "structure", "content", "ets")
+ALL_STAGES = ("url_pattern", "hreflang", "parallel_link", "structure", "content", "ets")
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
 # strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
@@ -173,6 +174,20 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     for k, s in hl_pairs.items():
         known[k] = max(known.get(k, 0.0), s)
 
+    # Parallel hyperlinks of known pairs (seed 001 §3 steps 3 and 5) propose more pairs.
+    # DOM alignment costs about a second per pair on real pages, so this runs where URL
+    # and hreflang evidence leave most of the site unpaired: where it is needed.
+    pl_pairs: dict = {}
+    few = len(known) < 0.5 * min(len(pages1), len(pages2))
+    if "parallel_link" in stages and known and few:
+        t = time.perf_counter()
+        pl_pairs = parallel_link_pairs(sorted(known, key=known.get, reverse=True),
+                                       {**pages1, **pages2}, recursive=True, max_pairs=200)
+        _timed(result, "parallel_links", t)
+        for k, n in pl_pairs.items():
+            known[k] = max(known.get(k, 0.0), link_evidence(n))
+    result.counts[f"bitext/align/{key}/parallel_link_pairs"] = len(pl_pairs)
+
     t = time.perf_counter()
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
                             known_pairs=list(known), top_k=config.top_k)
@@ -200,7 +215,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     t = time.perf_counter()
     content = np.zeros(len(cands))
     if "content" in stages:
-        train = set(known)
+        # Single link proposals (evidence 0.5) are too weak to teach the LSI space.
+        train = {k for k, v in known.items() if v >= ONE_WAY_HREFLANG}
         if "structure" in stages:
             # Rule (17) is permissive on one-template sites: only mutual-best pairs by
             # log-likelihood ratio, among the confident ones, teach the LSI space.
@@ -271,6 +287,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
             sources.append("url_pattern")
         if (u1, u2) in hl_pairs:
             sources.append("hreflang")
+        if (u1, u2) in pl_pairs:
+            sources.append(PARALLEL_LINK_SOURCE)
         if p_struct[i] >= 0.5:
             sources.append("structure")
         if "content" in stages and content[i] >= 0.5:
@@ -285,6 +303,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         }
         if (u1, u2) in url_pairs:
             features["pattern"] = url_pairs[(u1, u2)][1]
+        if (u1, u2) in pl_pairs:
+            features["parallel_links"] = pl_pairs[(u1, u2)]
         out.append(Pair(u1, u2, l1, l2, min(1.0, max(0.0, float(score))), sources, features))
     result.counts[f"bitext/align/{key}/pairs"] = len(out)
     return out

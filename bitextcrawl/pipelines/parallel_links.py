@@ -222,14 +222,17 @@ class ParallelLinkPipeline:
         return [p for p in out if self.verified.get(p, True)]
 
     def _records(self, urls: set[str]) -> dict[str, PageRecord]:
-        """Stored records of ``urls`` (one indexed query on the SQLite store)."""
+        """Stored records of ``urls``: by URL where the store can (``get_many``, or an
+        indexed query on the SQLite store), else by one pass over the store."""
         if not urls:
             return {}
         store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
         try:
-            db = getattr(store, "db", None)
+            if hasattr(store, "get_many"):
+                return {rec.url: rec for rec in store.get_many(sorted(urls))}
             out = {}
-            if db is not None:  # SQLitePageStore: fetch by URL, not by scanning the store
+            db = getattr(store, "db", None)
+            if db is not None:  # SQLitePageStore
                 wanted = sorted(urls)
                 for start in range(0, len(wanted), 500):
                     chunk = wanted[start:start + 500]

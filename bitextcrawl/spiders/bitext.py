@@ -102,8 +102,11 @@ class BitextSpider(scrapy.Spider):
         """Count what went wrong by kind; the crawl goes on."""
         stats = self.crawler.stats
         request = getattr(failure, "request", None)
-        if request is not None and request.meta.get("bitext_discovered_by") == "pattern":
+        discovered_by = request.meta.get("bitext_discovered_by") if request is not None else None
+        if discovered_by == "pattern":
             stats.inc_value("bitext/recovery/failed")
+        elif discovered_by == "parallel_link":
+            stats.inc_value("bitext/parallel_links/failed")
         if failure.check(HttpError):
             status = failure.value.response.status
             stats.inc_value(f"bitext/http/{status}")
