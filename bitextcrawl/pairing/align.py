@@ -81,6 +81,7 @@ class AlignResult:
     counts: Counter = field(default_factory=Counter)  # bitext/align/* numbers
     timings: dict = field(default_factory=dict)
     em_points: dict = field(default_factory=dict)    # lang pair -> (m, n, p) arrays for the report
+    learned_patterns: list = field(default_factory=list)  # every language pair's, for the DB
 
 
 def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
@@ -163,8 +164,7 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         for p in learner.pairs():
             url_pairs[(p.url_1, p.url_2)] = (p.score, p.pattern)
         result.patterns[key] = learner.report()
-        if pattern_db is not None:
-            pattern_db.update(pages[0].site, learner.patterns_, site_size=learner.site_size_)
+        result.learned_patterns.extend(learner.patterns_)
     _timed(result, "url_patterns", t)
     result.counts[f"bitext/align/{key}/url_pattern_pairs"] = len(url_pairs)
 
@@ -321,5 +321,10 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None) ->
         result.pairs.extend(align_language_pair(pages, langs[0], other, config, result,
                                                 pattern_db=pattern_db, graph=graph,
                                                 lexicon=lexicon))
+    if pattern_db is not None and result.learned_patterns and pages:
+        # One entry per site: PatternDB.update replaces a site's entry, so all language
+        # pairs' patterns go in together (|w| counts every page of the site).
+        pattern_db.update(pages[0].site, result.learned_patterns,
+                          site_size=len({p.url for p in pages}))
     result.counts["bitext/align/pairs"] = len(result.pairs)
     return result
