@@ -76,6 +76,7 @@ class WarcPageWriter:
         folder = os.path.dirname(self.path)
         if folder:
             os.makedirs(folder, exist_ok=True)
+        self.bytes_dropped = truncate_to_last_record(self.path) if os.path.exists(self.path) else 0
         self._fh = open(self.path, "ab")
         self._writer = WARCWriter(self._fh, gzip=self.path.endswith(".gz"), warc_version="1.1")
         self.records_written = 0
@@ -117,6 +118,56 @@ class WarcPageWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _complete_gzip_end(path: str, chunk: int = 1 << 20) -> int:
+    """Offset just past the last complete gzip member (one WARC record each)."""
+    end = consumed = 0
+    d = zlib.decompressobj(31)
+    with open(path, "rb") as fh:
+        while data := fh.read(chunk):
+            while data:
+                try:
+                    d.decompress(data)
+                except zlib.error:
+                    return end
+                if not d.eof:
+                    consumed += len(data)
+                    break
+                used = len(data) - len(d.unused_data)
+                consumed += used
+                end = consumed
+                data = d.unused_data
+                d = zlib.decompressobj(31)
+    return end
+
+
+def _complete_warc_end(path: str) -> int:
+    """Offset just past the last record warcio reads whole (uncompressed WARC)."""
+    end = 0
+    try:
+        with open(path, "rb") as fh:
+            it = ArchiveIterator(fh)
+            for record in it:
+                it.read_to_end(record)
+                end = it.get_record_offset() + it.get_record_length()
+    except Exception:  # warcio raises many kinds on a torn record: all mean "stop here"
+        pass
+    return end
+
+
+def truncate_to_last_record(path: str) -> int:
+    """Cut a WARC back to the end of its last complete record; returns the bytes dropped.
+
+    A crawl killed mid-write leaves half a record at the end; appending after it would
+    leave a torn record in the middle of the file. Only the torn tail goes.
+    """
+    size = os.path.getsize(path)
+    end = _complete_gzip_end(path) if path.endswith(".gz") else _complete_warc_end(path)
+    if end < size:
+        with open(path, "r+b") as fh:
+            fh.truncate(end)
+    return size - end
 
 
 # --------------------------------------------------------------------------- reading

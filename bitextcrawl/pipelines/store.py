@@ -43,6 +43,10 @@ class PageStorePipeline:
         self.stats.set_value("bitext/pages/resumed", stored)
         if self.warc_enabled:
             self.warc = WarcPageWriter(os.path.join(self.output_dir, "pages.warc.gz"))
+            if self.warc.bytes_dropped:  # the last run was killed mid-record
+                logger.warning("Dropped a torn record (%d bytes) at the end of %s",
+                               self.warc.bytes_dropped, self.warc.path)
+                self.stats.set_value("bitext/resume/warc_bytes_dropped", self.warc.bytes_dropped)
 
     def process_item(self, item):
         if not isinstance(item, PageRecord):

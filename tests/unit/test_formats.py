@@ -253,3 +253,25 @@ def test_iter_pages_dispatch_and_errors(tmp_path):
                          EN_HTML.encode(), 0.0)
     assert plain.read_bytes().startswith(b"WARC/1.1")
     assert [p.url for p in iter_pages(plain)] == ["http://example.org/"]
+
+
+@pytest.mark.parametrize("cut", [20, 200])
+def test_writer_reopened_after_a_torn_record_drops_only_the_tail(tmp_path, cut):
+    """A crawl killed mid-write, resumed: the torn record goes, every other one stays."""
+    from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
+
+    path = tmp_path / "pages.warc.gz"
+    with WarcPageWriter(path) as writer:
+        for i in range(3):
+            writer.write_response(f"http://a.test/{i}", 200, [("Content-Type", "text/html")],
+                                  f"<html><body>page {i}</body></html>".encode(), 1.0)
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:
+        fh.truncate(size - cut)
+    writer = WarcPageWriter(path)
+    assert writer.bytes_dropped > 0
+    writer.write_response("http://a.test/9", 200, [("Content-Type", "text/html")],
+                          b"<html><body>page 9</body></html>", 2.0)
+    writer.close()
+    assert [p.url for p in iter_warc_pages(path)] == [
+        "http://a.test/0", "http://a.test/1", "http://a.test/9"]
