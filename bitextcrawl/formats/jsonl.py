@@ -6,10 +6,10 @@ import collections
 import gzip
 import json
 import os
-import tempfile
 import zlib
 from typing import Iterable, Iterator
 
+from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.pages.record import PageRecord
 
 STAT_PREFIX = "bitext/input"
@@ -73,34 +73,13 @@ def iter_jsonl_pages(path: str | os.PathLike, stats: collections.Counter | None 
         yield page
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def write_jsonl(path: str | os.PathLike, dicts: Iterable[dict]) -> int:
     """Write one JSON object a line, atomically (temporary file in the same folder, then
     ``os.replace``): readers never see a half-written file. Returns the number of lines."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     n = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for d in dicts:
-                fh.write(json.dumps(d, ensure_ascii=False, sort_keys=False))
-                fh.write("\n")
-                n += 1
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are for sharing
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_open(path) as fh:
+        for d in dicts:
+            fh.write(json.dumps(d, ensure_ascii=False, sort_keys=False))
+            fh.write("\n")
+            n += 1
     return n

@@ -81,12 +81,12 @@ import json
 import logging
 import os
 import re
-import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.pages.urls import site_of
 
 logger = logging.getLogger(__name__)
@@ -427,19 +427,8 @@ class PatternDB:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         data = {"version": self.VERSION, "sites": self._sites}
-        fd, tmp = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False, sort_keys=True)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        with atomic_open(self.path) as fh:
+            json.dump(data, fh, ensure_ascii=False, sort_keys=True)
 
 
 def _pattern_dict(p: Pattern) -> dict:

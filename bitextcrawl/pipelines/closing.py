@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 
 from scrapy.exceptions import NotConfigured
 
+from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -38,10 +39,8 @@ def progress(iterable, desc: str, total: int | None = None):
 
 
 def write_json(path: str, obj) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
-    os.replace(tmp, path)
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,

@@ -11,9 +11,10 @@ from __future__ import annotations
 import html
 import json
 import math
-import os
 
 import numpy as np
+
+from bitextcrawl.formats.atomic import atomic_open
 
 W, H, PAD = 420, 300, 40
 
@@ -148,7 +149,5 @@ def write_report(path: str, pairs, pages_by_site: dict, stats: dict, em_points: 
             f"<td><a href='{_esc(pair.url_2)}'>{_esc(pair.url_2)}</a><br><b>"
             f"{_esc(p2.title if p2 else '')}</b><br>{_first_lines(p2.text if p2 else '')}</td></tr>")
     out.append("</table></body></html>")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path) as fh:
         fh.write("\n".join(out))
-    os.replace(tmp, path)

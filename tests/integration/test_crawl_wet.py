@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter, deque
+from collections import deque
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
