@@ -3,55 +3,30 @@
 from __future__ import annotations
 
 import collections
-import gzip
 import json
 import os
-import zlib
 from typing import Iterable, Iterator
 
 from bitextcrawl.formats.atomic import atomic_open
+from bitextcrawl.formats.inputs import count as _count
+from bitextcrawl.formats.inputs import iter_lines
 from bitextcrawl.pages.record import PageRecord
-
-STAT_PREFIX = "bitext/input"
-
-
-def _count(stats: collections.Counter | None, key: str) -> None:
-    if stats is not None:
-        stats[f"{STAT_PREFIX}/{key}"] += 1
-
-
-def _open(path: str):
-    if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, "rt", encoding="utf-8", errors="replace")
 
 
 def iter_jsonl(path: str | os.PathLike, stats: collections.Counter | None = None
                ) -> Iterator[dict]:
     """The JSON objects of a ``.jsonl`` (or ``.jsonl.gz``); broken lines and non-objects
     are skipped and counted as ``bitext/input/skipped/broken_line``."""
-    path = os.fspath(path)
-    with _open(path) as fh:
-        lines = iter(fh)
-        while True:
-            try:
-                line = next(lines)
-            except StopIteration:
-                break
-            except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
-                _count(stats, "errors/truncated")
-                break
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                _count(stats, "skipped/broken_line")
-                continue
-            if not isinstance(obj, dict):
-                _count(stats, "skipped/broken_line")
-                continue
-            yield obj
+    for line in iter_lines(path, stats):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            _count(stats, "skipped/broken_line")
+            continue
+        if not isinstance(obj, dict):
+            _count(stats, "skipped/broken_line")
+            continue
+        yield obj
 
 
 def iter_jsonl_pages(path: str | os.PathLike, stats: collections.Counter | None = None

@@ -19,17 +19,16 @@ from __future__ import annotations
 import base64
 import binascii
 import collections
-import gzip
 import os
 import re
-import zlib
 from typing import Iterator
 
+from bitextcrawl.formats.inputs import count as _count
+from bitextcrawl.formats.inputs import iter_lines
 from bitextcrawl.formats.warc import HTML_TYPES, decode_html
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.text import is_binary
 
-STAT_PREFIX = "bitext/input"
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".ico", ".svg",
                     ".tif", ".tiff")
 # Image signatures, raw or after a latin-1 -> UTF-8 round trip (how some crawlers stored
@@ -39,21 +38,6 @@ IMAGE_MAGIC = (b"\xff\xd8\xff", b"\xc3\xbf\xc3\x98\xc3\xbf", b"GIF87a", b"GIF89a
 _IMAGE_URL = re.compile(r"\.(?:%s)(?:$|[?#&])" % "|".join(e[1:] for e in IMAGE_EXTENSIONS),
                         re.IGNORECASE)
 _CHARSET = re.compile(r"charset\s*=\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)
-
-
-def _count(stats: collections.Counter | None, key: str) -> None:
-    if stats is not None:
-        stats[f"{STAT_PREFIX}/{key}"] += 1
-
-
-def open_text(path: str | os.PathLike):
-    """Open a plain or gzipped text file (by magic bytes, not by name) as UTF-8 lines."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
-    return open(path, "rt", encoding="utf-8", errors="replace", newline="\n")
 
 
 def is_image_url(url: str) -> bool:
@@ -123,20 +107,9 @@ def iter_lett_pages(path: str | os.PathLike, identify=None,
     Junk lines are skipped and counted, never fatal; a truncated ``.gz`` yields the pages
     before the damage and counts ``bitext/input/errors/truncated``.
     """
-    with open_text(path) as fh:
-        lines = iter(fh)
-        while True:
-            try:
-                line = next(lines)
-            except StopIteration:
-                break
-            except (EOFError, zlib.error, gzip.BadGzipFile, OSError):
-                _count(stats, "errors/truncated")
-                break
-            if not line.strip():
-                continue
-            _count(stats, "records")
-            page = parse_lett_line(line, identify, stats)
-            if page is not None:
-                _count(stats, "pages")
-                yield page
+    for line in iter_lines(path, stats):
+        _count(stats, "records")
+        page = parse_lett_line(line, identify, stats)
+        if page is not None:
+            _count(stats, "pages")
+            yield page

@@ -28,10 +28,10 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.timeutils import iso_date_to_datetime
 from warcio.warcwriter import WARCWriter
 
+from bitextcrawl.formats.inputs import count as _count
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.text import is_binary, repair_decoding
 
-STAT_PREFIX = "bitext/input"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Headers that describe the wire form of a body we no longer have.
 _WIRE_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
@@ -42,11 +42,6 @@ _HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body
                          re.IGNORECASE | re.DOTALL)
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
          (codecs.BOM_UTF16_BE, "utf-16"))
-
-
-def _count(stats: collections.Counter | None, key: str, n: int = 1) -> None:
-    if stats is not None:
-        stats[f"{STAT_PREFIX}/{key}"] += n
 
 
 def warc_date(fetched_at: float) -> str:
