@@ -47,7 +47,6 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from lxml import html as lxml_html  # noqa: E402
 
 from bitextcrawl.bitext.domtree import build_tree  # noqa: E402
 from bitextcrawl.bitext.extract import (fit_aligner, pair_sentences,  # noqa: E402
@@ -55,30 +54,12 @@ from bitextcrawl.bitext.extract import (fit_aligner, pair_sentences,  # noqa: E4
 from bitextcrawl.bitext.sentences import (align_chunks, align_sentences,  # noqa: E402
                                           split_sentences)
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
+from bitextcrawl.demo.sentence_gold import (main_paragraphs, norm,  # noqa: E402
+                                            whole_sentences_of)
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import Pair  # noqa: E402
 
 METHODS = ("tree", "tree-raw", "page-main", "page-all", "tree+lsi")
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def whole_sentences_of(sentence: str, paragraph: str) -> bool:
-    start = paragraph.find(sentence)
-    while start >= 0:
-        end = start + len(sentence)
-        starts = start == 0 or paragraph[start - 1] == " " and paragraph[start - 2] in ".!?»\"'"
-        ends = end == len(paragraph) or (paragraph[end] == " " and sentence[-1] in ".!?»\"'")
-        if starts and ends:
-            return True
-        start = paragraph.find(sentence, start + 1)
-    return False
-
-
-def main_paragraphs(html: str) -> list[str]:
-    return [norm(p.text_content()) for p in lxml_html.fromstring(html).xpath("//main//p")]
 
 
 # ---- perturbations of the French side ----------------------------------------------------

@@ -11,12 +11,18 @@ from pathlib import Path
 from bitextcrawl.pages.record import build_record
 
 
-def site_records(site, identify, include_hidden: bool = True) -> list:
-    """Records of a generated site's HTML pages (robots-forbidden pages left out)."""
+def site_records(site, identify=None, include_hidden: bool = True,
+                 langs: tuple | None = None) -> list:
+    """Records of a generated site's HTML pages (robots-forbidden pages left out).
+
+    Without ``identify`` the pages' own declarations decide the language; ``langs``
+    keeps only the pages the generator wrote in those languages."""
     forbidden = set(site.robots_disallowed)
     out = []
-    for url in site.page_langs:
+    for url, lang in site.page_langs.items():
         if url in forbidden or (not include_hidden and url in site.hidden_urls):
+            continue
+        if langs is not None and lang not in langs:
             continue
         body = site.resources[url].body
         out.append(build_record(url, body.decode("utf-8", "replace"), identify))

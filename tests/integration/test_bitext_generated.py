@@ -30,13 +30,13 @@ import json
 from pathlib import Path
 
 import pytest
-from lxml import html as lxml_html
 
 from bitextcrawl.bitext.extract import (lsi_text_similarity, site_text_similarity,
                                         write_bitext)
 from bitextcrawl.demo.generator import SiteSpec, generate_site
+from bitextcrawl.demo.records import site_records
+from bitextcrawl.demo.sentence_gold import main_paragraphs, norm, whole_sentences_of
 from bitextcrawl.demo.server import free_port, serve_site
-from bitextcrawl.pages.record import build_record
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.lsi import LSIModel
 from bitextcrawl.pipelines.closing import run_closing
@@ -46,28 +46,6 @@ pytestmark = pytest.mark.integration
 
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.90
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split())
-
-
-def whole_sentences_of(sentence: str, paragraph: str) -> bool:
-    """True if ``sentence`` is one or more whole sentences of ``paragraph``."""
-    start = paragraph.find(sentence)
-    while start >= 0:
-        end = start + len(sentence)
-        starts = start == 0 or paragraph[start - 1] == " " and paragraph[start - 2] in ".!?»\"'"
-        ends = end == len(paragraph) or (paragraph[end] == " " and sentence[-1] in ".!?»\"'")
-        if starts and ends:
-            return True
-        start = paragraph.find(sentence, start + 1)
-    return False
-
-
-def main_paragraphs(html: str) -> list[str]:
-    doc = lxml_html.fromstring(html)
-    return [norm(p.text_content()) for p in doc.xpath("//main//p")]
 
 
 def read_bitext(path: Path) -> list[dict]:
@@ -100,14 +78,6 @@ def score_bitext(site, rows) -> dict:
         "wrong_examples": wrong[:5],
         "missed_examples": sorted(gold - set(out))[:5],
     }
-
-
-def site_records(site, langs=("en", "fr", "de")):
-    """Page records of every page a crawler could store (HTML, not robots-forbidden)."""
-    forbidden = set(site.robots_disallowed)
-    return [build_record(url, site.resources[url].body.decode("utf-8"))
-            for url, lang in site.page_langs.items()
-            if lang in langs and url not in forbidden]
 
 
 # ---- a real crawl -----------------------------------------------------------------------
@@ -168,7 +138,7 @@ def test_closing_bitext_against_gold(tmp_path, scheme, switch, seed):
 @pytest.fixture(scope="module")
 def small_site():
     site = generate_site(SiteSpec(scheme="prefix", n_pairs=30, third_lang=None, seed=4), 8000)
-    index = {r.url: r for r in site_records(site, ("en", "fr"))}
+    index = {r.url: r for r in site_records(site, langs=("en", "fr"))}
     pairs = [Pair(a, b, "en", "fr", 1.0, ["gold"], {}) for a, b in site.gold_pairs]
     return site, index, pairs
 
