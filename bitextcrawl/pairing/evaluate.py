@@ -97,6 +97,29 @@ def evaluate(gold: list[Pair], predicted: list[Pair], ordered: bool = True) -> d
     }
 
 
+def evaluate_silver(gold: list[Pair], predicted: list[Pair],
+                    found_pages: set[str] | None = None) -> dict:
+    """Precision and recall against a partial ("silver") gold such as WET's.
+
+    A silver gold holds only the pairs it is sure of, so a predicted pair is *judged*
+    only where it touches a gold URL, and a gold pair is *findable* only where both of
+    its pages were found (``found_pages``; every gold pair when None).
+    """
+    gold_set = set(gold)
+    gold_urls = {u for pair in gold_set for u in pair}
+    predicted_set = set(predicted)
+    judged = [p for p in predicted if p[0] in gold_urls or p[1] in gold_urls]
+    findable = [g for g in gold_set if found_pages is None
+                or (g[0] in found_pages and g[1] in found_pages)]
+    correct = sum(p in gold_set for p in judged)
+    found = sum(g in predicted_set for g in findable)
+    precision = _ratio(correct, len(judged))
+    recall = _ratio(found, len(findable))
+    return {"judged": len(judged), "correct": correct, "findable": len(findable),
+            "found": found, "precision": precision, "recall": recall,
+            "f1": _ratio(2 * precision * recall, precision + recall)}
+
+
 def read_gold(path: str | os.PathLike, base: str | None = None) -> list[Pair]:
     """Gold pairs from ``url_1<TAB>url_2`` lines. With ``base`` (a site root such as
     ``http://127.0.0.1:8000/``), relative paths are resolved against it; absolute URLs are

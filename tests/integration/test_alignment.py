@@ -17,7 +17,7 @@ from bitextcrawl.demo.records import directory_records, site_records
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.candidates import candidate_pairs
-from bitextcrawl.pairing.evaluate import evaluate, read_gold
+from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 
@@ -93,8 +93,7 @@ def test_wet_structural_precision_on_candidates(wet_pages):
     precision_rule = right[rule & judged].sum() / max(1, (rule & judged).sum())
     result = align_site(wet_pages, AlignConfig(langs=("en", "fr"), stages=("structure",)))
     pairs = [(p.url_1, p.url_2) for p in result.pairs]
-    judged_pairs = [p for p in pairs if p[0] in gold_urls or p[1] in gold_urls]
-    precision_1to1 = sum(p in gold for p in judged_pairs) / len(judged_pairs)
+    precision_1to1 = evaluate_silver(list(gold), pairs)["precision"]
     print(f"wet: {len(cands)} candidates cover {covered:.3f} of gold; rule (17) marks "
           f"{rule.sum()} parallel, precision {precision_rule:.3f} on judged candidates; "
           f"structure-only 1-1 pairs: {len(pairs)}, precision {precision_1to1:.3f}")
@@ -107,16 +106,11 @@ def test_wet_structural_precision_on_candidates(wet_pages):
 def test_wet_full_pipeline(wet_pages):
     """Issue 5 on the real site: F1 >= 0.97 on the pairs the silver gold can judge."""
     gold = read_gold(SHARED / "wet-gold.tsv", base="http://wet.test/")
-    gold_set, gold_urls = set(gold), {u for pair in gold for u in pair}
     result = run(wet_pages, FULL)
-    pairs = [(p.url_1, p.url_2) for p in result.pairs]
-    judged = [p for p in pairs if p[0] in gold_urls or p[1] in gold_urls]
-    precision = sum(p in gold_set for p in judged) / len(judged)
-    recall = sum(p in set(pairs) for p in gold) / len(gold)
-    f1 = 2 * precision * recall / (precision + recall)
-    print(f"wet full pipeline: precision {precision:.3f} on {len(judged)} judged pairs, "
-          f"recall {recall:.3f}, F1 {f1:.3f}")
-    assert f1 >= 0.97
+    s = evaluate_silver(gold, [(p.url_1, p.url_2) for p in result.pairs])
+    print(f"wet full pipeline: precision {s['precision']:.3f} on {s['judged']} judged pairs, "
+          f"recall {s['recall']:.3f}, F1 {s['f1']:.3f}")
+    assert s["f1"] >= 0.97
 
 
 def test_lett_pairs_implied_by_urls(identify):

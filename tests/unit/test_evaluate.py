@@ -97,3 +97,15 @@ def test_real_wet_gold():
     assert all(a.startswith("http://127.0.0.1:8000/") for a, _ in gold)
     r = evaluate(gold, gold)
     assert r["precision"] == r["recall"] == r["wmt16_recall"] == 1.0
+
+
+def test_evaluate_silver_judges_only_pairs_touching_gold():
+    from bitextcrawl.pairing.evaluate import evaluate_silver
+
+    gold = [("a1", "a2"), ("b1", "b2"), ("c1", "c2")]
+    predicted = [("a1", "a2"), ("b1", "x2"), ("y1", "y2")]  # y: unjudgeable
+    s = evaluate_silver(gold, predicted, found_pages={"a1", "a2", "b1", "b2", "x2"})
+    assert (s["judged"], s["correct"]) == (2, 1) and s["precision"] == 0.5
+    assert (s["findable"], s["found"]) == (2, 1) and s["recall"] == 0.5
+    assert s["f1"] == 0.5
+    assert evaluate_silver(gold, predicted)["findable"] == 3
