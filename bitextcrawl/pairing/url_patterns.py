@@ -83,6 +83,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterable
 
@@ -733,6 +734,24 @@ class UrlPatternLearner:
         }
 
 
+def _cross_language_groups(bucket: list, lang_of, max_bucket: int):
+    """The entries of an index bucket split by language, for each pair of languages
+    present: ``(la, lb, entries_la, entries_lb)``; buckets where every entry has one
+    language, and pairs of groups with more than ``max_bucket`` combinations, are skipped."""
+    first = lang_of(bucket[0])
+    if all(lang_of(e) == first for e in bucket):
+        return
+    by_lang: dict[int, list] = defaultdict(list)
+    for e in bucket:
+        by_lang[lang_of(e)].append(e)
+    present = sorted(by_lang)
+    for a, la in enumerate(present):
+        for lb in present[a + 1:]:
+            g1s, g2s = by_lang[la], by_lang[lb]
+            if len(g1s) * len(g2s) <= max_bucket:
+                yield la, lb, g1s, g2s
+
+
 def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
     """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
 
@@ -775,27 +794,16 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
     for bucket in index.values():
         if type(bucket) is int:
             continue
-        first = ulang[bucket[0]]
-        if all(ulang[g] == first for g in bucket):
-            continue
-        by_lang: dict[int, list[int]] = defaultdict(list)
-        for g in bucket:
-            by_lang[ulang[g]].append(g)
-        present = sorted(by_lang)
-        for a, la in enumerate(present):
-            for lb in present[a + 1:]:
-                g1s, g2s = by_lang[la], by_lang[lb]
-                if len(g1s) * len(g2s) > max_bucket:
-                    continue
-                for g1 in g1s:
-                    for g2 in g2s:
-                        if (g1, g2) in seen:
-                            continue
-                        seen.add((g1, g2))
-                        diff = _diff(urls[g1], urls[g2])
-                        if diff is not None:
-                            c1, c2, ctx = diff
-                            cands[(la, c1, lb, c2, TOKEN)].append((g1, g2, ctx))
+        for la, lb, g1s, g2s in _cross_language_groups(bucket, ulang.__getitem__, max_bucket):
+            for g1 in g1s:
+                for g2 in g2s:
+                    if (g1, g2) in seen:
+                        continue
+                    seen.add((g1, g2))
+                    diff = _diff(urls[g1], urls[g2])
+                    if diff is not None:
+                        c1, c2, ctx = diff
+                        cands[(la, c1, lb, c2, TOKEN)].append((g1, g2, ctx))
     return cands
 
 
@@ -887,27 +895,16 @@ def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
     for (slot, _), bucket in index.items():
         if len(bucket) < 2:
             continue
-        first = bucket[0][0]
-        if all(e[0] == first for e in bucket):
-            continue
-        by_lang: dict[int, list] = defaultdict(list)
-        for e in bucket:
-            by_lang[e[0]].append(e)
-        present = sorted(by_lang)
-        for x, la in enumerate(present):
-            for lb in present[x + 1:]:
-                e1s, e2s = by_lang[la], by_lang[lb]
-                if len(e1s) * len(e2s) > max_bucket:
+        for la, lb, e1s, e2s in _cross_language_groups(bucket, itemgetter(0), max_bucket):
+            n1 = [e[2] for e in e1s]  # (small lists: count() beats a Counter)
+            n2 = [e[2] for e in e2s]
+            for _, g1, v1, a, b in e1s:
+                if n1.count(v1) != 1 or not consistent(slot, v1, la, lb):
                     continue
-                n1 = [e[2] for e in e1s]  # (small lists: count() beats a Counter)
-                n2 = [e[2] for e in e2s]
-                for _, g1, v1, a, b in e1s:
-                    if n1.count(v1) != 1 or not consistent(slot, v1, la, lb):
-                        continue
-                    for _, g2, v2, _, _ in e2s:
-                        if v2 != v1 and n2.count(v2) == 1 and consistent(slot, v2, lb, la):
-                            cands[(la, v1, lb, v2, ID_MARKER)].append(
-                                (g1, g2, _context(urls[g1], a, b)))
+                for _, g2, v2, _, _ in e2s:
+                    if v2 != v1 and n2.count(v2) == 1 and consistent(slot, v2, lb, la):
+                        cands[(la, v1, lb, v2, ID_MARKER)].append(
+                            (g1, g2, _context(urls[g1], a, b)))
     return cands
 
 
