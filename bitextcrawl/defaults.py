@@ -33,7 +33,7 @@ BITEXT_PATTERNS_ENABLED = True
 BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
 BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
-BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages
+BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 10% more)
 BITEXT_DEEP_RECOVERY = True
 
 # Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)

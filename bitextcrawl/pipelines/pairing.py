@@ -74,7 +74,11 @@ class UrlPairingPipeline:
         if item.lang in self.langs:
             self.urls_by_lang.setdefault(item.lang, []).append(item.url)
             self.new_pages += 1
-            if self.new_pages >= self.relearn_every:
+            # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
+            # block the reactor for a minute on a 20k-page site; growing it with the
+            # site keeps the total near-linear. The idle pass re-learns on everything.
+            known = sum(len(urls) for urls in self.urls_by_lang.values())
+            if self.new_pages >= max(self.relearn_every, known // 10):
                 self.relearn()
         return item
 
