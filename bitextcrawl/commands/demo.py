@@ -12,6 +12,7 @@ import os
 import shutil
 
 from scrapy.commands import ScrapyCommand
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
@@ -59,7 +60,7 @@ class Command(ScrapyCommand):
         os.makedirs(opts.output)
         site.write_gold(os.path.join(opts.output, "gold.tsv"))
         for name, value in self.loopback_settings.items():
-            if self.settings.getpriority(name) < 40:  # the user's -s wins
+            if self.settings.getpriority(name) < SETTINGS_PRIORITIES["cmdline"]:  # -s wins
                 self.settings.set(name, value, priority="cmdline")
         self.settings.set("BITEXT_OUTPUT_DIR", opts.output, priority="cmdline")
         self.settings.set("BITEXT_PATTERN_DB", os.path.join(opts.output, "patterns-db.json"),
