@@ -57,7 +57,7 @@ TEXT_TAG = "#text"
 INF = float("inf")
 
 # Invisible content, dropped with its text (§4 keeps what a reader sees).
-DROPPED_TAGS = frozenset(strand.DROPPED_TAGS - {"head"}) | {"iframe", "object", "canvas"}
+DROPPED_TAGS = strand.DROPPED_TAGS | {"iframe", "object", "canvas"}
 # Phrasing content: its text joins the run of the enclosing element (see module docstring).
 PHRASING_TAGS = frozenset(strand.INLINE_TAGS | {"img", "button", "del", "ins", "map", "area"})
 LINK_TAGS = frozenset({"a", "area"})

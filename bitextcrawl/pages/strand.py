@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-# Dropped with their content: never visible text.
-DROPPED_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "math", "head"})
+# Dropped with their content: never visible text. (<head> is dropped too, but for its title.)
+DROPPED_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "math"})
 
 # Inline formatting is ignored (its text joins the surrounding chunk): translators
 # move emphasis and links freely inside a sentence, while the block template of a
@@ -20,6 +20,11 @@ INLINE_TAGS = frozenset({
     "a", "abbr", "acronym", "b", "bdi", "bdo", "big", "cite", "code", "dfn", "em",
     "font", "i", "kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong",
     "sub", "sup", "time", "tt", "u", "var", "wbr", "label", "nobr",
+})
+
+VOID_TAGS = frozenset({
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+    "param", "source", "track", "wbr",
 })
 
 _WS = re.compile(r"\s+")
@@ -54,7 +59,7 @@ def linearise(doc) -> tuple[list[str], list[str]]:
                 buf.append(el.tail)
             return
         tag = tag.lower()
-        if tag in DROPPED_TAGS and tag != "head":
+        if tag in DROPPED_TAGS:
             if el.tail:
                 buf.append(el.tail)
             return
@@ -91,11 +96,6 @@ def linearise(doc) -> tuple[list[str], list[str]]:
     flush()
     return tokens, chunks
 
-
-VOID_TAGS = frozenset({
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-    "param", "source", "track", "wbr",
-})
 
 
 def is_chunk(token: str) -> bool:
