@@ -114,6 +114,8 @@ class SiteSpec:
     language_switch: bool = True        # <a hreflang=".." href="counterpart">Français</a>
     hreflang_alternates: bool = False   # <link rel="alternate" hreflang=".."> in <head>
     bad_pages: bool = False             # add BAD_RESOURCES, linked from the langs[0] home page
+    anchors: bool = True                # years, dates, prices, codes, names, places in the text;
+                                        # False leaves only words that translate
     host: str = "demo.localhost"
     seed: int = 0
 
@@ -1105,18 +1107,31 @@ _SENTENCES = [_Template(*t) for t in _SENTENCE_TEMPLATES]
 _TITLES = [_Template(*t) for t in _TITLE_TEMPLATES]
 
 
-def _template_weights(product: bool) -> list[float]:
+# Fields whose values read the same in every language (numbers, codes, proper names):
+# language-independent evidence a content similarity can match without translating.
+_ANCHOR_FIELDS = frozenset("YDMNKCTHWP")
+
+
+def _has_anchor(t: _Template) -> bool:
+    return any(f[0] in _ANCHOR_FIELDS for f in t.fields)
+
+
+def _template_weights(product: bool, anchors: bool = True) -> list[float]:
     cum, total = [], 0.0
     for t in _SENTENCES:
         w = 0.3 if t.opts.get("rare") else 1.0
         if t.opts.get("product"):
             w = 3.0 if product else 0.0
+        if not anchors and _has_anchor(t):
+            w = 0.0
         total += w
         cum.append(total)
     return cum
 
 
-_CUM_WEIGHTS = {False: _template_weights(False), True: _template_weights(True)}
+_CUM_WEIGHTS = {(product, anchors): _template_weights(product, anchors)
+                for product in (False, True) for anchors in (False, True)}
+_TITLES_WITHOUT_ANCHORS = [t for t in _TITLES if not _has_anchor(t)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -1254,8 +1269,8 @@ def _sentence(rng: random.Random, pool: _Pool, cum_weights: list[float]) -> _Sen
     return _Sentence(t, slots, conn)
 
 
-def _title(rng: random.Random, pool: _Pool) -> _Sentence:
-    t = rng.choice(_TITLES)
+def _title(rng: random.Random, pool: _Pool, anchors: bool = True) -> _Sentence:
+    t = rng.choice(_TITLES if anchors else _TITLES_WITHOUT_ANCHORS)
     return _Sentence(t, _fill(rng, t, pool), None)
 
 
@@ -1267,31 +1282,35 @@ class _Plan:
     side (0 or 1) that has it: the small differences real translations have.
     """
 
-    __slots__ = ("title", "date", "blocks", "only", "pool")
+    __slots__ = ("title", "date", "blocks", "only", "pool", "anchors")
 
     def __init__(self, title, date, blocks, pool):
         self.title, self.date, self.blocks, self.pool = title, date, blocks, pool
         self.only: dict[int, int] = {}
+        self.anchors = True     # False: the date is not shown (see SiteSpec.anchors)
 
 
-def _plan_article(rng: random.Random, product: bool, place: int) -> _Plan:
+def _plan_article(rng: random.Random, product: bool, place: int,
+                  anchors: bool = True) -> _Plan:
     pool = _Pool(rng, place if rng.random() < 0.5 else None)
-    cum = _CUM_WEIGHTS[product]
+    cum = _CUM_WEIGHTS[product, anchors]
     blocks: list = [("p", [_sentence(rng, pool, cum) for _ in range(rng.randint(1, 4))])
                     for _ in range(rng.randint(2, 8))]
     # Lists, tables and pictures go between paragraphs, never first.
     if rng.random() < 0.3:
         blocks.insert(rng.randint(1, len(blocks)), ("ul", _distinct_things(rng, pool, 3, 6)))
-    if rng.random() < (0.5 if product else 0.15):
+    if anchors and rng.random() < (0.5 if product else 0.15):
         rows = [(np_, _product_code(rng), rng.randint(5, 900) * 100)
                 for np_ in _distinct_things(rng, pool, 2, 6)]
         blocks.insert(rng.randint(1, len(blocks)), ("table", rows))
     for _ in range(rng.choice((0, 0, 1, 1, 2))):
         img = (f"{rng.getrandbits(40):010x}", _noun_phrase(rng, pool, False, things_only=True),
-               rng.choice(pool.places))
+               rng.choice(pool.places) if anchors else None)
         blocks.insert(rng.randint(1, len(blocks)), ("img", img))
     date = (rng.randint(2015, 2025), rng.randint(1, 12), rng.randint(1, 28))
-    return _Plan(_title(rng, pool), date, blocks, pool)
+    plan = _Plan(_title(rng, pool, anchors), date, blocks, pool)
+    plan.anchors = anchors
+    return plan
 
 
 def _distinct_things(rng: random.Random, pool: _Pool, lo: int, hi: int) -> list:
@@ -1309,7 +1328,7 @@ def _add_one_sided_differences(rng: random.Random, plan: _Plan) -> None:
     """Sometimes one version has an extra paragraph or lacks a picture."""
     if rng.random() < 0.08:
         side = rng.randrange(2)
-        extra = ("p", [_sentence(rng, plan.pool, _CUM_WEIGHTS[False])
+        extra = ("p", [_sentence(rng, plan.pool, _CUM_WEIGHTS[False, plan.anchors])
                        for _ in range(rng.randint(1, 2))])
         pos = rng.randint(1, len(plan.blocks))
         plan.blocks.insert(pos, extra)
@@ -1364,7 +1383,9 @@ def _render_main(lang: str, plan: _Plan, side: int | None, ui: dict) -> tuple[st
                        f"<tbody>{rows}</tbody></table>\n")
         elif kind == "img":
             img_id, (n, a), place = data
-            alt = f"{_np(lang, n, a, 'title')} {_place(lang, place, 'in')}"
+            alt = _np(lang, n, a, "title")
+            if place is not None:
+                alt += " " + _place(lang, place, "in")
             out.append(f'<figure><img src="/img/{img_id}.jpg" alt="{_esc(alt)}" width="640" '
                        f'height="420"><figcaption>{_t(alt)}</figcaption></figure>\n')
         sentences.append(None)
@@ -1635,7 +1656,7 @@ class _Builder:
         self.pairs = []
         for i in range(spec.n_pairs):
             sec = section_for(i)
-            art = _Article(_plan_article(rng, sec.product, self.place), sec, nids[i], "article")
+            art = _Article(_plan_article(rng, sec.product, self.place, spec.anchors), sec, nids[i], "article")
             _add_one_sided_differences(rng, art.plan)
             if rng.random() < 0.1:
                 art.short_side = rng.randrange(2)
@@ -1647,7 +1668,7 @@ class _Builder:
         self.untranslated = []
         for j in range(n_untr):
             sec = rng.choice(self.sections)
-            art = _Article(_plan_article(rng, sec.product, self.place), sec,
+            art = _Article(_plan_article(rng, sec.product, self.place, spec.anchors), sec,
                            nids[spec.n_pairs + j], "untranslated")
             art.urls = {rng.choice((self.l1, self.l2)): ""}
             self.untranslated.append(art)
@@ -1659,7 +1680,7 @@ class _Builder:
             for j in range(spec.n_third):
                 src = self.pairs[j] if j < len(self.pairs) else None
                 sec = src.section if src else rng.choice(self.sections)
-                plan = src.plan if src else _plan_article(rng, sec.product, self.place)
+                plan = src.plan if src else _plan_article(rng, sec.product, self.place, spec.anchors)
                 art = _Article(plan, sec, src.nid if src else nids[spec.n_pairs + n_untr + j],
                                "article")
                 art.urls = {self.l3: ""}
@@ -1832,10 +1853,11 @@ class _Builder:
         ui = _UI[lang]
         main, sents = _render_main(lang, art.plan, side, ui)
         title = art.titles[lang]
-        iso = "%04d-%02d-%02d" % art.plan.date
-        parts = [f"<article>\n<h1>{_t(title)}</h1>\n<div class=\"meta\">{_t(ui['published'])} "
-                 f'<time datetime="{iso}">{_t(_date(lang, art.plan.date, ""))}</time></div>\n',
-                 main, "</article>\n"]
+        parts = [f"<article>\n<h1>{_t(title)}</h1>\n", main, "</article>\n"]
+        if self.spec.anchors:
+            iso = "%04d-%02d-%02d" % art.plan.date
+            parts.insert(1, f"<div class=\"meta\">{_t(ui['published'])} <time datetime=\"{iso}\">"
+                            f'{_t(_date(lang, art.plan.date, ""))}</time></div>\n')
         related = [r for r in art.related
                    if lang in r.urls and not (r.hidden and lang == self.l2)]
         if art.short_side is not None and art.short_side == side and related:
@@ -1855,7 +1877,7 @@ class _Builder:
     def render_indexes(self) -> None:
         for sec in self.sections:
             pool = _Pool(self.rng, self.place)
-            extra = _sentence(self.rng, pool, _CUM_WEIGHTS[sec.product])
+            extra = _sentence(self.rng, pool, _CUM_WEIGHTS[sec.product, self.spec.anchors])
             sents = {}
             for lang in (self.l1, self.l2):
                 other = self.l2 if lang == self.l1 else self.l1
@@ -1870,9 +1892,10 @@ class _Builder:
                              extra.render(lang)]
                     chunk = items[(p - 1) * _PER_PAGE:p * _PER_PAGE]
                     lis = "".join(
-                        f'<li><a href="{_href(a.urls[lang])}">{_t(a.titles[lang])}</a> '
-                        f'<time datetime="{"%04d-%02d-%02d" % a.plan.date}">'
-                        f'{_t(_date(lang, a.plan.date, ""))}</time></li>' for a in chunk)
+                        f'<li><a href="{_href(a.urls[lang])}">{_t(a.titles[lang])}</a>'
+                        + (f' <time datetime="{"%04d-%02d-%02d" % a.plan.date}">'
+                           f'{_t(_date(lang, a.plan.date, ""))}</time>' if self.spec.anchors
+                           else "") + "</li>" for a in chunk)
                     main = (f"<h1>{_t(label)}</h1>\n<p>{_t(' '.join(intro))}</p>\n"
                             f'<ul class="article-list">{lis}</ul>\n{self.pager(lang, pages, p)}')
                     other_pages = sec.pages[other]
@@ -1905,7 +1928,7 @@ class _Builder:
 
     def render_homes(self) -> None:
         pool = _Pool(self.rng, self.place)
-        extra = [_sentence(self.rng, pool, _CUM_WEIGHTS[False]) for _ in range(2)]
+        extra = [_sentence(self.rng, pool, _CUM_WEIGHTS[False, self.spec.anchors]) for _ in range(2)]
         sents = {}
         for lang in self.langs:
             intro = [self.ui(lang, "welcome"), self.ui(lang, "home_more")]
@@ -1956,7 +1979,7 @@ class _Builder:
 
     def render_about(self) -> None:
         pool = _Pool(self.rng, self.place)
-        extra = [_sentence(self.rng, pool, _CUM_WEIGHTS[False]) for _ in range(3)]
+        extra = [_sentence(self.rng, pool, _CUM_WEIGHTS[False, self.spec.anchors]) for _ in range(3)]
         sents = {}
         for lang in (self.l1, self.l2):
             other = self.l2 if lang == self.l1 else self.l1
@@ -1977,7 +2000,7 @@ class _Builder:
         lang = self.l1
         pool = _Pool(self.rng, self.place)
         body = [self.ui(lang, "private"), self.ui(lang, "private_more")]
-        body += [_sentence(self.rng, pool, _CUM_WEIGHTS[False]).render(lang) for _ in range(2)]
+        body += [_sentence(self.rng, pool, _CUM_WEIGHTS[False, self.spec.anchors]).render(lang) for _ in range(2)]
         first, second = self.private
         main = (f"<h1>{_t(self.ui(lang, 'staff'))}</h1>\n<p>{_t(' '.join(body))}</p>\n"
                 f'<ul><li><a href="{_href(second)}">{_t(self.ui(lang, "staff"))} 2</a></li></ul>\n')
@@ -2012,7 +2035,7 @@ class _Builder:
         res[urls["binary"]] = Resource(200, dict(_HTML_UTF8), bytes(raw))
 
         pool = _Pool(rng, self.place)
-        french = " ".join(_sentence(rng, pool, _CUM_WEIGHTS[False]).render("fr") for _ in range(8))
+        french = " ".join(_sentence(rng, pool, _CUM_WEIGHTS[False, True]).render("fr") for _ in range(8))
         french += " Les élèves ont découvert l'église et le château à Noël ; où était-ce déjà ?"
         latin1 = (f'<!DOCTYPE html><html lang="fr"><head><title>Ancien article</title></head>'
                   f"<body><main><h1>Été à {_PLACES[self.place][1]}</h1><p>{_t(french)}</p>"
@@ -2030,7 +2053,7 @@ class _Builder:
         res[urls["truncated"]] = Resource(200, dict(_HTML_UTF8),
                                           page[:cut + 5] if cut > 0 else page[:len(page) // 2])
 
-        chunk = b"".join(f"<p>{_t(_sentence(rng, pool, _CUM_WEIGHTS[False]).render(self.l1))}"
+        chunk = b"".join(f"<p>{_t(_sentence(rng, pool, _CUM_WEIGHTS[False, True]).render(self.l1))}"
                          f"</p>\n".encode() for _ in range(40))
         reps = 6_300_000 // len(chunk) + 1
         huge = b"<!DOCTYPE html><html><head><title>Archive</title></head><body><main>\n" + \

@@ -6,7 +6,8 @@ Per language pair (the first language of ``langs`` with each other one):
 1. URL patterns (seed 003) and ``hreflang`` give known pairs;
 2. candidates = known pairs + pairs proposed by cheap filters (``candidates.py``);
 3. STRAND features and the structural EM model (seed 000) give P(parallel);
-4. LSI trained on the site's confident pairs gives content similarity (seed 002);
+4. LSI trained on the site's confident pairs gives content similarity (seed 002),
+   and each page's nearest pages in the LSI space join the candidates;
 5. internal similarity = λ·content + (1−λ)·structure, known evidence as a floor;
 6. ETS over the site graph and greedy 1-1 extraction (seed 004, Algorithms 1–3).
 
@@ -24,7 +25,7 @@ import numpy as np
 
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.candidates import candidate_pairs
+from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph
 from bitextcrawl.pairing.extract import one_to_one
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
@@ -49,8 +50,9 @@ class AlignConfig:
     langs: tuple
     threshold: float = 0.5
     ets_iterations: int = 3
-    lam: float = 0.5
+    lam: float = 0.6            # λ of seed 004 eq. 2 (the paper's best value)
     top_k: int = 10
+    content_top_k: int = 5
     pattern_local_threshold: float = 0.1
     pattern_rescue_threshold: float = 500.0
     lexicon_path: str = ""
@@ -138,6 +140,34 @@ def mutual_best(scored) -> set[tuple[str, str]]:
     return {(u1, u2) for u1, (_, u2) in best1.items() if best2.get(u2, (0, ""))[1] == u1}
 
 
+def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, known: dict,
+                       training: list, top_k: int) -> list[tuple[str, str]]:
+    """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space (seed 002), not yet candidates.
+
+    Seed 002 compares every page of a site with every other; the cheap candidate
+    filters (``candidates.py``) only see shared numbers, images, links and lengths,
+    so on a site whose translations share none of them a page's counterpart can be
+    missing from its candidates. Pages already in a known pair are left alone; the
+    length and chunk filters still apply (â from the LSI training pairs).
+    """
+    if lsi.mode_ != "lsi" or top_k <= 0:
+        return []
+    urls1, urls2 = list(pages1), list(pages2)
+    in_known1 = {a for a, _ in known}
+    in_known2 = {b for _, b in known}
+    rows1 = [i for i, u in enumerate(urls1) if u not in in_known1]
+    rows2 = [j for j, u in enumerate(urls2) if u not in in_known2]
+    near = lsi.nearest_pairs([p.text for p in pages1.values()], [p.text for p in pages2.values()],
+                             top_k, rows1=rows1, rows2=rows2)
+    have = set(cands)
+    fresh = sorted((i, j) for i, j, _ in near if (urls1[i], urls2[j]) not in have)
+    idx1 = {u: i for i, u in enumerate(urls1)}
+    idx2 = {u: i for i, u in enumerate(urls2)}
+    ok = passes_cheap_filters(list(pages1.values()), list(pages2.values()), fresh,
+                              [(idx1[a], idx2[b]) for a, b in training])
+    return [(urls1[i], urls2[j]) for (i, j), keep in zip(fresh, ok) if keep]
+
+
 def _timed(result: AlignResult, name: str, start: float) -> None:
     result.timings[name] = round(result.timings.get(name, 0.0) + time.perf_counter() - start, 3)
 
@@ -198,8 +228,9 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
 
     # Structure: STRAND features + EM (seed 000).
     t = time.perf_counter()
-    X = pair_features_matrix({u: p.strand for u, p in pages1.items()},
-                             {u: p.strand for u, p in pages2.items()}, cands)
+    strand1 = {u: p.strand for u, p in pages1.items()}
+    strand2 = {u: p.strand for u, p in pages2.items()}
+    X = pair_features_matrix(strand1, strand2, cands)
     p_struct = np.zeros(len(cands))
     llr = np.zeros(len(cands))
     em = None
@@ -208,7 +239,6 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         llr = em.log_likelihood_ratio(X)
         p_struct = competitive(cands, em.predict_proba(X), llr)
         result.models.setdefault(key, {})["structural_em"] = em.report()
-        result.em_points[key] = (X[:, 1].tolist(), X[:, 2].tolist(), p_struct.tolist())
     _timed(result, "structure", t)
 
     # Content: LSI trained on the site's own confident pairs (seed 002).
@@ -236,6 +266,18 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         texts2 = [p.text for p in pages2.values()]
         idx1 = {u: i for i, u in enumerate(pages1)}
         idx2 = {u: i for i, u in enumerate(pages2)}
+        new = content_candidates(lsi, pages1, pages2, cands, known, training, config.content_top_k)
+        result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
+        if new:
+            # Pages the cheap filters paired with look-alikes of the same length find
+            # their counterpart by content; the structural model scores them too.
+            cands = cands + new
+            X = np.vstack([X, pair_features_matrix(strand1, strand2, new)])
+            if em is not None:
+                llr = em.log_likelihood_ratio(X)
+                p_struct = competitive(cands, em.predict_proba(X), llr)
+            else:
+                llr, p_struct = np.zeros(len(cands)), np.zeros(len(cands))
         content = np.asarray(lsi.pair_similarities(
             texts1, texts2, [(idx1[a], idx2[b]) for a, b in cands]), dtype=float)
         content = np.clip(content, 0.0, 1.0)
@@ -246,6 +288,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         result.models.setdefault(key, {})["lsi"] = lsi.report()
         result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
     _timed(result, "content", t)
+    if em is not None:
+        result.em_points[key] = (X[:, 1].tolist(), X[:, 2].tolist(), p_struct.tolist())
 
     # Internal similarity (seed 004 §3.2): λ·content + (1−λ)·structure.
     if "content" in stages and "structure" in stages:

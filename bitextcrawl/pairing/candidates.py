@@ -67,7 +67,7 @@ from urllib.parse import unquote, urlsplit
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
 
-__all__ = ["candidate_pairs", "page_features", "length_ratio"]
+__all__ = ["candidate_pairs", "page_features", "length_ratio", "passes_cheap_filters"]
 
 _NUMBER = re.compile(r"\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)*")
 _NON_DIGIT = re.compile(r"\D+")
@@ -162,6 +162,32 @@ def length_ratio(lengths1: Sequence[int], lengths2: Sequence[int],
     return min(max(r, 0.2), 5.0)
 
 
+def _passes(l1: int, l2: int, c1: int, c2: int, a_hat: float, max_length_ratio: float,
+            length_slack: int, max_chunk_ratio: float, chunk_slack: int) -> bool:
+    t = a_hat * l1
+    if not (t / max_length_ratio - length_slack <= l2 <= t * max_length_ratio + length_slack):
+        return False
+    return c1 / max_chunk_ratio - chunk_slack <= c2 <= c1 * max_chunk_ratio + chunk_slack
+
+
+def passes_cheap_filters(pages1: Sequence, pages2: Sequence, pairs: Iterable[tuple[int, int]],
+                         known_pairs: Iterable[tuple[int, int]] = (), *,
+                         max_length_ratio: float = 2.0, length_slack: int = 50,
+                         max_chunk_ratio: float = 2.0, chunk_slack: int = 3) -> list[bool]:
+    """The text length and chunk count filters of :func:`candidate_pairs`, for pairs proposed elsewhere.
+
+    ``pairs`` and ``known_pairs`` hold indexes into ``pages1``/``pages2``; â comes
+    from the known pairs as in :func:`length_ratio`.
+    """
+    lengths1 = [page_text_length(p) for p in pages1]
+    lengths2 = [page_text_length(p) for p in pages2]
+    a_hat = length_ratio(lengths1, lengths2, [(lengths1[i], lengths2[j]) for i, j in known_pairs])
+    chunks1 = [page_chunk_count(p) for p in pages1]
+    chunks2 = [page_chunk_count(p) for p in pages2]
+    return [_passes(lengths1[i], lengths2[j], chunks1[i], chunks2[j], a_hat, max_length_ratio,
+                    length_slack, max_chunk_ratio, chunk_slack) for i, j in pairs]
+
+
 class _Side:
     """One language's pages, with what the filters and the index need."""
 
@@ -238,12 +264,8 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
 
     def passes(i: int, j: int) -> bool:
         """The two cheap filters: text length ratio and chunk count ratio."""
-        l1, l2 = s1.lengths[i], s2.lengths[j]
-        t = a_hat * l1
-        if not (t / max_length_ratio - length_slack <= l2 <= t * max_length_ratio + length_slack):
-            return False
-        c1, c2 = s1.chunks[i], s2.chunks[j]
-        return c1 / max_chunk_ratio - chunk_slack <= c2 <= c1 * max_chunk_ratio + chunk_slack
+        return _passes(s1.lengths[i], s2.lengths[j], s1.chunks[i], s2.chunks[j], a_hat,
+                       max_length_ratio, length_slack, max_chunk_ratio, chunk_slack)
 
     def similarity(i: int, j: int) -> float:
         """Length and chunk-count closeness in [0, 2]: a tie-breaker below any evidence."""

@@ -148,3 +148,19 @@ def test_empty_and_dict_inputs():
     p2 = [{"url": "https://s/fr/1", "text": "12345", "text_length": 110, "strand": [],
            "chunks": ["y" * 110], "links": [], "html": ""}]
     assert candidate_pairs(p1, p2) == [("https://s/en/1", "https://s/fr/1")]
+
+
+def test_passes_cheap_filters_for_pairs_proposed_elsewhere():
+    from bitextcrawl.pairing.candidates import passes_cheap_filters
+
+    pages1 = [_page("https://ex.org/en/a", "en", 1000, 20), _page("https://ex.org/en/b", "en", 400, 8)]
+    pages2 = [_page("https://ex.org/fr/a", "fr", 1100, 21), _page("https://ex.org/fr/b", "fr", 3000, 20),
+              _page("https://ex.org/fr/c", "fr", 1050, 60)]
+    # same length and template: kept; 3x longer: dropped; 3x the chunks: dropped
+    assert passes_cheap_filters(pages1, pages2, [(0, 0), (0, 1), (0, 2)]) == [True, False, False]
+    # â comes from the known pairs when given, else from the site's median lengths
+    short1 = [_page(f"https://ex.org/en/k{i}", "en", 300 * (i + 1), 8) for i in range(5)]
+    long2 = [_page(f"https://ex.org/fr/k{i}", "fr", 3 * 300 * (i + 1), 8) for i in range(5)]
+    long2 += [_page(f"https://ex.org/fr/x{i}", "fr", 300, 8) for i in range(20)]
+    assert passes_cheap_filters(short1, long2, [(4, 4)]) == [False]
+    assert passes_cheap_filters(short1, long2, [(4, 4)], known_pairs=[(i, i) for i in range(5)]) == [True]

@@ -272,3 +272,30 @@ def test_row_cosines_zero_safe():
     a = np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 1.0]])
     b = np.array([[1.0, 0.0], [1.0, 0.0], [-1.0, -1.0]])
     assert np.allclose(row_cosines(a, b), [1.0, 0.0, -1.0])
+
+
+def test_nearest_pairs_keeps_each_pages_k_nearest(model, corpus):
+    _, test, _ = corpus
+    t1, t2 = [a for a, _ in test], [b for _, b in test]
+    full = _matrix(model, test)
+    pairs = model.nearest_pairs(t1, t2, k=3)
+    found = {(i, j) for i, j, _ in pairs}
+    assert len(found) == len(pairs)                               # each pair once
+    # both directions' top 3 (ties aside), and nothing else
+    expected = {(i, int(j)) for i in range(len(t1)) for j in np.argsort(-full[i])[:3]}
+    expected |= {(int(i), j) for j in range(len(t2)) for i in np.argsort(-full[:, j])[:3]}
+    assert found == {p for p in expected if full[p] > 0}
+    for i, j, s in pairs:
+        assert s == pytest.approx(full[i, j], abs=1e-4)
+    # the true counterpart is among them for nearly every page
+    assert sum((i, i) in found for i in range(len(t1))) >= 0.95 * len(t1)
+    # row restriction: only the listed pages are compared; blocks change nothing
+    sub = model.nearest_pairs(t1, t2, k=3, rows1=[0, 1, 2], rows2=list(range(10)), block=2)
+    assert sub and all(i in (0, 1, 2) and j < 10 for i, j, _ in sub)
+    assert model.nearest_pairs(t1, t2, k=0) == [] and model.nearest_pairs(t1, [], k=3) == []
+
+
+def test_nearest_pairs_ignores_pages_without_known_terms(model, corpus):
+    _, test, _ = corpus
+    pairs = model.nearest_pairs([test[0][0], "zzzz qqqq"], [test[0][1], "xxxx yyyy"], k=2)
+    assert {(i, j) for i, j, _ in pairs} == {(0, 0)}
