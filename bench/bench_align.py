@@ -96,9 +96,17 @@ def ablation() -> None:
     print(f"{'ETS − best internal similarity':34s}" + "".join(f"{gain[n]:+32.3f}" for n in names))
 
 
-def one_scale(pages_wanted: int) -> dict:
+SCALE_SITES = {
+    "mixed": {"scheme": "mixed"},
+    # The worst case: no URL, hreflang or shared-token evidence, every stage at work.
+    "opaque-anchorless": {"scheme": "opaque", "language_switch": False, "anchors": False},
+}
+
+
+def one_scale(pages_wanted: int, kind: str) -> dict:
     n_pairs = max(10, int(pages_wanted / 2.2))
-    site = generate_site(SiteSpec(scheme="mixed", n_pairs=n_pairs, third_lang=None, seed=5), 8000)
+    site = generate_site(SiteSpec(n_pairs=n_pairs, third_lang=None, seed=5, **SCALE_SITES[kind]),
+                         8000)
     t = time.perf_counter()
     pages = site_records(site, identifier())
     build_s = time.perf_counter() - t
@@ -112,20 +120,23 @@ def one_scale(pages_wanted: int) -> dict:
 
 
 def scale(sizes: list[int]) -> None:
-    results = []
-    for size in sizes:
-        out = subprocess.run([sys.executable, __file__, "--one", str(size)], capture_output=True,
-                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        if out.returncode:
-            raise SystemExit(out.stderr[-3000:])
-        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    print("closing pipeline (page pairs, no bitext) on generated mixed-scheme sites")
-    for r in results:
-        print(f"{r['pages']:7d} pages: align {r['align_s']:7.1f} s  (records {r['records_s']} s)  "
-              f"peak RSS {r['peak_rss_mb']} MiB  F1 {r['f1']}  stages {r['stages_s']}")
-    if len(results) >= 2:
-        a, b = results[0], results[-1]
-        print(f"time ratio {b['align_s'] / a['align_s']:.1f}x for {b['pages'] / a['pages']:.1f}x pages")
+    for kind in SCALE_SITES:
+        results = []
+        for size in sizes:
+            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--kind", kind],
+                                 capture_output=True, text=True,
+                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
+            if out.returncode:
+                raise SystemExit(out.stderr[-3000:])
+            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"closing pipeline (page pairs, no bitext) on generated {kind} sites")
+        for r in results:
+            print(f"{r['pages']:7d} pages: align {r['align_s']:7.1f} s  (records {r['records_s']} s)  "
+                  f"peak RSS {r['peak_rss_mb']} MiB  F1 {r['f1']}  stages {r['stages_s']}")
+        if len(results) >= 2:
+            a, b = results[0], results[-1]
+            print(f"time ratio {b['align_s'] / a['align_s']:.1f}x for "
+                  f"{b['pages'] / a['pages']:.1f}x pages")
 
 
 def main() -> None:
@@ -133,9 +144,10 @@ def main() -> None:
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--scale", nargs="*", type=int)
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--kind", default="mixed", choices=list(SCALE_SITES), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(one_scale(args.one)))
+        print(json.dumps(one_scale(args.one, args.kind)))
         return
     if args.ablation or args.scale is None:
         ablation()
