@@ -260,8 +260,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
             # the SVD slower (the cost grew 25x for 10x pages before this cap).
             step = len(training) / LSI_MAX_TRAINING_PAIRS
             training = [training[int(i * step)] for i in range(LSI_MAX_TRAINING_PAIRS)]
-        lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in training],
-                             site_texts)
+        training_texts = [(pages1[a].text, pages2[b].text) for a, b in training]
+        lsi = LSIModel().fit(training_texts, site_texts)
         texts1 = [p.text for p in pages1.values()]
         texts2 = [p.text for p in pages2.values()]
         idx1 = {u: i for i, u in enumerate(pages1)}

@@ -41,7 +41,7 @@ from scipy.sparse.linalg import svds
 
 __all__ = [
     "tokenize", "anchor_tokens", "shared_token_similarity", "lexicon_similarity",
-    "load_lexicon", "Lexicon", "LSIModel", "row_cosines",
+    "load_lexicon", "Lexicon", "LSIModel", "row_cosines", "site_term_stats",
 ]
 
 # Scripts written without spaces between words: CJK ideographs (+ radicals,
@@ -290,6 +290,23 @@ def _hash_bucket(token: str, dim: int) -> tuple[int, float]:
     return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
 
 
+def site_term_stats(texts: Sequence[str]) -> dict:
+    """What LSI needs of a site's pages, read once: df and mean tf (1 + log f) of every term.
+
+    ``{"n_docs": N, "df": Counter, "tf_mean": {term: Σ_pages tf / N}}``.
+    """
+    df: Counter = Counter()
+    tf_sum: dict[str, float] = {}
+    get = tf_sum.get
+    for text in texts:
+        counts = Counter(tokenize(text))
+        df.update(counts.keys())
+        for t, c in counts.items():
+            tf_sum[t] = get(t, 0.0) + (1.0 + math.log(c) if c > 1 else 1.0)
+    n = len(texts)
+    return {"n_docs": n, "df": df, "tf_mean": {t: v / n for t, v in tf_sum.items()} if n else {}}
+
+
 class LSIModel:
     """LSI content similarity trained on known parallel pairs of one site (seed 002).
 
@@ -356,7 +373,8 @@ class LSIModel:
         ``pair_texts``: ``(text_1, text_2)`` of known parallel pairs of the site.
         ``site_texts``: the texts of all pages of the site (the idf population, and
         the pages whose mean vector ``lcos`` subtracts); without them, the pages of
-        the training pairs stand in.
+        the training pairs stand in. The site's pages are read once
+        (:func:`site_term_stats`), and their mean is folded in as one vector.
         """
         pair_texts = [(a or "", b or "") for a, b in pair_texts]
         site_texts = list(site_texts) if site_texts else []
@@ -372,12 +390,11 @@ class LSIModel:
         # documents of the domain; here they are the site's pages (site_texts), since the
         # same idf weighs every single page folded in later, and a site has far more
         # pages than known pairs.
-        df: Counter = Counter()
-        for text in population:
-            df.update(set(tokenize(text)))
+        site_stats = site_term_stats(population)
+        df = site_stats["df"]
         pair_counts = [Counter(tokenize(a) + tokenize(b)) for a, b in pair_texts]
         in_pairs: set[str] = set().union(*pair_counts) if pair_counts else set()
-        n_docs = max(len(population), 1)
+        n_docs = max(site_stats["n_docs"], 1)
         max_count = self.max_df * n_docs
         # A training-pair term missing from ``site_texts`` (a caller's inconsistency) gets
         # df = 1: never an infinite idf; with min_df >= 2 it is dropped like any rare term.
@@ -434,8 +451,10 @@ class LSIModel:
         self.singular_values_ = s
         self.rank_ = int(len(s))
         self.explained_variance_ratio_ = float((s ** 2).sum() / total)
-        mean_texts = site_texts or [t for pair in pair_texts for t in pair]
-        self.site_mean_ = self._mean(mean_texts)
+        # The mean folded page is U_k^T (idf ∘ mean tf): folding in is linear.
+        tf_mean = site_stats["tf_mean"]
+        mean_tfidf = np.array([tf_mean.get(t, 0.0) for t in terms]) * idf
+        self.site_mean_ = self.components_ @ mean_tfidf
         return self
 
     def _fit_degenerate(self, population: Sequence[str], reason: str) -> "LSIModel":
@@ -673,3 +692,4 @@ class LSIModel:
             model.singular_values_ = np.zeros(0)
             model.rank_ = 0
         return model
+
