@@ -140,15 +140,16 @@ def mutual_best(scored) -> set[tuple[str, str]]:
     return {(u1, u2) for u1, (_, u2) in best1.items() if best2.get(u2, (0, ""))[1] == u1}
 
 
-def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, known: dict,
+def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, known: list,
                        training: list, top_k: int) -> list[tuple[str, str]]:
     """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space (seed 002), not yet candidates.
 
     Seed 002 compares every page of a site with every other; the cheap candidate
     filters (``candidates.py``) only see shared numbers, images, links and lengths,
     so on a site whose translations share none of them a page's counterpart can be
-    missing from its candidates. Pages already in a known pair are left alone; the
-    length and chunk filters still apply (â from the LSI training pairs).
+    missing from its candidates. Pages of a settled pair (``known``: URL pattern,
+    hreflang, parallel links found twice or more) are left alone; the length and chunk
+    filters still apply (â from the LSI training pairs).
     """
     if lsi.mode_ != "lsi" or top_k <= 0:
         return []
@@ -219,8 +220,13 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
     result.counts[f"bitext/align/{key}/parallel_link_pairs"] = len(pl_pairs)
 
     t = time.perf_counter()
+    # Pages of a strong known pair get no other candidates; a single parallel-link
+    # proposal (evidence 0.5) is a guess, and its pages keep their own candidates.
+    settled = [k for k, v in known.items() if v >= ONE_WAY_HREFLANG]
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
-                            known_pairs=list(known), top_k=config.top_k)
+                            known_pairs=settled, top_k=config.top_k)
+    have = set(cands)
+    cands += [k for k in known if k not in have]
     _timed(result, "candidates", t)
     result.counts[f"bitext/align/{key}/candidates"] = len(cands)
     if not cands:
@@ -266,7 +272,8 @@ def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: Align
         texts2 = [p.text for p in pages2.values()]
         idx1 = {u: i for i, u in enumerate(pages1)}
         idx2 = {u: i for i, u in enumerate(pages2)}
-        new = content_candidates(lsi, pages1, pages2, cands, known, training, config.content_top_k)
+        new = content_candidates(lsi, pages1, pages2, cands, settled, training,
+                                 config.content_top_k)
         result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
         if new:
             # Pages the cheap filters paired with look-alikes of the same length find
