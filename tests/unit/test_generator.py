@@ -353,3 +353,20 @@ def test_generation_time_20k_pairs():
     elapsed = time.perf_counter() - t0
     size = sum(len(r.body) for r in s.resources.values()) / 1e6
     print(f"\n20,000 pairs: {len(s.page_langs)} pages, {size:.0f} MB in {elapsed:.1f} s")
+
+
+def test_anchorless_pages_share_only_translated_words():
+    site = generate_site(SiteSpec(scheme="opaque", n_pairs=40, anchors=False, seed=3), 8000)
+    for u1, u2 in site.gold_pairs:
+        if site.page_kinds[u1] != "article":
+            continue
+        for url in (u1, u2):
+            tree = lxml_html.fromstring(site.resources[url].body)
+            article = tree.xpath("//article")[0]
+            assert not article.xpath(".//time|.//table"), url
+            assert not re.search(r"\d", article.text_content()), url
+    # anchors=True (the default) still draws numbers, dates and names
+    plain = generate_site(SiteSpec(scheme="opaque", n_pairs=40, seed=3), 8000)
+    bodies = [plain.resources[u].body for u, _ in plain.gold_pairs
+              if plain.page_kinds[u] == "article"]
+    assert bodies and all(b"<time" in b for b in bodies)
