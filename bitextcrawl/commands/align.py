@@ -69,11 +69,7 @@ class Command(ScrapyCommand):
             except (OSError, ValueError) as exc:
                 raise UsageError(f"cannot read {path}: {exc}") from exc
         logger.info("Read %d pages from %d input(s); %s", len(pages), len(args), dict(input_stats))
-        config = AlignConfig(langs=langs, threshold=s.getfloat("BITEXT_PAIR_THRESHOLD"),
-                             ets_iterations=s.getint("BITEXT_ETS_ITERATIONS"),
-                             pattern_local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
-                             pattern_rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
-                             lexicon_path=s.get("BITEXT_LEXICON") or "")
+        config = AlignConfig.from_settings(s, langs)
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
         db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(opts.output, "patterns-db.json")

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from http import HTTPStatus
 from io import BytesIO
 from typing import Iterator
+from urllib.parse import urljoin
 
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeaders
@@ -215,7 +216,7 @@ def _fetched_at(date: str | None) -> float:
         return 0.0
 
 
-def _page_from_record(record, identify, stats) -> PageRecord | None:
+def _page_from_record(record, identify, stats, redirects=None) -> PageRecord | None:
     url = record.rec_headers.get_header("WARC-Target-URI") or ""
     if not url.startswith(("http://", "https://")):
         _count(stats, "skipped/bad_url")
@@ -227,6 +228,12 @@ def _page_from_record(record, identify, stats) -> PageRecord | None:
     except (TypeError, ValueError):
         _count(stats, "skipped/unreadable")
         return None
+    if 300 <= status < 400 and redirects is not None:
+        location = http.get_header("Location")
+        if location:
+            redirects[url] = urljoin(url, location.strip())
+            _count(stats, "redirects")
+            return None
     if not 200 <= status < 300:
         _count(stats, "skipped/status")
         return None
@@ -266,12 +273,33 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
                     stats: collections.Counter | None = None) -> Iterator[PageRecord]:
     """Page records of the HTML ``response`` records of a ``.warc`` / ``.warc.gz``.
 
-    Non-HTML, binary, empty, non-2xx and unreadable records are skipped and counted in
+    Redirect records (3xx with a ``Location``) are counted (``bitext/input/redirects``)
+    and the URLs redirecting to a page become its ``aliases`` (see below).
+    Non-HTML, binary, empty, other non-2xx and unreadable records are skipped and counted in
     ``stats`` under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
     the complete records before the damage and counts ``bitext/input/errors/truncated``
     (a record cut short is not yielded).
     """
     path = os.fspath(path)
+    redirects: dict[str, str] = {}
+    pages: dict[str, PageRecord] = {}
+    try:
+        yield from _iter_warc_records(path, identify, stats, redirects, pages)
+    finally:
+        # Redirects may come before or after their target: the URLs that redirect to a
+        # page join its ``aliases`` once the file is read (the records already yielded
+        # are completed in place; ``scrapy align`` aligns only after reading everything).
+        for source in redirects:
+            target, hops = redirects[source], 0
+            while target in redirects and hops < 20:      # follow a chain, not a loop
+                target, hops = redirects[target], hops + 1
+            page = pages.get(target)
+            if page is not None and source != page.url and source not in page.aliases:
+                page.aliases = sorted({*page.aliases, source})
+
+
+def _iter_warc_records(path: str, identify, stats, redirects: dict,
+                       pages: dict) -> Iterator[PageRecord]:
     with open(path, "rb") as fh:
         compressed = fh.read(2) == b"\x1f\x8b"
         fh.seek(0)
@@ -296,7 +324,7 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
             if record.rec_type == "response":
                 _count(stats, "records")
                 try:
-                    page = _page_from_record(record, identify, stats)
+                    page = _page_from_record(record, identify, stats, redirects)
                 except (EOFError, zlib.error, OSError, ValueError, LookupError, UnicodeError):
                     # e.g. a body whose Content-Encoding does not decode: this record only.
                     _count(stats, "skipped/unreadable")
@@ -310,6 +338,7 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
                 break
             if page is not None:
                 _count(stats, "pages")
+                pages[page.url] = page
                 yield page
         if not truncated:
             try:

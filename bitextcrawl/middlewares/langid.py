@@ -79,6 +79,7 @@ class LanguageIdMiddleware:
         record = build_record(
             response.url, html, identify,
             requested_url=(request.meta.get("redirect_urls") or [request.url])[0],
+            redirect_urls=request.meta.get("redirect_urls", ()),
             status=response.status,
             charset=charset,
             charset_repaired=repaired,

@@ -21,13 +21,6 @@ SCHEMES = ("http://", "https://")
 
 
 @dataclass
-class Link:
-    url: str
-    text: str = ""
-    hreflang: str | None = None
-
-
-@dataclass
 class PageRecord:
     url: str                       # final URL, after redirects
     requested_url: str = ""
@@ -46,7 +39,7 @@ class PageRecord:
     html_lang: str | None = None   # <html lang>
     content_language: str | None = None  # Content-Language header
     hreflang: dict = field(default_factory=dict)  # lang -> URL of declared alternates
-    links: list = field(default_factory=list)     # [Link as dict]
+    links: list = field(default_factory=list)     # [{"url", "text", "hreflang"}]
     strand: list = field(default_factory=list)    # STRAND tokens
     chunks: list = field(default_factory=list)    # text of each [Chunk] token
     content_hash: str = ""
@@ -54,6 +47,7 @@ class PageRecord:
     discovered_by: str = "link"    # start | link | pattern | parallel_link
     fetched_at: float = 0.0
     html: str = ""                 # decoded raw HTML (DOM alignment needs it)
+    aliases: list = field(default_factory=list)  # other URLs of this page: redirects, duplicates
     # Transient, for the WARC writer only; never exported.
     body: bytes | None = field(default=None, repr=False, compare=False)
     http_headers: list | None = field(default=None, repr=False, compare=False)
@@ -139,6 +133,7 @@ def parse_page(url: str, html: str) -> dict:
 
 
 def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
+                 redirect_urls: list | tuple = (),
                  status: int = 200, charset: str = "", content_type: str = "text/html",
                  content_language: str | None = None, depth: int = 0,
                  discovered_by: str = "link", charset_repaired: bool = False,
@@ -170,6 +165,7 @@ def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
         discovered_by=discovered_by,
         fetched_at=time.time() if fetched_at is None else fetched_at,
         html=html,
+        aliases=sorted({u for u in (requested_url, *redirect_urls) if u and u != url}),
         **parsed,
     )
 

@@ -65,3 +65,44 @@ def looks_like_trap(url: str, max_repeats: int = 3, max_segments: int = 20) -> b
         return True
     counts = Counter(segments)
     return bool(counts) and max(counts.values()) > max_repeats
+
+
+_TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
+
+
+def url_language_tokens(url: str) -> set[str]:
+    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live."""
+    parts = urlsplit(url)
+    text = f"{parts.hostname or ''}/{parts.path}?{parts.query}".lower()
+    return {t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha()}
+
+
+class UrlLanguageTokens:
+    """Which URL tokens name a language, learned from (url, language) of pages.
+
+    A token names language L when at least ``min_pages`` pages carry it and a share
+    ``purity`` of them are in L: ``/cn/`` names Chinese on nginx.org whatever the code says.
+    """
+
+    def __init__(self, min_pages: int = 5, purity: float = 0.95):
+        self.min_pages = min_pages
+        self.purity = purity
+        self.counts: dict[str, Counter] = {}
+
+    def learn(self, url: str, lang: str) -> None:
+        for token in url_language_tokens(url):
+            self.counts.setdefault(token, Counter())[lang] += 1
+
+    def token_lang(self, token: str) -> str | None:
+        counts = self.counts.get(token)
+        if not counts:
+            return None
+        total = sum(counts.values())
+        lang, n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        if total >= self.min_pages and n / total >= self.purity:
+            return lang
+        return None
+
+    def predict(self, url: str) -> set[str]:
+        """Every language a token of ``url`` names."""
+        return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}

@@ -11,6 +11,12 @@ Per language pair (the first language of ``langs`` with each other one):
 5. internal similarity = λ·content + (1−λ)·structure, known evidence as a floor;
 6. ETS over the site graph and greedy 1-1 extraction (seed 004, Algorithms 1–3).
 
+Before any of it, :func:`~bitextcrawl.pages.site.canonical_pages` makes the site's
+records one per content, with every URL resolved through redirects and duplicates.
+Each stage is one function below, adding to an explicit :class:`Evidence` object, so
+that later stages see what earlier ones proved: proven pairs (credible URL pattern,
+mutual hreflang) leave the extraction only to a rival with stronger evidence.
+
 ``stages`` switches stages off for the ablation benchmark.
 """
 
@@ -25,13 +31,14 @@ import numpy as np
 
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import SitePages, canonical_pages
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
-from bitextcrawl.pairing.ets import ETS, build_site_graph
-from bitextcrawl.pairing.extract import one_to_one
+from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
+from bitextcrawl.pairing.extract import one_to_one, one_to_one_with_evidence
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner
+from bitextcrawl.pairing.url_patterns import SLUG_ID, UrlPatternLearner
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +64,56 @@ class AlignConfig:
     pattern_rescue_threshold: float = 500.0
     lexicon_path: str = ""
     stages: tuple = ALL_STAGES
+
+    @classmethod
+    def from_settings(cls, settings, langs, **overrides) -> "AlignConfig":
+        """The ``BITEXT_`` settings that shape the alignment (any object with ``getfloat``…)."""
+        values = dict(langs=tuple(langs), threshold=settings.getfloat("BITEXT_PAIR_THRESHOLD"),
+                      ets_iterations=settings.getint("BITEXT_ETS_ITERATIONS"),
+                      pattern_local_threshold=settings.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
+                      pattern_rescue_threshold=settings.getfloat(
+                          "BITEXT_PATTERN_RESCUE_THRESHOLD"),
+                      lexicon_path=settings.get("BITEXT_LEXICON") or "")
+        values.update(overrides)
+        return cls(**values)
+
+
+@dataclass
+class Evidence:
+    """What the stages found about the pairs of one language pair, stage by stage."""
+
+    url_pattern: dict = field(default_factory=dict)    # pair -> (score, pattern id, kind)
+    hreflang: dict = field(default_factory=dict)       # pair -> 1.0 mutual, 0.75 one-way
+    parallel_link: dict = field(default_factory=dict)  # pair -> distinct pairs proposing it
+
+    def known(self) -> dict:
+        """pair -> strength of its strongest known evidence (the floor of eq. 2 below)."""
+        out = {k: s for k, (s, _, _) in self.url_pattern.items()}
+        for k, s in self.hreflang.items():
+            out[k] = max(out.get(k, 0.0), s)
+        for k, n in self.parallel_link.items():
+            out[k] = max(out.get(k, 0.0), link_evidence(n))
+        return out
+
+    def settled(self) -> list:
+        """Pairs strong enough to keep their pages out of other candidates and to teach LSI."""
+        return sorted(k for k, v in self.known().items() if v >= ONE_WAY_HREFLANG)
+
+    def proven(self) -> dict:
+        """pair -> strength, for pairs only a stronger rival may undo: a credible token or
+        id-marker URL pattern, a mutual hreflang. (Slug ids and one-way declarations are
+        floors, not proofs.)"""
+        out = {k: s for k, (s, _, kind) in self.url_pattern.items() if kind != SLUG_ID}
+        for k, s in self.hreflang.items():
+            if s >= 1.0:
+                out[k] = max(out.get(k, 0.0), s)
+        return out
+
+    def sources(self, pair) -> list:
+        return [name for name, found in (("url_pattern", self.url_pattern),
+                                         ("hreflang", self.hreflang),
+                                         (PARALLEL_LINK_SOURCE, self.parallel_link))
+                if pair in found]
 
 
 @dataclass
@@ -173,189 +230,241 @@ def _timed(result: AlignResult, name: str, start: float) -> None:
     result.timings[name] = round(result.timings.get(name, 0.0) + time.perf_counter() - start, 3)
 
 
-def align_language_pair(pages: list[PageRecord], l1: str, l2: str, config: AlignConfig,
+@dataclass
+class _Scores:
+    """Candidate pairs of one language pair and their per-stage scores (aligned arrays)."""
+
+    cands: list
+    X: np.ndarray
+    llr: np.ndarray
+    p_struct: np.ndarray
+    content: np.ndarray
+    em: object = None
+
+    def extend(self, new: list, strand1: dict, strand2: dict) -> None:
+        self.cands = self.cands + new
+        self.X = np.vstack([self.X, pair_features_matrix(strand1, strand2, new)])
+        if self.em is not None:
+            self.llr = self.em.log_likelihood_ratio(self.X)
+            self.p_struct = competitive(self.cands, self.em.predict_proba(self.X), self.llr)
+        else:
+            self.llr = self.p_struct = np.zeros(len(self.cands))
+
+
+def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site_size: int,
+                      config: AlignConfig, result: AlignResult, pattern_db=None) -> dict:
+    """Seed 003 §2.1: pairs of credible URL patterns, with |w| = the site's distinct pages."""
+    learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
+                                rescue_threshold=config.pattern_rescue_threshold,
+                                pattern_db=pattern_db)
+    learner.fit({l1: list(pages1), l2: list(pages2)}, site_size=site_size)
+    kinds = {p.id: p.kind for p in learner.patterns_}
+    result.patterns[f"{l1}-{l2}"] = learner.report()
+    result.learned_patterns.extend(learner.patterns_)
+    return {(p.url_1, p.url_2): (p.score, p.pattern, kinds.get(p.pattern, ""))
+            for p in learner.pairs()}
+
+
+def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
+                        resolve: dict) -> dict:
+    """Seed 001 §3 steps 3 and 5: hyperlinks aligned inside known pairs propose more pairs.
+
+    DOM alignment costs about a second per pair on real pages, so this runs only where URL
+    and hreflang evidence leave most of the site unpaired. Proposed URLs are resolved
+    through redirects and duplicates (the HTML links the URL the site wrote).
+    """
+    known = evidence.known()
+    if not known or len(known) >= 0.5 * min(len(pages1), len(pages2)):
+        return {}
+    index = {**pages1, **pages2}
+    for alias, url in resolve.items():
+        if url in index and alias not in index:
+            index[alias] = index[url]
+    found = parallel_link_pairs(sorted(known, key=lambda k: (-known[k], k)), index,
+                                recursive=True, max_pairs=200)
+    out: dict = {}
+    for (a, b), n in found.items():
+        key = (resolve.get(a, a), resolve.get(b, b))
+        if key[0] in pages1 and key[1] in pages2:
+            out[key] = max(out.get(key, 0), n)
+    return out
+
+
+def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result: AlignResult,
+                    key: str) -> _Scores:
+    """Seed 000: STRAND features and the unsupervised structural model (Algorithm 1)."""
+    X = pair_features_matrix(strand1, strand2, cands)
+    scores = _Scores(cands, X, np.zeros(len(cands)), np.zeros(len(cands)), np.zeros(len(cands)))
+    if use:
+        em = StructuralEM().fit(X)
+        scores.em = em
+        scores.llr = em.log_likelihood_ratio(X)
+        scores.p_struct = competitive(cands, em.predict_proba(X), scores.llr)
+        result.models.setdefault(key, {})["structural_em"] = em.report()
+    return scores
+
+
+def content_stage(scores: _Scores, evidence: Evidence, pages1: dict, pages2: dict,
+                  strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
+                  key: str, lexicon=None, use_structure: bool = True) -> None:
+    """Seed 002: LSI trained on the site's known and confidently structural pairs; each
+    page's nearest pages in the LSI space join the candidates (scored by structure too)."""
+    train = set(evidence.settled())
+    if use_structure:
+        # Rule (17) is permissive on one-template sites: only mutual-best pairs by
+        # log-likelihood ratio, among the confident ones, teach the LSI space.
+        confident = [(a, b, float(v)) for (a, b), p, v in
+                     zip(scores.cands, scores.p_struct, scores.llr)
+                     if p >= LSI_TRAINING_PROBABILITY]
+        train.update(mutual_best(confident))
+    training = sorted(train)
+    if len(training) > LSI_MAX_TRAINING_PAIRS:
+        # A rank-100 space is learned from a couple of thousand pairs; more only make
+        # the SVD slower (the cost grew 25x for 10x pages before this cap).
+        step = len(training) / LSI_MAX_TRAINING_PAIRS
+        training = [training[int(i * step)] for i in range(LSI_MAX_TRAINING_PAIRS)]
+    texts1 = [p.text for p in pages1.values()]
+    texts2 = [p.text for p in pages2.values()]
+    lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in training],
+                         texts1 + texts2)
+    new = content_candidates(lsi, pages1, pages2, scores.cands, evidence.settled(), training,
+                             config.content_top_k)
+    result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
+    if new:
+        scores.extend(new, strand1, strand2)
+    idx1 = {u: i for i, u in enumerate(pages1)}
+    idx2 = {u: i for i, u in enumerate(pages2)}
+    content = np.asarray(lsi.pair_similarities(
+        texts1, texts2, [(idx1[a], idx2[b]) for a, b in scores.cands]), dtype=float)
+    content = np.clip(content, 0.0, 1.0)
+    if lexicon:
+        lex = np.array([lexicon_similarity(pages1[a].text, pages2[b].text, lexicon)
+                        for a, b in scores.cands])
+        content = 0.5 * content + 0.5 * lex
+    scores.content = content
+    result.models.setdefault(key, {})["lsi"] = lsi.report()
+    result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
+
+
+def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
+              config: AlignConfig, result: AlignResult, key: str):
+    """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
+    proven pairs extracted first (:func:`~bitextcrawl.pairing.extract.one_to_one_with_evidence`)."""
+    if use:
+        ets = ETS(n_iter=config.ets_iterations, threshold=config.threshold).fit(
+            scores.cands, internal, graph)
+        final = ets.scores_
+        result.models.setdefault(key, {})["ets"] = ets.report()
+    else:
+        final = internal
+    proven = evidence.proven()
+    # A proven pair's score says what its evidence says, whatever its neighbours do.
+    final = {k: max(v, KNOWN_EVIDENCE_FLOOR * proven[k]) if k in proven else v
+             for k, v in final.items()}
+    chosen = one_to_one_with_evidence(((a, b, s) for (a, b), s in final.items()),
+                                      proven, config.threshold)
+    result.counts[f"bitext/align/{key}/proven_pairs"] = len(proven)
+    result.counts[f"bitext/align/{key}/proven_kept"] = sum((a, b) in proven
+                                                            for a, b, _ in chosen)
+    return chosen, final
+
+
+def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         result: AlignResult, pattern_db=None, graph=None,
                         lexicon=None) -> list[Pair]:
+    """Every stage for one language pair of one site, in the order of the module docstring."""
     stages = set(config.stages)
     key = f"{l1}-{l2}"
-    pages1 = {p.url: p for p in pages if p.lang == l1}
-    pages2 = {p.url: p for p in pages if p.lang == l2}
+    pages1 = {p.url: p for p in site.pages if p.lang == l1}
+    pages2 = {p.url: p for p in site.pages if p.lang == l2}
     result.counts[f"bitext/align/{key}/pages_1"] = len(pages1)
     result.counts[f"bitext/align/{key}/pages_2"] = len(pages2)
     if not pages1 or not pages2:
         return []
+    evidence = Evidence()
 
     t = time.perf_counter()
-    url_pairs: dict[tuple[str, str], tuple[float, str]] = {}
     if "url_pattern" in stages:
-        learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
-                                    rescue_threshold=config.pattern_rescue_threshold,
-                                    pattern_db=pattern_db)
-        learner.fit({l1: list(pages1), l2: list(pages2)})
-        for p in learner.pairs():
-            url_pairs[(p.url_1, p.url_2)] = (p.score, p.pattern)
-        result.patterns[key] = learner.report()
-        result.learned_patterns.extend(learner.patterns_)
+        evidence.url_pattern = url_pattern_stage(pages1, pages2, l1, l2, site.size, config,
+                                                 result, pattern_db)
     _timed(result, "url_patterns", t)
-    result.counts[f"bitext/align/{key}/url_pattern_pairs"] = len(url_pairs)
-
-    hl_pairs = hreflang_pairs(pages1, pages2, l1, l2) if "hreflang" in stages else {}
-    result.counts[f"bitext/align/{key}/hreflang_pairs"] = len(hl_pairs)
-    known = {k: s for k, (s, _) in url_pairs.items()}
-    for k, s in hl_pairs.items():
-        known[k] = max(known.get(k, 0.0), s)
-
-    # Parallel hyperlinks of known pairs (seed 001 §3 steps 3 and 5) propose more pairs.
-    # DOM alignment costs about a second per pair on real pages, so this runs where URL
-    # and hreflang evidence leave most of the site unpaired: where it is needed.
-    pl_pairs: dict = {}
-    few = len(known) < 0.5 * min(len(pages1), len(pages2))
-    if "parallel_link" in stages and known and few:
+    if "hreflang" in stages:
+        evidence.hreflang = hreflang_pairs(pages1, pages2, l1, l2)
+    if "parallel_link" in stages:
         t = time.perf_counter()
-        pl_pairs = parallel_link_pairs(sorted(known, key=known.get, reverse=True),
-                                       {**pages1, **pages2}, recursive=True, max_pairs=200)
+        evidence.parallel_link = parallel_link_stage(evidence, pages1, pages2, site.resolve)
         _timed(result, "parallel_links", t)
-        for k, n in pl_pairs.items():
-            known[k] = max(known.get(k, 0.0), link_evidence(n))
-    result.counts[f"bitext/align/{key}/parallel_link_pairs"] = len(pl_pairs)
+    for name in ("url_pattern", "hreflang", "parallel_link"):
+        result.counts[f"bitext/align/{key}/{name}_pairs"] = len(getattr(evidence, name))
+    known = evidence.known()
 
     t = time.perf_counter()
-    # Pages of a strong known pair get no other candidates; a single parallel-link
-    # proposal (evidence 0.5) is a guess, and its pages keep their own candidates.
-    settled = [k for k, v in known.items() if v >= ONE_WAY_HREFLANG]
+    # Pages of a settled pair get no other candidates; a single parallel-link proposal
+    # (evidence 0.5) is a guess, and its pages keep their own candidates.
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
-                            known_pairs=settled, top_k=config.top_k)
+                            known_pairs=evidence.settled(), top_k=config.top_k)
     have = set(cands)
-    cands += [k for k in known if k not in have]
+    cands += sorted(k for k in known if k not in have)
     _timed(result, "candidates", t)
     result.counts[f"bitext/align/{key}/candidates"] = len(cands)
     if not cands:
         return []
 
-    # Structure: STRAND features + EM (seed 000).
     t = time.perf_counter()
     strand1 = {u: p.strand for u, p in pages1.items()}
     strand2 = {u: p.strand for u, p in pages2.items()}
-    X = pair_features_matrix(strand1, strand2, cands)
-    p_struct = np.zeros(len(cands))
-    llr = np.zeros(len(cands))
-    em = None
-    if "structure" in stages:
-        em = StructuralEM().fit(X)
-        llr = em.log_likelihood_ratio(X)
-        p_struct = competitive(cands, em.predict_proba(X), llr)
-        result.models.setdefault(key, {})["structural_em"] = em.report()
+    scores = structure_stage(cands, strand1, strand2, "structure" in stages, result, key)
     _timed(result, "structure", t)
 
-    # Content: LSI trained on the site's own confident pairs (seed 002).
     t = time.perf_counter()
-    content = np.zeros(len(cands))
     if "content" in stages:
-        # Single link proposals (evidence 0.5) are too weak to teach the LSI space.
-        train = {k for k, v in known.items() if v >= ONE_WAY_HREFLANG}
-        if "structure" in stages:
-            # Rule (17) is permissive on one-template sites: only mutual-best pairs by
-            # log-likelihood ratio, among the confident ones, teach the LSI space.
-            confident = [(cands[i][0], cands[i][1], float(llr[i]))
-                         for i in range(len(cands)) if p_struct[i] >= LSI_TRAINING_PROBABILITY]
-            train.update(mutual_best(confident))
-        site_texts = [p.text for p in pages1.values()] + [p.text for p in pages2.values()]
-        training = sorted(train)
-        if len(training) > LSI_MAX_TRAINING_PAIRS:
-            # A rank-100 space is learned from a couple of thousand pairs; more only make
-            # the SVD slower (the cost grew 25x for 10x pages before this cap).
-            step = len(training) / LSI_MAX_TRAINING_PAIRS
-            training = [training[int(i * step)] for i in range(LSI_MAX_TRAINING_PAIRS)]
-        training_texts = [(pages1[a].text, pages2[b].text) for a, b in training]
-        lsi = LSIModel().fit(training_texts, site_texts)
-        texts1 = [p.text for p in pages1.values()]
-        texts2 = [p.text for p in pages2.values()]
-        idx1 = {u: i for i, u in enumerate(pages1)}
-        idx2 = {u: i for i, u in enumerate(pages2)}
-        new = content_candidates(lsi, pages1, pages2, cands, settled, training,
-                                 config.content_top_k)
-        result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
-        if new:
-            # Pages the cheap filters paired with look-alikes of the same length find
-            # their counterpart by content; the structural model scores them too.
-            cands = cands + new
-            X = np.vstack([X, pair_features_matrix(strand1, strand2, new)])
-            if em is not None:
-                llr = em.log_likelihood_ratio(X)
-                p_struct = competitive(cands, em.predict_proba(X), llr)
-            else:
-                llr, p_struct = np.zeros(len(cands)), np.zeros(len(cands))
-        content = np.asarray(lsi.pair_similarities(
-            texts1, texts2, [(idx1[a], idx2[b]) for a, b in cands]), dtype=float)
-        content = np.clip(content, 0.0, 1.0)
-        if lexicon:
-            lex = np.array([lexicon_similarity(pages1[a].text, pages2[b].text, lexicon)
-                            for a, b in cands])
-            content = 0.5 * content + 0.5 * lex
-        result.models.setdefault(key, {})["lsi"] = lsi.report()
-        result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
+        content_stage(scores, evidence, pages1, pages2, strand1, strand2, config, result, key,
+                      lexicon, use_structure="structure" in stages)
     _timed(result, "content", t)
-    if em is not None:
-        result.em_points[key] = (X[:, 1].tolist(), X[:, 2].tolist(), p_struct.tolist())
+    if scores.em is not None:
+        result.em_points[key] = (scores.X[:, 1].tolist(), scores.X[:, 2].tolist(),
+                                 scores.p_struct.tolist())
 
-    # Internal similarity (seed 004 §3.2): λ·content + (1−λ)·structure.
-    if "content" in stages and "structure" in stages:
-        internal_arr = config.lam * content + (1 - config.lam) * p_struct
-    elif "content" in stages:
-        internal_arr = content
-    elif "structure" in stages:
-        internal_arr = p_struct
-    else:
-        internal_arr = np.zeros(len(cands))
-    internal = {}
-    for i, pair in enumerate(cands):
-        value = float(internal_arr[i])
-        if pair in known:
-            value = max(value, KNOWN_EVIDENCE_FLOOR * known[pair])
-        internal[pair] = value
+    # Eq. 2 with known evidence as a floor: one implementation, in ets.py.
+    content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
+               if "content" in stages else {})
+    structure = ({pair: v for pair, v in zip(scores.cands, scores.p_struct)}
+                 if "structure" in stages else {})
+    internal = internal_similarity(scores.cands, content, structure, lam=config.lam,
+                                   evidence=known, evidence_weight=KNOWN_EVIDENCE_FLOOR,
+                                   max_size_ratio=None)
 
     t = time.perf_counter()
-    if "ets" in stages:
-        if graph is None:
-            graph = build_site_graph(pages)
-        ets = ETS(n_iter=config.ets_iterations, threshold=config.threshold).fit(
-            cands, internal, graph)
-        chosen = ets.extract()
-        final_scores = ets.scores_
-        result.models.setdefault(key, {})["ets"] = ets.report()
-    else:
-        chosen = one_to_one(((a, b, s) for (a, b), s in internal.items()), config.threshold)
-        final_scores = internal
+    if "ets" in stages and graph is None:
+        graph = build_site_graph(site.pages)
+    chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
+                              result, key)
     _timed(result, "ets", t)
 
-    index = {pair: i for i, pair in enumerate(cands)}
+    index = {pair: i for i, pair in enumerate(scores.cands)}
     out = []
     for u1, u2, score in chosen:
         i = index[(u1, u2)]
-        w, m, n, l1_len, l2_len = (int(v) for v in X[i])
-        sources = []
-        if (u1, u2) in url_pairs:
-            sources.append("url_pattern")
-        if (u1, u2) in hl_pairs:
-            sources.append("hreflang")
-        if (u1, u2) in pl_pairs:
-            sources.append(PARALLEL_LINK_SOURCE)
-        if p_struct[i] >= 0.5:
+        w, m, n, l1_len, l2_len = (int(v) for v in scores.X[i])
+        sources = evidence.sources((u1, u2))
+        if scores.p_struct[i] >= 0.5:
             sources.append("structure")
-        if "content" in stages and content[i] >= 0.5:
+        if "content" in stages and scores.content[i] >= 0.5:
             sources.append("content")
         if "ets" in stages:
             sources.append("ets")
         features = {
             "w": w, "m": m, "n": n, "l1": l1_len, "l2": l2_len,
-            "p_structure": round(float(p_struct[i]), 4), "llr": round(float(llr[i]), 3),
-            "content": round(float(content[i]), 4), "internal": round(internal[(u1, u2)], 4),
-            "ets": round(float(final_scores.get((u1, u2), score)), 4),
+            "p_structure": round(float(scores.p_struct[i]), 4),
+            "llr": round(float(scores.llr[i]), 3),
+            "content": round(float(scores.content[i]), 4),
+            "internal": round(internal[(u1, u2)], 4),
+            "ets": round(float(final.get((u1, u2), score)), 4),
         }
-        if (u1, u2) in url_pairs:
-            features["pattern"] = url_pairs[(u1, u2)][1]
-        if (u1, u2) in pl_pairs:
-            features["parallel_links"] = pl_pairs[(u1, u2)]
+        if (u1, u2) in evidence.url_pattern:
+            features["pattern"] = evidence.url_pattern[(u1, u2)][1]
+        if (u1, u2) in evidence.parallel_link:
+            features["parallel_links"] = evidence.parallel_link[(u1, u2)]
         out.append(Pair(u1, u2, l1, l2, min(1.0, max(0.0, float(score))), sources, features))
     result.counts[f"bitext/align/{key}/pairs"] = len(out)
     return out
@@ -365,17 +474,20 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None) ->
     """All language pairs of one site's pages; each URL in at most one pair per language pair."""
     result = AlignResult()
     langs = config.langs
+    site = canonical_pages(pages)
+    result.counts["bitext/align/site_pages"] = site.size
+    result.counts["bitext/align/duplicates"] = site.duplicates
+    result.counts["bitext/align/lang_from_url_token"] = site.relabelled
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
-    graph = build_site_graph(pages) if "ets" in config.stages else None
+    graph = build_site_graph(site.pages) if "ets" in config.stages else None
     for other in langs[1:]:
         logger.info("Aligning %s-%s pages", langs[0], other)
-        result.pairs.extend(align_language_pair(pages, langs[0], other, config, result,
+        result.pairs.extend(align_language_pair(site, langs[0], other, config, result,
                                                 pattern_db=pattern_db, graph=graph,
                                                 lexicon=lexicon))
-    if pattern_db is not None and result.learned_patterns and pages:
+    if pattern_db is not None and result.learned_patterns and site.pages:
         # One entry per site: PatternDB.update replaces a site's entry, so all language
-        # pairs' patterns go in together (|w| counts every page of the site).
-        pattern_db.update(pages[0].site, result.learned_patterns,
-                          site_size=len({p.url for p in pages}))
+        # pairs' patterns go in together, with the same |w| their C(p,w) used.
+        pattern_db.update(site.pages[0].site, result.learned_patterns, site_size=site.size)
     result.counts["bitext/align/pairs"] = len(result.pairs)
     return result

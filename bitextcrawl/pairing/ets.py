@@ -342,7 +342,7 @@ class ETS:
         by_lang = lang_l is not None and lang_r is not None and lang_l != lang_r
 
         # Index every page of each side: candidate pages first, then other graph pages
-        # of the same language (they count in |PG| even though they pair with nothing).
+        # of the same language (they count in In(p) of eq. 6, not in PG(·): see below).
         left_idx = {u: i for i, u in enumerate(left_urls)}
         right_idx = {u: i for i, u in enumerate(right_urls)}
         if by_lang:
@@ -352,8 +352,8 @@ class ETS:
                 elif lang == lang_r and u not in right_idx:
                     right_idx[u] = len(right_idx)
 
-        adj_l, w_l, pop_l = self._side_adjacency(graph, left_idx)
-        adj_r, w_r, pop_r = self._side_adjacency(graph, right_idx)
+        adj_l, w_l, pop_l = self._side_adjacency(graph, left_idx, len(left_urls))
+        adj_r, w_r, pop_r = self._side_adjacency(graph, right_idx, len(right_urls))
         n_pop = pop_l + pop_r
 
         li = np.fromiter((left_idx[a] for a, _ in pairs), dtype=np.int64, count=n)
@@ -363,11 +363,13 @@ class ETS:
         # Denominator of Algorithm 1, max(|PG(e)|, |PG(c)|), with each page counted at its
         # eq. 6 weight (so the weighted sum of line 9 is a weighted average).
         den = np.maximum((adj_l @ w_l)[li], (adj_r @ w_r)[ri]) if n else np.zeros(0)
-        # Departure: Algorithm 1 would give ExtS = 0 when only one page has neighbours.
-        # A page with no (non-popular) neighbours is one no link leads to (found by deep
-        # page recovery) or one that links only to menus: there is no external evidence
-        # either way, so such a pair keeps its internal similarity instead of being
-        # punished for a missing link structure.
+        # Departure, one rule: PG(·) holds only the neighbours that are in some candidate
+        # pair, and a pair gets external similarity only where both pages have such
+        # neighbours; otherwise it keeps its internal similarity. Algorithm 1 counts every
+        # neighbour, so on a partly translated site the untranslated neighbours (which can
+        # pair with nothing) drag every true pair to (1 − α)·ITS, and a page no link leads
+        # to (found by deep page recovery) scores 0: neither is evidence against a pair.
+        # Neighbours that could pair but do not pair with each other still count against.
         has_nb = (nb_l[li] > 0) & (nb_r[ri] > 0) if n else np.zeros(0, dtype=bool)
         # Weight of a neighbour pair q = (x, y): sqrt(W(x)·W(y)). The paper multiplies
         # line 9 by the weights of x and y without saying how they combine; the
@@ -412,8 +414,10 @@ class ETS:
                 "ky": ky.astype(np.int32).ravel(), "wq": wq, "den": den,
                 "has_neighbours": has_nb, "n_popular": n_pop}
 
-    def _side_adjacency(self, graph: nx.DiGraph, index: dict[str, int]):
-        """Symmetric same-language neighbour matrix (links in and out), eq. 6 weights, popular pages dropped."""
+    def _side_adjacency(self, graph: nx.DiGraph, index: dict[str, int], n_candidate: int):
+        """Symmetric same-language neighbour matrix (links in and out) restricted to the
+        first ``n_candidate`` pages of ``index`` (those in candidate pairs), eq. 6 weights
+        over all pages, popular pages dropped."""
         size = len(index)
         rows, cols = [], []
         for u, i in index.items():
@@ -438,13 +442,13 @@ class ETS:
         sym.sum_duplicates()
         sym.data[:] = 1.0
         n_pop = 0
+        keep = np.arange(size) < n_candidate
         if self.popular_fraction is not None and size:
             popular = (in_links > self.popular_fraction * size) & (in_links >= self.popular_min_links)
             n_pop = int(popular.sum())
-            if n_pop:
-                keep = sp.diags((~popular).astype(float))
-                sym = (sym @ keep).tocsr()
-                sym.eliminate_zeros()
+            keep &= ~popular
+        sym = (sym @ sp.diags(keep.astype(float))).tocsr()
+        sym.eliminate_zeros()
         return sym, w, n_pop
 
     # ------------------------------------------------------------------ Algorithm 1

@@ -486,8 +486,13 @@ class UrlPatternLearner:
         self.marker_purity = marker_purity
 
     # -- fit
-    def fit(self, urls_by_lang: dict[str, list[str]]) -> "UrlPatternLearner":
-        """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1)."""
+    def fit(self, urls_by_lang: dict[str, list[str]],
+            site_size: int | None = None) -> "UrlPatternLearner":
+        """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1).
+
+        ``site_size``: |w|, the site's distinct pages in all languages (seed 003), where the
+        caller knows it (duplicates folded, other languages counted); else the URLs given.
+        """
         langs = self.langs
         lang_index = {lang: i for i, lang in enumerate(langs)}
         urls: list[str] = []
@@ -504,7 +509,7 @@ class UrlPatternLearner:
                 ulang.append(li)
         self.urls_ = urls
         self.url_langs_ = ulang
-        self.site_size_ = len(urls)
+        self.site_size_ = max(len(urls), int(site_size or 0))
         self.site_ = _majority_site(urls)
 
         # 1-2. candidate pairs (inverted index) and their character-level patterns; the

@@ -100,11 +100,6 @@ class ClosingPipeline:
     def __init__(self, crawler):
         self.crawler = crawler
         s = crawler.settings
-        self.threshold = s.getfloat("BITEXT_PAIR_THRESHOLD")
-        self.ets_iterations = s.getint("BITEXT_ETS_ITERATIONS")
-        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
-        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
-        self.lexicon = s.get("BITEXT_LEXICON") or ""
         self.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join("output",
                                                                            "patterns-db.json")
 
@@ -129,11 +124,7 @@ class ClosingPipeline:
             pages = list(store)
         finally:
             store.close()
-        config = AlignConfig(langs=spider.langs, threshold=self.threshold,
-                             ets_iterations=self.ets_iterations,
-                             pattern_local_threshold=self.local_threshold,
-                             pattern_rescue_threshold=self.rescue_threshold,
-                             lexicon_path=self.lexicon)
+        config = AlignConfig.from_settings(self.crawler.settings, spider.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}
         stats = run_closing(pages, config, spider.output_dir,

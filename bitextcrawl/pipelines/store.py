@@ -1,6 +1,7 @@
 """Page store pipeline: every page record to the store (and its raw response to WARC).
 
-At close, the store is exported to ``pages.jsonl`` in the output dir.
+At close, the store is exported to ``pages.jsonl`` in the output dir: one record per
+content, other URLs of the same page (redirects, fallback copies) in its ``aliases``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -68,6 +70,6 @@ class PageStorePipeline:
         if self.warc is not None:
             self.warc.close()
         path = os.path.join(self.output_dir, "pages.jsonl")
-        n = write_jsonl(path, self.store.iter_dicts())
-        logger.info("Exported %d page records to %s", n, path)
+        n = write_jsonl(path, (p.to_dict() for p in canonical_records(self.store)))
+        logger.info("Exported %d page records (one per content) to %s", n, path)
         self.store.close()

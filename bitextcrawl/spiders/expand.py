@@ -45,6 +45,7 @@ from twisted.python.failure import Failure
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.pipelines.closing import ClosingPipeline, run_closing
@@ -263,12 +264,7 @@ class ExpandSpider(BitextSpider):
         spider.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
         spider.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(
             "output", "patterns-db.json")
-        spider.align_config = AlignConfig(
-            langs=spider.langs, threshold=s.getfloat("BITEXT_PAIR_THRESHOLD"),
-            ets_iterations=s.getint("BITEXT_ETS_ITERATIONS"),
-            pattern_local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
-            pattern_rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
-            lexicon_path=s.get("BITEXT_LEXICON") or "")
+        spider.align_config = AlignConfig.from_settings(s, spider.langs)
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
         if s.get("JOBDIR"):
             logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
@@ -427,11 +423,13 @@ class ExpandSpider(BitextSpider):
                                         local_threshold=self.align_config.pattern_local_threshold,
                                         rescue_threshold=self.align_config.pattern_rescue_threshold,
                                         pattern_db=pattern_db)
+            site_pages = canonical_pages(pages)
             urls = {}
-            for page in pages:  # |w| over the pages in langs, as the closing alignment counts
+            for page in site_pages.pages:
                 if page.lang in self.langs:
                     urls.setdefault(page.lang, []).append(page.url)
-            learner.fit(urls)
+            # |w| as the closing alignment counts it: distinct pages, all languages
+            learner.fit(urls, site_size=site_pages.size)
             pattern_db.update(site.site, learner.patterns_, site_size=learner.site_size_)
             pattern_db.save()
         result.credibility = pattern_db.site_credibility(site.site)

@@ -106,13 +106,17 @@ def reference_ets(pairs, internal, graph, alpha=0.6, n_iter=3, weighting=True,
 
     pg_l, w_l = side_info(left)
     pg_r, w_r = side_info(right)
+    # PG(·) keeps the neighbours that are in some candidate pair (see ETS._neighbour_structure)
+    pairable_l, pairable_r = {a for a, _ in pairs}, {b for _, b in pairs}
+    pg_l = {u: nb & pairable_l for u, nb in pg_l.items()}
+    pg_r = {u: nb & pairable_r for u, nb in pg_r.items()}
     index = {p: k for k, p in enumerate(pairs)}
     ets = {p: internal[p] for p in pairs}
     for _ in range(n_iter):
         new = {}
         for e, c in pairs:
             its = internal[(e, c)]
-            if not pg_l[e] and not pg_r[c]:
+            if not pg_l[e] or not pg_r[c]:    # no external evidence either way
                 new[(e, c)] = its
                 continue
             items = sorted(((ets[(x, y)], index[(x, y)], x, y) for (x, y) in pairs
@@ -319,3 +323,41 @@ def test_build_site_graph():
     assert g.nodes["https://s.test/fr/a"]["lang"] == "fr"
     assert g.nodes["https://s.test/en/a"]["text_length"] == 10
     assert build_site_graph([]).number_of_nodes() == 0
+
+
+# ------------------------------------------------------- the neighbour rule (one rule)
+
+def _two_sided_graph(edges_l, edges_r):
+    g = nx.DiGraph()
+    for a, b in edges_l:
+        g.add_node(a, lang="en")
+        g.add_node(b, lang="en")
+        g.add_edge(a, b)
+    for a, b in edges_r:
+        g.add_node(a, lang="fr")
+        g.add_node(b, lang="fr")
+        g.add_edge(a, b)
+    return g
+
+
+def test_pair_without_external_evidence_keeps_internal_similarity():
+    # e1's neighbour e_untranslated and c1's neighbour c_lonely are in no candidate pair;
+    # e2 has no neighbours at all (a recovered page); both kinds keep ITS.
+    g = _two_sided_graph([("e1", "e_untranslated")], [("c1", "c_lonely"), ("c2", "c_other")])
+    internal = {("e1", "c1"): 0.7, ("e2", "c2"): 0.6}
+    m = ETS(alpha=0.6, n_iter=3).fit(list(internal), internal, g)
+    assert m.scores_ == pytest.approx(internal)
+    assert m.external_ == {}
+
+
+def test_neighbours_that_could_pair_but_do_not_count_against():
+    # e1-e2 and c1-c2 are linked; (e2, c3) and (e3, c2) are candidates, (e2, c2) is not:
+    # the neighbours of (e1, c1) could pair but do not pair with each other.
+    g = _two_sided_graph([("e1", "e2")], [("c1", "c2")])
+    internal = {("e1", "c1"): 0.8, ("e2", "c3"): 0.8, ("e3", "c2"): 0.8}
+    m = ETS(alpha=0.6, n_iter=1, weighting="none").fit(list(internal), internal, g)
+    assert m.scores_[("e1", "c1")] == pytest.approx(0.4 * 0.8)
+    # ...and when they do pair, the pair gains
+    internal[("e2", "c2")] = 0.8
+    m = ETS(alpha=0.6, n_iter=1, weighting="none").fit(list(internal), internal, g)
+    assert m.scores_[("e1", "c1")] == pytest.approx(0.4 * 0.8 + 0.6 * 0.8)

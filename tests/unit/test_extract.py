@@ -82,3 +82,23 @@ def test_hypothesis_property():
         _check_greedy([(f"a{i}", f"b{j}", s) for (i, j), s in d.items()], threshold)
 
     check()
+
+
+def test_proven_pairs_leave_only_to_a_stronger_rival():
+    from bitextcrawl.pairing.extract import one_to_one_with_evidence
+
+    scored = [("e1", "f1", 0.3), ("e1", "f2", 0.95), ("e2", "f2", 0.4), ("e3", "f3", 0.9),
+              ("e4", "f4", 0.2), ("e4", "f5", 0.1)]
+    proven = {("e1", "f1"): 0.8, ("e2", "f2"): 0.6, ("e4", "f4"): 0.6, ("e4", "f5"): 0.9}
+    out = one_to_one_with_evidence(scored, proven, threshold=0.5)
+    kept = {(a, b) for a, b, _ in out}
+    # (e1, f1) scores low but is proven: the better-scoring unproven rival does not undo it
+    assert ("e1", "f1") in kept and ("e1", "f2") not in kept
+    assert ("e2", "f2") in kept
+    # between two proven rivals the stronger evidence wins
+    assert ("e4", "f5") in kept and ("e4", "f4") not in kept
+    assert ("e3", "f3") in kept
+    urls = [u for a, b, _ in out for u in (a, b)]
+    assert len(urls) == len(set(urls))
+    # output is best score first
+    assert [s for *_, s in out] == sorted((s for *_, s in out), reverse=True)

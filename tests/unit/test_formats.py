@@ -93,10 +93,12 @@ def test_warc_skips_junk_and_survives_truncation(tmp_path):
                          b"<body><p>Sniffed as HTML without a Content-Type.</p></body></html>",
                          5.0)
     stats = collections.Counter()
-    assert [p.url for p in iter_warc_pages(path, stats=stats)] == [
-        "http://example.org/a.html", "http://example.org/nohdr"]
+    pages = list(iter_warc_pages(path, stats=stats))
+    assert [p.url for p in pages] == ["http://example.org/a.html", "http://example.org/nohdr"]
     assert stats["bitext/input/skipped/binary"] == 1
-    assert stats["bitext/input/skipped/status"] == 1
+    # the 301 is a redirect, not junk: its URL is an alias of the page it leads to
+    assert stats["bitext/input/redirects"] == 1
+    assert pages[0].aliases == ["http://example.org/moved"]
     assert stats["bitext/input/skipped/non_html"] == 1
 
     data = path.read_bytes()

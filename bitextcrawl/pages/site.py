@@ -1,0 +1,150 @@
+"""One site's page records made consistent before pairing.
+
+A crawl stores what the server answered, URL by URL. Multilingual sites answer many
+URLs with one page: redirects (``./fr/x.html`` -> ``/fr/x.html``) and fallback copies
+(the English page served under ``/ja/x.html`` where no Japanese one exists). Pairing
+needs one record per content, and every URL that points at a page (hreflang, switches,
+links of the site graph) resolved to that record. :func:`canonical_pages` does both, and
+settles the language of pages fastText is unsure of by the site's own URL tokens.
+
+No Scrapy import here: it runs at the crawl's close, in ``scrapy align`` and in the
+export of ``pages.jsonl``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from bitextcrawl.pages.urls import UrlLanguageTokens
+
+# fastText labels at or above this are trusted as they are (as in pages/language.py).
+CONFIDENT = 0.9
+# Methods whose label is fastText's own guess (a page's declaration is not second-guessed).
+_GUESSED = ("fasttext", "none")
+
+
+@dataclass
+class SitePages:
+    pages: list                                   # one record per content, sorted by URL
+    resolve: dict = field(default_factory=dict)   # every URL seen -> its page's canonical URL
+    duplicates: int = 0                           # records folded into another one
+    relabelled: int = 0                           # unsure languages settled by URL tokens
+
+    @property
+    def size(self) -> int:
+        """|w| of seed 003: the site's distinct pages, all languages."""
+        return len(self.pages)
+
+
+def learn_url_tokens(pages, confident: float = CONFIDENT) -> UrlLanguageTokens:
+    """URL tokens naming a language, from the pages of unique content fastText is sure of.
+
+    Duplicates are left out: the English fallback copies under ``/ja/`` would make ``ja``
+    look like a token of English.
+    """
+    seen: dict[str, int] = {}
+    for p in pages:
+        if p.content_hash:
+            seen[p.content_hash] = seen.get(p.content_hash, 0) + 1
+    tokens = UrlLanguageTokens()
+    for p in pages:
+        if p.lang_prob >= confident and seen.get(p.content_hash, 0) <= 1:
+            tokens.learn(p.url, p.lang)
+    return tokens
+
+
+def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDENT):
+    """The page's language where fastText is unsure and the URL names one language.
+
+    Index and reference pages of a documentation site are mostly identifiers: fastText
+    calls a Russian directive index English at p = 0.2. The site's URL tokens, learned
+    from its confidently identified pages, settle it (``lang_method="url_token"``).
+    """
+    if page.lang_method not in _GUESSED or page.lang_prob >= confident:
+        return None
+    named = tokens.predict(page.url)
+    if len(named) == 1:
+        lang = next(iter(named))
+        if lang != page.lang:
+            return lang
+    return None
+
+
+def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
+    """Sort key of a duplicate group: URL naming the page's language first, then shorter."""
+    named = tokens.predict(page.url)
+    agree = 1 if page.lang in named else (-1 if named else 0)
+    depth = len([s for s in urlsplit(page.url).path.split("/") if s])
+    return (-agree, depth, len(page.url), page.url)
+
+
+def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
+    """One record per content under its canonical URL, others as ``aliases`` (pure).
+
+    Canonical URL of a group of records with the same ``content_hash``: the one whose
+    URL tokens name the page's language (``/en/x.html`` for an English page also served
+    as ``/ja/x.html``), then the shallowest, then the shortest, then the first in order.
+    Pages without text are never grouped (an empty page's hash says nothing).
+    Links and hreflang alternates of the result point at canonical URLs.
+    """
+    by_url: dict = {}
+    for p in pages:
+        by_url.setdefault(p.url, p)
+    records = [by_url[u] for u in sorted(by_url)]
+    tokens = learn_url_tokens(records, confident)
+
+    relabelled = 0
+    settled = []
+    for p in records:
+        lang = settle_language(p, tokens, confident)
+        if lang is not None:
+            p = dataclasses.replace(p, lang=lang, lang_method="url_token")
+            relabelled += 1
+        settled.append(p)
+
+    groups: dict[str, list] = {}
+    for p in settled:
+        key = p.content_hash if p.content_hash and p.text_length else f"url:{p.url}"
+        groups.setdefault(key, []).append(p)
+
+    resolve: dict[str, str] = {}
+    chosen = []
+    for group in groups.values():
+        group.sort(key=lambda p: _canonical_rank(p, tokens))
+        head = group[0]
+        others = set()
+        for p in group:
+            others.update(u for u in (p.url, p.requested_url, *p.aliases) if u)
+        others.discard(head.url)
+        chosen.append((head, sorted(others)))
+        for u in others:
+            resolve.setdefault(u, head.url)
+        resolve[head.url] = head.url
+    # A URL that is a canonical page itself never resolves elsewhere.
+    for head, _ in chosen:
+        resolve[head.url] = head.url
+
+    out = []
+    for head, aliases in chosen:
+        links, seen = [], set()
+        for link in head.links:
+            url = resolve.get(link["url"], link["url"])
+            if url in seen:
+                continue
+            seen.add(url)
+            links.append(link if url == link["url"] else {**link, "url": url})
+        hreflang = {lang: resolve.get(u, u) for lang, u in head.hreflang.items()}
+        out.append(dataclasses.replace(head, aliases=aliases, links=links, hreflang=hreflang))
+    out.sort(key=lambda p: p.url)
+    return SitePages(out, resolve, duplicates=len(records) - len(out), relabelled=relabelled)
+
+
+def canonical_records(records):
+    """:func:`canonical_pages` site by site over any iterable of records, sites in order."""
+    by_site: dict[str, list] = {}
+    for p in records:
+        by_site.setdefault(p.site, []).append(p)
+    for site in sorted(by_site):
+        yield from canonical_pages(by_site.pop(site)).pages

@@ -1,0 +1,92 @@
+"""One record per content, URLs resolved, unsure languages settled (pages/site.py)."""
+
+from __future__ import annotations
+
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import canonical_pages
+
+
+def page(url, lang, text, prob=0.99, links=(), hreflang=None, requested=None, method="fasttext"):
+    return PageRecord(url=url, requested_url=requested or url, lang=lang, lang_prob=prob,
+                      lang_method=method, text=text, text_length=len(text),
+                      content_hash=f"h:{text}", links=[{"url": u, "text": "", "hreflang": None}
+                                                       for u in links],
+                      hreflang=dict(hreflang or {}))
+
+
+def site_with_fallbacks():
+    pages = []
+    for i in range(6):
+        pages.append(page(f"http://s/m/en/p{i}.html", "en", f"english {i}",
+                          links=[f"http://s/m/ja/p{(i + 1) % 6}.html"]))
+        pages.append(page(f"http://s/m/fr/p{i}.html", "fr", f"french {i}"))
+    for i in range(3):                                   # real Japanese pages
+        pages.append(page(f"http://s/m/ja/p{i}.html", "ja", f"japanese {i}"))
+    for i in range(3, 6):                                # English served as a fallback
+        pages.append(page(f"http://s/m/ja/p{i}.html", "en", f"english {i}"))
+    return pages
+
+
+def test_fallback_copies_fold_into_the_page_whose_url_names_its_language():
+    site = canonical_pages(site_with_fallbacks())
+    urls = [p.url for p in site.pages]
+    assert urls == sorted(urls)
+    assert site.duplicates == 3 and site.size == 15
+    en3 = next(p for p in site.pages if p.url == "http://s/m/en/p3.html")
+    assert en3.aliases == ["http://s/m/ja/p3.html"]
+    assert "http://s/m/ja/p3.html" not in urls
+    # links written to a fallback URL now lead to the canonical page
+    en2 = next(p for p in site.pages if p.url == "http://s/m/en/p2.html")
+    assert en2.links[0]["url"] == "http://s/m/en/p3.html"
+    # a link to a real Japanese page is left alone
+    en0 = next(p for p in site.pages if p.url == "http://s/m/en/p0.html")
+    assert en0.links[0]["url"] == "http://s/m/ja/p1.html"
+
+
+def test_redirects_resolve_links_and_hreflang():
+    a = page("http://s/en/x.html", "en", "x en", hreflang={"fr": "http://s/en/fr/x.html"})
+    b = page("http://s/fr/x.html", "fr", "x fr", requested="http://s/en/fr/x.html",
+             hreflang={"en": "http://s/fr/en/x.html"})
+    c = page("http://s/en/x.html#dup", "en", "other")
+    site = canonical_pages([b, a, c])
+    by_url = {p.url: p for p in site.pages}
+    assert by_url["http://s/en/x.html"].hreflang == {"fr": "http://s/fr/x.html"}
+    assert by_url["http://s/fr/x.html"].aliases == ["http://s/en/fr/x.html"]
+    assert site.resolve["http://s/en/fr/x.html"] == "http://s/fr/x.html"
+    # an alternate nobody stored stays as written
+    assert by_url["http://s/fr/x.html"].hreflang == {"en": "http://s/fr/en/x.html"}
+
+
+def test_order_of_input_does_not_change_the_result():
+    pages = site_with_fallbacks()
+    one = canonical_pages(pages)
+    two = canonical_pages(list(reversed(pages)))
+    assert [p.to_dict() for p in one.pages] == [p.to_dict() for p in two.pages]
+
+
+def test_unsure_language_settled_by_url_token_only_when_unsure():
+    pages = [page(f"http://s/ru/p{i}.html", "ru", f"русский {i}") for i in range(30)]
+    pages += [page(f"http://s/en/p{i}.html", "en", f"english {i}") for i in range(6)]
+    pages.append(page("http://s/ru/index.html", "en", "ngx_http_core_module listen", prob=0.2))
+    pages.append(page("http://s/ru/eng.html", "en", "an English page", prob=0.97))
+    pages.append(page("http://s/ru/decl.html", "en", "declared", prob=0.3, method="html_lang"))
+    site = canonical_pages(pages)
+    by_url = {p.url: p for p in site.pages}
+    assert by_url["http://s/ru/index.html"].lang == "ru"
+    assert by_url["http://s/ru/index.html"].lang_method == "url_token"
+    assert by_url["http://s/ru/eng.html"].lang == "en"        # fastText was sure
+    assert by_url["http://s/ru/decl.html"].lang == "en"       # the page's own declaration
+    assert site.relabelled == 1
+
+
+def test_fallback_copies_do_not_teach_url_tokens():
+    # /ja/ holds more English copies than Japanese pages: 'ja' must not name English
+    pages = site_with_fallbacks()
+    pages.append(page("http://s/m/ja/short.html", "en", "API", prob=0.3))
+    site = canonical_pages(pages)
+    assert {p.url: p.lang for p in site.pages}["http://s/m/ja/short.html"] == "en"
+
+
+def test_empty_pages_are_not_duplicates_of_each_other():
+    pages = [page("http://s/a", "en", ""), page("http://s/b", "en", "")]
+    assert canonical_pages(pages).size == 2
