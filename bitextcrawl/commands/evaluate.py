@@ -16,7 +16,7 @@ class Command(ScrapyCommand):
     default_settings = {"LOG_ENABLED": False}
 
     def syntax(self) -> str:
-        return "--gold GOLD.tsv --pairs DIR/pairs.jsonl [--base URL]"
+        return "--gold GOLD.tsv --pairs DIR/pairs.jsonl [--base URL] [--directory-index FILE]"
 
     def short_desc(self) -> str:
         return "Precision, recall, F1 and WMT16 1-1 recall of pairs against a gold file"
@@ -27,6 +27,8 @@ class Command(ScrapyCommand):
         parser.add_argument("--pairs", required=True, help="a pairs.jsonl")
         parser.add_argument("--base", default=None,
                             help="prefix for relative gold paths (e.g. http://127.0.0.1:8000/)")
+        parser.add_argument("--directory-index", default=None, metavar="FILE",
+                            help="a URL ending in / means this file (e.g. index.html)")
 
     def run(self, args, opts):
         try:
@@ -34,4 +36,5 @@ class Command(ScrapyCommand):
             pairs = read_pairs_jsonl(opts.pairs)
         except OSError as exc:
             raise UsageError(f"cannot read input: {exc}") from exc
-        print(json.dumps(evaluate(gold, pairs), indent=2, sort_keys=True))
+        print(json.dumps(evaluate(gold, pairs, directory_index=opts.directory_index),
+                         indent=2, sort_keys=True))

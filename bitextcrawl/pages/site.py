@@ -31,6 +31,7 @@ class SitePages:
     resolve: dict = field(default_factory=dict)   # every URL seen -> its page's canonical URL
     duplicates: int = 0                           # records folded into another one
     relabelled: int = 0                           # unsure languages settled by URL tokens
+    token_langs: dict = field(default_factory=dict)  # URL token -> language it names here
 
     @property
     def size(self) -> int:
@@ -38,19 +39,27 @@ class SitePages:
         return len(self.pages)
 
 
-def learn_url_tokens(pages, confident: float = CONFIDENT) -> UrlLanguageTokens:
-    """URL tokens naming a language, from the pages of unique content fastText is sure of.
+# Token learning: labels fastText gives with p >= 0.5 are right far more often than the
+# 5% a token's purity tolerates; 3 pages (as the 3 pairs of an id-marker key) make a token,
+# so that a 5-page translation (nginx.org's Hebrew side) has its marker.
+TOKEN_MIN_PROB = 0.5
+TOKEN_MIN_PAGES = 3
+
+
+def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageTokens:
+    """URL tokens naming a language, from the pages of unique content fastText labelled.
 
     Duplicates are left out: the English fallback copies under ``/ja/`` would make ``ja``
-    look like a token of English.
+    look like a token of English. So are pages labelled by ``url_token`` themselves.
     """
     seen: dict[str, int] = {}
     for p in pages:
         if p.content_hash:
             seen[p.content_hash] = seen.get(p.content_hash, 0) + 1
-    tokens = UrlLanguageTokens()
+    tokens = UrlLanguageTokens(min_pages=TOKEN_MIN_PAGES)
     for p in pages:
-        if p.lang_prob >= confident and seen.get(p.content_hash, 0) <= 1:
+        if (p.lang_prob >= min_prob and p.lang_method != "url_token"
+                and seen.get(p.content_hash, 0) <= 1):
             tokens.learn(p.url, p.lang)
     return tokens
 
@@ -93,7 +102,7 @@ def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
     for p in pages:
         by_url.setdefault(p.url, p)
     records = [by_url[u] for u in sorted(by_url)]
-    tokens = learn_url_tokens(records, confident)
+    tokens = learn_url_tokens(records)
 
     relabelled = 0
     settled = []
@@ -138,7 +147,9 @@ def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
         hreflang = {lang: resolve.get(u, u) for lang, u in head.hreflang.items()}
         out.append(dataclasses.replace(head, aliases=aliases, links=links, hreflang=hreflang))
     out.sort(key=lambda p: p.url)
-    return SitePages(out, resolve, duplicates=len(records) - len(out), relabelled=relabelled)
+    token_langs = {t: lang for t in sorted(tokens.counts) if (lang := tokens.token_lang(t))}
+    return SitePages(out, resolve, duplicates=len(records) - len(out), relabelled=relabelled,
+                     token_langs=token_langs)
 
 
 def canonical_records(records):

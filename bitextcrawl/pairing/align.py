@@ -251,13 +251,14 @@ class _Scores:
             self.llr = self.p_struct = np.zeros(len(self.cands))
 
 
-def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site_size: int,
+def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
                       config: AlignConfig, result: AlignResult, pattern_db=None) -> dict:
     """Seed 003 §2.1: pairs of credible URL patterns, with |w| = the site's distinct pages."""
     learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
                                 rescue_threshold=config.pattern_rescue_threshold,
                                 pattern_db=pattern_db)
-    learner.fit({l1: list(pages1), l2: list(pages2)}, site_size=site_size)
+    learner.fit({l1: list(pages1), l2: list(pages2)}, site_size=site.size,
+                token_langs=site.token_langs)
     kinds = {p.id: p.kind for p in learner.patterns_}
     result.patterns[f"{l1}-{l2}"] = learner.report()
     result.learned_patterns.extend(learner.patterns_)
@@ -385,7 +386,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
     t = time.perf_counter()
     if "url_pattern" in stages:
-        evidence.url_pattern = url_pattern_stage(pages1, pages2, l1, l2, site.size, config,
+        evidence.url_pattern = url_pattern_stage(pages1, pages2, l1, l2, site, config,
                                                  result, pattern_db)
     _timed(result, "url_patterns", t)
     if "hreflang" in stages:

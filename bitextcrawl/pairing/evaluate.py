@@ -67,9 +67,22 @@ def _ratio(num: int, den: int) -> float:
     return num / den if den else 0.0
 
 
-def evaluate(gold: list[Pair], predicted: list[Pair], ordered: bool = True) -> dict:
+def with_directory_index(pairs: Iterable[Pair], index: str) -> list[Pair]:
+    """``/docs/`` and ``/docs/index.html`` as one URL (gold files list the file, sites link
+    the directory)."""
+    def one(url: str) -> str:
+        return url + index if url.endswith("/") else url
+    return [(one(a), one(b)) for a, b in pairs]
+
+
+def evaluate(gold: list[Pair], predicted: list[Pair], ordered: bool = True,
+             directory_index: str | None = None) -> dict:
     """Precision, recall, F1 (tp/fp/fn over distinct pairs) and WMT16 recall under the
-    1-1 rule (``wmt16_recall``, with ``wmt16_kept`` and ``wmt16_found``)."""
+    1-1 rule (``wmt16_recall``, with ``wmt16_kept`` and ``wmt16_found``).
+    ``directory_index`` (e.g. ``index.html``): a URL ending in ``/`` means that file."""
+    if directory_index:
+        gold = with_directory_index(gold, directory_index)
+        predicted = with_directory_index(predicted, directory_index)
     gold_set = set(_dedupe(gold, ordered))
     pred = _dedupe(predicted, ordered)
     pred_set = set(pred)

@@ -108,6 +108,9 @@ ID_MARKER = "id_marker"
 #: An ``id_marker`` pattern must put at least this many pairs together ("consistently over many
 #: pairs"): one or two id-anchored differences are as likely an accident as a scheme.
 DEFAULT_MIN_MARKER_PAIRS = 3
+# Score of a pair whose key was rescued as the site's own language markers: as sure as a
+# one-way hreflang declaration (the key is right; it explains little of the site).
+LANGUAGE_TOKEN_SCORE = 0.75
 #: An ``id_marker`` side's value must be this language's in at least this share of the URLs of
 #: that language pair carrying the value at that position (language ID may be a bit noisy).
 DEFAULT_MARKER_PURITY = 0.8
@@ -141,6 +144,7 @@ class Pattern:
     global_credibility: float = 0.0  # C(p) from the PatternDB (includes past runs)
     credible: bool = False         # C(p, w) > local threshold, or rescued
     rescued: bool = False          # weak local key kept for its global credibility
+    rescued_by: str = ""           # "global" (C(p)) or "language_tokens" (see _judge)
     examples: list[tuple[str, str]] = field(default_factory=list)
     # (separator before, shape of stripped prefix, shape of stripped suffix, separator after)
     contexts: Counter = field(default_factory=Counter, repr=False)
@@ -437,7 +441,7 @@ def _pattern_dict(p: Pattern) -> dict:
             "lang2": p.lang2, "lang2_token": p.lang2_token, "support": p.support,
             "pairs": p.pairs, "candidates": p.candidates,
             "local_credibility": p.local_credibility, "global_credibility": p.global_credibility,
-            "credible": p.credible, "rescued": p.rescued,
+            "credible": p.credible, "rescued": p.rescued, "rescued_by": p.rescued_by,
             "examples": [list(e) for e in p.examples],
             "contexts": [list(c) for c, _ in p.contexts.most_common(_MAX_CONTEXTS)]}
 
@@ -486,13 +490,16 @@ class UrlPatternLearner:
         self.marker_purity = marker_purity
 
     # -- fit
-    def fit(self, urls_by_lang: dict[str, list[str]],
-            site_size: int | None = None) -> "UrlPatternLearner":
+    def fit(self, urls_by_lang: dict[str, list[str]], site_size: int | None = None,
+            token_langs: dict[str, str] | None = None) -> "UrlPatternLearner":
         """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1).
 
         ``site_size``: |w|, the site's distinct pages in all languages (seed 003), where the
         caller knows it (duplicates folded, other languages counted); else the URLs given.
+        ``token_langs``: URL token -> the language it names on this site (learned from its
+        confidently identified pages); rescues weak language-marker keys (see ``_judge``).
         """
+        self.token_langs_ = {k.lower(): v for k, v in (token_langs or {}).items()}
         langs = self.langs
         lang_index = {lang: i for i, lang in enumerate(langs)}
         urls: list[str] = []
@@ -596,6 +603,7 @@ class UrlPatternLearner:
         rescued (a language number is a site's own code, see the module docstring).
         """
         p.rescued = False
+        p.rescued_by = ""
         if p.kind == ID_MARKER:
             p.credible = (p.local_credibility > self.local_threshold
                           and p.pairs >= self.min_marker_pairs)
@@ -603,9 +611,25 @@ class UrlPatternLearner:
             p.credible = True
         elif p.global_credibility > self.rescue_threshold:
             p.credible = p.rescued = True
+            p.rescued_by = "global"
+        elif self._names_its_languages(p):
+            # Departure: seed 003 sets |w| for a bilingual site. On a multilingual one a
+            # partial translation (5 Hebrew pages of nginx.org's 200) explains < 10% of |w|
+            # however right its key is. The threshold is there to drop accidental keys; a
+            # key whose two tokens are the site's own markers of exactly these two languages
+            # is not accidental, so it is rescued like a key of strong global credibility.
+            p.credible = p.rescued = True
+            p.rescued_by = "language_tokens"
         else:
             p.credible = False
         return p.credible
+
+    def _names_its_languages(self, p: Pattern) -> bool:
+        """Both tokens name their side's language on this site, with ``min_marker_pairs``."""
+        langs = getattr(self, "token_langs_", {})
+        return (p.kind == TOKEN and p.pairs >= self.min_marker_pairs
+                and langs.get(p.lang1_token.strip("/._-?=&").lower()) == p.lang1
+                and langs.get(p.lang2_token.strip("/._-?=&").lower()) == p.lang2)
 
     def _global(self, pid: str) -> float:
         return self.pattern_db.global_credibility(pid) if self.pattern_db is not None else 0.0
@@ -614,6 +638,8 @@ class UrlPatternLearner:
         # A monotone map of credibility to 0..1 (not a calibrated probability): a locally
         # credible pattern scores above 0.5 (0.5 at the threshold, ~1 when it pairs the whole
         # site); a rescued one 0.375..0.5, growing with C(p) / rescue threshold.
+        if p.rescued_by == "language_tokens":
+            return LANGUAGE_TOKEN_SCORE
         if p.rescued:
             t = self.rescue_threshold
             return 0.5 - 0.25 * (0.5 ** (p.global_credibility / t)) if t > 0 else 0.5

@@ -84,7 +84,7 @@ def site():
 # -------------------------------------------------------------- reference (slow, plain)
 
 def reference_ets(pairs, internal, graph, alpha=0.6, n_iter=3, weighting=True,
-                  popular_fraction=0.5, popular_min_links=10, delta=1.0):
+                  popular_fraction=0.5, popular_min_links=10, delta=1.0, threshold=0.3):
     """Algorithms 1 and 2 written out literally over dicts, to check the vectorised code."""
     lang = nx.get_node_attributes(graph, "lang")
     left = {u for u in graph if lang.get(u) == "en"} | {a for a, _ in pairs}
@@ -106,8 +106,9 @@ def reference_ets(pairs, internal, graph, alpha=0.6, n_iter=3, weighting=True,
 
     pg_l, w_l = side_info(left)
     pg_r, w_r = side_info(right)
-    # PG(·) keeps the neighbours that are in some candidate pair (see ETS._neighbour_structure)
-    pairable_l, pairable_r = {a for a, _ in pairs}, {b for _, b in pairs}
+    # PG(·) keeps the neighbours in a candidate pair with ITS >= T_min (ETS._neighbour_structure)
+    pairable_l = {a for a, b in pairs if internal[(a, b)] >= threshold}
+    pairable_r = {b for a, b in pairs if internal[(a, b)] >= threshold}
     pg_l = {u: nb & pairable_l for u, nb in pg_l.items()}
     pg_r = {u: nb & pairable_r for u, nb in pg_r.items()}
     index = {p: k for k, p in enumerate(pairs)}

@@ -1,0 +1,56 @@
+"""Crawl the real nginx.org (../shared/data/nginx, seven languages) over loopback.
+
+Each en–XX gold is crawled as a user would: from ``/en/`` for Russian (the two big sides
+link to each other), from ``/XX/`` for the partial translations nothing else links to.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bitextcrawl.demo.server import serve_directory
+from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
+from tests.conftest import SHARED_DATA, run_crawl
+
+pytestmark = pytest.mark.integration
+
+NGINX = SHARED_DATA / "nginx"
+# gold file code -> (start path, fastText language)
+CRAWLS = {"ru": ("/en/", "ru"), "cn": ("/cn/", "zh"), "it": ("/it/", "it"),
+          "tr": ("/tr/", "tr"), "ja": ("/ja/", "ja"), "he": ("/he/", "he")}
+
+
+@pytest.fixture(scope="module")
+def nginx_server():
+    if not (NGINX / "site").is_dir():
+        pytest.skip(f"real data not found at {NGINX} (../shared/data beside the project)")
+    with serve_directory(str(NGINX / "site")) as server:
+        yield server
+
+
+def crawl_and_score(server, code: str, out: Path) -> dict:
+    start, lang = CRAWLS[code]
+    run_crawl(f"{server.url}{start}", out, langs=f"en,{lang}", timeout=600)
+    gold = read_gold(NGINX / "gold" / f"en-{code}.tsv", base=server.url + "/")
+    scores = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl"), directory_index="index.html")
+    stats = json.loads((out / "stats.json").read_text())["crawl"]
+    scores["responses"] = stats.get("downloader/response_count", 0)
+    return scores
+
+
+@pytest.mark.parametrize("code", sorted(CRAWLS))
+def test_crawl_finds_every_gold_pair(nginx_server, tmp_path, code):
+    scores = crawl_and_score(nginx_server, code, tmp_path)
+    assert scores["f1"] >= 0.99, (code, scores)
+
+
+def test_two_crawls_give_identical_pairs(nginx_server, tmp_path):
+    outputs = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        crawl_and_score(nginx_server, "cn", out)
+        outputs.append((out / "pairs.jsonl").read_bytes())
+    assert outputs[0] and outputs[0] == outputs[1]
