@@ -41,7 +41,6 @@ import html
 import random
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from bitextcrawl.demo.generator import Resource
 from bitextcrawl.demo.multilingual_text import (
@@ -431,8 +430,3 @@ def generate_manual(spec: ManualSpec | None = None, port: int = 8080) -> Multili
                 site.fallback_urls.add(url)
     return site
 
-
-def page_name(url: str) -> tuple[str, str]:
-    """``http://host/manual/fr/mod_foo.html`` -> ``("fr", "mod_foo.html")``."""
-    parts = urlsplit(url).path.split("/")
-    return parts[2], parts[3]
