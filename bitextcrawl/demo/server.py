@@ -102,7 +102,11 @@ class LoopbackServer:
 
 
 def serve_site(site, port: int) -> LoopbackServer:
-    """Serve a :class:`~bitextcrawl.demo.generator.GeneratedSite` on ``port``."""
+    """Serve a generated site on ``port``: a :class:`~bitextcrawl.demo.generator.GeneratedSite`
+    or a :class:`~bitextcrawl.demo.multilingual.MultilingualSite` (anything with
+    ``lookup(host_header, path) -> Resource | None``). Each answer carries the resource's
+    status and headers, so redirects (301 + ``Location``) go out as the site made them;
+    every request, redirects included, counts in ``hits``."""
     handler = type("SiteHandler", (_SiteHandler,), {"site": site})
     return LoopbackServer(handler, port)
 
