@@ -89,14 +89,17 @@ def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
     return (-agree, depth, len(page.url), page.url)
 
 
-def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
+def canonical_pages(pages, confident: float = CONFIDENT,
+                    redirects: dict | None = None) -> SitePages:
     """One record per content under its canonical URL, others as ``aliases`` (pure).
 
     Canonical URL of a group of records with the same ``content_hash``: the one whose
     URL tokens name the page's language (``/en/x.html`` for an English page also served
     as ``/ja/x.html``), then the shallowest, then the shortest, then the first in order.
     Pages without text are never grouped (an empty page's hash says nothing).
-    Links and hreflang alternates of the result point at canonical URLs.
+    ``redirects`` (requested URL -> target, as the crawl saw them) add the URLs whose
+    chain ends at a page to its aliases. Links and hreflang alternates of the result
+    point at canonical URLs.
     """
     by_url: dict = {}
     for p in pages:
@@ -104,22 +107,23 @@ def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
     records = [by_url[u] for u in sorted(by_url)]
     tokens = learn_url_tokens(records)
 
-    relabelled = 0
-    settled = []
-    for p in records:
-        lang = settle_language(p, tokens, confident)
-        if lang is not None:
-            p = dataclasses.replace(p, lang=lang, lang_method="url_token")
-            relabelled += 1
-        settled.append(p)
-
     groups: dict[str, list] = {}
-    for p in settled:
+    for p in records:
         key = p.content_hash if p.content_hash and p.text_length else f"url:{p.url}"
         groups.setdefault(key, []).append(p)
 
+    # Only a page served under one URL has its language settled by that URL: the same
+    # bytes under /en/ and /ja/ are a fallback copy, in the language fastText says.
+    relabelled = 0
+    for group in groups.values():
+        if len(group) == 1:
+            lang = settle_language(group[0], tokens, confident)
+            if lang is not None:
+                group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")
+                relabelled += 1
+
     resolve: dict[str, str] = {}
-    chosen = []
+    chosen: dict[str, tuple] = {}
     for group in groups.values():
         group.sort(key=lambda p: _canonical_rank(p, tokens))
         head = group[0]
@@ -127,16 +131,25 @@ def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
         for p in group:
             others.update(u for u in (p.url, p.requested_url, *p.aliases) if u)
         others.discard(head.url)
-        chosen.append((head, sorted(others)))
+        chosen[head.url] = (head, others)
         for u in others:
             resolve.setdefault(u, head.url)
-        resolve[head.url] = head.url
     # A URL that is a canonical page itself never resolves elsewhere.
-    for head, _ in chosen:
-        resolve[head.url] = head.url
+    for url in chosen:
+        resolve[url] = url
+    for source in sorted(redirects or ()):
+        if source in resolve:
+            continue
+        target, hops = redirects[source], 0
+        while target not in resolve and target in redirects and hops < 20:  # a chain, not a loop
+            target, hops = redirects[target], hops + 1
+        if target in resolve:
+            resolve[source] = resolve[target]
+            chosen[resolve[target]][1].add(source)
 
     out = []
-    for head, aliases in chosen:
+    for head, aliases in chosen.values():
+        aliases = sorted(aliases)
         links, seen = [], set()
         for link in head.links:
             url = resolve.get(link["url"], link["url"])
@@ -152,10 +165,10 @@ def canonical_pages(pages, confident: float = CONFIDENT) -> SitePages:
                      token_langs=token_langs)
 
 
-def canonical_records(records):
+def canonical_records(records, redirects: dict | None = None):
     """:func:`canonical_pages` site by site over any iterable of records, sites in order."""
     by_site: dict[str, list] = {}
     for p in records:
         by_site.setdefault(p.site, []).append(p)
     for site in sorted(by_site):
-        yield from canonical_pages(by_site.pop(site)).pages
+        yield from canonical_pages(by_site.pop(site), redirects=redirects).pages

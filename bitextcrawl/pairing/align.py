@@ -471,11 +471,14 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     return out
 
 
-def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None) -> AlignResult:
-    """All language pairs of one site's pages; each URL in at most one pair per language pair."""
+def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
+               redirects: dict | None = None) -> AlignResult:
+    """All language pairs of one site's pages; each URL in at most one pair per language pair.
+
+    ``redirects`` (requested URL -> target) resolve URLs the way the crawl saw them."""
     result = AlignResult()
     langs = config.langs
-    site = canonical_pages(pages)
+    site = canonical_pages(pages, redirects=redirects)
     result.counts["bitext/align/site_pages"] = site.size
     result.counts["bitext/align/duplicates"] = site.duplicates
     result.counts["bitext/align/lang_from_url_token"] = site.relabelled

@@ -44,8 +44,12 @@ def write_json(path: str, obj) -> None:
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
-                crawl_stats: dict | None = None, bitext: bool = True) -> dict:
-    """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json."""
+                crawl_stats: dict | None = None, bitext: bool = True,
+                redirects: dict | None = None) -> dict:
+    """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
+
+    ``redirects``: requested URL -> target, as the crawl saw them (the page store keeps them).
+    """
     os.makedirs(output_dir, exist_ok=True)
     start = time.perf_counter()
     by_site = defaultdict(list)
@@ -55,7 +59,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     counts: Counter = Counter()
     timings: Counter = Counter()
     for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
-        result = align_site(site_pages, config, pattern_db=pattern_db)
+        result = align_site(site_pages, config, pattern_db=pattern_db, redirects=redirects)
         pairs.extend(result.pairs)
         patterns[site] = result.patterns
         models[site] = result.models
@@ -122,11 +126,13 @@ class ClosingPipeline:
         store = open_store(self.crawler.settings, spider.output_dir)
         try:
             pages = list(store)
+            redirects = store.redirects()
         finally:
             store.close()
         config = AlignConfig.from_settings(self.crawler.settings, spider.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}
         stats = run_closing(pages, config, spider.output_dir,
-                            pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats)
+                            pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats,
+                            redirects=redirects)
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import os
 
+from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 
 from bitextcrawl.formats.jsonl import write_jsonl
@@ -27,6 +28,7 @@ class PageStorePipeline:
         self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
         self.store = None
         self.warc = None
+        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -66,10 +68,28 @@ class PageStorePipeline:
         self.stats.inc_value(f"bitext/pages/stored/{item.lang}")
         return item
 
+    def response_downloaded(self, response, request, spider=None):
+        """Every redirect the site answers, requested URL -> target, kept in the store:
+        links written to the requested URL resolve to the page at the end of the chain,
+        even when the dupefilter drops the redirected request (the page was stored)."""
+        if self.store is None or not 300 <= response.status < 400:
+            return
+        location = response.headers.get(b"Location")
+        if not location:
+            return
+        try:
+            target = response.urljoin(location.decode("latin-1").strip())
+        except ValueError:
+            return
+        if target != request.url:
+            self.store.add_redirect(request.url, target)
+            self.stats.inc_value("bitext/redirects/seen")
+
     def close_spider(self):
         if self.warc is not None:
             self.warc.close()
         path = os.path.join(self.output_dir, "pages.jsonl")
-        n = write_jsonl(path, (p.to_dict() for p in canonical_records(self.store)))
+        n = write_jsonl(path, (p.to_dict() for p in canonical_records(
+            self.store, redirects=self.store.redirects())))
         logger.info("Exported %d page records (one per content) to %s", n, path)
         self.store.close()

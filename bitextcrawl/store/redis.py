@@ -11,6 +11,7 @@ different output dirs, share one Redis without meeting:
 ``<key>:lang``         hash: URL -> language
 ``<key>:hashes``       set: content hashes
 ``<key>:meta``         hash: name -> JSON value
+``<key>:redirects``    hash: requested URL -> the URL it redirected to
 =====================  =========================================================
 
 :meth:`RedisPageStore.add` is one Lua script (HSETNX, then RPUSH/HSET/SADD only if the
@@ -69,6 +70,7 @@ class RedisPageStore:
         self.lang_key = f"{key}:lang"
         self.hashes_key = f"{key}:hashes"
         self.meta_key = f"{key}:meta"
+        self.redirects_key = f"{key}:redirects"
         self._add = server.register_script(_ADD)
 
     @classmethod
@@ -125,10 +127,16 @@ class RedisPageStore:
     def set_meta(self, key: str, value) -> None:
         self.server.hset(self.meta_key, key, json.dumps(value))
 
+    def add_redirect(self, url: str, target: str) -> None:
+        self.server.hset(self.redirects_key, url, target)
+
+    def redirects(self) -> dict[str, str]:
+        return {k.decode(): v.decode() for k, v in self.server.hgetall(self.redirects_key).items()}
+
     def clear(self) -> None:
-        """Delete this crawl's pages and meta (not its frontier)."""
+        """Delete this crawl's pages, redirects and meta (not its frontier)."""
         self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
-                           self.meta_key)
+                           self.meta_key, self.redirects_key)
 
     def close(self) -> None:
         self.server.close()

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS pages (
 );
 CREATE INDEX IF NOT EXISTS pages_hash ON pages (content_hash);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS redirects (url TEXT PRIMARY KEY, target TEXT NOT NULL);
 """
 
 
@@ -75,6 +76,15 @@ class SQLitePageStore:
     def iter_dicts(self) -> Iterator[dict]:
         for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
             yield json.loads(zlib.decompress(blob))
+
+    def add_redirect(self, url: str, target: str) -> None:
+        """Remember that ``url`` answered with a redirect to ``target``."""
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO redirects (url, target) VALUES (?, ?)",
+                            (url, target))
+
+    def redirects(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT url, target FROM redirects ORDER BY url"))
 
     def get_meta(self, key: str, default=None):
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
