@@ -340,7 +340,11 @@ class EmpiricalPMF:
 # ----------------------------------------------------------------------------- model
 
 _HYPER = ("max_iter", "tol", "min_pairs", "huber_t", "gmm_max_iter", "gmm_tol",
-          "sigma_consistency") + tuple(PAPER_INITIAL)
+          "sigma_consistency", "init", "strand_threshold", "init_fractions") + tuple(PAPER_INITIAL)
+INITS = ("paper", "data", "best")
+_PARAM_ATTRS = ("q_par_", "q_npar_", "k_", "b_", "gmm_weights_", "gmm_means_", "gmm_sds_",
+                "a_", "c_", "sigma_", "p_par_")
+_RUN_ATTRS = ("labels_", "n_iter_", "converged_", "log_likelihood_history_", "warnings_")
 _FITTED_SCALARS = ("q_par_", "q_npar_", "k_", "b_", "a_", "c_", "sigma_", "p_par_",
                    "n_iter_", "converged_", "n_samples_", "n_parallel_", "fallback_")
 
@@ -369,7 +373,8 @@ class StructuralEM:
 
     def __init__(self, max_iter: int = 100, tol: float = 1e-6, *, min_pairs: int = 5,
                  huber_t: float = HUBER_T, gmm_max_iter: int = 200, gmm_tol: float = 1e-8,
-                 sigma_consistency: bool = True,
+                 sigma_consistency: bool = True, init: str = "paper",
+                 strand_threshold: float = 0.2, init_fractions: tuple = (0.1, 0.3),
                  q_par: float = PAPER_INITIAL["q_par"], q_npar: float = PAPER_INITIAL["q_npar"],
                  k: float = PAPER_INITIAL["k"], b: float = PAPER_INITIAL["b"],
                  gmm_weight: float = PAPER_INITIAL["gmm_weight"],
@@ -385,6 +390,9 @@ class StructuralEM:
         self.gmm_max_iter = gmm_max_iter
         self.gmm_tol = gmm_tol
         self.sigma_consistency = sigma_consistency
+        self.init = init
+        self.strand_threshold = strand_threshold
+        self.init_fractions = init_fractions
         self.q_par, self.q_npar, self.k, self.b = q_par, q_npar, k, b
         self.gmm_weight, self.gmm_mean1, self.gmm_mean2 = gmm_weight, gmm_mean1, gmm_mean2
         self.gmm_sd1, self.gmm_sd2 = gmm_sd1, gmm_sd2
@@ -480,6 +488,9 @@ class StructuralEM:
         self.converged_ = False
         self.n_samples_ = s
         self.fallback_ = None
+        self.init_ = "paper"
+        self.degenerate_: list[str] = []
+        self.starts_: list[dict] = []
         w, m, n, l1, l2 = X.T
         # Empirical pdfs over all s candidate pairs: the marginals "do not depend on ∦" (eq. 13).
         self.pmf_m_ = EmpiricalPMF.fit(m)
@@ -501,6 +512,80 @@ class StructuralEM:
             self.log_likelihood_history_.append(ll)
             return self
 
+        # DEPARTURE (starts): Algorithm 1 starts once, from fixed values. A hard EM only
+        # climbs to the nearest fixed point of (16); on a one-template site every
+        # candidate pair looks parallel to the paper's start and the fit stays near it.
+        # ``init="data"`` starts from splits of the data by the STRAND ratio w/(m+n)
+        # (rule 18, and its lowest quantiles: a page has one counterpart among its
+        # candidates), ``init="best"`` from those and the paper's values; the fit kept
+        # is the one of highest log (16) among the non-degenerate ones.
+        starts = self._starts(X)
+        runs = []
+        for name, labels0 in starts:
+            self._init_params()
+            self.warnings_ = []
+            self.log_likelihood_history_ = []
+            self.n_iter_ = 0
+            self.converged_ = False
+            if labels0 is not None:
+                self._m_step(X, labels0)          # the start: θ estimated from the split
+            self._run_em(X, pmf)
+            reasons = self._degenerate_reasons(s)
+            snap = {a: getattr(self, a) for a in _PARAM_ATTRS + _RUN_ATTRS}
+            runs.append((name, float(self.log_likelihood_history_[-1]), reasons, snap))
+        ok = [r for r in runs if not r[2]] or runs
+        top = max(r[1] for r in ok)
+        # ties (starts that reach the same fixed point) go to the earliest start
+        name, ll, reasons, snap = next(r for r in ok if r[1] >= top - self.tol * max(1.0, abs(top)))
+        for a, v in snap.items():
+            setattr(self, a, v)
+        self.init_ = name
+        self.degenerate_ = list(reasons)
+        self.starts_ = [{"init": r[0], "log_likelihood": r[1], "n_parallel": int(r[3]["labels_"].sum()),
+                         "degenerate": list(r[2])} for r in runs]
+        self.n_parallel_ = int(self.labels_.sum())
+        return self
+
+    def _starts(self, X) -> list:
+        """(name, initial labels or None) of each EM start; see ``init``."""
+        if self.init not in INITS:
+            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
+        starts = [("paper", None)] if self.init in ("paper", "best") else []
+        if self.init in ("data", "best"):
+            w, m, n = X[:, 0], X[:, 1], X[:, 2]
+            ratio = np.where(m + n > 0, w / np.maximum(m + n, 1.0), 1.0)
+            s = ratio.size
+            order = np.argsort(ratio, kind="stable")
+            cands = [("strand", ratio <= self.strand_threshold)]
+            for f in self.init_fractions:
+                lab = np.zeros(s, dtype=bool)
+                lab[order[:max(1, int(math.ceil(f * s)))]] = True
+                cands.append((f"rank{f:g}", lab))
+            seen = set()
+            for name, lab in cands:
+                key = lab.tobytes()
+                if lab.all() or not lab.any() or key in seen:
+                    continue  # a one-class split cannot estimate both classes
+                seen.add(key)
+                starts.append((name, lab.astype(np.int64)))
+            if not starts:
+                starts = [("paper", None)]
+        return starts
+
+    def _degenerate_reasons(self, s: int) -> list[str]:
+        """Why a fit is degenerate (empty: it is not), for ``report()`` and the choice of start."""
+        out = []
+        n_par = int(self.labels_.sum())
+        if n_par == 0 or n_par == s:
+            out.append("one_class")
+        if self.q_par_ >= self.q_npar_:
+            out.append("q_order")        # the "parallel" class misaligns more: classes swapped
+        if self.sigma_ <= SIGMA_FLOOR * (1 + 1e-9):
+            out.append("sigma_collapse")
+        return out
+
+    def _run_em(self, X, pmf) -> None:
+        """The loop of Algorithm 1 (lines 2–24) from the current parameters."""
         labels = None
         seen: dict[bytes, int] = {}
         for it in range(1, self.max_iter + 1):
@@ -536,7 +621,7 @@ class StructuralEM:
         self.n_parallel_ = int(self.labels_.sum())
         if not self.converged_:
             self._warn(f"EM stopped at max_iter={self.max_iter} without convergence")
-        return self
+
 
     def _e_step(self, X, pmf) -> tuple[np.ndarray, float]:
         """Lines 3–10 of Algorithm 1 = decision rule (17); also log (16) at the new α.
@@ -619,6 +704,9 @@ class StructuralEM:
                 "gmm_sds_": self.gmm_sds_.tolist(),
                 "log_likelihood_history_": list(self.log_likelihood_history_),
                 "warnings_": list(self.warnings_),
+                "init_": getattr(self, "init_", "paper"),
+                "degenerate_": list(getattr(self, "degenerate_", [])),
+                "starts_": list(getattr(self, "starts_", [])),
                 "pmf_m_": self.pmf_m_.to_dict(), "pmf_n_": self.pmf_n_.to_dict(),
                 "pmf_l1_": self.pmf_l1_.to_dict(), "pmf_l2_": self.pmf_l2_.to_dict(),
             })
@@ -627,7 +715,10 @@ class StructuralEM:
 
     @classmethod
     def from_dict(cls, d: dict) -> "StructuralEM":
-        model = cls(**{k: v for k, v in d.get("params", {}).items() if k in _HYPER})
+        params = {k: v for k, v in d.get("params", {}).items() if k in _HYPER}
+        if isinstance(params.get("init_fractions"), list):  # JSON has no tuples
+            params["init_fractions"] = tuple(params["init_fractions"])
+        model = cls(**params)
         f = d.get("fitted")
         if f:
             for name in _FITTED_SCALARS:
@@ -636,6 +727,9 @@ class StructuralEM:
                 setattr(model, name, np.asarray(f[name], dtype=np.float64))
             model.log_likelihood_history_ = list(f.get("log_likelihood_history_", []))
             model.warnings_ = list(f.get("warnings_", []))
+            model.init_ = f.get("init_", "paper")
+            model.degenerate_ = list(f.get("degenerate_", []))
+            model.starts_ = list(f.get("starts_", []))
             for name in ("pmf_m_", "pmf_n_", "pmf_l1_", "pmf_l2_"):
                 setattr(model, name, EmpiricalPMF.from_dict(f[name]))
         return model
@@ -663,6 +757,16 @@ class StructuralEM:
             "converged": bool(self.converged_),
             "fallback": self.fallback_,
             "warnings": list(self.warnings_),
+            # which EM start was kept, and whether the kept fit is degenerate (one class,
+            # swapped classes q∥ ≥ q∦, σ at its floor): 1/0 so stats can sum it
+            "init": getattr(self, "init_", "paper"),
+            "degenerate": int(bool(getattr(self, "degenerate_", []))),
+            "degenerate_reasons": list(getattr(self, "degenerate_", [])),
+            "n_starts": len(getattr(self, "starts_", [])) or 1,
+            "n_degenerate_starts": sum(1 for r in getattr(self, "starts_", []) if r["degenerate"]),
+            "starts": [{"init": r["init"], "log_likelihood": num(r["log_likelihood"]),
+                        "n_parallel": int(r["n_parallel"]), "degenerate": list(r["degenerate"])}
+                       for r in getattr(self, "starts_", [])],
             "log_likelihood": num(hist[-1]) if hist else None,
             "q_par": num(self.q_par_), "q_npar": num(self.q_npar_),
             "k": num(self.k_), "b": num(self.b_),

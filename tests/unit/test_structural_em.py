@@ -265,3 +265,61 @@ def test_fit_gmm2_recovers_a_mixture():
     assert sd[0] == pytest.approx(1.5, abs=0.2) and sd[1] == pytest.approx(10, abs=1.0)
     w, mu, sd, _ = fit_gmm2(np.zeros(30), [0.5, 0.5], [0, 0], [1, 10])
     assert np.all(np.isfinite(sd)) and np.all(sd > 0)
+
+
+# ------------------------------------------------------------- starts (init="best")
+
+def template_site(s=2000, seed=0, p=0.15, q_par=0.03, q_npar=0.15):
+    """Candidates of a one-template site: look-alikes have n ≈ m and a small w too."""
+    rng = np.random.default_rng(seed)
+    par = rng.random(s) < p
+    m = rng.integers(60, 300, s)
+    n = np.maximum(np.rint(m + rng.normal(0, np.where(par, 2.0, 12.0))), 1)
+    l1 = np.rint(np.exp(rng.normal(7.0, 0.6, s)))
+    l2 = np.where(par, np.rint(1.1 * l1 + 2.6 * np.sqrt(l1) * rng.standard_normal(s)),
+                  np.rint(l1 * np.exp(rng.normal(0.1, 0.5, s))))
+    w = rng.binomial((m + n).astype(np.int64), np.where(par, q_par, q_npar))
+    return np.column_stack([w, m, n, l1, np.maximum(l2, 0)]).astype(np.float64), par
+
+
+def test_data_starts_leave_the_papers_basin_on_a_one_template_site():
+    X, par = template_site()
+    stuck = StructuralEM().fit(X)
+    best = StructuralEM(init="best").fit(X)
+    # From the paper's start nearly everything stays "parallel" (w/(m+n) ≪ q∦ = 0.5).
+    assert stuck.n_parallel_ > 3 * par.sum()
+    assert np.mean(best.labels_ == par) > 0.95 > np.mean(stuck.labels_ == par)
+    rep = best.report()
+    assert rep["init"] != "paper" and rep["n_starts"] == 4
+    lls = [r["log_likelihood"] for r in rep["starts"]]
+    assert rep["log_likelihood"] == pytest.approx(max(lls))
+    assert best.log_likelihood_history_[-1] > stuck.log_likelihood_history_[-1]
+
+
+def test_data_init_skips_one_class_splits_and_checks_its_name():
+    X, _ = template_site(s=300)
+    X[:, 0] = 0  # every ratio is 0 ≤ 0.2: the STRAND split is one class
+    em = StructuralEM(init="data").fit(X)
+    assert "strand" not in [r["init"] for r in em.starts_]
+    with pytest.raises(ValueError):
+        StructuralEM(init="nope").fit(X)
+
+
+def test_degenerate_fit_is_counted_in_report():
+    X, _ = template_site(s=300)
+    em = StructuralEM().fit(X)
+    rep = em.report()
+    assert rep["degenerate"] in (0, 1) and rep["degenerate"] == int(bool(rep["degenerate_reasons"]))
+    # All pairs identical: whatever the start, one class gets everything.
+    same = np.tile([[4.0, 50.0, 50.0, 500.0, 520.0]], (40, 1))
+    rep = StructuralEM(init="best").fit(same).report()
+    assert rep["degenerate"] == 1 and "one_class" in rep["degenerate_reasons"]
+    assert rep["n_degenerate_starts"] == rep["n_starts"]
+
+
+def test_best_init_roundtrips(tmp_path):
+    X, _ = template_site(s=400)
+    em = StructuralEM(init="best").fit(X)
+    em.save(tmp_path / "m.json")
+    back = StructuralEM.load(tmp_path / "m.json")
+    assert back.report() == em.report() and back.get_params() == em.get_params()

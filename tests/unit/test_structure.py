@@ -129,3 +129,63 @@ def test_identical_pages_align_completely(a):
     n_chunks = sum(t.startswith("[Chunk:") for t in a)
     assert f.w == 0 and f.aligned_chunks == [(i, i) for i in range(n_chunks)]
     assert isinstance(f, StrandFeatures) and f.to_dict()["w"] == 0
+
+
+# ------------------------------------------------------------ site template (seed 000 §4)
+
+from bitextcrawl.pages.strand import is_chunk  # noqa: E402
+from bitextcrawl.pairing.structure import site_template_mask, strip_site_template  # noqa: E402
+
+MENU = ["[START:HTML]", "[START:BODY]", "[START:UL]", "[START:LI]", "[Chunk:4]", "[END:LI]",
+        "[START:LI]", "[Chunk:8]", "[END:LI]", "[END:UL]"]
+FOOT = ["[START:DIV]", "[Chunk:21]", "[END:DIV]", "[END:BODY]", "[END:HTML]"]
+
+
+def _content(i: int) -> list[str]:
+    out = ["[START:H1]", f"[Chunk:{10 + i}]", "[END:H1]"]
+    for j in range(1 + i % 3):
+        out += ["[START:P]", f"[Chunk:{100 + 7 * i + j}]", "[END:P]"]
+    return out
+
+
+def test_template_is_stripped_and_content_kept():
+    site = {f"u{i}": MENU + _content(i) + FOOT for i in range(10)}
+    out = strip_site_template(site)
+    for i in range(10):
+        content = _content(i)
+        got = out[f"u{i}"]
+        # every content chunk stays; menu and footer go (tags next to them, shared by
+        # all pages, may go with them)
+        assert [t for t in got if is_chunk(t)] == [t for t in content if is_chunk(t)]
+        assert len(content) - 2 <= len(got) <= len(content)
+        assert "[START:UL]" not in got and "[Chunk:21]" not in got
+    masks = site_template_mask(site)
+    assert sum(masks["u0"]) >= len(MENU) + len(FOOT)
+
+
+def test_template_share_and_small_sites():
+    site = {f"u{i}": MENU + _content(i) + FOOT for i in range(10)}
+    # a block on 7 of 10 pages is not template at share 0.8, but is at 0.5
+    for i in range(7):
+        site[f"u{i}"] = site[f"u{i}"][:-5] + ["[START:PRE]", "[Chunk:33]", "[END:PRE]",
+                                              "[START:HR]", "[Chunk:2]"] + FOOT
+    assert "[START:PRE]" in strip_site_template(site)["u0"]
+    assert "[START:PRE]" not in strip_site_template(site, share=0.5)["u0"]
+    # fewer than min_pages pages: nothing is stripped
+    few = {k: v for k, v in list(site.items())[:3]}
+    assert strip_site_template(few) == few
+
+
+def test_stripped_pages_feed_pair_features_matrix():
+    site1 = {f"e{i}": MENU + _content(i) + FOOT for i in range(8)}
+    menu2 = [t.replace("[Chunk:4]", "[Chunk:6]") for t in MENU]  # the translated menu
+    site2 = {f"f{i}": menu2 + _content(i) + FOOT for i in range(8)}
+    site2["f_empty"] = menu2 + FOOT  # a page that is all template
+    pairs = [("e1", "f1"), ("e1", "f2"), ("e3", "f_empty")]
+    whole = pair_features_matrix(site1, site2, pairs)
+    bare = pair_features_matrix(strip_site_template(site1), strip_site_template(site2), pairs)
+    assert bare[0, 0] == 0 and bare[1, 0] > 0                 # the counterpart aligns exactly
+    assert np.all(bare[:, 1] < whole[:, 1])                   # M counts content only
+    # the look-alike's relative cost grows once the shared template is gone
+    assert bare[1, 0] / (bare[1, 1] + bare[1, 2]) > whole[1, 0] / (whole[1, 1] + whole[1, 2])
+    assert bare[2, 2] == 0 and bare[2, 0] == bare[2, 1]       # nothing left of f_empty

@@ -1,0 +1,132 @@
+"""Anchor overlap: what a page and its translation share that translation leaves alone.
+
+Two pages of one template (generated reference pages of a documentation site) look
+parallel to STRAND (seed 000) whichever of them is the counterpart: W, M, N and the
+lengths are all alike. What tells the counterpart from a sibling is the part of the
+text a translator does not translate: names and identifiers (``proxy_pass``,
+``ngx_http_core_module``, ``getElementById``), version and other numbers (``1.25.3``),
+commands and code (the content of ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``,
+``<tt>``, ``<var>``), and the targets of links that leave the site (the same outside
+URL in both languages; links inside the site differ when the URLs of the two languages
+do). Seed 004 §3.2 and seed 002 compare the *translated* text; this compares the
+untranslated residue, like the shared numbers and image names of the candidate
+filters (``candidates.py``), but weighted and as a score in [0, 1].
+
+A page's anchors are a set of strings (``t:`` text identifier, ``c:`` code token,
+``o:`` outside link). Two pages score the idf-weighted Jaccard overlap
+Σ_{a∈A∩B} idf(a) / Σ_{a∈A∪B} idf(a), idf(a) = log(1 + N / df(a)) over the site's
+pages, so that anchors found everywhere (the site's own name, the template's
+outside links) weigh little. Pure functions over page records (``PageRecord`` or
+dicts with ``url``, ``title``, ``text``, ``html``, ``links``); linear in the site.
+"""
+
+from __future__ import annotations
+
+import html as htmlmod
+import math
+import re
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
+
+import numpy as np
+
+__all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps"]
+
+_TOKEN = re.compile(r"[^\s\"'()\[\]{}<>«»“”„,;]+")
+_TRIM = ".:!?…-–—*"
+# identifier-like: a digit, an underscore, a camelCase hump, a dot or slash between
+# word characters, a leading $ or - (variables, options)
+_ANCHORISH = re.compile(r"\d|_|[a-z][A-Z]|\w[./]\w|^\$\w|^--?\w")
+_CODE = re.compile(r"<(code|pre|kbd|samp|tt|var)\b[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^>]+>")
+_MIN_CODE_TOKEN = 2
+
+
+def _get(page, name, default=None):
+    return page.get(name, default) if isinstance(page, dict) else getattr(page, name, default)
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _tokens(text: str) -> Iterable[str]:
+    for m in _TOKEN.finditer(text):
+        tok = m.group(0).strip(_TRIM)
+        if tok:
+            yield tok
+
+
+def page_anchors(page) -> frozenset[str]:
+    """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
+    out: set[str] = set()
+    text = (_get(page, "title", "") or "") + "\n" + (_get(page, "text", "") or "")
+    if not text.strip():
+        text = "\n".join(_get(page, "chunks", None) or ())
+    for tok in _tokens(text):
+        if _ANCHORISH.search(tok):
+            out.add("t:" + tok.lower())
+    raw = _get(page, "html", "") or ""
+    for m in _CODE.finditer(raw):
+        code = htmlmod.unescape(_TAG.sub(" ", m.group(2)))
+        for tok in _tokens(code):
+            if len(tok) >= _MIN_CODE_TOKEN:
+                out.add("c:" + tok.lower())
+    own = _host(_get(page, "url", "") or "")
+    for link in _get(page, "links", None) or ():
+        url = link.get("url") if isinstance(link, dict) else getattr(link, "url", None)
+        if url:
+            host = _host(url)
+            if host and host != own:
+                out.add("o:" + url.split("#", 1)[0].rstrip("/"))
+    return frozenset(out)
+
+
+def anchor_idf(anchor_sets: Iterable[frozenset[str]]) -> dict[str, float]:
+    """idf(a) = log(1 + N / df(a)) over the pages whose anchor sets are given."""
+    df: Counter = Counter()
+    n = 0
+    for s in anchor_sets:
+        df.update(s)
+        n += 1
+    return {a: math.log1p(n / d) for a, d in df.items()}
+
+
+def _overlap(a: frozenset[str], b: frozenset[str], idf: Mapping[str, float] | None) -> float:
+    if not a or not b:
+        return 0.0
+    if a is b or a == b:
+        return 1.0
+    if idf is None:
+        inter = len(a & b)
+        return inter / (len(a) + len(b) - inter)
+    small, big = (a, b) if len(a) <= len(b) else (b, a)
+    inter = sum(idf.get(t, 0.0) for t in small if t in big)
+    if inter == 0.0:
+        return 0.0
+    union = sum(idf.get(t, 0.0) for t in a) + sum(idf.get(t, 0.0) for t in b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def anchor_overlap(page1, page2, idf: Mapping[str, float] | None = None) -> float:
+    """Overlap in [0, 1] of the anchors of two pages: weighted Jaccard with ``idf``, plain without."""
+    return _overlap(page_anchors(page1), page_anchors(page2), idf)
+
+
+def anchor_overlaps(pages1: Mapping[str, object], pages2: Mapping[str, object],
+                    pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    """Anchor overlap of many candidate pairs (key1, key2), anchors found once per page, idf over both sides."""
+    keys1 = {k for k, _ in pairs}
+    keys2 = {k for _, k in pairs}
+    a1 = {k: page_anchors(p) for k, p in pages1.items()}
+    a2 = {k: page_anchors(p) for k, p in pages2.items()}
+    missing = (keys1 - a1.keys()) | (keys2 - a2.keys())
+    if missing:
+        raise KeyError(f"pairs name pages not given: {sorted(missing)[:3]}")
+    idf = anchor_idf(list(a1.values()) + list(a2.values()))
+    return np.fromiter((_overlap(a1[k1], a2[k2], idf) for k1, k2 in pairs),
+                       dtype=np.float64, count=len(pairs))
