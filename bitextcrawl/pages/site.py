@@ -39,10 +39,13 @@ class SitePages:
         return len(self.pages)
 
 
-# Token learning: labels fastText gives with p >= 0.5 are right far more often than the
-# 5% a token's purity tolerates; 3 pages (as the 3 pairs of an id-marker key) make a token,
-# so that a 5-page translation (nginx.org's Hebrew side) has its marker.
+# Token learning: every label fastText gives with p >= 0.5 counts, so that a token such as
+# ``ngx`` (carried by English module pages fastText is unsure of, and by Chinese ones it
+# is sure of) is seen as mixed; 85% of a token's pages in one language make it name that
+# language (one of nginx.org's 9 Japanese pages is labelled English); 3 pages (as the 3
+# pairs of an id-marker key) are enough, so a 5-page translation (Hebrew) has its marker.
 TOKEN_MIN_PROB = 0.5
+TOKEN_PURITY = 0.85
 TOKEN_MIN_PAGES = 3
 
 
@@ -56,7 +59,7 @@ def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageToke
     for p in pages:
         if p.content_hash:
             seen[p.content_hash] = seen.get(p.content_hash, 0) + 1
-    tokens = UrlLanguageTokens(min_pages=TOKEN_MIN_PAGES)
+    tokens = UrlLanguageTokens(min_pages=TOKEN_MIN_PAGES, purity=TOKEN_PURITY)
     for p in pages:
         if (p.lang_prob >= min_prob and p.lang_method != "url_token"
                 and seen.get(p.content_hash, 0) <= 1):
@@ -73,11 +76,11 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     """
     if page.lang_method not in _GUESSED or page.lang_prob >= confident:
         return None
-    named = tokens.predict(page.url)
-    if len(named) == 1:
-        lang = next(iter(named))
-        if lang != page.lang:
-            return lang
+    # The most specific token decides (``/ja/docs/faq.html``: ``ja``, not ``faq``, which
+    # only English pages carry because most pages are English).
+    lang, _ = tokens.most_specific(page.url)
+    if lang is not None and lang != page.lang:
+        return lang
     return None
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import SitePages, canonical_pages
+from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
 from bitextcrawl.pairing.extract import one_to_one, one_to_one_with_evidence
@@ -185,6 +186,21 @@ def competitive(cands, proba: np.ndarray, llr: np.ndarray) -> np.ndarray:
     return proba * np.exp(np.clip(llr - best, -50.0, 0.0))
 
 
+def rival_ratio(cands, values: np.ndarray) -> np.ndarray:
+    """Each pair's value over the best value among the candidates of either of its pages
+    (1 where that best is 0: no evidence either way)."""
+    best1: dict[str, float] = {}
+    best2: dict[str, float] = {}
+    for (u1, u2), v in zip(cands, values):
+        best1[u1] = max(best1.get(u1, 0.0), v)
+        best2[u2] = max(best2.get(u2, 0.0), v)
+    best = np.array([max(best1[u1], best2[u2]) for u1, u2 in cands])
+    out = np.ones(len(cands))
+    ok = best > 0
+    out[ok] = np.asarray(values, dtype=float)[ok] / best[ok]
+    return out
+
+
 def mutual_best(scored) -> set[tuple[str, str]]:
     """Pairs that are each other's best-scoring candidate."""
     best1: dict[str, tuple[float, str]] = {}
@@ -240,6 +256,7 @@ class _Scores:
     p_struct: np.ndarray
     content: np.ndarray
     em: object = None
+    anchor: np.ndarray | None = None
 
     def extend(self, new: list, strand1: dict, strand2: dict) -> None:
         self.cands = self.cands + new
@@ -291,17 +308,37 @@ def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
     return out
 
 
+def anchor_stage(scores: _Scores, pages1: dict, pages2: dict) -> None:
+    """Look-alike pages: structure discounted by what the pair shares that translation
+    leaves alone (names, identifiers, code, outside links; ``anchors.py``), relative to
+    the best such overlap among the rivals of either page.
+
+    Generated reference pages of one template look parallel to each other (STRAND and
+    rule (17) give every sibling P ≈ 1); a sibling shares fewer identifiers with the page
+    than its translation does. Relative to rivals, as in :func:`competitive`, so a page
+    whose candidates all share nothing (prose) keeps its structural score.
+    """
+    if not scores.cands:
+        return
+    anchors = anchor_overlaps(pages1, pages2, scores.cands)
+    scores.anchor = anchors
+    scores.p_struct = scores.p_struct * rival_ratio(scores.cands, anchors)
+
+
 def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result: AlignResult,
                     key: str) -> _Scores:
     """Seed 000: STRAND features and the unsupervised structural model (Algorithm 1)."""
     X = pair_features_matrix(strand1, strand2, cands)
     scores = _Scores(cands, X, np.zeros(len(cands)), np.zeros(len(cands)), np.zeros(len(cands)))
     if use:
-        em = StructuralEM().fit(X)
+        # Several starts (the paper's and two from the data), the best likelihood (16) kept.
+        em = StructuralEM(init="best").fit(X)
         scores.em = em
         scores.llr = em.log_likelihood_ratio(X)
         scores.p_struct = competitive(cands, em.predict_proba(X), scores.llr)
-        result.models.setdefault(key, {})["structural_em"] = em.report()
+        report = em.report()
+        result.models.setdefault(key, {})["structural_em"] = report
+        result.counts[f"bitext/align/{key}/structural_em_degenerate"] = int(report["degenerate"])
     return scores
 
 
@@ -426,6 +463,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         result.em_points[key] = (scores.X[:, 1].tolist(), scores.X[:, 2].tolist(),
                                  scores.p_struct.tolist())
 
+    if "structure" in stages:
+        anchor_stage(scores, pages1, pages2)
     # Eq. 2 with known evidence as a floor: one implementation, in ets.py.
     content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
                if "content" in stages else {})
@@ -462,6 +501,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
             "internal": round(internal[(u1, u2)], 4),
             "ets": round(float(final.get((u1, u2), score)), 4),
         }
+        if scores.anchor is not None:
+            features["anchor"] = round(float(scores.anchor[i]), 4)
         if (u1, u2) in evidence.url_pattern:
             features["pattern"] = evidence.url_pattern[(u1, u2)][1]
         if (u1, u2) in evidence.parallel_link:

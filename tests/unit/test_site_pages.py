@@ -92,3 +92,13 @@ def test_fallback_copies_do_not_teach_url_tokens():
 def test_empty_pages_are_not_duplicates_of_each_other():
     pages = [page("http://s/a", "en", ""), page("http://s/b", "en", "")]
     assert canonical_pages(pages).size == 2
+
+
+def test_the_most_specific_token_settles_the_language():
+    # 'faq' is carried only by English pages (most pages are English); 'ja' by Japanese ones
+    pages = [page(f"http://s/en/p{i}.html", "en", f"english {i}") for i in range(20)]
+    pages += [page(f"http://s/en/faq/q{i}.html", "en", f"question {i}") for i in range(4)]
+    pages += [page(f"http://s/ja/p{i}.html", "ja", f"日本語 {i}") for i in range(8)]
+    pages.append(page("http://s/ja/faq.html", "en", "worker_connections 1024", prob=0.7))
+    site = canonical_pages(pages)
+    assert {p.url: p.lang for p in site.pages}["http://s/ja/faq.html"] == "ja"
