@@ -94,6 +94,34 @@ def ablation() -> None:
         print(f"{label:34s}" + "".join(f"{rows[n][label]:32.3f}" for n in names))
     gain = {n: rows[n]["internal + ETS"] - max(rows[n][k] for k in INTERNAL) for n in names}
     print(f"{'ETS − best internal similarity':34s}" + "".join(f"{gain[n]:+32.3f}" for n in names))
+    real_ablation()
+
+
+def real_ablation() -> None:
+    """Stages added one at a time, in pipeline order, on every real site of ../shared/data."""
+    from bitextcrawl.demo import real_sites
+
+    if not (SHARED / "nginx").is_dir():
+        print(f"real sites: {SHARED} not found, skipped")
+        return
+    loaders = (real_sites.wet, real_sites.nginx, real_sites.nginx_opaque, real_sites.lett)
+    table = {}
+    for load in loaders:
+        site = load(SHARED)
+        table[site.name] = dict(real_sites.cumulative_ablation(site))
+    names = list(table)
+    print("\nReal sites: F1 as each stage is added (WET judged on its silver gold; the lett "
+          "file against Bitextor's output)")
+    print(f"{'+ stage':16s}" + "".join(f"{n[:28]:>30s}" for n in names))
+    previous = {n: None for n in names}
+    for stage in real_sites.CUMULATIVE:
+        cells = []
+        for n in names:
+            v = table[n][stage]
+            delta = "" if previous[n] is None else f" ({v - previous[n]:+.3f})"
+            cells.append(f"{v:.3f}{delta}".rjust(30))
+            previous[n] = v
+        print(f"{'+ ' + stage:16s}" + "".join(cells))
 
 
 SCALE_SITES = {

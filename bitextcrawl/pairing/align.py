@@ -257,13 +257,15 @@ class _Scores:
     content: np.ndarray
     em: object = None
     anchor: np.ndarray | None = None
+    p_raw: np.ndarray | None = None     # rule (17)'s P(parallel), before rivals
 
     def extend(self, new: list, strand1: dict, strand2: dict) -> None:
         self.cands = self.cands + new
         self.X = np.vstack([self.X, pair_features_matrix(strand1, strand2, new)])
         if self.em is not None:
             self.llr = self.em.log_likelihood_ratio(self.X)
-            self.p_struct = competitive(self.cands, self.em.predict_proba(self.X), self.llr)
+            self.p_raw = self.em.predict_proba(self.X)
+            self.p_struct = competitive(self.cands, self.p_raw, self.llr)
         else:
             self.llr = self.p_struct = np.zeros(len(self.cands))
 
@@ -335,7 +337,8 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
         em = StructuralEM(init="best").fit(X)
         scores.em = em
         scores.llr = em.log_likelihood_ratio(X)
-        scores.p_struct = competitive(cands, em.predict_proba(X), scores.llr)
+        scores.p_raw = em.predict_proba(X)
+        scores.p_struct = competitive(cands, scores.p_raw, scores.llr)
         report = em.report()
         result.models.setdefault(key, {})["structural_em"] = report
         result.counts[f"bitext/align/{key}/structural_em_degenerate"] = int(report["degenerate"])
@@ -384,6 +387,30 @@ def content_stage(scores: _Scores, evidence: Evidence, pages1: dict, pages2: dic
     result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
 
 
+# Rule (17) of seed 000 marks look-alikes parallel; when even it says "not parallel",
+# content alone does not make a pair.
+STRUCTURE_REJECTS_BELOW = 0.5
+
+
+def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
+    """Pairs without known evidence that the structural model rejects: P(parallel) < 0.5
+    by rule (17), before rivals are weighed.
+
+    Departure from seed 004's eq. 2, a weighted sum in which content ≥ 0.83 alone passes
+    T_min: the LSI space of a real site is learned from a few dozen pairs (19 on nginx.org's
+    Italian side), and between short or unrelated pages its cosine is near 1 (the 404 page
+    and a Russian module page: 0.99; an Italian page with no English original and an
+    English one on another subject: 0.89). On WET, nginx.org and the lett file every such
+    pair was wrong; on generated sites where translations share nothing but words no true
+    pair is lost (``bench/bench_align.py --ablation``). (Rejecting also pairs a rival makes
+    100 times likelier would remove two more wrong pairs on opaque nginx.org, and 5 of 164
+    true pairs on the generated anchorless site: not done.)
+    """
+    known = evidence.known()
+    return {pair for pair, raw in zip(scores.cands, scores.p_raw)
+            if pair not in known and raw < STRUCTURE_REJECTS_BELOW}
+
+
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
               config: AlignConfig, result: AlignResult, key: str):
     """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
@@ -399,6 +426,9 @@ def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: b
     # A proven pair's score says what its evidence says, whatever its neighbours do.
     final = {k: max(v, KNOWN_EVIDENCE_FLOOR * proven[k]) if k in proven else v
              for k, v in final.items()}
+    rejected = structure_rejects(scores, evidence) if scores.em is not None else set()
+    final = {k: v for k, v in final.items() if k not in rejected}
+    result.counts[f"bitext/align/{key}/structure_rejected"] = len(rejected)
     chosen = one_to_one_with_evidence(((a, b, s) for (a, b), s in final.items()),
                                       proven, config.threshold)
     result.counts[f"bitext/align/{key}/proven_pairs"] = len(proven)
