@@ -63,9 +63,11 @@ def test_every_reachable_page_recorded_once(wet_crawl):
     root = wet_crawl["data"] / "wet"
     expected = {p for p in reachable_pages(root, "/index-en.html") if SUFFIX_LANG.search(p)}
     urls = [p["url"] for p in wet_crawl["pages"]]
+    aliases = [a for p in wet_crawl["pages"] for a in p["aliases"]]
     assert len(urls) == len(set(urls)), "a URL was recorded twice"
-    # (The same file under several query strings is several URLs: content_hash marks them.)
-    missing = expected - {urlsplit(u).path for u in urls}
+    assert not set(urls) & set(aliases), "a URL is both a page and another page's alias"
+    # One record per content: the same content under another URL is that record's alias.
+    missing = expected - {urlsplit(u).path for u in urls + aliases}
     assert not missing, f"{len(missing)} reachable en/fr pages not recorded: {sorted(missing)[:10]}"
     # ...and the server saw each page requested once.
     repeated = {k: v for k, v in wet_crawl["hits"].items() if v > 1 and k[1].endswith(".html")}
