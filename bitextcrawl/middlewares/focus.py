@@ -8,16 +8,21 @@ links found on pages of other languages wait until nothing else is left.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from scrapy.exceptions import NotConfigured
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import switch_language as _switch_language
+
+logger = logging.getLogger(__name__)
 
 # Sites repeat the same anchors ("Home", "Français") on every page.
 switch_language = lru_cache(maxsize=65536)(_switch_language)
@@ -64,16 +69,49 @@ class FocusMiddleware(BaseSpiderMiddleware):
         s = crawler.settings
         self.stats = crawler.stats
         self.bonus = s.getint("BITEXT_FOCUS_LANG_LINK_PRIORITY")
+        self.cross_bonus = s.getint("BITEXT_FOCUS_CROSS_LANG_PRIORITY")
         self.other_page_priority = s.getint("BITEXT_FOCUS_OTHER_PAGE_PRIORITY")
         self.drop_other = s.getbool("BITEXT_FOCUS_DROP_OTHER_LANG")
+        mode = (s.get("BITEXT_FOCUS_OTHER_LANG_LINKS") or "evidence").strip().lower()
+        if mode not in ("evidence", "all"):
+            raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
+                             f"not {mode!r}")
+        self.other_lang_links = mode
         self.tokens = UrlLanguageTokens(s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
                                         s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        self.yield_learning = s.getbool("BITEXT_FOCUS_YIELD")
+        self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
+        self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
+        self.pages_by_lang: Counter = Counter()
+        # Yield learning: a "sample" of language A is a request made for a same-language
+        # link of a page of A; it yielded when its page found a counterpart (paired by the
+        # URL patterns, or a link with evidence into another wanted language) or was itself
+        # in another wanted language.
+        self.sample_of: dict[str, str] = {}      # URL -> language of the page that linked it
+        self.samples: Counter = Counter()
+        self.sample_yield: Counter = Counter()
+        self.yielded: set[str] = set()
+        self.downloaded: set[str] = set()
+        self.filtered: set[str] = set()          # held at download: the dupefilter saw them
+        self.holding: set[str] = set()           # languages whose same-language links wait
+        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        crawler.signals.connect(self.pages_paired, signal=pages_paired)
+        crawler.signals.connect(self.response_received, signal=signals.response_received)
+        crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.held_links, signal=held_links)
+        crawler.bitext_focus = self  # for HeldLinksMiddleware
 
     @classmethod
     def from_crawler(cls, crawler):
         if not crawler.settings.getbool("BITEXT_FOCUS_ENABLED"):
             raise NotConfigured
         return cls(crawler)
+
+    @property
+    def langs(self) -> tuple:
+        return tuple(getattr(self.crawler.spider, "langs", ()))
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
@@ -88,24 +126,201 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return predicted.pop(), "url_token"
         return None, ""
 
+    # ---- yield learning ------------------------------------------------------------------
+
+    def _yield(self, url: str) -> None:
+        if url in self.yielded:
+            return
+        self.yielded.add(url)
+        lang = self.sample_of.get(url)
+        if lang is not None:
+            self.sample_yield[lang] += 1
+
+    def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
+        if url in self.sample_of:
+            return
+        self.sample_of[url] = lang
+        self.samples[lang] += 1
+        self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
+        if yielded:
+            self._yield(url)
+        elif url in self.yielded:
+            self.sample_yield[lang] += 1
+
+    def yield_rate(self, lang: str) -> float:
+        n = self.samples[lang]
+        return self.sample_yield[lang] / n if n else 1.0
+
+    def _should_hold(self, lang: str) -> bool:
+        """Hold same-language links of ``lang``: enough of them followed, too few yielded,
+        and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
+        if not self.yield_learning or self.samples[lang] < self.yield_min_pages:
+            return False
+        if self.yield_rate(lang) >= self.yield_min_rate:
+            return False
+        others = [self.pages_by_lang[x] for x in self.langs if x != lang]
+        return bool(others) and self.pages_by_lang[lang] > min(others)
+
+    def _update_holding(self, lang: str) -> bool:
+        hold = self._should_hold(lang)
+        if hold and lang not in self.holding:
+            self.holding.add(lang)
+            logger.info("Focus: holding links between %s pages: %d of %d requests made for "
+                        "them yielded a counterpart (below %.0f%%)", lang,
+                        self.sample_yield[lang], self.samples[lang], 100 * self.yield_min_rate)
+        elif not hold and lang in self.holding:
+            self.holding.discard(lang)
+        return hold
+
+    def held_links(self) -> dict[str, list[str]]:
+        return {lang: list(held) for lang, held in self.held.items() if held}
+
+    def hold(self, request, lang: str) -> None:
+        held = self.held[lang]
+        if request.url not in held:
+            held[request.url] = request
+            self.stats.inc_value("bitext/focus/held")
+
+    def pages_paired(self, urls):
+        for url in urls:
+            self._yield(url)
+
+    def response_received(self, response, request, spider=None):
+        self.downloaded.add(request.url)
+        lang = request.meta.get("bitext_chain")
+        if lang and response.status >= 400:   # a broken same-language link: yielded nothing
+            self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
+
+    def request_scheduled(self, request, spider=None):
+        for held in self.held.values():
+            held.pop(request.url, None)
+        self.filtered.discard(request.url)
+
+    def unfiltered(self, request):
+        """``request`` made to pass the dupefilter if an earlier request for its URL was
+        held back at download (the filter saw that one, nobody downloaded it)."""
+        if request.url in self.filtered and request.url not in self.downloaded:
+            return request.replace(dont_filter=True)
+        return request
+
+    def spider_idle(self):
+        """Release held links of a language whose yield has come back (recovery or later
+        pages paired them) — unless ``max_pages`` is reached."""
+        spider = self.crawler.spider
+        if getattr(spider, "max_pages", 0) and spider.pages_seen >= spider.max_pages:
+            return
+        released = 0
+        for lang, held in self.held.items():
+            if not held or self._update_holding(lang):
+                continue
+            engine = self.crawler.engine
+            for request in list(held.values()):
+                if request.url in self.downloaded:
+                    continue
+                request.meta["bitext_released"] = True
+                engine.crawl(request)
+                released += 1
+            held.clear()
+            logger.info("Focus: %s pages yield again (%d of %d): held links released",
+                        lang, self.sample_yield[lang], self.samples[lang])
+        if released:
+            self.stats.inc_value("bitext/focus/released", released)
+            raise DontCloseSpider
+
+    def spider_closed(self, spider=None, reason=None):
+        held = sum(len(h) for h in self.held.values())
+        self.stats.set_value("bitext/focus/held_at_close", held)
+        for lang in self.langs:
+            if self.samples[lang]:
+                self.stats.set_value(f"bitext/focus/yield/rate/{lang}",
+                                     round(self.yield_rate(lang), 3))
+
+    # ---- items and requests ----------------------------------------------------------------
+
     def get_processed_item(self, item, response):
-        if isinstance(item, PageRecord):
-            self.tokens.learn(item.url, item.lang)
+        if not isinstance(item, PageRecord):
+            return item
+        self.tokens.learn(item.url, item.lang)
+        langs = self.langs
+        self.pages_by_lang[item.lang] += 1
+        if item.lang in langs:
+            # evidence of a counterpart on the page itself: a declared alternate, a switch
+            # anchor or a URL token leading into another wanted language
+            if any(lang in langs and lang != item.lang for lang in (item.hreflang or {})) or any(
+                    (lang := self.link_language(link["url"], link)[0]) in langs
+                    and lang != item.lang for link in item.links):
+                self._yield(item.url)
+        chain = response.meta.get("bitext_chain") if response is not None else None
+        if chain:
+            other_wanted = item.lang in langs and item.lang != chain
+            self._sample(item.url, chain, yielded=other_wanted)
+            if item.requested_url and item.requested_url != item.url:
+                self.sample_of.setdefault(item.requested_url, chain)
         return item
 
     def get_processed_request(self, request, response):
         if response is None:
             return request
-        langs = getattr(self.crawler.spider, "langs", ())
+        langs = self.langs
         lang, evidence = self.link_language(request.url, request.meta.get("bitext_link"))
         if lang and lang not in langs and self.drop_other:
             self.stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
             return None
-        if lang in langs:
-            request.priority += self.bonus
-            self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
         page = response.meta.get("bitext_page")
-        if page is not None and page.lang not in langs:
+        if page is None or response.meta.get("bitext_discovered_by") == "start":
+            if lang in langs:
+                request.priority += self.bonus
+                self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+            return self.unfiltered(request)
+        if page.lang not in langs:
+            if lang in langs:
+                request.priority += self.bonus
+                self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+                return self.unfiltered(request)
+            if self.other_lang_links == "evidence" and page.lang != "und":
+                # a page in a language nobody wants: its links lead on into that language
+                self.stats.inc_value("bitext/focus/dropped_from_other_lang")
+                return None
             request.priority += self.other_page_priority
             self.stats.inc_value("bitext/focus/deferred")
-        return request
+            return self.unfiltered(request)
+        if lang in langs and lang != page.lang:   # into another wanted language
+            request.priority += self.bonus + self.cross_bonus
+            self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+            self.stats.inc_value("bitext/focus/cross_lang_link")
+            return self.unfiltered(request)
+        if lang == page.lang:
+            request.priority += self.bonus
+            self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+        # a same-language link (or one of unknown language): yield learning
+        request.meta["bitext_chain"] = page.lang
+        if self._update_holding(page.lang):
+            self.hold(request, page.lang)
+            return None
+        return self.unfiltered(request)
+
+
+class HeldLinksMiddleware:
+    """Downloader middleware: a same-language request already queued when its language
+    started to be held waits with the held links instead of being downloaded."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("BITEXT_FOCUS_ENABLED"):
+            raise NotConfigured
+        return cls(crawler)
+
+    def process_request(self, request, spider=None):
+        focus = getattr(self.crawler, "bitext_focus", None)
+        lang = request.meta.get("bitext_chain")
+        if focus is None or not lang or lang not in focus.holding \
+                or request.meta.get("bitext_released"):
+            return None
+        # a copy that the dupefilter lets through when released (this one was seen)
+        focus.hold(request.replace(dont_filter=True), lang)
+        focus.filtered.add(request.url)
+        request.meta["bitext_held"] = True
+        raise IgnoreRequest(f"held: links between {lang} pages yield too little")

@@ -48,6 +48,7 @@ class BitextSpider(scrapy.Spider):
         self._langs_arg = langs
         self._max_pages_arg = max_pages
         self.pages_seen = 0
+        self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
 
     @classmethod
     def update_settings(cls, settings):
@@ -64,6 +65,7 @@ class BitextSpider(scrapy.Spider):
             "output", site_name(spider.start_url))
         spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
         spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        spider.skip_duplicate_links = settings.getbool("BITEXT_FOCUS_SKIP_DUPLICATE_LINKS")
         return spider
 
     async def start(self):
@@ -87,7 +89,17 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value("bitext/pages/over_max_pages")
             return
         self.pages_seen += 1
+        if page.requested_url and page.requested_url != page.url:
+            stats.inc_value("bitext/http/redirected")
+        duplicate = False
+        if page.content_hash and page.text_length:
+            duplicate = self.content_seen.setdefault(page.content_hash, page.url) != page.url
         yield page
+        if duplicate and self.skip_duplicate_links:
+            # the same content under another URL (dir/ and dir/index.html, a fallback copy,
+            # a redirect target): its links were followed there
+            stats.inc_value("bitext/links/skipped_duplicate_page")
+            return
         for link in page.links:
             url = link["url"]
             if not self.in_scope(url):
@@ -102,6 +114,8 @@ class BitextSpider(scrapy.Spider):
         """Count what went wrong by kind; the crawl goes on."""
         stats = self.crawler.stats
         request = getattr(failure, "request", None)
+        if request is not None and request.meta.get("bitext_held"):
+            return  # the focus middleware holds it back for now (bitext/focus/held)
         discovered_by = request.meta.get("bitext_discovered_by") if request is not None else None
         if discovered_by == "pattern":
             stats.inc_value("bitext/recovery/failed")
