@@ -17,9 +17,14 @@ failures (not in the paper, which generates every counterpart once):
   while less than ``BITEXT_RECOVERY_MIN_SUCCESS`` of all its guesses succeeded;
 * the scarce side first: directions leaving the language with the fewest stored pages
   get the whole round's budget; the others are probed with ``STOP_AFTER`` guesses, and
-  get more (twice what they found so far) only while they yield. Within a direction,
-  pages that pages of the counterpart's language link to go first (a page the other
-  side of the site points at is more likely to have a translation), then shallow URLs;
+  get more (twice what they found so far) only while they yield. A direction is a
+  pattern, a language pair and the folder of the page: a site translates some sections
+  and not others, and each section is judged on its own; into a folder where no page of
+  the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it.
+  Within a direction, stored pages go before held links (see the focus middleware), and
+  pages that pages of the counterpart's language link to by an ordinary link (not a
+  language switch) go last: a site links to the other language's page where its own
+  translation is missing;
 * at most ``BITEXT_RECOVERY_MAX_PER_ROUND`` guesses per idle round, never more than
   ``max_pages`` leaves room for;
 * a guess ``dir/index.html`` for a known ``dir/`` (or the reverse) is the same page:
@@ -43,6 +48,7 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from bitextcrawl.middlewares.focus import switch_language
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.signals import held_links, pages_paired
@@ -71,14 +77,14 @@ def index_aliases(url: str) -> list[str]:
 class _Direction:
     """Outcomes of the guesses made with one pattern from one language into another."""
 
-    __slots__ = ("tried", "found", "failed", "streak", "stopped")
+    __slots__ = ("tried", "found", "failed", "streak", "stopped", "limit")
 
-    def __init__(self, tried=0, found=0, failed=0, streak=0, stopped=False):
+    def __init__(self, tried=0, found=0, failed=0, streak=0, stopped=False, limit=0):
         self.tried, self.found, self.failed = tried, found, failed
-        self.streak, self.stopped = streak, stopped
+        self.streak, self.stopped, self.limit = streak, stopped, limit
 
     def to_list(self) -> list:
-        return [self.tried, self.found, self.failed, self.streak, self.stopped]
+        return [self.tried, self.found, self.failed, self.streak, self.stopped, self.limit]
 
 
 class UrlPairingPipeline:
@@ -103,6 +109,7 @@ class UrlPairingPipeline:
         self.directions: dict[tuple, _Direction] = {}
         self.notified: set[str] = set()      # paired URLs the focus middleware was told about
         self.seq: dict[str, int] = {}        # stored URL -> arrival order
+        self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
         self.new_pages = 0
         self.learner = None
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
@@ -129,6 +136,11 @@ class UrlPairingPipeline:
         finally:
             store.close()
         self.known = {u for urls in self.urls_by_lang.values() for u in urls}
+        for lang, urls in self.urls_by_lang.items():
+            for url in urls:
+                self.seq[url] = len(self.seq) + 1
+                path = urlsplit(url).path
+                self.dirs.add((lang, path[:path.rfind("/") + 1]))
         self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
                                          rescue_threshold=self.rescue_threshold,
                                          pattern_db=self.pattern_db)
@@ -157,7 +169,8 @@ class UrlPairingPipeline:
         d.failed += 1
         d.streak += 1
         done = d.found + d.failed
-        if not d.stopped and d.streak >= self.stop_after and d.found < self.min_success * done:
+        if not d.stopped and d.streak >= (d.limit or self.stop_after) \
+                and d.found < self.min_success * done:
             d.stopped = True
             self.stats.inc_value(STAT + "stopped_directions")
             logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
@@ -188,12 +201,17 @@ class UrlPairingPipeline:
         if item.lang not in self.langs:
             return item
         for link in item.links:
-            self.linked_from[link["url"]].add(item.lang)
+            # an ordinary link (not a language switch) from a page of this language to a
+            # page of another: the site's way of saying "no translation of it here"
+            if not link.get("hreflang") and not switch_language(link.get("text") or ""):
+                self.linked_from[link["url"]].add(item.lang)
         if item.url in self.known:
             return item
         self.urls_by_lang.setdefault(item.lang, []).append(item.url)
         self.known.add(item.url)
         self.seq[item.url] = len(self.seq) + 1
+        path = urlsplit(item.url).path
+        self.dirs.add((item.lang, path[:path.rfind("/") + 1]))
         if item.content_hash and item.text_length:
             first = self.hashes.setdefault(item.content_hash, item.url)
             if first != item.url:
@@ -261,13 +279,15 @@ class UrlPairingPipeline:
     def _alias_known(self, url: str) -> bool:
         return any(a in self.known or a in self.tried for a in index_aliases(url))
 
-    def _batch(self, key: tuple, scarce: bool) -> int:
-        d = self.directions.get(key)
+    def _batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
+        d = self.directions.setdefault(key, _Direction())
+        if not d.tried:
+            # failures in a row that stop it: fewer into a folder where no page of the
+            # counterpart's language is known yet
+            d.limit = self.stop_after if target_dir_known else max(1, self.stop_after // 3)
         if scarce:
             return self.max_per_round if self.max_per_round > 0 else 10 ** 9
-        if d is None or not d.tried:
-            return self.stop_after  # a probe
-        return max(self.stop_after, 2 * d.found)
+        return max(d.limit, 2 * d.found)
 
     def _crawl(self, request) -> None:
         focus = getattr(self.crawler, "bitext_focus", None)
@@ -286,6 +306,7 @@ class UrlPairingPipeline:
         sizes = {lang: len(self.urls_by_lang.get(lang, ())) for lang in self.langs}
         candidates: dict[tuple, list] = defaultdict(list)
         skipped_stopped = skipped_alias = 0
+        target_dirs: dict[tuple, tuple[str, str]] = {}
         sources = [(url, lang, False) for url, lang in self.unpaired()]
         for _, answer in self.crawler.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
@@ -304,8 +325,11 @@ class UrlPairingPipeline:
                 if d is not None and d.stopped:
                     skipped_stopped += 1
                     continue
-                linked = other in self.linked_from.get(url, ())
-                candidates[key].append((not linked, held, url, target))
+                # pages the other language links to instead of its own version: last
+                linked_instead = other in self.linked_from.get(url, ())
+                candidates[key].append((linked_instead, held, url, target))
+                tpath = urlsplit(target).path
+                target_dirs.setdefault(key, (other, tpath[:tpath.rfind("/") + 1]))
         if skipped_alias:
             self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
         if skipped_stopped:
@@ -322,7 +346,8 @@ class UrlPairingPipeline:
         per_direction: dict[str, int] = {}
         for key in order:
             cands = sorted(candidates[key])
-            batch = min(self._batch(key, sizes.get(key[1], 0) == scarcest), len(cands))
+            known_dir = target_dirs[key] in self.dirs
+            batch = min(self._batch(key, sizes.get(key[1], 0) == scarcest, known_dir), len(cands))
             take = cands[:max(0, min(batch, budget - scheduled))]
             over += batch - len(take)
             deferred += len(cands) - batch
