@@ -14,6 +14,9 @@ BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
 BITEXT_MAX_PAGES = 0              # 0 = no cap on stored pages
 BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a crawler trap
 BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
+# Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and
+# these); "" = Scrapy's list alone, "-" = follow every link.
+BITEXT_SKIP_EXTENSIONS = "asc,sig,gpg,pgp,md5,sha1,sha256,gz,tgz,bz2,xz,zst,deb,rpm,msi,apk,jar,whl,js,woff,woff2,ttf,otf,eot,csv,epub,mobi"
 BITEXT_RESOLVE_LOCALHOST = True   # *.localhost names resolve to 127.0.0.1 (RFC 6761)
 
 # Language ID
@@ -33,6 +36,8 @@ BITEXT_FOCUS_CROSS_LANG_PRIORITY = 10    # extra bonus: a link into another want
 BITEXT_FOCUS_YIELD = True                # hold same-language links of a language whose pages stopped yielding
 BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
+BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart has no switch back
+                                         # to its language, where most pages have one
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS = True  # don't follow the links of a page already seen under another URL
 
 # URL patterns and deep page recovery (seed 003)

@@ -28,6 +28,7 @@ logger = logging.getLogger(__name__)
 switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
+_TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
 
 
 def url_language_tokens(url: str) -> set[str]:
@@ -62,6 +63,30 @@ class UrlLanguageTokens:
     def predict(self, url: str) -> set[str]:
         return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}
 
+    def token_of(self, lang: str) -> str | None:
+        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
+        best, most = None, 0
+        for token, counts in self.counts.items():
+            if self.token_lang(token) == lang and counts[lang] > most:
+                best, most = token, counts[lang]
+        return best
+
+    def swap(self, url: str, lang: str, other: str) -> str | None:
+        """``url`` with the token of ``lang`` replaced by the token of ``other`` (one
+        occurrence in the path or query), or None."""
+        a, b = self.token_of(lang), self.token_of(other)
+        if not a or not b:
+            return None
+        parts = urlsplit(url)
+        tail = parts.path + ("?" + parts.query if parts.query else "")
+        pieces = _TOKEN_KEEP.split(tail)
+        hits = [i for i in range(0, len(pieces), 2) if pieces[i].lower() == a]
+        if len(hits) != 1:
+            return None
+        pieces[hits[0]] = b
+        return url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)] \
+            + "".join(pieces)
+
 
 class FocusMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler):
@@ -83,6 +108,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
         self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
         self.pages_by_lang: Counter = Counter()
+        # Language switches: the wanted languages each stored page has a switch into
+        # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
+        self.no_translation = s.getbool("BITEXT_FOCUS_SWITCH_ABSENCE")
+        self.page_switches: dict[str, tuple[str, frozenset]] = {}
+        self.switch_pages: Counter = Counter()
         # Yield learning: a "sample" of language A is a request made for a same-language
         # link of a page of A; it yielded when its page found a counterpart (paired by the
         # URL patterns, or a link with evidence into another wanted language) or was itself
@@ -181,6 +211,23 @@ class FocusMiddleware(BaseSpiderMiddleware):
             held[request.url] = request
             self.stats.inc_value("bitext/focus/held")
 
+    def _no_translation(self, url: str, lang: str) -> bool:
+        """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
+        stored without a switch into ``lang``, on a site whose pages of that language
+        mostly have one: the site says the page is not translated (nginx shows the
+        language's name without a link), so ``url`` would be a 404."""
+        if not self.no_translation:
+            return False
+        for other in self.langs:
+            n = self.pages_by_lang[other]
+            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
+                continue
+            counterpart = self.tokens.swap(url, lang, other)
+            known = self.page_switches.get(counterpart) if counterpart else None
+            if known is not None and known[0] == other and lang not in known[1]:
+                return True
+        return False
+
     def pages_paired(self, urls):
         for url in urls:
             self._yield(url)
@@ -246,10 +293,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if item.lang in langs:
             # evidence of a counterpart on the page itself: a declared alternate, a switch
             # anchor or a URL token leading into another wanted language
-            if any(lang in langs and lang != item.lang for lang in (item.hreflang or {})) or any(
-                    (lang := self.link_language(link["url"], link)[0]) in langs
-                    and lang != item.lang for link in item.links):
+            switches = {lang for lang in (item.hreflang or {}) if lang in langs}
+            into = set(switches)
+            for link in item.links:
+                lang, evidence = self.link_language(link["url"], link)
+                if lang in langs:
+                    into.add(lang)
+                    if evidence != "url_token":
+                        switches.add(lang)
+            switches.discard(item.lang)
+            into.discard(item.lang)
+            if into:
                 self._yield(item.url)
+            self.page_switches[item.url] = (item.lang, frozenset(switches))
+            for lang in switches:
+                self.switch_pages[item.lang, lang] += 1
         chain = response.meta.get("bitext_chain") if response is not None else None
         if chain:
             other_wanted = item.lang in langs and item.lang != chain
@@ -290,6 +348,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.stats.inc_value("bitext/focus/cross_lang_link")
             return self.unfiltered(request)
         if lang == page.lang:
+            if self._no_translation(request.url, lang):
+                self.stats.inc_value("bitext/focus/dropped_no_translation")
+                return None
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
         # a same-language link (or one of unknown language): yield learning

@@ -11,9 +11,11 @@ the pipelines store, pair and align.
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
+from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
 
@@ -30,6 +32,16 @@ def parse_langs(langs) -> tuple[str, ...]:
     if len(out) < 2:
         raise ValueError(f"langs needs two languages or more, like en,fr (got {langs!r})")
     return out
+
+
+def skip_extensions(value) -> tuple[str, ...]:
+    """File name endings whose links are not followed: Scrapy's IGNORED_EXTENSIONS and
+    ``value`` (comma-separated; "-" = none at all)."""
+    if isinstance(value, str) and value.strip() == "-":
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value or ())
+    exts = {x.strip().lower().lstrip(".") for x in [*IGNORED_EXTENSIONS, *items] if x.strip()}
+    return tuple(sorted("." + x for x in exts))
 
 
 class BitextSpider(scrapy.Spider):
@@ -66,6 +78,7 @@ class BitextSpider(scrapy.Spider):
         spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
         spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
         spider.skip_duplicate_links = settings.getbool("BITEXT_FOCUS_SKIP_DUPLICATE_LINKS")
+        spider.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
         return spider
 
     async def start(self):
@@ -107,6 +120,9 @@ class BitextSpider(scrapy.Spider):
                 continue
             if looks_like_trap(url, self.trap_repeats, self.trap_segments):
                 stats.inc_value("bitext/bad/trap")
+                continue
+            if self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
+                stats.inc_value("bitext/links/skipped_extension")  # an archive, image, ...
                 continue
             yield self.page_request(url, link=link)
 
