@@ -95,6 +95,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.stats = crawler.stats
         self.bonus = s.getint("BITEXT_FOCUS_LANG_LINK_PRIORITY")
         self.cross_bonus = s.getint("BITEXT_FOCUS_CROSS_LANG_PRIORITY")
+        self.scarce_bonus = s.getint("BITEXT_FOCUS_SCARCE_LANG_PRIORITY")
         self.other_page_priority = s.getint("BITEXT_FOCUS_OTHER_PAGE_PRIORITY")
         self.drop_other = s.getbool("BITEXT_FOCUS_DROP_OTHER_LANG")
         mode = (s.get("BITEXT_FOCUS_OTHER_LANG_LINKS") or "evidence").strip().lower()
@@ -190,6 +191,13 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return False
         others = [self.pages_by_lang[x] for x in self.langs if x != lang]
         return bool(others) and self.pages_by_lang[lang] > min(others)
+
+    def _scarcest(self) -> str | None:
+        """The wanted language with the fewest stored pages (None while there is a tie)."""
+        counts = sorted((self.pages_by_lang[x], x) for x in self.langs)
+        if len(counts) < 2 or counts[0][0] == counts[1][0]:
+            return None
+        return counts[0][1]
 
     def _update_holding(self, lang: str) -> bool:
         hold = self._should_hold(lang)
@@ -342,21 +350,29 @@ class FocusMiddleware(BaseSpiderMiddleware):
             request.priority += self.other_page_priority
             self.stats.inc_value("bitext/focus/deferred")
             return self.unfiltered(request)
-        if lang in langs and lang != page.lang:   # into another wanted language
+        if lang in langs and lang != page.lang and evidence != "url_token":
+            # a language switch into another wanted language: most likely the counterpart
             request.priority += self.bonus + self.cross_bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             self.stats.inc_value("bitext/focus/cross_lang_link")
             return self.unfiltered(request)
-        if lang == page.lang:
-            if self._no_translation(request.url, lang):
-                self.stats.inc_value("bitext/focus/dropped_no_translation")
-                return None
+        if lang == page.lang and self._no_translation(request.url, lang):
+            self.stats.inc_value("bitext/focus/dropped_no_translation")
+            return None
+        if lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-        # a same-language link (or one of unknown language): yield learning
-        request.meta["bitext_chain"] = page.lang
-        if self._update_holding(page.lang):
-            self.hold(request, page.lang)
+            if lang == self._scarcest():
+                # its pages bound the number of pairs: they go first
+                request.priority += self.scarce_bonus
+                self.stats.inc_value("bitext/focus/scarce_lang_link")
+        # Yield learning, by the language the link leads to: a same-language link (or one
+        # of unknown language), or an ordinary link into another wanted language — which
+        # a site makes where its own translation is missing, so it is worth no more.
+        chain = lang if lang in langs else page.lang
+        request.meta["bitext_chain"] = chain
+        if self._update_holding(chain):
+            self.hold(request, chain)
             return None
         return self.unfiltered(request)
 
