@@ -21,6 +21,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import switch_language as _switch_language
+from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -131,6 +132,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.held_links, signal=held_links)
         crawler.bitext_focus = self  # for HeldLinksMiddleware
 
@@ -185,7 +187,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _should_hold(self, lang: str) -> bool:
         """Hold same-language links of ``lang``: enough of them followed, too few yielded,
         and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
-        if not self.yield_learning or self.samples[lang] < self.yield_min_pages:
+        if not self.yield_learning or self.samples[lang] < self.yield_min_pages \
+                or getattr(self.crawler.spider, "site", None) is None:
+            # (the expand spider crawls many sites at once: one site's yield says
+            # nothing of another's)
             return False
         if self.yield_rate(lang) >= self.yield_min_rate:
             return False
@@ -282,9 +287,43 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.stats.inc_value("bitext/focus/released", released)
             raise DontCloseSpider
 
+    def spider_opened(self, spider=None):
+        """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly."""
+        spider = self.crawler.spider
+        if not hasattr(spider, "output_dir"):
+            return
+        store = open_store(self.crawler.settings, spider.output_dir)
+        try:
+            state = store.get_meta("focus", None) or {}
+        finally:
+            store.close()
+        for lang, (n, y) in state.get("yield", {}).items():
+            self.samples[lang] += n
+            self.sample_yield[lang] += y
+        self.pages_by_lang.update(state.get("pages", {}))
+        for lang, url, priority, depth in state.get("held", []):
+            request = spider.page_request(url, priority=priority, depth=depth,
+                                          bitext_chain=lang).replace(dont_filter=True)
+            self.held[lang][url] = request
+        if state.get("held"):
+            logger.info("Focus: %d held links back from the last run", len(state["held"]))
+
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
+        spider = self.crawler.spider
+        if hasattr(spider, "output_dir"):
+            store = open_store(self.crawler.settings, spider.output_dir)
+            try:
+                store.set_meta("focus", {
+                    "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
+                              for lang in self.samples},
+                    "pages": dict(self.pages_by_lang),
+                    "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
+                             for lang, held in sorted(self.held.items())
+                             for url, r in sorted(held.items())]})
+            finally:
+                store.close()
         for lang in self.langs:
             if self.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",

@@ -74,6 +74,12 @@ def index_aliases(url: str) -> list[str]:
     return []
 
 
+def folder(url: str) -> str:
+    """Host and folder of a URL: ``www.example.org/en/docs/``."""
+    parts = urlsplit(url)
+    return parts.netloc + parts.path[:parts.path.rfind("/") + 1]
+
+
 class _Direction:
     """Outcomes of the guesses made with one pattern from one language into another."""
 
@@ -139,8 +145,7 @@ class UrlPairingPipeline:
         for lang, urls in self.urls_by_lang.items():
             for url in urls:
                 self.seq[url] = len(self.seq) + 1
-                path = urlsplit(url).path
-                self.dirs.add((lang, path[:path.rfind("/") + 1]))
+                self.dirs.add((lang, folder(url)))
         self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
                                          rescue_threshold=self.rescue_threshold,
                                          pattern_db=self.pattern_db)
@@ -174,7 +179,7 @@ class UrlPairingPipeline:
             d.stopped = True
             self.stats.inc_value(STAT + "stopped_directions")
             logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
-                        "under %s (%d failures in a row, %d of %d found)", key[1], key[2],
+                        "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
                         key[0], key[3], d.streak, d.found, done)
 
     def response_received(self, response, request, spider=None):
@@ -210,8 +215,7 @@ class UrlPairingPipeline:
         self.urls_by_lang.setdefault(item.lang, []).append(item.url)
         self.known.add(item.url)
         self.seq[item.url] = len(self.seq) + 1
-        path = urlsplit(item.url).path
-        self.dirs.add((item.lang, path[:path.rfind("/") + 1]))
+        self.dirs.add((item.lang, folder(item.url)))
         if item.content_hash and item.text_length:
             first = self.hashes.setdefault(item.content_hash, item.url)
             if first != item.url:
@@ -319,8 +323,7 @@ class UrlPairingPipeline:
                 if self._alias_known(target):
                     skipped_alias += 1
                     continue
-                path = urlsplit(url).path
-                key = (pid, lang, other, path[:path.rfind("/") + 1])
+                key = (pid, lang, other, folder(url))
                 d = self.directions.get(key)
                 if d is not None and d.stopped:
                     skipped_stopped += 1
@@ -328,8 +331,7 @@ class UrlPairingPipeline:
                 # pages the other language links to instead of its own version: last
                 linked_instead = other in self.linked_from.get(url, ())
                 candidates[key].append((linked_instead, held, url, target))
-                tpath = urlsplit(target).path
-                target_dirs.setdefault(key, (other, tpath[:tpath.rfind("/") + 1]))
+                target_dirs.setdefault(key, (other, folder(target)))
         if skipped_alias:
             self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
         if skipped_stopped:
