@@ -21,8 +21,9 @@ failures (not in the paper, which generates every counterpart once):
   pattern, a language pair and the folder of the page: a site translates some sections
   and not others, and each section is judged on its own; into a folder where no page of
   the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it.
-  Within a direction, stored pages go before held links (see the focus middleware), and
-  pages that pages of the counterpart's language link to by an ordinary link (not a
+  Within a direction, stored pages and held links (see the focus middleware) go in URL
+  order — whether a page happened to be downloaded says nothing of its translation —
+  but pages that pages of the counterpart's language link to by an ordinary link (not a
   language switch) go last: a site links to the other language's page where its own
   translation is missing;
 * at most ``BITEXT_RECOVERY_MAX_PER_ROUND`` guesses per idle round, never more than
@@ -330,7 +331,7 @@ class UrlPairingPipeline:
                     continue
                 # pages the other language links to instead of its own version: last
                 linked_instead = other in self.linked_from.get(url, ())
-                candidates[key].append((linked_instead, held, url, target))
+                candidates[key].append((linked_instead, url, held, target))
                 target_dirs.setdefault(key, (other, folder(target)))
         if skipped_alias:
             self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
@@ -353,7 +354,7 @@ class UrlPairingPipeline:
             take = cands[:max(0, min(batch, budget - scheduled))]
             over += batch - len(take)
             deferred += len(cands) - batch
-            for _, held, source, target in take:
+            for _, source, held, target in take:
                 self.tried[target] = key[2]
                 self.pending[target] = (key, source if held else None)
                 d = self.directions.setdefault(key, _Direction())
