@@ -16,7 +16,7 @@ BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a craw
 BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
 # Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and
 # these); "" = Scrapy's list alone, "-" = follow every link.
-BITEXT_SKIP_EXTENSIONS = "asc,sig,gpg,pgp,md5,sha1,sha256,gz,tgz,bz2,xz,zst,deb,rpm,msi,apk,jar,whl,js,woff,woff2,ttf,otf,eot,csv,epub,mobi"
+BITEXT_SKIP_EXTENSIONS = "txt,key,pem,crt,asc,sig,gpg,pgp,md5,sha1,sha256,gz,tgz,bz2,xz,zst,deb,rpm,msi,apk,jar,whl,js,woff,woff2,ttf,otf,eot,csv,epub,mobi"
 BITEXT_RESOLVE_LOCALHOST = True   # *.localhost names resolve to 127.0.0.1 (RFC 6761)
 
 # Language ID

@@ -1,9 +1,30 @@
-"""Focused crawling: order links by what is known of their language before download.
+"""Focused crawling: order links by what is known of their language before download,
+and learn which links pay (issue 13: fewer responses per pair found).
 
 Evidence, strongest first: the link's ``hreflang``; a language-switch anchor text
 ("Français", "EN", "中文"); language tokens in the URL (``/de/``, ``lang=de``) learned
-from the pages stored so far. Links known to lead to another language are dropped;
-links found on pages of other languages wait until nothing else is left.
+from the pages stored so far. Links known to lead to another language are dropped.
+Links found on pages of other languages are followed only with evidence that they
+lead to a wanted language (``BITEXT_FOCUS_OTHER_LANG_LINKS="all"``: all of them, last).
+
+Yield learning. A language switch into another wanted language is followed first.
+Every other link of a wanted-language page — same language, unknown language, or an
+ordinary link into another wanted language (a site makes those where its own
+translation is missing) — is a *sample* of the language it leads to. A sample yields
+when its page is the first of a pair (the URL-pairing pipeline tells, by the
+``pages_paired`` signal, which page of a new pair was stored first), carries a switch
+into another wanted language, or is itself in another wanted language. When a language
+that is not the scarcest has ``BITEXT_FOCUS_YIELD_MIN_PAGES`` samples and fewer than
+``BITEXT_FOCUS_YIELD_MIN_RATE`` of them yielded, its further links are *held*: kept
+here, not scheduled (and those already queued are held at download by
+:class:`HeldLinksMiddleware`). When the crawl runs dry and the yield has come back
+(deep page recovery paired some), they are released; deep page recovery guesses the
+counterparts of held links first (``held_links`` signal) and requests a held page
+whose counterpart it found. Held links and the counts survive a clean stop.
+
+Switch absence: where most pages of language A carry a switch into B, a link to a B
+page whose A counterpart (URL tokens swapped) is stored without such a switch is not
+followed — the site says the translation does not exist.
 """
 
 from __future__ import annotations
@@ -115,11 +136,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.no_translation = s.getbool("BITEXT_FOCUS_SWITCH_ABSENCE")
         self.page_switches: dict[str, tuple[str, frozenset]] = {}
         self.switch_pages: Counter = Counter()
-        # Yield learning: a "sample" of language A is a request made for a same-language
-        # link of a page of A; it yielded when its page found a counterpart (paired by the
-        # URL patterns, or a link with evidence into another wanted language) or was itself
-        # in another wanted language.
-        self.sample_of: dict[str, str] = {}      # URL -> language of the page that linked it
+        # Yield learning (see the module docstring)
+        self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
         self.samples: Counter = Counter()
         self.sample_yield: Counter = Counter()
         self.yielded: set[str] = set()
@@ -176,8 +194,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.samples[lang] += 1
         self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
         if yielded:
-            self._yield(url)
-        elif url in self.yielded:
+            self.yielded.add(url)
+        if url in self.yielded:
             self.sample_yield[lang] += 1
 
     def yield_rate(self, lang: str) -> float:
