@@ -223,15 +223,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return counts[0][1]
 
     def _update_holding(self, lang: str) -> bool:
-        hold = self._should_hold(lang)
-        if hold and lang not in self.holding:
+        """Is ``lang`` held? Once held, a language stays held until the crawl runs dry
+        (``spider_idle`` judges again): the yield of the requests still in flight when
+        holding began would otherwise make it flicker."""
+        if lang in self.holding:
+            return True
+        if self._should_hold(lang):
             self.holding.add(lang)
-            logger.info("Focus: holding links between %s pages: %d of %d requests made for "
+            logger.info("Focus: holding links into %s pages: %d of %d requests made for "
                         "them yielded a counterpart (below %.0f%%)", lang,
                         self.sample_yield[lang], self.samples[lang], 100 * self.yield_min_rate)
-        elif not hold and lang in self.holding:
-            self.holding.discard(lang)
-        return hold
+            return True
+        return False
 
     def held_links(self) -> dict[str, list[str]]:
         return {lang: list(held) for lang, held in self.held.items() if held}
@@ -289,9 +292,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return
         released = 0
         for lang, held in self.held.items():
-            if not held or self._update_holding(lang):
+            if not held or self._should_hold(lang):
                 continue
+            self.holding.discard(lang)
             engine = self.crawler.engine
+            before = released
             for request in list(held.values()):
                 if request.url in self.downloaded:
                     continue
@@ -299,8 +304,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 engine.crawl(request)
                 released += 1
             held.clear()
-            logger.info("Focus: %s pages yield again (%d of %d): held links released",
-                        lang, self.sample_yield[lang], self.samples[lang])
+            logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
+                        "released", lang, self.sample_yield[lang], self.samples[lang],
+                        released - before)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
             raise DontCloseSpider

@@ -54,5 +54,5 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
     assert set(langs) <= {"en", "zh"}, langs   # no /ja/, /tr/, /he/ pages any more
     assert responses <= MAX_RESPONSES, (responses, langs)
     log = proc.stderr
-    assert "Focus: holding links between en pages" in log
+    assert "Focus: holding links into en pages" in log
     assert "Deep page recovery: stopped generating en -> zh" in log
