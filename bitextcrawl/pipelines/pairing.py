@@ -20,7 +20,9 @@ failures (not in the paper, which generates every counterpart once):
   get more (twice what they found so far) only while they yield. A direction is a
   pattern, a language pair and the folder of the page: a site translates some sections
   and not others, and each section is judged on its own; into a folder where no page of
-  the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it.
+  the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it — and
+  such folders wait until the folders of known language have been probed: where the
+  pattern failed there (``2 * STOP_AFTER`` failures, too few found), one failure stops it.
   Within a direction, stored pages and held links (see the focus middleware) go in URL
   order — whether a page happened to be downloaded says nothing of its translation —
   but pages that pages of the counterpart's language link to by an ordinary link (not a
@@ -284,12 +286,28 @@ class UrlPairingPipeline:
     def _alias_known(self, url: str) -> bool:
         return any(a in self.known or a in self.tried for a in index_aliases(url))
 
+    def _family_failing(self, key: tuple) -> bool:
+        """Has this pattern, between these languages, failed in the folders tried so far
+        (at least twice ``STOP_AFTER`` failures, too few found)?"""
+        found = failed = 0
+        for k, d in self.directions.items():
+            if k[:3] == key[:3]:
+                found += d.found
+                failed += d.failed
+        return failed >= 2 * self.stop_after and found < self.min_success * (found + failed)
+
     def _batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
         d = self.directions.setdefault(key, _Direction())
         if not d.tried:
             # failures in a row that stop it: fewer into a folder where no page of the
-            # counterpart's language is known yet
-            d.limit = self.stop_after if target_dir_known else max(1, self.stop_after // 3)
+            # counterpart's language is known yet, one where the pattern has failed in
+            # the other folders too
+            if target_dir_known:
+                d.limit = self.stop_after
+            elif self._family_failing(key):
+                d.limit = 1
+            else:
+                d.limit = max(1, self.stop_after // 3)
         if scarce:
             return self.max_per_round if self.max_per_round > 0 else 10 ** 9
         return max(d.limit, 2 * d.found)
@@ -347,9 +365,19 @@ class UrlPairingPipeline:
         order = sorted(candidates, key=lambda k: (sizes.get(k[1], 0), k))
         scheduled = deferred = over = 0
         per_direction: dict[str, int] = {}
+        # Folders of unknown language wait while folders of known language of the same
+        # pattern and languages are probed for the first time: how those fare decides how
+        # far the others are probed.
+        probing = {k[:3] for k in order if target_dirs[k] in self.dirs
+                   and sizes.get(k[1], 0) != scarcest
+                   and not getattr(self.directions.get(k), "tried", 0)}
         for key in order:
             cands = sorted(candidates[key])
             known_dir = target_dirs[key] in self.dirs
+            if not known_dir and key[:3] in probing and not getattr(
+                    self.directions.get(key), "tried", 0):
+                deferred += len(cands)
+                continue
             batch = min(self._batch(key, sizes.get(key[1], 0) == scarcest, known_dir), len(cands))
             take = cands[:max(0, min(batch, budget - scheduled))]
             over += batch - len(take)
