@@ -419,9 +419,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             self.stats.inc_value("bitext/focus/cross_lang_link")
             return self.unfiltered(request)
-        if lang == page.lang and self._no_translation(request.url, lang):
-            self.stats.inc_value("bitext/focus/dropped_no_translation")
-            return None
+        if lang == page.lang:
+            if self._no_translation(request.url, lang):
+                self.stats.inc_value("bitext/focus/dropped_no_translation")
+                return None
+            request.meta["bitext_same_lang"] = lang  # checked again before download
         if lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
@@ -441,8 +443,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
 
 class HeldLinksMiddleware:
-    """Downloader middleware: a same-language request already queued when its language
-    started to be held waits with the held links instead of being downloaded."""
+    """Downloader middleware: a request already queued when its language started to be
+    held waits with the held links instead of being downloaded; a same-language request
+    whose counterpart has been stored since without a switch back is dropped."""
 
     def __init__(self, crawler):
         self.crawler = crawler
@@ -455,6 +458,12 @@ class HeldLinksMiddleware:
 
     def process_request(self, request, spider=None):
         focus = getattr(self.crawler, "bitext_focus", None)
+        same = request.meta.get("bitext_same_lang")
+        if focus is not None and same and focus._no_translation(request.url, same):
+            # its counterpart, stored since the link was found, has no switch back
+            focus.stats.inc_value("bitext/focus/dropped_no_translation")
+            request.meta["bitext_held"] = True   # (not an error)
+            raise IgnoreRequest("no translation: the counterpart page has no switch to it")
         lang = request.meta.get("bitext_chain")
         if focus is None or not lang or lang not in focus.holding \
                 or request.meta.get("bitext_released"):
