@@ -37,8 +37,8 @@ BITEXT_FOCUS_SCARCE_LANG_PRIORITY = 5    # extra bonus: a link into the wanted l
 BITEXT_FOCUS_YIELD = True                # hold same-language links of a language whose pages stopped yielding
 BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
-BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart has no switch back
-                                         # to its language, where most pages have one
+BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
+                                         # unlinked, where most pages have a switch into it
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS = True  # don't follow the links of a page already seen under another URL
 
 # URL patterns and deep page recovery (seed 003)

@@ -23,8 +23,8 @@ counterparts of held links first (``held_links`` signal) and requests a held pag
 whose counterpart it found. Held links and the counts survive a clean stop.
 
 Switch absence: where most pages of language A carry a switch into B, a link to a B
-page whose A counterpart (URL tokens swapped) is stored without such a switch is not
-followed — the site says the translation does not exist.
+page whose A counterpart (URL tokens swapped) is stored showing B's name without a link
+is not followed — the site says the translation does not exist.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
 _TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
+# An element whose whole text is short: where a language name sits in a switch.
+_NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
 
 
 def url_language_tokens(url: str) -> set[str]:
@@ -134,7 +136,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # Language switches: the wanted languages each stored page has a switch into
         # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
         self.no_translation = s.getbool("BITEXT_FOCUS_SWITCH_ABSENCE")
-        self.page_switches: dict[str, tuple[str, frozenset]] = {}
+        # URL -> (language, languages it has a switch into, languages it names unlinked)
+        self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
         self.switch_pages: Counter = Counter()
         # Yield learning (see the module docstring)
         self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
@@ -247,9 +250,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _no_translation(self, url: str, lang: str) -> bool:
         """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
-        stored without a switch into ``lang``, on a site whose pages of that language
-        mostly have one: the site says the page is not translated (nginx shows the
-        language's name without a link), so ``url`` would be a 404."""
+        stored with ``lang``'s name shown but not linked, on a site whose pages of that
+        language mostly have a switch into ``lang``: the site says the page is not
+        translated (nginx's ``<a class="notrans">русский</a>``), so ``url`` is a 404. A
+        counterpart without any switch (an AJAX fragment) says nothing."""
         if not self.no_translation:
             return False
         for other in self.langs:
@@ -258,9 +262,25 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 continue
             counterpart = self.tokens.swap(url, lang, other)
             known = self.page_switches.get(counterpart) if counterpart else None
-            if known is not None and known[0] == other and lang not in known[1]:
+            if known is not None and known[0] == other and lang not in known[1] \
+                    and lang in known[2]:
                 return True
         return False
+
+    def _named_not_linked(self, html: str, lang: str) -> frozenset:
+        """Wanted languages whose name the page shows as a switch that is no link (an
+        element's whole text, not inside ``<a href>``): a site's "not translated" mark."""
+        if not self.no_translation or not html:
+            return frozenset()
+        out = set()
+        for m in _NAMED_ELEMENT.finditer(html):
+            tag, attrs, text = m.groups()
+            if tag.lower() == "a" and "href" in attrs.lower():
+                continue
+            named = switch_language(text)
+            if named and named != lang and named in self.langs:
+                out.add(named)
+        return frozenset(out)
 
     def pages_paired(self, urls):
         for url in urls:
@@ -376,7 +396,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             into.discard(item.lang)
             if into:
                 self._yield(item.url)
-            self.page_switches[item.url] = (item.lang, frozenset(switches))
+            self.page_switches[item.url] = (item.lang, frozenset(switches),
+                                            self._named_not_linked(item.html, item.lang))
             for lang in switches:
                 self.switch_pages[item.lang, lang] += 1
         chain = response.meta.get("bitext_chain") if response is not None else None

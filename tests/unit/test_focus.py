@@ -132,3 +132,22 @@ def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
     # into a folder where no page of the counterpart's language is known: a third
     other = ("en:en|zh:cn", "en", "zh", "/en/docs/stream/")
     assert pipe._batch(other, scarce=False, target_dir_known=False) == 1
+
+
+def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
+    crawler = make_crawler(tmp_path)
+    crawler.spider.langs = ("en", "ru")
+    mw = FocusMiddleware(crawler)
+    for i in range(12):   # English pages with a switch into Russian
+        url = f"{H}/en/p{i}.html"
+        page = PageRecord(url=url, lang="en", links=[
+            {"url": f"{H}/ru/p{i}.html", "text": "русский", "hreflang": None}])
+        mw.get_processed_item(page, None)
+        mw.tokens.learn(f"{H}/ru/p{i}.html", "ru")
+    # untranslated: the name without a link; a fragment: no switch at all
+    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("frag", "<p>hi</p>")):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html), None)
+    response, _ = response_of(f"{H}/ru/p1.html", "ru")
+    assert mw.get_processed_request(link_request(f"{H}/ru/x.html"), response) is None
+    assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
+    assert mw.get_processed_request(link_request(f"{H}/ru/frag.html"), response) is not None
