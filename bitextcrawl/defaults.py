@@ -14,6 +14,9 @@ BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
 BITEXT_MAX_PAGES = 0              # 0 = no cap on stored pages
 BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a crawler trap
 BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
+# Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and
+# these); "" = Scrapy's list alone, "-" = follow every link.
+BITEXT_SKIP_EXTENSIONS = "txt,key,pem,crt,asc,sig,gpg,pgp,md5,sha1,sha256,gz,tgz,bz2,xz,zst,deb,rpm,msi,apk,jar,whl,js,woff,woff2,ttf,otf,eot,csv,epub,mobi"
 BITEXT_RESOLVE_LOCALHOST = True   # *.localhost names resolve to 127.0.0.1 (RFC 6761)
 
 # Language ID
@@ -27,6 +30,16 @@ BITEXT_FOCUS_OTHER_PAGE_PRIORITY = -100  # links found on pages of other languag
 BITEXT_FOCUS_DROP_OTHER_LANG = True      # drop links known to lead to other languages
 BITEXT_FOCUS_URL_TOKEN_MIN_PAGES = 5     # a URL token names a language after this many pages...
 BITEXT_FOCUS_URL_TOKEN_PURITY = 0.95     # ...all (this share) in that language
+BITEXT_FOCUS_OTHER_LANG_LINKS = "evidence"  # links on pages of other languages: "evidence" = only
+                                            # those known to lead to a wanted language; "all" = all, last
+BITEXT_FOCUS_CROSS_LANG_PRIORITY = 10    # extra bonus: a link into another wanted language than its page's
+BITEXT_FOCUS_SCARCE_LANG_PRIORITY = 5    # extra bonus: a link into the wanted language with fewest pages
+BITEXT_FOCUS_YIELD = True                # hold same-language links of a language whose pages stopped yielding
+BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
+BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
+BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
+                                         # unlinked, where most pages have a switch into it
+BITEXT_FOCUS_SKIP_DUPLICATE_LINKS = True  # don't follow the links of a page already seen under another URL
 
 # URL patterns and deep page recovery (seed 003)
 BITEXT_PATTERNS_ENABLED = True
@@ -35,6 +48,9 @@ BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are
 BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 10% more)
 BITEXT_DEEP_RECOVERY = True
+BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
+BITEXT_RECOVERY_STOP_AFTER = 10          # a pattern/direction stops after this many failures in a row...
+BITEXT_RECOVERY_MIN_SUCCESS = 0.2        # ...when less than this share of its guesses succeeded
 
 # Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)
 BITEXT_PARALLEL_LINKS = True             # DOM-align known pairs on spider_idle, follow aligned links

@@ -38,6 +38,8 @@ DOWNLOADER_MIDDLEWARES = {
     # Scrapy 2.19's robots.txt middleware lets through all but the first waiters of a
     # site's robots.txt (see the module); ours is the same middleware, fixed.
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    # Requests queued before their links were held back wait with them (focus.py).
+    "bitextcrawl.middlewares.focus.HeldLinksMiddleware": 50,
     "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }

@@ -1,28 +1,58 @@
-"""Focused crawling: order links by what is known of their language before download.
+"""Focused crawling: order links by what is known of their language before download,
+and learn which links pay (issue 13: fewer responses per pair found).
 
 Evidence, strongest first: the link's ``hreflang``; a language-switch anchor text
 ("Français", "EN", "中文"); language tokens in the URL (``/de/``, ``lang=de``) learned
-from the pages stored so far. Links known to lead to another language are dropped;
-links found on pages of other languages wait until nothing else is left.
+from the pages stored so far. Links known to lead to another language are dropped.
+Links found on pages of other languages are followed only with evidence that they
+lead to a wanted language (``BITEXT_FOCUS_OTHER_LANG_LINKS="all"``: all of them, last).
+
+Yield learning. A language switch into another wanted language is followed first.
+Every other link of a wanted-language page — same language, unknown language, or an
+ordinary link into another wanted language (a site makes those where its own
+translation is missing) — is a *sample* of the language it leads to. A sample yields
+when its page is the first of a pair (the URL-pairing pipeline tells, by the
+``pages_paired`` signal, which page of a new pair was stored first), carries a switch
+into another wanted language, or is itself in another wanted language. When a language
+that is not the scarcest has ``BITEXT_FOCUS_YIELD_MIN_PAGES`` samples and fewer than
+``BITEXT_FOCUS_YIELD_MIN_RATE`` of them yielded, its further links are *held*: kept
+here, not scheduled (and those already queued are held at download by
+:class:`HeldLinksMiddleware`). When the crawl runs dry and the yield has come back
+(deep page recovery paired some), they are released; deep page recovery guesses the
+counterparts of held links first (``held_links`` signal) and requests a held page
+whose counterpart it found. Held links and the counts survive a clean stop.
+
+Switch absence: where most pages of language A carry a switch into B, a link to a B
+page whose A counterpart (URL tokens swapped) is stored showing B's name without a link
+is not followed — the site says the translation does not exist.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
 from urllib.parse import urlsplit
 
-from scrapy.exceptions import NotConfigured
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import switch_language as _switch_language
+from bitextcrawl.store import open_store
+
+logger = logging.getLogger(__name__)
 
 # Sites repeat the same anchors ("Home", "Français") on every page.
 switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
+_TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
+# An element whose whole text is short: where a language name sits in a switch.
+_NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
 
 
 def url_language_tokens(url: str) -> set[str]:
@@ -57,6 +87,30 @@ class UrlLanguageTokens:
     def predict(self, url: str) -> set[str]:
         return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}
 
+    def token_of(self, lang: str) -> str | None:
+        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
+        best, most = None, 0
+        for token, counts in self.counts.items():
+            if self.token_lang(token) == lang and counts[lang] > most:
+                best, most = token, counts[lang]
+        return best
+
+    def swap(self, url: str, lang: str, other: str) -> str | None:
+        """``url`` with the token of ``lang`` replaced by the token of ``other`` (one
+        occurrence in the path or query), or None."""
+        a, b = self.token_of(lang), self.token_of(other)
+        if not a or not b:
+            return None
+        parts = urlsplit(url)
+        tail = parts.path + ("?" + parts.query if parts.query else "")
+        pieces = _TOKEN_KEEP.split(tail)
+        hits = [i for i in range(0, len(pieces), 2) if pieces[i].lower() == a]
+        if len(hits) != 1:
+            return None
+        pieces[hits[0]] = b
+        return url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)] \
+            + "".join(pieces)
+
 
 class FocusMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler):
@@ -64,16 +118,54 @@ class FocusMiddleware(BaseSpiderMiddleware):
         s = crawler.settings
         self.stats = crawler.stats
         self.bonus = s.getint("BITEXT_FOCUS_LANG_LINK_PRIORITY")
+        self.cross_bonus = s.getint("BITEXT_FOCUS_CROSS_LANG_PRIORITY")
+        self.scarce_bonus = s.getint("BITEXT_FOCUS_SCARCE_LANG_PRIORITY")
         self.other_page_priority = s.getint("BITEXT_FOCUS_OTHER_PAGE_PRIORITY")
         self.drop_other = s.getbool("BITEXT_FOCUS_DROP_OTHER_LANG")
+        mode = (s.get("BITEXT_FOCUS_OTHER_LANG_LINKS") or "evidence").strip().lower()
+        if mode not in ("evidence", "all"):
+            raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
+                             f"not {mode!r}")
+        self.other_lang_links = mode
         self.tokens = UrlLanguageTokens(s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
                                         s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        self.yield_learning = s.getbool("BITEXT_FOCUS_YIELD")
+        self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
+        self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
+        self.pages_by_lang: Counter = Counter()
+        # Language switches: the wanted languages each stored page has a switch into
+        # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
+        self.no_translation = s.getbool("BITEXT_FOCUS_SWITCH_ABSENCE")
+        # URL -> (language, languages it has a switch into, languages it names unlinked)
+        self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
+        self.switch_pages: Counter = Counter()
+        # Yield learning (see the module docstring)
+        self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
+        self.samples: Counter = Counter()
+        self.sample_yield: Counter = Counter()
+        self.yielded: set[str] = set()
+        self.downloaded: set[str] = set()
+        self.filtered: set[str] = set()          # held at download: the dupefilter saw them
+        self.holding: set[str] = set()           # languages whose same-language links wait
+        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        crawler.signals.connect(self.pages_paired, signal=pages_paired)
+        crawler.signals.connect(self.response_received, signal=signals.response_received)
+        crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.held_links, signal=held_links)
+        crawler.bitext_focus = self  # for HeldLinksMiddleware
 
     @classmethod
     def from_crawler(cls, crawler):
         if not crawler.settings.getbool("BITEXT_FOCUS_ENABLED"):
             raise NotConfigured
         return cls(crawler)
+
+    @property
+    def langs(self) -> tuple:
+        return tuple(getattr(self.crawler.spider, "langs", ()))
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
@@ -88,24 +180,317 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return predicted.pop(), "url_token"
         return None, ""
 
+    # ---- yield learning ------------------------------------------------------------------
+
+    def _yield(self, url: str) -> None:
+        if url in self.yielded:
+            return
+        self.yielded.add(url)
+        lang = self.sample_of.get(url)
+        if lang is not None:
+            self.sample_yield[lang] += 1
+
+    def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
+        if url in self.sample_of:
+            return
+        self.sample_of[url] = lang
+        self.samples[lang] += 1
+        self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
+        if yielded:
+            self.yielded.add(url)
+        if url in self.yielded:
+            self.sample_yield[lang] += 1
+
+    def yield_rate(self, lang: str) -> float:
+        n = self.samples[lang]
+        return self.sample_yield[lang] / n if n else 1.0
+
+    def _should_hold(self, lang: str) -> bool:
+        """Hold same-language links of ``lang``: enough of them followed, too few yielded,
+        and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
+        if not self.yield_learning or self.samples[lang] < self.yield_min_pages \
+                or getattr(self.crawler.spider, "site", None) is None:
+            # (the expand spider crawls many sites at once: one site's yield says
+            # nothing of another's)
+            return False
+        if self.yield_rate(lang) >= self.yield_min_rate:
+            return False
+        others = [self.pages_by_lang[x] for x in self.langs if x != lang]
+        return bool(others) and self.pages_by_lang[lang] > min(others)
+
+    def _scarcest(self) -> str | None:
+        """The wanted language with the fewest stored pages (None while there is a tie)."""
+        counts = sorted((self.pages_by_lang[x], x) for x in self.langs)
+        if len(counts) < 2 or counts[0][0] == counts[1][0]:
+            return None
+        return counts[0][1]
+
+    def _update_holding(self, lang: str) -> bool:
+        """Is ``lang`` held? Once held, a language stays held until the crawl runs dry
+        (``spider_idle`` judges again): the yield of the requests still in flight when
+        holding began would otherwise make it flicker."""
+        if lang in self.holding:
+            return True
+        if self._should_hold(lang):
+            self.holding.add(lang)
+            logger.info("Focus: holding links into %s pages: %d of %d requests made for "
+                        "them yielded a counterpart (below %.0f%%)", lang,
+                        self.sample_yield[lang], self.samples[lang], 100 * self.yield_min_rate)
+            return True
+        return False
+
+    def held_links(self) -> dict[str, list[str]]:
+        return {lang: list(held) for lang, held in self.held.items() if held}
+
+    def hold(self, request, lang: str) -> None:
+        held = self.held[lang]
+        if request.url not in held:
+            held[request.url] = request
+            self.stats.inc_value("bitext/focus/held")
+
+    def _no_translation(self, url: str, lang: str) -> bool:
+        """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
+        stored with ``lang``'s name shown but not linked, on a site whose pages of that
+        language mostly have a switch into ``lang``: the site says the page is not
+        translated (nginx's ``<a class="notrans">русский</a>``), so ``url`` is a 404. A
+        counterpart without any switch (an AJAX fragment) says nothing."""
+        if not self.no_translation:
+            return False
+        for other in self.langs:
+            n = self.pages_by_lang[other]
+            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
+                continue
+            counterpart = self.tokens.swap(url, lang, other)
+            known = self.page_switches.get(counterpart) if counterpart else None
+            if known is not None and known[0] == other and lang not in known[1] \
+                    and lang in known[2]:
+                return True
+        return False
+
+    def _named_not_linked(self, html: str, lang: str) -> frozenset:
+        """Wanted languages whose name the page shows as a switch that is no link (an
+        element's whole text, not inside ``<a href>``): a site's "not translated" mark."""
+        if not self.no_translation or not html:
+            return frozenset()
+        out = set()
+        for m in _NAMED_ELEMENT.finditer(html):
+            tag, attrs, text = m.groups()
+            if tag.lower() == "a" and "href" in attrs.lower():
+                continue
+            named = switch_language(text)
+            if named and named != lang and named in self.langs:
+                out.add(named)
+        return frozenset(out)
+
+    def pages_paired(self, urls):
+        for url in urls:
+            self._yield(url)
+
+    def response_received(self, response, request, spider=None):
+        self.downloaded.add(request.url)
+        lang = request.meta.get("bitext_chain")
+        if lang and response.status >= 400:   # a broken same-language link: yielded nothing
+            self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
+
+    def request_scheduled(self, request, spider=None):
+        for held in self.held.values():
+            held.pop(request.url, None)
+        self.filtered.discard(request.url)
+
+    def unfiltered(self, request):
+        """``request`` made to pass the dupefilter if an earlier request for its URL was
+        held back at download (the filter saw that one, nobody downloaded it)."""
+        if request.url in self.filtered and request.url not in self.downloaded:
+            return request.replace(dont_filter=True)
+        return request
+
+    def spider_idle(self):
+        """Release held links of a language whose yield has come back (recovery or later
+        pages paired them) — unless ``max_pages`` is reached."""
+        spider = self.crawler.spider
+        if getattr(spider, "max_pages", 0) and spider.pages_seen >= spider.max_pages:
+            return
+        released = 0
+        for lang, held in self.held.items():
+            if not held or self._should_hold(lang):
+                continue
+            self.holding.discard(lang)
+            engine = self.crawler.engine
+            before = released
+            for request in list(held.values()):
+                if request.url in self.downloaded:
+                    continue
+                request.meta["bitext_released"] = True
+                engine.crawl(request)
+                released += 1
+            held.clear()
+            logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
+                        "released", lang, self.sample_yield[lang], self.samples[lang],
+                        released - before)
+        if released:
+            self.stats.inc_value("bitext/focus/released", released)
+            raise DontCloseSpider
+
+    def spider_opened(self, spider=None):
+        """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly."""
+        spider = self.crawler.spider
+        if not hasattr(spider, "output_dir"):
+            return
+        store = open_store(self.crawler.settings, spider.output_dir)
+        try:
+            state = store.get_meta("focus", None) or {}
+        finally:
+            store.close()
+        for lang, (n, y) in state.get("yield", {}).items():
+            self.samples[lang] += n
+            self.sample_yield[lang] += y
+        self.pages_by_lang.update(state.get("pages", {}))
+        for lang, url, priority, depth in state.get("held", []):
+            request = spider.page_request(url, priority=priority, depth=depth,
+                                          bitext_chain=lang).replace(dont_filter=True)
+            self.held[lang][url] = request
+        if state.get("held"):
+            logger.info("Focus: %d held links back from the last run", len(state["held"]))
+
+    def spider_closed(self, spider=None, reason=None):
+        held = sum(len(h) for h in self.held.values())
+        self.stats.set_value("bitext/focus/held_at_close", held)
+        spider = self.crawler.spider
+        if hasattr(spider, "output_dir"):
+            store = open_store(self.crawler.settings, spider.output_dir)
+            try:
+                store.set_meta("focus", {
+                    "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
+                              for lang in self.samples},
+                    "pages": dict(self.pages_by_lang),
+                    "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
+                             for lang, held in sorted(self.held.items())
+                             for url, r in sorted(held.items())]})
+            finally:
+                store.close()
+        for lang in self.langs:
+            if self.samples[lang]:
+                self.stats.set_value(f"bitext/focus/yield/rate/{lang}",
+                                     round(self.yield_rate(lang), 3))
+
+    # ---- items and requests ----------------------------------------------------------------
+
     def get_processed_item(self, item, response):
-        if isinstance(item, PageRecord):
-            self.tokens.learn(item.url, item.lang)
+        if not isinstance(item, PageRecord):
+            return item
+        self.tokens.learn(item.url, item.lang)
+        langs = self.langs
+        self.pages_by_lang[item.lang] += 1
+        if item.lang in langs:
+            # evidence of a counterpart on the page itself: a declared alternate, a switch
+            # anchor or a URL token leading into another wanted language
+            switches = {lang for lang in (item.hreflang or {}) if lang in langs}
+            into = set(switches)
+            for link in item.links:
+                lang, evidence = self.link_language(link["url"], link)
+                if lang in langs:
+                    into.add(lang)
+                    if evidence != "url_token":
+                        switches.add(lang)
+            switches.discard(item.lang)
+            into.discard(item.lang)
+            if into:
+                self._yield(item.url)
+            self.page_switches[item.url] = (item.lang, frozenset(switches),
+                                            self._named_not_linked(item.html, item.lang))
+            for lang in switches:
+                self.switch_pages[item.lang, lang] += 1
+        chain = response.meta.get("bitext_chain") if response is not None else None
+        if chain:
+            other_wanted = item.lang in langs and item.lang != chain
+            self._sample(item.url, chain, yielded=other_wanted)
+            if item.requested_url and item.requested_url != item.url:
+                self.sample_of.setdefault(item.requested_url, chain)
         return item
 
     def get_processed_request(self, request, response):
         if response is None:
             return request
-        langs = getattr(self.crawler.spider, "langs", ())
+        langs = self.langs
         lang, evidence = self.link_language(request.url, request.meta.get("bitext_link"))
         if lang and lang not in langs and self.drop_other:
             self.stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
             return None
+        page = response.meta.get("bitext_page")
+        if page is None or response.meta.get("bitext_discovered_by") == "start":
+            if lang in langs:
+                request.priority += self.bonus
+                self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+            return self.unfiltered(request)
+        if page.lang not in langs:
+            if lang in langs:
+                request.priority += self.bonus
+                self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+                return self.unfiltered(request)
+            if self.other_lang_links == "evidence" and page.lang != "und":
+                # a page in a language nobody wants: its links lead on into that language
+                self.stats.inc_value("bitext/focus/dropped_from_other_lang")
+                return None
+            request.priority += self.other_page_priority
+            self.stats.inc_value("bitext/focus/deferred")
+            return self.unfiltered(request)
+        if lang in langs and lang != page.lang and evidence != "url_token":
+            # a language switch into another wanted language: most likely the counterpart
+            request.priority += self.bonus + self.cross_bonus
+            self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+            self.stats.inc_value("bitext/focus/cross_lang_link")
+            return self.unfiltered(request)
+        if lang == page.lang:
+            if self._no_translation(request.url, lang):
+                self.stats.inc_value("bitext/focus/dropped_no_translation")
+                return None
+            request.meta["bitext_same_lang"] = lang  # checked again before download
         if lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-        page = response.meta.get("bitext_page")
-        if page is not None and page.lang not in langs:
-            request.priority += self.other_page_priority
-            self.stats.inc_value("bitext/focus/deferred")
-        return request
+            if lang == self._scarcest():
+                # its pages bound the number of pairs: they go first
+                request.priority += self.scarce_bonus
+                self.stats.inc_value("bitext/focus/scarce_lang_link")
+        # Yield learning, by the language the link leads to: a same-language link (or one
+        # of unknown language), or an ordinary link into another wanted language — which
+        # a site makes where its own translation is missing, so it is worth no more.
+        chain = lang if lang in langs else page.lang
+        request.meta["bitext_chain"] = chain
+        if self._update_holding(chain):
+            self.hold(request, chain)
+            return None
+        return self.unfiltered(request)
+
+
+class HeldLinksMiddleware:
+    """Downloader middleware: a request already queued when its language started to be
+    held waits with the held links instead of being downloaded; a same-language request
+    whose counterpart has been stored since without a switch back is dropped."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("BITEXT_FOCUS_ENABLED"):
+            raise NotConfigured
+        return cls(crawler)
+
+    def process_request(self, request, spider=None):
+        focus = getattr(self.crawler, "bitext_focus", None)
+        same = request.meta.get("bitext_same_lang")
+        if focus is not None and same and focus._no_translation(request.url, same):
+            # its counterpart, stored since the link was found, has no switch back
+            focus.stats.inc_value("bitext/focus/dropped_no_translation")
+            request.meta["bitext_held"] = True   # (not an error)
+            raise IgnoreRequest("no translation: the counterpart page has no switch to it")
+        lang = request.meta.get("bitext_chain")
+        if focus is None or not lang or lang not in focus.holding \
+                or request.meta.get("bitext_released"):
+            return None
+        # a copy that the dupefilter lets through when released (this one was seen)
+        focus.hold(request.replace(dont_filter=True), lang)
+        focus.filtered.add(request.url)
+        request.meta["bitext_held"] = True
+        raise IgnoreRequest(f"held: links between {lang} pages yield too little")

@@ -720,20 +720,33 @@ class UrlPatternLearner:
         Token patterns only: an ``id_marker`` or ``slug_id`` pattern cannot write the other
         language's translated slug, so it generates nothing.
         """
+        return [(target, pid) for target, pid, _ in self.counterpart_targets(url, lang)]
+
+    def counterpart_targets(self, url: str, lang: str,
+                            to_langs: Iterable[str] | None = None) -> list[tuple[str, str, str]]:
+        """:meth:`counterparts` with the language each counterpart should be in:
+        ``(url, pattern id, language)``, only towards ``to_langs`` when given.
+
+        With three languages or more a page of ``langs[1]`` has counterparts in ``langs[0]``
+        and ``langs[2]``: the expected language is the pattern's other side, never a guess.
+        """
         self._check_fitted()
-        out: list[tuple[str, str]] = []
+        wanted = None if to_langs is None else set(to_langs)
+        out: list[tuple[str, str, str]] = []
         seen = {url}
         for p, fwd, back in self._appliers:
             if lang == p.lang1:
-                cands = fwd.apply(url)
+                cands, other = fwd.apply(url), p.lang2
             elif lang == p.lang2:
-                cands = back.apply(url)
+                cands, other = back.apply(url), p.lang1
             else:
+                continue
+            if wanted is not None and other not in wanted:
                 continue
             for cand in cands:
                 if cand not in seen:
                     seen.add(cand)
-                    out.append((cand, p.id))
+                    out.append((cand, p.id, other))
         return out
 
     def language_of(self, url: str) -> str | None:

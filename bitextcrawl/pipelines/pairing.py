@@ -1,25 +1,99 @@
 """Online URL-pattern pairing and deep page recovery (seed 003, §2.1–2.2).
 
 As pages arrive, the URL-pattern learner is re-fitted on the URLs stored per
-language. When the crawl runs dry (``spider_idle``), the counterpart URL of every
-page still unpaired is generated with each credible pattern and requested
+language. When the crawl runs dry (``spider_idle``), the counterpart URLs of pages
+still unpaired are generated with each credible pattern and requested
 (``discovered_by="pattern"``); ``DontCloseSpider`` keeps the crawl open for them.
 A generated URL that answers in the wrong language is not a counterpart.
+
+Recovery spends responses on guesses, so it has a budget and learns from its
+failures (not in the paper, which generates every counterpart once):
+
+* counterparts are generated only into the wanted languages (``langs``), each with
+  the language the pattern says it is in;
+* per *direction* — (pattern, page language, counterpart language) — the outcome of
+  every guess is counted. A direction is stopped once its last
+  ``BITEXT_RECOVERY_STOP_AFTER`` guesses all failed (404, not HTML, wrong language)
+  while less than ``BITEXT_RECOVERY_MIN_SUCCESS`` of all its guesses succeeded;
+* the scarce side first: directions leaving the language with the fewest stored pages
+  get the whole round's budget; the others are probed with ``STOP_AFTER`` guesses, and
+  get more (twice what they found so far) only while they yield. A direction is a
+  pattern, a language pair and the folder of the page: a site translates some sections
+  and not others, and each section is judged on its own; into a folder where no page of
+  the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it — and
+  such folders wait until the folders of known language have been probed: where the
+  pattern failed there (``2 * STOP_AFTER`` failures, too few found), one failure stops it.
+  Within a direction, stored pages and held links (see the focus middleware) go in URL
+  order — whether a page happened to be downloaded says nothing of its translation —
+  but pages that pages of the counterpart's language link to by an ordinary link (not a
+  language switch) go last: a site links to the other language's page where its own
+  translation is missing;
+* at most ``BITEXT_RECOVERY_MAX_PER_ROUND`` guesses per idle round, never more than
+  ``max_pages`` leaves room for;
+* a guess ``dir/index.html`` for a known ``dir/`` (or the reverse) is the same page:
+  not requested; pages whose content was already stored under another URL generate
+  nothing.
+
+Stats ``bitext/recovery/*``: ``tried``, ``found``, ``failed``, ``wrong_language``,
+``rounds``, ``stopped_directions``, ``skipped_stopped``, ``skipped_index_alias``,
+``deferred`` (left for a later round by the probe size), ``over_budget``
+(by the round cap or ``max_pages``).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
+from collections import defaultdict
+from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from bitextcrawl.middlewares.focus import switch_language
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
+
+STAT = "bitext/recovery/"
+# Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
+_INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
+
+
+def index_aliases(url: str) -> list[str]:
+    """Other spellings of a directory index URL: ``a/index.html`` <-> ``a/``."""
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    if base != url:
+        return []
+    m = _INDEX_FILE.search(url)
+    if m:
+        return [url[:m.start() + 1]]
+    if url.endswith("/"):
+        return [url + "index.html", url + "index.htm"]
+    return []
+
+
+def folder(url: str) -> str:
+    """Host and folder of a URL: ``www.example.org/en/docs/``."""
+    parts = urlsplit(url)
+    return parts.netloc + parts.path[:parts.path.rfind("/") + 1]
+
+
+class _Direction:
+    """Outcomes of the guesses made with one pattern from one language into another."""
+
+    __slots__ = ("tried", "found", "failed", "streak", "stopped", "limit")
+
+    def __init__(self, tried=0, found=0, failed=0, streak=0, stopped=False, limit=0):
+        self.tried, self.found, self.failed = tried, found, failed
+        self.streak, self.stopped, self.limit = streak, stopped, limit
+
+    def to_list(self) -> list:
+        return [self.tried, self.found, self.failed, self.streak, self.stopped, self.limit]
 
 
 class UrlPairingPipeline:
@@ -31,11 +105,24 @@ class UrlPairingPipeline:
         self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = s.getbool("BITEXT_DEEP_RECOVERY")
+        self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
+        self.stop_after = max(1, s.getint("BITEXT_RECOVERY_STOP_AFTER"))
+        self.min_success = s.getfloat("BITEXT_RECOVERY_MIN_SUCCESS")
         self.urls_by_lang: dict[str, list[str]] = {}
-        self.tried: dict[str, str] = {}   # generated URL -> expected language
+        self.known: set[str] = set()         # stored URLs in the wanted languages
+        self.duplicates: set[str] = set()    # stored under another URL already (same content)
+        self.hashes: dict[str, str] = {}     # content hash -> first URL
+        self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
+        self.tried: dict[str, str] = {}      # generated URL -> expected language
+        self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
+        self.directions: dict[tuple, _Direction] = {}
+        self.notified: set[str] = set()      # paired URLs the focus middleware was told about
+        self.seq: dict[str, int] = {}        # stored URL -> arrival order
+        self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
         self.new_pages = 0
         self.learner = None
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -53,41 +140,136 @@ class UrlPairingPipeline:
         try:  # a resumed crawl starts from what is stored
             self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
             self.tried = store.get_meta("recovery_tried", {}) or {}
+            for key, state in (store.get_meta("recovery_directions", []) or []):
+                self.directions[tuple(key)] = _Direction(*state)
         finally:
             store.close()
+        self.known = {u for urls in self.urls_by_lang.values() for u in urls}
+        for lang, urls in self.urls_by_lang.items():
+            for url in urls:
+                self.seq[url] = len(self.seq) + 1
+                self.dirs.add((lang, folder(url)))
         self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
                                          rescue_threshold=self.rescue_threshold,
                                          pattern_db=self.pattern_db)
         if any(self.urls_by_lang.values()):
             self.learner.fit(self.urls_by_lang)
 
+    # ---- outcomes of the guesses ---------------------------------------------------------
+
+    def _outcome(self, url: str, ok: bool) -> None:
+        entry = self.pending.pop(url, None)
+        if entry is None:
+            return
+        key, source = entry
+        d = self.directions.setdefault(key, _Direction())
+        if ok:
+            d.found += 1
+            d.streak = 0
+            if source is not None and source not in self.known:
+                # a held link whose counterpart exists: now the page is worth its download
+                spider = self.crawler.spider
+                self.stats.inc_value(STAT + "held_requested")
+                self._crawl(spider.page_request(source, discovered_by="pattern",
+                                                bitext_expected_lang=key[1],
+                                                bitext_released=True))
+            return
+        d.failed += 1
+        d.streak += 1
+        done = d.found + d.failed
+        if not d.stopped and d.streak >= (d.limit or self.stop_after) \
+                and d.found < self.min_success * done:
+            d.stopped = True
+            self.stats.inc_value(STAT + "stopped_directions")
+            logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
+                        "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
+                        key[0], key[3], d.streak, d.found, done)
+
+    def response_received(self, response, request, spider=None):
+        if request.meta.get("bitext_discovered_by") != "pattern":
+            return
+        url = (request.meta.get("redirect_urls") or [request.url])[0]
+        if response.status != 200 or request.meta.get("bitext_page") is None:
+            self._outcome(url, False)  # 404, an error page, not HTML: no counterpart here
+        # a page: its language decides, in process_item
+
     def process_item(self, item):
         if not isinstance(item, PageRecord):
             return item
-        expected = self.tried.get(item.requested_url) or self.tried.get(item.url)
+        requested = item.requested_url or item.url
+        expected = self.tried.get(requested) or self.tried.get(item.url)
         if item.discovered_by == "pattern" and expected:
             if item.lang == expected:
-                self.stats.inc_value("bitext/recovery/found")
+                self.stats.inc_value(STAT + "found")
+                self._outcome(requested, True)
             else:  # the site served its default language under the generated URL
-                self.stats.inc_value("bitext/recovery/wrong_language")
-                self.stats.inc_value("bitext/recovery/failed")
-        if item.lang in self.langs:
-            self.urls_by_lang.setdefault(item.lang, []).append(item.url)
-            self.new_pages += 1
-            # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
-            # block the reactor for a minute on a 20k-page site; growing it with the
-            # site keeps the total near-linear. The idle pass re-learns on everything.
-            known = sum(len(urls) for urls in self.urls_by_lang.values())
-            if self.new_pages >= max(self.relearn_every, known // 10):
-                self.relearn()
+                self.stats.inc_value(STAT + "wrong_language")
+                self.stats.inc_value(STAT + "failed")
+                self._outcome(requested, False)
+        if item.lang not in self.langs:
+            return item
+        for link in item.links:
+            # an ordinary link (not a language switch) from a page of this language to a
+            # page of another: the site's way of saying "no translation of it here"
+            if not link.get("hreflang") and not switch_language(link.get("text") or ""):
+                self.linked_from[link["url"]].add(item.lang)
+        if item.url in self.known:
+            return item
+        self.urls_by_lang.setdefault(item.lang, []).append(item.url)
+        self.known.add(item.url)
+        self.seq[item.url] = len(self.seq) + 1
+        self.dirs.add((item.lang, folder(item.url)))
+        if item.content_hash and item.text_length:
+            first = self.hashes.setdefault(item.content_hash, item.url)
+            if first != item.url:
+                self.duplicates.add(item.url)
+        self._pair_now(item.url, item.lang)
+        self.new_pages += 1
+        # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
+        # block the reactor for a minute on a 20k-page site; growing it with the
+        # site keeps the total near-linear. The idle pass re-learns on everything.
+        if self.new_pages >= max(self.relearn_every, len(self.known) // 10):
+            self.relearn()
         return item
+
+    # ---- pairs, for the focus middleware ---------------------------------------------------
+
+    def _notify(self, urls) -> None:
+        """Tell the focus middleware which pages brought pairs: of a pair, the page stored
+        first (the other one was found from it, or would have been)."""
+        new = [u for u in urls if u not in self.notified]
+        if new:
+            self.notified.update(new)
+            self.crawler.signals.send_catch_log(signal=pages_paired, urls=new)
+
+    def _pair_now(self, url: str, lang: str) -> None:
+        """A page whose counterpart (by the patterns learned so far) is stored: both paired."""
+        if not hasattr(self.learner, "pairs_"):
+            return
+        for target, _, _ in self.learner.counterpart_targets(url, lang, self.langs):
+            if target in self.known:
+                self._notify((target,))
+                self.notified.add(url)
+                return
 
     def relearn(self) -> None:
         self.new_pages = 0
         self.learner.fit(self.urls_by_lang)
         self.stats.set_value("bitext/patterns/learned",
                              sum(1 for p in self.learner.patterns_ if p.credible))
-        self.stats.set_value("bitext/patterns/pairs", len(self.learner.pairs()))
+        pairs = self.learner.pairs()
+        self.stats.set_value("bitext/patterns/pairs", len(pairs))
+        seq = self.seq
+        firsts = []
+        for pair in pairs:
+            a, b = pair.url_1, pair.url_2
+            if a in self.notified or b in self.notified:
+                self.notified.update((a, b))
+                continue
+            first = a if seq.get(a, 0) <= seq.get(b, 0) else b
+            firsts.append(first)
+            self.notified.add(b if first == a else a)
+        self._notify(firsts)
 
     def unpaired(self):
         paired = set()
@@ -96,39 +278,140 @@ class UrlPairingPipeline:
             paired.add(pair.url_2)
         for lang, urls in self.urls_by_lang.items():
             for url in urls:
-                if url not in paired:
+                if url not in paired and url not in self.duplicates:
                     yield url, lang
+
+    # ---- deep page recovery ---------------------------------------------------------------
+
+    def _alias_known(self, url: str) -> bool:
+        return any(a in self.known or a in self.tried for a in index_aliases(url))
+
+    def _family_failing(self, key: tuple) -> bool:
+        """Has this pattern, between these languages, failed in the folders tried so far
+        (at least twice ``STOP_AFTER`` failures, too few found)?"""
+        found = failed = 0
+        for k, d in self.directions.items():
+            if k[:3] == key[:3]:
+                found += d.found
+                failed += d.failed
+        return failed >= 2 * self.stop_after and found < self.min_success * (found + failed)
+
+    def _batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
+        d = self.directions.setdefault(key, _Direction())
+        if not d.tried:
+            # failures in a row that stop it: fewer into a folder where no page of the
+            # counterpart's language is known yet, one where the pattern has failed in
+            # the other folders too
+            if target_dir_known:
+                d.limit = self.stop_after
+            elif self._family_failing(key):
+                d.limit = 1
+            else:
+                d.limit = max(1, self.stop_after // 3)
+        if scarce:
+            return self.max_per_round if self.max_per_round > 0 else 10 ** 9
+        return max(d.limit, 2 * d.found)
+
+    def _crawl(self, request) -> None:
+        focus = getattr(self.crawler, "bitext_focus", None)
+        if focus is not None:
+            request = focus.unfiltered(request)
+        self.crawler.engine.crawl(request)
 
     def spider_idle(self):
         if not self.recovery or self.learner is None:
             return
         self.relearn()
         spider = self.crawler.spider
-        known = {u for urls in self.urls_by_lang.values() for u in urls}
-        scheduled = 0
-        for url, lang in list(self.unpaired()):
-            for target, pattern in self.learner.counterparts(url, lang):
-                if target in known or target in self.tried or not spider.in_scope(target):
+        budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
+        if spider.max_pages:
+            budget = min(budget, spider.max_pages - spider.pages_seen)
+        sizes = {lang: len(self.urls_by_lang.get(lang, ())) for lang in self.langs}
+        candidates: dict[tuple, list] = defaultdict(list)
+        skipped_stopped = skipped_alias = 0
+        target_dirs: dict[tuple, tuple[str, str]] = {}
+        sources = [(url, lang, False) for url, lang in self.unpaired()]
+        for _, answer in self.crawler.signals.send_catch_log(signal=held_links):
+            for lang, urls in (answer or {}).items():
+                if lang in self.langs:
+                    sources.extend((url, lang, True) for url in urls if url not in self.known)
+        for url, lang, held in sources:
+            for target, pid, other in self.learner.counterpart_targets(url, lang, self.langs):
+                if target in self.known or target in self.tried or not spider.in_scope(target):
                     continue
-                other = self._other_lang(lang)
-                self.tried[target] = other
+                if self._alias_known(target):
+                    skipped_alias += 1
+                    continue
+                key = (pid, lang, other, folder(url))
+                d = self.directions.get(key)
+                if d is not None and d.stopped:
+                    skipped_stopped += 1
+                    continue
+                # pages the other language links to instead of its own version: last
+                linked_instead = other in self.linked_from.get(url, ())
+                candidates[key].append((linked_instead, url, held, target))
+                target_dirs.setdefault(key, (other, folder(target)))
+        if skipped_alias:
+            self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
+        if skipped_stopped:
+            self.stats.inc_value(STAT + "skipped_stopped", skipped_stopped)
+        if not candidates:
+            return
+        if budget <= 0:
+            self.stats.inc_value(STAT + "over_budget", sum(map(len, candidates.values())))
+            return
+        scarcest = min(sizes.values())
+        # the scarce side first: directions leaving the language with the fewest pages
+        order = sorted(candidates, key=lambda k: (sizes.get(k[1], 0), k))
+        scheduled = deferred = over = 0
+        per_direction: dict[str, int] = {}
+        # Folders of unknown language wait while folders of known language of the same
+        # pattern and languages are probed for the first time: how those fare decides how
+        # far the others are probed.
+        probing = {k[:3] for k in order if target_dirs[k] in self.dirs
+                   and sizes.get(k[1], 0) != scarcest
+                   and not getattr(self.directions.get(k), "tried", 0)}
+        for key in order:
+            cands = sorted(candidates[key])
+            known_dir = target_dirs[key] in self.dirs
+            if not known_dir and key[:3] in probing and not getattr(
+                    self.directions.get(key), "tried", 0):
+                deferred += len(cands)
+                continue
+            batch = min(self._batch(key, sizes.get(key[1], 0) == scarcest, known_dir), len(cands))
+            take = cands[:max(0, min(batch, budget - scheduled))]
+            over += batch - len(take)
+            deferred += len(cands) - batch
+            for _, source, held, target in take:
+                self.tried[target] = key[2]
+                self.pending[target] = (key, source if held else None)
+                d = self.directions.setdefault(key, _Direction())
+                d.tried += 1
                 request = spider.page_request(target, discovered_by="pattern",
-                                              bitext_expected_lang=other,
-                                              bitext_pattern=pattern)
-                self.crawler.engine.crawl(request)
-                scheduled += 1
+                                              bitext_expected_lang=key[2],
+                                              bitext_pattern=key[0])
+                self._crawl(request)
+            if take:
+                name = f"{key[1]}->{key[2]}"
+                per_direction[name] = per_direction.get(name, 0) + len(take)
+            scheduled += len(take)
+        if deferred:
+            self.stats.inc_value(STAT + "deferred", deferred)
+        if over:
+            self.stats.inc_value(STAT + "over_budget", over)
         if scheduled:
-            self.stats.inc_value("bitext/recovery/tried", scheduled)
-            logger.info("Deep page recovery: requesting %d counterpart URLs", scheduled)
+            self.stats.inc_value(STAT + "tried", scheduled)
+            self.stats.inc_value(STAT + "rounds")
+            logger.info("Deep page recovery: requesting %d counterpart URLs (%s; %d left for "
+                        "later rounds, %d from stopped directions)", scheduled,
+                        ", ".join(f"{k} {n}" for k, n in per_direction.items()), deferred + over, skipped_stopped)
             raise DontCloseSpider
-
-    def _other_lang(self, lang: str) -> str:
-        # Pages of the first language pair with any other; the others pair with the first.
-        return self.langs[1] if lang == self.langs[0] else self.langs[0]
 
     def close_spider(self):
         store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
         try:
             store.set_meta("recovery_tried", self.tried)
+            store.set_meta("recovery_directions",
+                           [[list(k), d.to_list()] for k, d in sorted(self.directions.items())])
         finally:
             store.close()

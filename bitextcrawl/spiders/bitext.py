@@ -11,9 +11,11 @@ the pipelines store, pair and align.
 from __future__ import annotations
 
 import os
+from urllib.parse import urlsplit
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
+from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
 
@@ -32,6 +34,16 @@ def parse_langs(langs) -> tuple[str, ...]:
     return out
 
 
+def skip_extensions(value) -> tuple[str, ...]:
+    """File name endings whose links are not followed: Scrapy's IGNORED_EXTENSIONS and
+    ``value`` (comma-separated; "-" = none at all)."""
+    if isinstance(value, str) and value.strip() == "-":
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value or ())
+    exts = {x.strip().lower().lstrip(".") for x in [*IGNORED_EXTENSIONS, *items] if x.strip()}
+    return tuple(sorted("." + x for x in exts))
+
+
 class BitextSpider(scrapy.Spider):
     name = "bitext"
 
@@ -48,6 +60,7 @@ class BitextSpider(scrapy.Spider):
         self._langs_arg = langs
         self._max_pages_arg = max_pages
         self.pages_seen = 0
+        self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
 
     @classmethod
     def update_settings(cls, settings):
@@ -64,6 +77,8 @@ class BitextSpider(scrapy.Spider):
             "output", site_name(spider.start_url))
         spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
         spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        spider.skip_duplicate_links = settings.getbool("BITEXT_FOCUS_SKIP_DUPLICATE_LINKS")
+        spider.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
         return spider
 
     async def start(self):
@@ -87,7 +102,17 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value("bitext/pages/over_max_pages")
             return
         self.pages_seen += 1
+        if page.requested_url and page.requested_url != page.url:
+            stats.inc_value("bitext/http/redirected")
+        duplicate = False
+        if page.content_hash and page.text_length:
+            duplicate = self.content_seen.setdefault(page.content_hash, page.url) != page.url
         yield page
+        if duplicate and self.skip_duplicate_links:
+            # the same content under another URL (dir/ and dir/index.html, a fallback copy,
+            # a redirect target): its links were followed there
+            stats.inc_value("bitext/links/skipped_duplicate_page")
+            return
         for link in page.links:
             url = link["url"]
             if not self.in_scope(url):
@@ -96,12 +121,17 @@ class BitextSpider(scrapy.Spider):
             if looks_like_trap(url, self.trap_repeats, self.trap_segments):
                 stats.inc_value("bitext/bad/trap")
                 continue
+            if self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
+                stats.inc_value("bitext/links/skipped_extension")  # an archive, image, ...
+                continue
             yield self.page_request(url, link=link)
 
     def on_error(self, failure):
         """Count what went wrong by kind; the crawl goes on."""
         stats = self.crawler.stats
         request = getattr(failure, "request", None)
+        if request is not None and request.meta.get("bitext_held"):
+            return  # the focus middleware holds it back for now (bitext/focus/held)
         discovered_by = request.meta.get("bitext_discovered_by") if request is not None else None
         if discovered_by == "pattern":
             stats.inc_value("bitext/recovery/failed")

@@ -1,0 +1,17 @@
+"""Signals of bitextcrawl's own, sent between its components during a crawl.
+
+Scrapy lets any object be a signal (``crawler.signals.send_catch_log(signal=...)``);
+these are the ones the components here send to each other, so that none of them
+needs a reference to another.
+"""
+
+#: Pages found to have a counterpart (URL pattern pair whose two pages are stored):
+#: sent by the URL-pairing pipeline with ``urls`` (an iterable of page URLs); the focus
+#: middleware counts them as pages that yielded (link yield learning).
+pages_paired = object()
+
+#: Sent by the URL-pairing pipeline when it looks for counterparts to guess; the focus
+#: middleware answers with the links it holds back, ``{language: [URL, ...]}`` (the
+#: language of the page that linked them): deep page recovery guesses their counterparts
+#: first, and has a held page requested once its counterpart is found.
+held_links = object()

@@ -1,0 +1,153 @@
+"""Focused crawling and deep-recovery budget (issue 13): the parts testable without a crawl."""
+
+from __future__ import annotations
+
+import pytest
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.test import get_crawler
+
+from bitextcrawl.middlewares.focus import FocusMiddleware, UrlLanguageTokens
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline, index_aliases
+from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
+
+H = "http://www.example.org"
+
+
+def make_crawler(tmp_path, **settings):
+    crawler = get_crawler(BitextSpider, {"BITEXT_OUTPUT_DIR": str(tmp_path / "out"),
+                                         "BITEXT_PATTERN_DB": str(tmp_path / "db.json"),
+                                         **settings})
+    crawler.stats = MemoryStatsCollector(crawler)
+    crawler.spider = BitextSpider.from_crawler(crawler, start_url=f"{H}/cn/", langs="en,zh")
+    return crawler
+
+
+def response_of(url, lang, discovered_by="link", **meta):
+    page = PageRecord(url=url, lang=lang, discovered_by=discovered_by)
+    request = Request(url, meta={"bitext_page": page, "bitext_discovered_by": discovered_by,
+                                 **meta})
+    return HtmlResponse(url, body=b"<html></html>", request=request), page
+
+
+def link_request(url, text=""):
+    return Request(url, meta={"bitext_link": {"url": url, "text": text, "hreflang": None}})
+
+
+def test_url_tokens_swap_one_language_token():
+    t = UrlLanguageTokens(min_pages=2, purity=0.9)
+    for i in range(3):
+        t.learn(f"{H}/en/docs/a{i}.html", "en")
+        t.learn(f"{H}/cn/docs/a{i}.html", "zh")
+    assert t.swap(f"{H}/cn/docs/x.html?v=1", "zh", "en") == f"{H}/en/docs/x.html?v=1"
+    assert t.swap(f"{H}/docs/x.html", "zh", "en") is None   # no token to swap
+    assert t.swap(f"{H}/cn/docs/x.html", "zh", "ru") is None  # no token known for ru
+
+
+def test_index_aliases():
+    assert index_aliases(f"{H}/cn/docs/index.html") == [f"{H}/cn/docs/"]
+    assert f"{H}/cn/docs/index.html" in index_aliases(f"{H}/cn/docs/")
+    assert index_aliases(f"{H}/cn/docs/faq.html") == []
+
+
+def test_skip_extensions():
+    exts = skip_extensions("asc, .tar.gz")
+    assert "/download/nginx-1.2.tar.gz".endswith(exts)
+    assert "/download/nginx-1.2.zip.asc".endswith(exts)
+    assert "/x.png".endswith(exts)               # Scrapy's IGNORED_EXTENSIONS
+    assert not "/en/docs/index.html".endswith(exts)
+    assert skip_extensions("-") == ()
+
+
+def test_counterpart_targets_name_the_counterpart_language():
+    one = [f"{H}/en/p{i}.html" for i in range(20)]
+    lr = UrlPatternLearner(langs=("en", "fr", "de")).fit({
+        "en": one, "fr": [u.replace("/en/", "/fr/") for u in one],
+        "de": [u.replace("/en/", "/de/") for u in one]})
+    got = sorted(lr.counterpart_targets(f"{H}/fr/z.html", "fr"))
+    assert [(u, lang) for u, _, lang in got] == [(f"{H}/de/z.html", "de"),
+                                                  (f"{H}/en/z.html", "en")]
+    assert [u for u, _, _ in lr.counterpart_targets(f"{H}/fr/z.html", "fr", ("en",))] == [
+        f"{H}/en/z.html"]
+
+
+def test_links_of_unwanted_language_pages_need_evidence(tmp_path):
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    response, _ = response_of(f"{H}/ja/", "ja")
+    assert mw.get_processed_request(link_request(f"{H}/ja/docs/"), response) is None
+    kept = mw.get_processed_request(link_request(f"{H}/en/", "English"), response)
+    assert kept is not None and kept.priority > 0
+    assert mw.stats.get_value("bitext/focus/dropped_from_other_lang") == 1
+    # the old behaviour: every link, after everything else
+    old = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_OTHER_LANG_LINKS="all"))
+    request = old.get_processed_request(link_request(f"{H}/ja/docs/"), response)
+    assert request is not None and request.priority < 0
+    # pages of unknown language and the start page keep their links
+    response, _ = response_of(f"{H}/", "und")
+    assert mw.get_processed_request(link_request(f"{H}/ja/docs/"), response) is not None
+    response, _ = response_of(f"{H}/ja/", "ja", discovered_by="start")
+    assert mw.get_processed_request(link_request(f"{H}/ja/docs/"), response) is not None
+
+
+def test_same_language_links_held_once_they_yield_nothing(tmp_path):
+    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD_MIN_PAGES=5))
+    mw.pages_by_lang.update({"en": 30, "zh": 10})
+    for i in range(10):  # the host is no language's token
+        mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
+    for i in range(5):  # five English pages reached from English pages, none paired
+        response, page = response_of(f"{H}/en/s{i}.html", "en", bitext_chain="en")
+        mw.get_processed_item(page, response)
+    response, _ = response_of(f"{H}/en/a.html", "en")
+    assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is None
+    assert mw.held_links() == {"en": [f"{H}/en/b.html"]}
+    # a switch into the other wanted language is never held
+    switch = mw.get_processed_request(link_request(f"{H}/cn/a.html", "中文"), response)
+    assert switch is not None
+    # the scarce language is not held either
+    response, _ = response_of(f"{H}/cn/a.html", "zh")
+    for i in range(5):
+        mw._sample(f"{H}/cn/s{i}.html", "zh")
+    assert mw.get_processed_request(link_request(f"{H}/cn/b.html"), response) is not None
+    # pairs found later bring the yield back: released when the crawl runs dry
+    mw.pages_paired([f"{H}/en/s{i}.html" for i in range(3)])
+    assert not mw._should_hold("en")
+
+
+def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
+    crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=5)
+    pipe = UrlPairingPipeline(crawler)
+    key = ("en:en|zh:cn", "en", "zh", "/en/docs/")
+    pipe._batch(key, scarce=False, target_dir_known=True)
+    pipe.pending.update({f"{H}/cn/docs/{i}.html": (key, None) for i in range(7)})
+    pipe._outcome(f"{H}/cn/docs/0.html", True)
+    for i in range(1, 5):
+        pipe._outcome(f"{H}/cn/docs/{i}.html", False)
+    assert not pipe.directions[key].stopped   # 4 in a row
+    pipe._outcome(f"{H}/cn/docs/5.html", False)
+    assert pipe.directions[key].stopped       # 5 in a row, 1 of 6 found < 20 %
+    assert crawler.stats.get_value("bitext/recovery/stopped_directions") == 1
+    # into a folder where no page of the counterpart's language is known: a third
+    other = ("en:en|zh:cn", "en", "zh", "/en/docs/stream/")
+    assert pipe._batch(other, scarce=False, target_dir_known=False) == 1
+
+
+def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
+    crawler = make_crawler(tmp_path)
+    crawler.spider.langs = ("en", "ru")
+    mw = FocusMiddleware(crawler)
+    for i in range(12):   # English pages with a switch into Russian
+        url = f"{H}/en/p{i}.html"
+        page = PageRecord(url=url, lang="en", links=[
+            {"url": f"{H}/ru/p{i}.html", "text": "русский", "hreflang": None}])
+        mw.get_processed_item(page, None)
+        mw.tokens.learn(f"{H}/ru/p{i}.html", "ru")
+    # untranslated: the name without a link; a fragment: no switch at all
+    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("frag", "<p>hi</p>")):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html), None)
+    response, _ = response_of(f"{H}/ru/p1.html", "ru")
+    assert mw.get_processed_request(link_request(f"{H}/ru/x.html"), response) is None
+    assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
+    assert mw.get_processed_request(link_request(f"{H}/ru/frag.html"), response) is not None
