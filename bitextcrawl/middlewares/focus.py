@@ -33,13 +33,13 @@ import logging
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
-from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import switch_language as _switch_language
 from bitextcrawl.store import open_store
@@ -49,67 +49,8 @@ logger = logging.getLogger(__name__)
 # Sites repeat the same anchors ("Home", "Français") on every page.
 switch_language = lru_cache(maxsize=65536)(_switch_language)
 
-_TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
-_TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
 # An element whose whole text is short: where a language name sits in a switch.
 _NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
-
-
-def url_language_tokens(url: str) -> set[str]:
-    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live."""
-    parts = urlsplit(url)
-    text = f"{parts.hostname or ''}/{parts.path}?{parts.query}".lower()
-    return {t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha()}
-
-
-class UrlLanguageTokens:
-    """Which URL tokens name a language, learned from (url, language) of stored pages."""
-
-    def __init__(self, min_pages: int = 5, purity: float = 0.95):
-        self.min_pages = min_pages
-        self.purity = purity
-        self.counts: dict[str, Counter] = defaultdict(Counter)
-
-    def learn(self, url: str, lang: str) -> None:
-        for token in url_language_tokens(url):
-            self.counts[token][lang] += 1
-
-    def token_lang(self, token: str) -> str | None:
-        counts = self.counts.get(token)
-        if not counts:
-            return None
-        total = sum(counts.values())
-        lang, n = counts.most_common(1)[0]
-        if total >= self.min_pages and n / total >= self.purity:
-            return lang
-        return None
-
-    def predict(self, url: str) -> set[str]:
-        return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}
-
-    def token_of(self, lang: str) -> str | None:
-        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
-        best, most = None, 0
-        for token, counts in self.counts.items():
-            if self.token_lang(token) == lang and counts[lang] > most:
-                best, most = token, counts[lang]
-        return best
-
-    def swap(self, url: str, lang: str, other: str) -> str | None:
-        """``url`` with the token of ``lang`` replaced by the token of ``other`` (one
-        occurrence in the path or query), or None."""
-        a, b = self.token_of(lang), self.token_of(other)
-        if not a or not b:
-            return None
-        parts = urlsplit(url)
-        tail = parts.path + ("?" + parts.query if parts.query else "")
-        pieces = _TOKEN_KEEP.split(tail)
-        hits = [i for i in range(0, len(pieces), 2) if pieces[i].lower() == a]
-        if len(hits) != 1:
-            return None
-        pieces[hits[0]] = b
-        return url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)] \
-            + "".join(pieces)
 
 
 class FocusMiddleware(BaseSpiderMiddleware):

@@ -49,6 +49,16 @@ TOKEN_PURITY = 0.85
 TOKEN_MIN_PAGES = 3
 
 
+def site_url_tokens() -> UrlLanguageTokens:
+    """An empty token learner with the site-level thresholds (the crawl fills it online)."""
+    return UrlLanguageTokens(min_pages=TOKEN_MIN_PAGES, purity=TOKEN_PURITY)
+
+
+def token_languages(tokens: UrlLanguageTokens) -> dict[str, str]:
+    """URL token -> the language it names (what ``UrlPatternLearner.fit`` takes)."""
+    return {t: lang for t in sorted(tokens.counts) if (lang := tokens.token_lang(t))}
+
+
 def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageTokens:
     """URL tokens naming a language, from the pages of unique content fastText labelled.
 
@@ -59,7 +69,7 @@ def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageToke
     for p in pages:
         if p.content_hash:
             seen[p.content_hash] = seen.get(p.content_hash, 0) + 1
-    tokens = UrlLanguageTokens(min_pages=TOKEN_MIN_PAGES, purity=TOKEN_PURITY)
+    tokens = site_url_tokens()
     for p in pages:
         if (p.lang_prob >= min_prob and p.lang_method != "url_token"
                 and seen.get(p.content_hash, 0) <= 1):
@@ -163,9 +173,8 @@ def canonical_pages(pages, confident: float = CONFIDENT,
         hreflang = {lang: resolve.get(u, u) for lang, u in head.hreflang.items()}
         out.append(dataclasses.replace(head, aliases=aliases, links=links, hreflang=hreflang))
     out.sort(key=lambda p: p.url)
-    token_langs = {t: lang for t in sorted(tokens.counts) if (lang := tokens.token_lang(t))}
     return SitePages(out, resolve, duplicates=len(records) - len(out), relabelled=relabelled,
-                     token_langs=token_langs)
+                     token_langs=token_languages(tokens))
 
 
 def canonical_records(records, redirects: dict | None = None):

@@ -68,6 +68,7 @@ def looks_like_trap(url: str, max_repeats: int = 3, max_segments: int = 20) -> b
 
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
+_TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
 
 
 def url_language_tokens(url: str) -> set[str]:
@@ -130,3 +131,27 @@ class UrlLanguageTokens:
     def predict(self, url: str) -> set[str]:
         """Every language a token of ``url`` names."""
         return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}
+
+    def token_of(self, lang: str) -> str | None:
+        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
+        best, most = None, 0
+        for token, counts in self.counts.items():
+            if self.token_lang(token) == lang and counts[lang] > most:
+                best, most = token, counts[lang]
+        return best
+
+    def swap(self, url: str, lang: str, other: str) -> str | None:
+        """``url`` with the token of ``lang`` replaced by the token of ``other`` (one
+        occurrence in the path or query), or None."""
+        a, b = self.token_of(lang), self.token_of(other)
+        if not a or not b:
+            return None
+        parts = urlsplit(url)
+        tail = parts.path + ("?" + parts.query if parts.query else "")
+        pieces = _TOKEN_KEEP.split(tail)
+        hits = [i for i in range(0, len(pieces), 2) if pieces[i].lower() == a]
+        if len(hits) != 1:
+            return None
+        pieces[hits[0]] = b
+        return url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)] \
+            + "".join(pieces)

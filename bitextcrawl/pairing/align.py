@@ -35,7 +35,7 @@ from bitextcrawl.pages.site import SitePages, canonical_pages
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
-from bitextcrawl.pairing.extract import one_to_one, one_to_one_with_evidence
+from bitextcrawl.pairing.extract import one_to_one_with_evidence
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix

@@ -53,6 +53,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl.middlewares.focus import switch_language
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.store import open_store
@@ -112,6 +113,9 @@ class UrlPairingPipeline:
         self.known: set[str] = set()         # stored URLs in the wanted languages
         self.duplicates: set[str] = set()    # stored under another URL already (same content)
         self.hashes: dict[str, str] = {}     # content hash -> first URL
+        # |w| of seed 003 as the closing alignment counts it: distinct contents, all languages
+        self.contents: set[str] = set()
+        self.url_tokens = site_url_tokens()  # which URL tokens name which language here
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
         self.tried: dict[str, str] = {}      # generated URL -> expected language
         self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
@@ -139,6 +143,8 @@ class UrlPairingPipeline:
         store = open_store(self.crawler.settings, spider.output_dir)
         try:  # a resumed crawl starts from what is stored
             self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
+            for page in (store if len(store) else ()):
+                self._observe(page)
             self.tried = store.get_meta("recovery_tried", {}) or {}
             for key, state in (store.get_meta("recovery_directions", []) or []):
                 self.directions[tuple(key)] = _Direction(*state)
@@ -153,7 +159,7 @@ class UrlPairingPipeline:
                                          rescue_threshold=self.rescue_threshold,
                                          pattern_db=self.pattern_db)
         if any(self.urls_by_lang.values()):
-            self.learner.fit(self.urls_by_lang)
+            self._fit()
 
     # ---- outcomes of the guesses ---------------------------------------------------------
 
@@ -206,6 +212,7 @@ class UrlPairingPipeline:
                 self.stats.inc_value(STAT + "wrong_language")
                 self.stats.inc_value(STAT + "failed")
                 self._outcome(requested, False)
+        self._observe(item)
         if item.lang not in self.langs:
             return item
         for link in item.links:
@@ -252,9 +259,21 @@ class UrlPairingPipeline:
                 self.notified.add(url)
                 return
 
+    def _observe(self, item) -> None:
+        """Every stored page, whatever its language: |w| and the site's language tokens."""
+        key = item.content_hash if item.content_hash and item.text_length else item.url
+        if key not in self.contents:
+            self.contents.add(key)
+            if item.lang_prob >= TOKEN_MIN_PROB:
+                self.url_tokens.learn(item.url, item.lang)
+
+    def _fit(self) -> None:
+        self.learner.fit(self.urls_by_lang, site_size=len(self.contents),
+                         token_langs=token_languages(self.url_tokens))
+
     def relearn(self) -> None:
         self.new_pages = 0
-        self.learner.fit(self.urls_by_lang)
+        self._fit()
         self.stats.set_value("bitext/patterns/learned",
                              sum(1 for p in self.learner.patterns_ if p.credible))
         pairs = self.learner.pairs()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector

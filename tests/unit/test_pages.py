@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.middlewares.focus import UrlLanguageTokens, url_language_tokens
+from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.pages import strand
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier, normalise_tag
 from bitextcrawl.pages.record import PageRecord, build_record
