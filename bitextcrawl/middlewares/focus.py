@@ -39,6 +39,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import switch_language as _switch_language
@@ -89,6 +90,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
+        self.site_tokens = site_url_tokens()
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -245,13 +248,34 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return request.replace(dont_filter=True)
         return request
 
+    def _rejudge_held(self) -> int:
+        """Held links whose URL now names another wanted language, by the URL tokens learned
+        since they were held, go with that language: a page fastText was unsure of
+        (nginx.org's /tr/docs/faq.html, "English" at p = 0.76) had its links held as links
+        of English pages, among them the only link to a Turkish page."""
+        released = 0
+        for lang, held in self.held.items():
+            for url, request in list(held.items()):
+                now, _ = self.site_tokens.most_specific(url)
+                if now in self.langs and now != lang and not self._should_hold(now):
+                    del held[url]
+                    if url not in self.downloaded:
+                        request.meta["bitext_released"] = True
+                        self.crawler.engine.crawl(request)
+                        released += 1
+        if released:
+            self.stats.inc_value("bitext/focus/released_by_url_token", released)
+            logger.info("Focus: %d held links lead into another wanted language by their URL "
+                        "tokens: released", released)
+        return released
+
     def spider_idle(self):
         """Release held links of a language whose yield has come back (recovery or later
         pages paired them) — unless ``max_pages`` is reached."""
         spider = self.crawler.spider
         if getattr(spider, "max_pages", 0) and spider.pages_seen >= spider.max_pages:
             return
-        released = 0
+        released = self._rejudge_held()
         for lang, held in self.held.items():
             if not held or self._should_hold(lang):
                 continue
@@ -320,6 +344,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if not isinstance(item, PageRecord):
             return item
         self.tokens.learn(item.url, item.lang)
+        if item.lang_prob >= TOKEN_MIN_PROB:
+            self.site_tokens.learn(item.url, item.lang)
         langs = self.langs
         self.pages_by_lang[item.lang] += 1
         if item.lang in langs:
