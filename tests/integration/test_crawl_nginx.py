@@ -40,7 +40,8 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
             if line.strip()]
     with serve_directory(str(site)) as server:
         proc = run_crawl(f"{server.url}/cn/", tmp_path, langs="en,zh", timeout=300,
-                         settings={"BITEXT_ALIGN_ENABLED": "False"})
+                         settings={"BITEXT_ALIGN_ENABLED": "False",
+                                   "BITEXT_FOCUS_YIELD": "True"})  # the opt-in economy
         responses = sum(server.hits.values())
     pages = [json.loads(line) for line in (tmp_path / "pages.jsonl").open(encoding="utf-8")]
     stored = set()
