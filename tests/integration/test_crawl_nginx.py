@@ -21,9 +21,10 @@ from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration
 
-# Measured: 165-173 responses (README "Responses per pair"); the margin absorbs crawl-order
+# Measured with the defaults: about 315 responses (README "Responses per pair"; 165-173 with
+# the opt-in yield learning, which can lose pairs); the margin absorbs crawl-order
 # variation. The old crawl took 513.
-MAX_RESPONSES = 240
+MAX_RESPONSES = 360
 
 
 def _path(url: str) -> str:
@@ -40,8 +41,7 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
             if line.strip()]
     with serve_directory(str(site)) as server:
         proc = run_crawl(f"{server.url}/cn/", tmp_path, langs="en,zh", timeout=300,
-                         settings={"BITEXT_ALIGN_ENABLED": "False",
-                                   "BITEXT_FOCUS_YIELD": "True"})  # the opt-in economy
+                         settings={"BITEXT_ALIGN_ENABLED": "False"})
         responses = sum(server.hits.values())
     pages = [json.loads(line) for line in (tmp_path / "pages.jsonl").open(encoding="utf-8")]
     stored = set()
@@ -52,8 +52,8 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
     missing = [(a, b) for a, b in gold if a not in stored or b not in stored]
     assert not missing, f"gold pairs with a page not stored: {missing}"
     langs = Counter(page["lang"] for page in pages)
-    assert set(langs) <= {"en", "zh"}, langs   # no /ja/, /tr/, /he/ pages any more
+    # The news archive links each of /ja/, /tr/, /he/ once; their own links are not followed.
+    assert sum(n for lang, n in langs.items() if lang not in ("en", "zh")) <= 5, langs
     assert responses <= MAX_RESPONSES, (responses, langs)
     log = proc.stderr
-    assert "Focus: holding links into en pages" in log
     assert "Deep page recovery: stopped generating en -> zh" in log

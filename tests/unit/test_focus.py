@@ -92,7 +92,8 @@ def test_links_of_unwanted_language_pages_need_evidence(tmp_path):
 
 
 def test_same_language_links_held_once_they_yield_nothing(tmp_path):
-    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD_MIN_PAGES=5))
+    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD=True,
+                                      BITEXT_FOCUS_YIELD_MIN_PAGES=5))
     mw.pages_by_lang.update({"en": 30, "zh": 10})
     for i in range(10):  # the host is no language's token
         mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
