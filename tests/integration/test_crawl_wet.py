@@ -89,7 +89,8 @@ def test_records_complete(wet_crawl):
         assert page["url"].startswith("http://127.0.0.1:")
         assert page["site"] and page["status"] == 200 and page["charset"]
         assert page["html"] and page["strand"] and page["content_hash"]
-        assert page["lang_method"] in {"fasttext", "declared", "html_lang", "content_language", "none"}
+        assert page["lang_method"] in {"fasttext", "declared", "html_lang", "content_language",
+                                      "url_token", "none"}
         assert isinstance(page["links"], list) and isinstance(page["hreflang"], dict)
         assert page["text_length"] == len(page["text"])
     with_text = [p for p in wet_crawl["pages"] if p["text_length"] > 0]
