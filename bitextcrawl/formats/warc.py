@@ -32,6 +32,7 @@ from warcio.warcwriter import WARCWriter
 from bitextcrawl.formats.inputs import count as _count
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.text import is_binary, repair_decoding
+from bitextcrawl.pages.urls import follow_redirects
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Headers that describe the wire form of a body we no longer have.
@@ -290,10 +291,7 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
         # page join its ``aliases`` once the file is read (the records already yielded
         # are completed in place; ``scrapy align`` aligns only after reading everything).
         for source in redirects:
-            target, hops = redirects[source], 0
-            while target in redirects and hops < 20:      # follow a chain, not a loop
-                target, hops = redirects[target], hops + 1
-            page = pages.get(target)
+            page = pages.get(follow_redirects(redirects[source], redirects))
             if page is not None and source != page.url and source not in page.aliases:
                 page.aliases = sorted({*page.aliases, source})
 

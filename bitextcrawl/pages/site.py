@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from bitextcrawl.pages.urls import UrlLanguageTokens
+from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects
 
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
 CONFIDENT = 0.9
@@ -153,9 +153,7 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     for source in sorted(redirects or ()):
         if source in resolve:
             continue
-        target, hops = redirects[source], 0
-        while target not in resolve and target in redirects and hops < 20:  # a chain, not a loop
-            target, hops = redirects[target], hops + 1
+        target = follow_redirects(redirects[source], redirects, stop=resolve)
         if target in resolve:
             resolve[source] = resolve[target]
             chosen[resolve[target]][1].add(source)

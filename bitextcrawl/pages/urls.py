@@ -67,6 +67,15 @@ def looks_like_trap(url: str, max_repeats: int = 3, max_segments: int = 20) -> b
     return bool(counts) and max(counts.values()) > max_repeats
 
 
+def follow_redirects(url: str, redirects: dict, stop=(), max_hops: int = 20) -> str:
+    """Where a chain of redirects (requested URL -> target) starting at ``url`` ends: at a
+    URL in ``stop``, at one that does not redirect, or after ``max_hops`` (a loop)."""
+    hops = 0
+    while url not in stop and url in redirects and hops < max_hops:
+        url, hops = redirects[url], hops + 1
+    return url
+
+
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
 _TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
 

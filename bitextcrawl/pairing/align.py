@@ -267,7 +267,7 @@ class _Scores:
             self.p_raw = self.em.predict_proba(self.X)
             self.p_struct = competitive(self.cands, self.p_raw, self.llr)
         else:
-            self.llr = self.p_struct = np.zeros(len(self.cands))
+            self.llr, self.p_struct = np.zeros(len(self.cands)), np.zeros(len(self.cands))
 
 
 def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
@@ -345,12 +345,12 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
     return scores
 
 
-def content_stage(scores: _Scores, evidence: Evidence, pages1: dict, pages2: dict,
+def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
                   strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
                   key: str, lexicon=None, use_structure: bool = True) -> None:
-    """Seed 002: LSI trained on the site's known and confidently structural pairs; each
+    """Seed 002: LSI trained on the site's settled and confidently structural pairs; each
     page's nearest pages in the LSI space join the candidates (scored by structure too)."""
-    train = set(evidence.settled())
+    train = set(settled)
     if use_structure:
         # Rule (17) is permissive on one-template sites: only mutual-best pairs by
         # log-likelihood ratio, among the confident ones, teach the LSI space.
@@ -368,7 +368,7 @@ def content_stage(scores: _Scores, evidence: Evidence, pages1: dict, pages2: dic
     texts2 = [p.text for p in pages2.values()]
     lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in training],
                          texts1 + texts2)
-    new = content_candidates(lsi, pages1, pages2, scores.cands, evidence.settled(), training,
+    new = content_candidates(lsi, pages1, pages2, scores.cands, settled, training,
                              config.content_top_k)
     result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
     if new:
@@ -465,12 +465,13 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     for name in ("url_pattern", "hreflang", "parallel_link"):
         result.counts[f"bitext/align/{key}/{name}_pairs"] = len(getattr(evidence, name))
     known = evidence.known()
+    settled = evidence.settled()
 
     t = time.perf_counter()
     # Pages of a settled pair get no other candidates; a single parallel-link proposal
     # (evidence 0.5) is a guess, and its pages keep their own candidates.
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
-                            known_pairs=evidence.settled(), top_k=config.top_k)
+                            known_pairs=settled, top_k=config.top_k)
     have = set(cands)
     cands += sorted(k for k in known if k not in have)
     _timed(result, "candidates", t)
@@ -486,7 +487,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
     t = time.perf_counter()
     if "content" in stages:
-        content_stage(scores, evidence, pages1, pages2, strand1, strand2, config, result, key,
+        content_stage(scores, settled, pages1, pages2, strand1, strand2, config, result, key,
                       lexicon, use_structure="structure" in stages)
     _timed(result, "content", t)
     if scores.em is not None:

@@ -78,6 +78,5 @@ def one_to_one_with_evidence(scored: Iterable[tuple[str, str, float]],
     rest = one_to_one(((a, b, s) for (a, b), s in scores.items()
                        if a not in used and b not in used), threshold)
     out.extend(rest)
-    if max_pairs is not None:
-        out = sorted(out, key=lambda t: (-t[2], t[0], t[1]))[:max_pairs]
-    return sorted(out, key=lambda t: (-t[2], t[0], t[1]))
+    out.sort(key=lambda t: (-t[2], t[0], t[1]))
+    return out if max_pairs is None else out[:max_pairs]

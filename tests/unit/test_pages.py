@@ -107,3 +107,13 @@ def test_language_identification_and_declarations():
     for _ in range(5):
         liar.observe("en", "fr", 0.99)
     assert not liar.trusted
+
+
+def test_follow_redirects_ends_at_a_page_a_stop_or_a_loop():
+    from bitextcrawl.pages.urls import follow_redirects
+
+    chain = {"a": "b", "b": "c", "x": "y", "y": "x"}
+    assert follow_redirects("a", chain) == "c"
+    assert follow_redirects("a", chain, stop={"b"}) == "b"
+    assert follow_redirects("x", chain) in {"x", "y"}        # a loop stops, it does not hang
+    assert follow_redirects("z", chain) == "z"
