@@ -1,11 +1,22 @@
-"""Crawl speed of ``bitext`` against a plain Scrapy spider on the same loopback site.
+"""Crawl cost: speed against a plain spider, and responses per pair found on real sites.
 
     python bench/bench_crawl.py [--pairs 1000] [--scheme prefix]
-    python bench/bench_crawl.py --nginx     # responses per pair on real sites (issue 13)
+    python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # issue 13 (alias --nginx)
 
-The plain spider follows the same links (same site, same robots.txt, same
+Default: the plain spider follows the same links (same site, same robots.txt, same
 concurrency) and stores nothing. Both run as ``scrapy crawl`` subprocesses against
 one generated site; the figure is the ratio of pages per second.
+
+``--real``: nginx.org crawled from /cn/ (en-zh) and from /en/ (en-ru), WET (en-fr), all
+served from ``../shared/data`` (skipped when it is absent), and the generated
+multilingual manual (en-fr by default, one crawl per ``--manual-langs`` language). Each
+site is crawled twice with alignment on: ``bitext`` with the project defaults, and
+``unfocused`` with focus, deep recovery and parallel links off (every same-site link is
+followed; pairing at close is the same). Each row gives responses, 404s, 301s, pairs
+predicted for the language pair, true positives against the gold, P/R/F1 and responses
+per pair found (responses / true positives); a markdown table for the README and, per
+site, whether bitext stays within 3 responses per pair and reaches unfocused's recall
+close the output.
 """
 
 from __future__ import annotations
@@ -74,67 +85,172 @@ def stat(log: str, key: str) -> float:
 
 
 SHARED = ROOT.parent / "shared" / "data"
-# (name, site folder, start path, langs, gold file)
+# (name, site folder, start path, langs, gold file), all under SHARED
 REAL_CRAWLS = [
-    ("nginx /cn/", "nginx/site", "/cn/", "en,zh", "nginx/gold/en-cn.tsv"),
-    ("nginx /en/", "nginx/site", "/en/", "en,ru", "nginx/gold/en-ru.tsv"),
-    ("WET", "wet", "/index-en.html", "en,fr", "wet-gold.tsv"),
+    ("nginx en-zh", "nginx/site", "/cn/", "en,zh", "nginx/gold/en-cn.tsv"),
+    ("nginx en-ru", "nginx/site", "/en/", "en,ru", "nginx/gold/en-ru.tsv"),
+    ("WET en-fr", "wet", "/index-en.html", "en,fr", "wet-gold.tsv"),
 ]
+# Both crawls pair at close; unfocused turns off everything that chooses which links to
+# follow, so it fetches every same-site page and shows what the focus saves.
+VARIANTS = [
+    ("bitext", []),
+    ("unfocused", ["-s", "BITEXT_FOCUS_ENABLED=False", "-s", "BITEXT_DEEP_RECOVERY=False",
+                   "-s", "BITEXT_PARALLEL_LINKS=False"]),
+]
+PER_PAIR_TARGET = 3.0  # issue 13: at most three responses per pair found
 
 
-def _gold_path(url_or_path: str) -> str:
-    from urllib.parse import urlsplit
-    path = urlsplit(url_or_path).path if "://" in url_or_path else url_or_path
-    path = "/" + path.lstrip("/")
-    return path + "index.html" if path.endswith("/") else path
+def crawl_stats(out: Path, log: str) -> dict:
+    """Scrapy's stats as the closing pipeline saved them; the dumped log when it did not."""
+    path = out / "stats.json"
+    if path.exists():
+        stats = json.loads(path.read_text(encoding="utf-8")).get("crawl") or {}
+        if "downloader/response_count" in stats:
+            return stats
+    keys = ("downloader/response_count", "downloader/response_status_count/404",
+            "downloader/response_status_count/301")
+    return {k: stat(log, k) for k in keys}
 
 
-def real_sites() -> None:
-    """Responses, 404s, pages per language and gold pairs with both pages stored (the
-    crawl's recall ceiling), for crawls of the real sites in ../shared/data."""
-    from collections import Counter
+def predicted_pairs(out: Path, langs: str) -> list[tuple[str, str]]:
+    """Pairs of ``pairs.jsonl`` for the wanted languages, in the gold's (first, second) order."""
+    first, second = langs.split(",")
+    pairs = []
+    for line in (out / "pairs.jsonl").open(encoding="utf-8"):
+        p = json.loads(line)
+        if (p["lang_1"], p["lang_2"]) == (first, second):
+            pairs.append((p["url_1"], p["url_2"]))
+        elif (p["lang_1"], p["lang_2"]) == (second, first):
+            pairs.append((p["url_2"], p["url_1"]))
+    return pairs
 
-    from bitextcrawl.demo.server import serve_directory
-    if not (SHARED / "README.md").exists():
-        raise SystemExit(f"real data not found at {SHARED}")
+
+def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
+    """Both crawls of one served site; one row each, printed as soon as it is known."""
+    from bitextcrawl.pairing.evaluate import evaluate
+
     sets = [x for k, v in LOOPBACK.items() if k != "CONCURRENT_REQUESTS_PER_DOMAIN"
             for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    print(f"{'crawl':12s} {'responses':>9s} {'404':>5s} {'pairs':>9s} {'resp/pair':>9s}  pages")
+    rows = []
+    for crawl, extra in VARIANTS:
+        out = Path(tempfile.mkdtemp(prefix=f"bench-real-{crawl}-"))
+        wall, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
+                         f"start_url={start_url}", "-a", f"langs={langs}",
+                         "-s", f"BITEXT_OUTPUT_DIR={out}",
+                         "-s", f"BITEXT_PATTERN_DB={out / 'db.json'}", *sets, *extra], env)
+        stats = crawl_stats(out, log)
+        # nginx links folders (/en/docs/) and the gold names their index.html
+        scores = evaluate(gold, predicted_pairs(out, langs), directory_index="index.html")
+        responses = int(stats.get("downloader/response_count", 0))
+        row = {"site": name, "crawl": crawl, "responses": responses,
+               "404": int(stats.get("downloader/response_status_count/404", 0)),
+               "301": int(stats.get("downloader/response_status_count/301", 0)),
+               "predicted": scores["predicted"], "tp": scores["tp"], "gold": scores["gold"],
+               "precision": scores["precision"], "recall": scores["recall"],
+               "f1": scores["f1"], "wall_s": round(wall, 1),
+               "per_pair": responses / scores["tp"] if scores["tp"] else float("inf")}
+        print_row(row)
+        rows.append(row)
+    return rows
+
+
+def print_row(r: dict) -> None:
+    print(f"{r['site']:14s} {r['crawl']:9s} {r['responses']:9d} {r['404']:5d} {r['301']:5d} "
+          f"{r['predicted']:9d} {r['tp']:4d}/{r['gold']:<4d} {r['precision']:6.3f} "
+          f"{r['recall']:6.3f} {r['f1']:6.3f} {r['per_pair']:9.2f} {r['wall_s']:7.1f}",
+          flush=True)
+
+
+def real_site_rows() -> list[dict]:
+    """The nginx.org and WET copies of ../shared/data, each served from its folder."""
+    from bitextcrawl.demo.server import serve_directory
+    from bitextcrawl.pairing.evaluate import read_gold
+
+    rows = []
     for name, folder, start, langs, gold_file in REAL_CRAWLS:
-        tmp = Path(tempfile.mkdtemp(prefix="bench-real-"))
+        if not (SHARED / folder).is_dir() or not (SHARED / gold_file).exists():
+            print(f"{name}: skipped, {SHARED / folder} or {SHARED / gold_file} not found",
+                  flush=True)
+            continue
         with serve_directory(str(SHARED / folder)) as server:
-            wall, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
-                             f"start_url={server.url}{start}", "-a", f"langs={langs}",
-                             "-s", f"BITEXT_OUTPUT_DIR={tmp}", "-s",
-                             f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
-                             "BITEXT_ALIGN_ENABLED=False", *sets], env)
-        responses = int(stat(log, "downloader/response_count"))
-        not_found = int(stat(log, "downloader/response_status_count/404"))
-        stored, langs_seen = set(), Counter()
-        for line in (tmp / "pages.jsonl").open(encoding="utf-8"):
-            page = json.loads(line)
-            langs_seen[page["lang"]] += 1
-            for url in [page["url"], page.get("requested_url") or page["url"],
-                        *(page.get("aliases") or [])]:
-                stored.add(_gold_path(url))
-        gold = [line.rstrip("\n").split("\t")
-                for line in (SHARED / gold_file).open(encoding="utf-8") if line.strip()]
-        both = sum(1 for a, b in gold if _gold_path(a) in stored and _gold_path(b) in stored)
-        per_pair = responses / both if both else float("inf")
-        print(f"{name:12s} {responses:9d} {not_found:5d} {both:4d}/{len(gold):<4d} "
-              f"{per_pair:9.2f}  {dict(langs_seen.most_common())}  ({wall:.0f} s)")
+            # golds hold site-relative paths; the crawl sees them under this server's root
+            gold = read_gold(SHARED / gold_file, base=server.url + "/")
+            rows += bench_site(name, server.url + start, langs, gold)
+    return rows
+
+
+def manual_rows(langs: list[str]) -> list[dict]:
+    """The generated multilingual manual (fallback copies, redirecting switches), one
+    language pair per crawl."""
+    from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
+
+    port = free_port()
+    site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
+    rows = []
+    with serve_site(site, port):
+        for lang in langs:
+            rows += bench_site(f"manual en-{lang}", site.start_url, f"en,{lang}",
+                               site.gold_pairs[lang])
+    return rows
+
+
+def markdown(rows: list[dict]) -> str:
+    lines = ["| site | crawl | responses | 404 | pairs found/gold | recall | F1 "
+             "| responses per pair |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['site']} | {r['crawl']} | {r['responses']} | {r['404']} "
+                     f"| {r['tp']}/{r['gold']} | {r['recall']:.3f} | {r['f1']:.3f} "
+                     f"| {r['per_pair']:.2f} |")
+    return "\n".join(lines)
+
+
+def verdicts(rows: list[dict]) -> list[str]:
+    """Issue 13's test per site: bitext cheap per pair and missing nothing unfocused finds."""
+    by_site: dict = {}
+    for r in rows:
+        by_site.setdefault(r["site"], {})[r["crawl"]] = r
+    lines = []
+    for site, crawls in by_site.items():
+        b, u = crawls.get("bitext"), crawls.get("unfocused")
+        if not (b and u):
+            continue
+        cheap, full = b["per_pair"] <= PER_PAIR_TARGET, b["recall"] >= u["recall"]
+        lines.append(f"{site}: responses per pair {b['per_pair']:.2f} "
+                     f"{'<=' if cheap else '>'} {PER_PAIR_TARGET} ({'yes' if cheap else 'NO'}); "
+                     f"recall {b['recall']:.3f} {'>=' if full else '<'} unfocused "
+                     f"{u['recall']:.3f} ({'yes' if full else 'NO'})")
+    return lines
+
+
+def real_sites(manual_langs: list[str]) -> None:
+    """Responses, pairs found and responses per pair found, bitext against unfocused,
+    on the real sites and the generated manual (issue 13)."""
+    if not SHARED.is_dir():
+        print(f"real data not found at {SHARED}: nginx and WET skipped", flush=True)
+    print(f"{'site':14s} {'crawl':9s} {'responses':>9s} {'404':>5s} {'301':>5s} "
+          f"{'predicted':>9s} {'tp/gold':>9s} {'P':>6s} {'R':>6s} {'F1':>6s} "
+          f"{'resp/pair':>9s} {'wall s':>7s}", flush=True)
+    rows = (real_site_rows() if SHARED.is_dir() else []) + manual_rows(manual_langs)
+    print()
+    print(markdown(rows))
+    print()
+    print("\n".join(verdicts(rows)))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--scheme", default="prefix")
-    ap.add_argument("--nginx", action="store_true",
-                    help="responses per pair on the real nginx.org and WET sites instead")
+    ap.add_argument("--real", "--nginx", dest="real", action="store_true",
+                    help="responses per pair found, bitext against unfocused, on nginx.org,"
+                         " WET and the generated manual instead")
+    ap.add_argument("--manual-langs", default="fr",
+                    help="with --real: the manual's languages, one crawl pair each (fr,ja,ko)")
     args = ap.parse_args()
-    if args.nginx:
-        real_sites()
+    if args.real:
+        real_sites([x.strip() for x in args.manual_langs.split(",") if x.strip()])
         return
     port = free_port()
     site = generate_site(SiteSpec(scheme=args.scheme, n_pairs=args.pairs, third_lang=None,
