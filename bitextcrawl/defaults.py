@@ -39,6 +39,8 @@ BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached 
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
 BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
+BITEXT_REDIRECT_LEARNING = True          # rewrite links the way the site keeps redirecting them
+BITEXT_REDIRECT_LEARN_MIN = 3            # ...once this many URLs of one shape were redirected alike
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS = True  # don't follow the links of a page already seen under another URL
 
 # URL patterns and deep page recovery (seed 003)

@@ -15,3 +15,8 @@ pages_paired = object()
 #: language of the page that linked them): deep page recovery guesses their counterparts
 #: first, and has a held page requested once its counterpart is found.
 held_links = object()
+
+#: Sent by the redirect-rewrite middleware with ``source`` and ``target`` when it requests
+#: ``target`` instead of ``source`` (a redirect the site has been answering): the page
+#: store records it like a redirect the site answered.
+url_rewritten = object()

@@ -40,11 +40,15 @@ DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     # Requests queued before their links were held back wait with them (focus.py).
     "bitextcrawl.middlewares.focus.HeldLinksMiddleware": 50,
+    # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
+    "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
     "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {
     "bitextcrawl.middlewares.focus.FocusMiddleware": 800,
+    # Links rewritten the way the site keeps redirecting them, before focus judges them.
+    "bitextcrawl.middlewares.redirects.RedirectRewriteMiddleware": 850,
 }
 ITEM_PIPELINES = {
     "bitextcrawl.pipelines.store.PageStorePipeline": 100,

@@ -50,8 +50,9 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from bitextcrawl.bitext.domtree import TreeAligner, build_tree
 from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.urls import canonical, looks_like_trap
+from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.sites.detect import switch_language
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -102,6 +103,11 @@ class ParallelLinkPipeline:
         self.verified: dict[tuple[str, str], bool] = {}
         self.proposed: Counter = Counter()         # (u1, u2) -> verified pairs proposing it
         self.tried: dict[str, str] = {}            # URL requested here -> expected language
+        # What the links themselves say of their targets' language (hreflang, a switch
+        # anchor), and URL tokens learned from the stored pages: a switch bar aligns
+        # with a switch bar, and its links into unwanted languages are not proposals.
+        self.link_lang: dict[str, str] = {}
+        self.tokens = UrlLanguageTokens()
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._pattern_cache: tuple[int, list] = (-1, [])
@@ -153,7 +159,16 @@ class ParallelLinkPipeline:
         self.scheduled.add(url)
         self.frontier.pop(url, None)
 
+    def _leads_elsewhere(self, url: str) -> bool:
+        """The link's own evidence, or its URL's language tokens, name an unwanted language."""
+        lang = self.link_lang.get(url)
+        if lang is None:
+            predicted = self.tokens.predict(url)
+            lang = predicted.pop() if len(predicted) == 1 else None
+        return lang is not None and lang not in self.langs
+
     def _remember(self, record: PageRecord) -> None:
+        self.tokens.learn(record.url, record.lang)
         self.stored.add(record.url)
         self.scheduled.add(record.url)
         if record.requested_url:
@@ -165,9 +180,13 @@ class ParallelLinkPipeline:
         spider = self.crawler.spider
         for link in record.links:
             url = link["url"]
+            named = link.get("hreflang") or switch_language(link.get("text") or "")
+            if named:
+                self.link_lang.setdefault(url, named)
             if url in self.scheduled or url in self.stored or not spider.in_scope(url):
                 continue
-            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
+            if looks_like_trap(url, self.trap_repeats, self.trap_segments) or \
+                    self._leads_elsewhere(url):
                 continue
             self.frontier.setdefault(url, set()).add(record.url)
 
@@ -382,6 +401,9 @@ class ParallelLinkPipeline:
                 if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
                         (h2 in self.stored and (p2 is None or p2.lang != l2)):
                     continue  # a stored page in another language: not this pair
+                if self._leads_elsewhere(h1) or self._leads_elsewhere(h2):
+                    self.stats.inc_value(STAT + "other_language")
+                    continue  # e.g. two switch bars' links into German
                 if (h1, h2) not in self.proposed:
                     self.stats.inc_value(STAT + "proposed")
                 self.proposed[(h1, h2)] += 1

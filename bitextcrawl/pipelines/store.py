@@ -16,6 +16,7 @@ from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import canonical_records
+from bitextcrawl.signals import url_rewritten
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ class PageStorePipeline:
         self.store = None
         self.warc = None
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self.url_rewritten, signal=url_rewritten)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -84,6 +86,11 @@ class PageStorePipeline:
         if target != request.url:
             self.store.add_redirect(request.url, target)
             self.stats.inc_value("bitext/redirects/seen")
+
+    def url_rewritten(self, source, target):
+        """A link rewritten before download the way the site redirects: kept as a redirect."""
+        if self.store is not None:
+            self.store.add_redirect(source, target)
 
     def close_spider(self):
         if self.warc is not None:

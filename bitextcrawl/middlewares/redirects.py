@@ -1,0 +1,120 @@
+"""Spider middleware: links rewritten the way the site has been redirecting them.
+
+Learning (:class:`~bitextcrawl.pages.redirect_rules.RedirectRules`) listens to
+``response_downloaded``, which sees every raw response: a 3xx teaches a rewrite, any
+other answer contradicts a rule whose shape it matches. A link whose URL a learned rule
+rewrites leaves the spider under the new URL — before the focus middleware judges it and
+before the dupefilter, which drops it where that page was fetched already — and carries
+the old URL in ``redirect_urls``, as if the site had redirected it. The ``url_rewritten``
+signal tells the page store, which keeps the rewrite as a redirect: links written to the
+old URL still resolve. A rewritten request that fails kills its rule and goes out again
+under the URL the page wrote.
+
+Stats: ``bitext/redirects/rewritten`` (responses saved: one 3xx each, or the whole
+request where the target was fetched already), ``bitext/redirects/rules`` (rules in use
+at close), ``bitext/redirects/rules_dropped``, ``bitext/redirects/rewrite_failed``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+
+from bitextcrawl.pages.redirect_rules import RedirectRules
+from bitextcrawl.signals import url_rewritten
+
+logger = logging.getLogger(__name__)
+
+
+class RedirectRewriteMiddleware(BaseSpiderMiddleware):
+    def __init__(self, crawler, min_seen: int):
+        super().__init__(crawler)
+        self.stats = crawler.stats
+        self.rules = RedirectRules(min_seen=min_seen)
+        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        crawler.bitext_redirects = self  # for QueuedRewriteMiddleware
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        s = crawler.settings
+        if not s.getbool("BITEXT_REDIRECT_LEARNING"):
+            raise NotConfigured
+        return cls(crawler, s.getint("BITEXT_REDIRECT_LEARN_MIN"))
+
+    def response_downloaded(self, response, request, spider=None):
+        source = request.meta.get("bitext_rewritten_from")
+        if source and response.status >= 400 and request.url == self._first_hop(request):
+            self._failed(request, source)
+        elif source:
+            return  # our own guess, and it held
+        elif 300 <= response.status < 400 and b"Location" in response.headers:
+            try:
+                target = response.urljoin(
+                    response.headers[b"Location"].decode("latin-1").strip())
+            except ValueError:
+                return
+            before = self.rules.live_rules()
+            self.rules.observe(request.url, target)
+            if self.rules.live_rules() > before:
+                logger.info("Redirects: the site answers URLs like %s with %s: such links "
+                            "are rewritten before they are requested", request.url, target)
+        elif self.rules.contradict(request.url):
+            self.stats.inc_value("bitext/redirects/rules_dropped")
+
+    @staticmethod
+    def _first_hop(request) -> str:
+        """The URL the rewritten request was sent to (before any redirect of its own)."""
+        chain = request.meta.get("redirect_urls") or []
+        return chain[1] if len(chain) > 1 else request.url
+
+    def _failed(self, request, source: str) -> None:
+        """A wrong guess: no more guesses of that kind, and the link as the page wrote it."""
+        self.stats.inc_value("bitext/redirects/rewrite_failed")
+        if self.rules.contradict(source):
+            self.stats.inc_value("bitext/redirects/rules_dropped")
+        meta = {k: v for k, v in request.meta.items()
+                if k not in ("bitext_rewritten_from", "redirect_urls", "redirect_times",
+                             "redirect_ttl", "redirect_reasons")}
+        self.crawler.engine.crawl(request.replace(url=source, dont_filter=True,
+                                                  meta={**meta, "bitext_no_rewrite": True}))
+
+    def get_processed_request(self, request, response):
+        if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
+                or request.meta.get("bitext_rewritten_from"):
+            return request
+        new = self.rules.rewrite(request.url)
+        if new is None:
+            return request
+        self.stats.inc_value("bitext/redirects/rewritten")
+        self.crawler.signals.send_catch_log(url_rewritten, source=request.url, target=new)
+        return request.replace(url=new, meta={**request.meta, "redirect_urls": [request.url],
+                                              "bitext_rewritten_from": request.url})
+
+    def spider_closed(self, spider=None, reason=None):
+        self.stats.set_value("bitext/redirects/rules", self.rules.live_rules())
+
+
+class QueuedRewriteMiddleware:
+    """Downloader middleware: a request queued before its rule was learned is rewritten
+    at download, by the rules of :class:`RedirectRewriteMiddleware`, and goes back to the
+    scheduler under the new URL (the dupefilter drops it if that page was fetched)."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not crawler.settings.getbool("BITEXT_REDIRECT_LEARNING"):
+            raise NotConfigured
+        return cls(crawler)
+
+    def process_request(self, request, spider=None):
+        rewriter = getattr(self.crawler, "bitext_redirects", None)
+        if rewriter is None:
+            return None
+        new = rewriter.get_processed_request(request, None)
+        return None if new is request else new
