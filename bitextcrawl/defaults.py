@@ -37,6 +37,8 @@ BITEXT_FOCUS_SCARCE_LANG_PRIORITY = 5    # extra bonus: a link into the wanted l
 BITEXT_FOCUS_YIELD = False               # hold same-language links of a language whose pages stopped yielding
 BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
+BITEXT_FOCUS_ONE_WAY = True              # hold links between pages of a language that other languages'
+                                         # pages switch into but whose own pages never link back
 BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
 BITEXT_REDIRECT_LEARNING = True          # rewrite links the way the site keeps redirecting them
@@ -51,7 +53,7 @@ BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared 
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 10% more)
 BITEXT_DEEP_RECOVERY = True
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
-BITEXT_RECOVERY_STOP_AFTER = 10          # a pattern/direction stops after this many failures in a row...
+BITEXT_RECOVERY_STOP_AFTER = 4           # a pattern/direction stops after this many failures in a row...
 BITEXT_RECOVERY_MIN_SUCCESS = 0.2        # ...when less than this share of its guesses succeeded
 
 # Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)

@@ -30,7 +30,6 @@ is not followed — the site says the translation does not exist.
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter, defaultdict
 from functools import lru_cache
 
@@ -42,6 +41,7 @@ from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.signals import held_links, pages_paired
+from bitextcrawl.sites.detect import languages_named_unlinked
 from bitextcrawl.sites.detect import switch_language as _switch_language
 from bitextcrawl.store import open_store
 
@@ -50,8 +50,11 @@ logger = logging.getLogger(__name__)
 # Sites repeat the same anchors ("Home", "Français") on every page.
 switch_language = lru_cache(maxsize=65536)(_switch_language)
 
-# An element whose whole text is short: where a language name sits in a switch.
-_NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
+# One-way translation (``_one_way``): judged once this many pages of the language are
+# stored, against this many pages of another language with a switch into it.
+ONE_WAY_MIN_PAGES = 10
+ONE_WAY_MIN_SWITCHES = 5
+ONE_WAY_MAX_SHARE = 0.05
 
 
 class FocusMiddleware(BaseSpiderMiddleware):
@@ -81,6 +84,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # URL -> (language, languages it has a switch into, languages it names unlinked)
         self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
         self.switch_pages: Counter = Counter()
+        self.into_pages: Counter = Counter()    # (A, B) -> pages of A linking into B
+        self.unlinked_pages: Counter = Counter()  # (A, B) -> pages of A naming B unlinked
+        self.one_way = s.getbool("BITEXT_FOCUS_ONE_WAY")
         # Yield learning (see the module docstring)
         self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
         self.samples: Counter = Counter()
@@ -152,15 +158,32 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _should_hold(self, lang: str) -> bool:
         """Hold same-language links of ``lang``: enough of them followed, too few yielded,
         and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
-        if not self.yield_learning or self.samples[lang] < self.yield_min_pages \
-                or getattr(self.crawler.spider, "site", None) is None:
-            # (the expand spider crawls many sites at once: one site's yield says
+        if getattr(self.crawler.spider, "site", None) is None:
+            # (the expand spider crawls many sites at once: one site's links say
             # nothing of another's)
+            return False
+        if self._one_way(lang):
+            return True
+        if not self.yield_learning or self.samples[lang] < self.yield_min_pages:
             return False
         if self.yield_rate(lang) >= self.yield_min_rate:
             return False
         others = [self.pages_by_lang[x] for x in self.langs if x != lang]
         return bool(others) and self.pages_by_lang[lang] > min(others)
+
+    def _one_way(self, lang: str) -> bool:
+        """The site translates one way only: pages of another wanted language switch into
+        ``lang`` (nginx.org's Chinese pages into English), while none of the many ``lang``
+        pages stored links into that language. Links between ``lang`` pages then lead
+        only to more ``lang`` pages, worth fetching as counterparts alone — which the
+        other language's switches reach. (A news page that links one translation does
+        not make a site two-way: up to ``ONE_WAY_MAX_SHARE`` of the pages may.)"""
+        n = self.pages_by_lang[lang]
+        if not self.one_way or n < ONE_WAY_MIN_PAGES:
+            return False
+        return any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
+                   and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
+                   for other in self.langs if other != lang)
 
     def _scarcest(self) -> str | None:
         """The wanted language with the fewest stored pages (None while there is a tie)."""
@@ -177,9 +200,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return True
         if self._should_hold(lang):
             self.holding.add(lang)
-            logger.info("Focus: holding links into %s pages: %d of %d requests made for "
-                        "them yielded a counterpart (below %.0f%%)", lang,
-                        self.sample_yield[lang], self.samples[lang], 100 * self.yield_min_rate)
+            if self._one_way(lang):
+                logger.info("Focus: holding links between %s pages: other languages' pages "
+                            "switch into %s, almost none of its %d pages links back", lang, lang,
+                            self.pages_by_lang[lang])
+                self.stats.set_value(f"bitext/focus/one_way/{lang}", 1)
+            else:
+                logger.info("Focus: holding links into %s pages: %d of %d requests made "
+                            "for them yielded a counterpart (below %.0f%%)", lang,
+                            self.sample_yield[lang], self.samples[lang],
+                            100 * self.yield_min_rate)
             return True
         return False
 
@@ -211,20 +241,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 return True
         return False
 
-    def _named_not_linked(self, html: str, lang: str) -> frozenset:
-        """Wanted languages whose name the page shows as a switch that is no link (an
-        element's whole text, not inside ``<a href>``): a site's "not translated" mark."""
-        if not self.no_translation or not html:
-            return frozenset()
-        out = set()
-        for m in _NAMED_ELEMENT.finditer(html):
-            tag, attrs, text = m.groups()
-            if tag.lower() == "a" and "href" in attrs.lower():
+    def _counterpart_will_tell(self, url: str, lang: str) -> bool:
+        """Switch absence is how this site marks missing translations (some stored
+        page shows ``lang``'s name unlinked), and the counterpart of ``url`` that would
+        show it is not stored yet."""
+        if not self.no_translation:
+            return False
+        for other in self.langs:
+            n = self.pages_by_lang[other]
+            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n \
+                    or not self.unlinked_pages[other, lang]:
                 continue
-            named = switch_language(text)
-            if named and named != lang and named in self.langs:
-                out.add(named)
-        return frozenset(out)
+            counterpart = self.tokens.swap(url, lang, other)
+            if counterpart and counterpart not in self.page_switches:
+                return True
+        return False
 
     def pages_paired(self, urls):
         for url in urls:
@@ -364,9 +395,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if into:
                 self._yield(item.url)
             self.page_switches[item.url] = (item.lang, frozenset(switches),
-                                            self._named_not_linked(item.html, item.lang))
+                                            languages_named_unlinked(item.html, item.lang, langs)
+                                            if self.no_translation else frozenset())
             for lang in switches:
                 self.switch_pages[item.lang, lang] += 1
+            for lang in into:
+                self.into_pages[item.lang, lang] += 1
+            for lang in self.page_switches[item.url][2]:
+                self.unlinked_pages[item.lang, lang] += 1
         chain = response.meta.get("bitext_chain") if response is not None else None
         if chain:
             other_wanted = item.lang in langs and item.lang != chain
@@ -415,7 +451,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-            if lang == self._scarcest():
+            if lang == page.lang and self._counterpart_will_tell(request.url, lang):
+                # its counterpart, not stored yet, will say whether it exists: after it
+                request.priority -= self.scarce_bonus
+                self.stats.inc_value("bitext/focus/deferred_for_counterpart")
+            elif lang == self._scarcest():
                 # its pages bound the number of pairs: they go first
                 request.priority += self.scarce_bonus
                 self.stats.inc_value("bitext/focus/scarce_lang_link")

@@ -52,6 +52,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl.middlewares.focus import switch_language
+from bitextcrawl.sites.detect import languages_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -117,6 +118,7 @@ class UrlPairingPipeline:
         self.contents: set[str] = set()
         self.url_tokens = site_url_tokens()  # which URL tokens name which language here
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
+        self.untranslated: dict[str, frozenset] = {}  # URL -> langs its switch bar shows unlinked
         self.tried: dict[str, str] = {}      # generated URL -> expected language
         self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
         self.directions: dict[tuple, _Direction] = {}
@@ -266,6 +268,10 @@ class UrlPairingPipeline:
             self.contents.add(key)
             if item.lang_prob >= TOKEN_MIN_PROB:
                 self.url_tokens.learn(item.url, item.lang)
+        if item.lang in self.langs:
+            unlinked = languages_named_unlinked(item.html, item.lang, self.langs)
+            if unlinked:  # its switch bar says it has no translation into these
+                self.untranslated[item.url] = unlinked
 
     def _fit(self) -> None:
         self.learner.fit(self.urls_by_lang, site_size=len(self.contents),
@@ -353,9 +359,17 @@ class UrlPairingPipeline:
         for _, answer in self.crawler.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
                 if lang in self.langs:
-                    sources.extend((url, lang, True) for url in urls if url not in self.known)
+                    held = [url for url in urls if url not in self.known]
+                    sources.extend((url, lang, True) for url in held)
+                    # held links are pages of that language too: a language whose links
+                    # the focus holds back is not the scarce side
+                    sizes[lang] += len(held)
+        skipped_untranslated = 0
         for url, lang, held in sources:
             for target, pid, other in self.learner.counterpart_targets(url, lang, self.langs):
+                if other in self.untranslated.get(url, ()):
+                    skipped_untranslated += 1
+                    continue
                 if target in self.known or target in self.tried or not spider.in_scope(target):
                     continue
                 if self._alias_known(target):
@@ -372,6 +386,8 @@ class UrlPairingPipeline:
                 target_dirs.setdefault(key, (other, folder(target)))
         if skipped_alias:
             self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
+        if skipped_untranslated:
+            self.stats.inc_value(STAT + "skipped_untranslated", skipped_untranslated)
         if skipped_stopped:
             self.stats.inc_value(STAT + "skipped_stopped", skipped_stopped)
         if not candidates:

@@ -373,3 +373,25 @@ def detection_order(links: Iterable, langs: Iterable[str]) -> list:
         return 0 if named in wanted else 2
 
     return sorted(links, key=rank)
+
+
+# An element whose whole text is short: where a language name sits in a switch.
+_NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
+
+
+def languages_named_unlinked(html: str, page_lang: str, langs: Iterable[str]) -> frozenset:
+    """Languages of ``langs`` whose name the page shows as a switch that is no link (an
+    element's whole text, not inside ``<a href>``): a site's "not translated" mark
+    (nginx.org's ``<a class="notrans">русский</a>``)."""
+    if not html:
+        return frozenset()
+    wanted = set(langs)
+    out = set()
+    for m in _NAMED_ELEMENT.finditer(html):
+        tag, attrs, text = m.groups()
+        if tag.lower() == "a" and "href" in attrs.lower():
+            continue
+        named = switch_language(text)
+        if named and named != page_lang and named in wanted:
+            out.add(named)
+    return frozenset(out)
