@@ -100,3 +100,15 @@ def test_pages_jsonl_holds_one_record_per_content(served, crawls):
     copies = set(aliases) & site.fallback_urls
     assert copies, "no fallback copy was recorded as an alias"
     assert all("/manual/en/" in aliases[u] for u in copies)
+
+
+def test_en_fr_costs_at_most_three_responses_per_pair(served, crawls):
+    """Issue 13 on the manual: relative switches cost a 301 each until the crawl learns the
+    rewrite; switches and parallel links into the eight unwanted languages are not followed."""
+    result = crawls("fr")
+    responses = sum(result["hits"].values())
+    found = result["scores"]["tp"]
+    stats = json.loads((result["out"] / "stats.json").read_text(encoding="utf-8"))["crawl"]
+    assert stats.get("bitext/redirects/rewritten", 0) > 0, stats
+    assert stats.get("bitext/parallel_links/wrong_language", 0) == 0, stats
+    assert found and responses / found <= 3.0, (responses, found)

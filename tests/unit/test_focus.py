@@ -151,3 +151,67 @@ def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/ru/x.html"), response) is None
     assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
     assert mw.get_processed_request(link_request(f"{H}/ru/frag.html"), response) is not None
+
+
+def test_one_way_translation_holds_links_between_pages_of_the_big_side(tmp_path):
+    """nginx.org from /cn/: every Chinese page switches into English, no English page
+    links into Chinese; links between English pages then lead only to English pages."""
+    mw = FocusMiddleware(make_crawler(tmp_path))   # yield learning off: not needed here
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    response, _ = response_of(f"{H}/en/a.html", "en")
+    for i in range(9):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is not None
+    mw.get_processed_item(PageRecord(url=f"{H}/en/q9.html", lang="en"), None)  # 10 pages
+    assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response) is None
+    assert mw.held_links() == {"en": [f"{H}/en/c.html"]}
+    assert mw.stats.get_value("bitext/focus/one_way/en") == 1
+    # Chinese links and switches from English pages go on
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    assert mw.get_processed_request(link_request(f"{H}/cn/d.html"), zh_page) is not None
+
+
+def test_one_way_needs_the_big_side_silent(tmp_path):
+    """English pages that link into Chinese (beyond a stray news item) make a two-way site."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    for i in range(12):
+        links = [{"url": f"{H}/cn/p{i}.html", "text": "中文", "hreflang": None}] if i < 3 else []
+        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=links), None)
+    response, _ = response_of(f"{H}/en/a.html", "en")
+    assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is not None
+    # and a site with no switches at all (opaque URLs) never holds anything
+    quiet = FocusMiddleware(make_crawler(tmp_path))
+    for i in range(30):
+        quiet.get_processed_item(PageRecord(url=f"{H}/p/{i}.html", lang="en"), None)
+    assert not quiet._should_hold("en")
+
+
+def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
+    crawler = make_crawler(tmp_path)
+    crawler.spider.langs = ("en", "ru")
+    pipe = UrlPairingPipeline(crawler)
+    pipe.open_spider()
+    for i in range(6):
+        for lang, token in (("en", "en"), ("ru", "ru")):
+            pipe.process_item(PageRecord(url=f"{H}/{token}/p{i}.html", lang=lang,
+                                         lang_prob=1.0, text_length=10,
+                                         content_hash=f"{token}{i}"))
+    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("y", "<p>hi</p>")):
+        pipe.process_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html,
+                                     lang_prob=1.0, text_length=10, content_hash=name))
+    requested = []
+    pipe._crawl = requested.append
+    crawler.engine = type("Engine", (), {})()
+    try:
+        pipe.spider_idle()
+    except Exception as e:  # DontCloseSpider: guesses were made
+        assert type(e).__name__ == "DontCloseSpider"
+    urls = {r.url for r in requested}
+    assert f"{H}/ru/y.html" in urls
+    assert f"{H}/ru/x.html" not in urls
+    assert crawler.stats.get_value("bitext/recovery/skipped_untranslated") == 1
