@@ -51,9 +51,11 @@ logger = logging.getLogger(__name__)
 switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 # One-way translation (``_one_way``): judged once this many pages of the language are
-# stored, against this many pages of another language with a switch into it.
+# stored, against this many pages of another language with a switch into it — a small
+# translation (nginx.org's Turkish side: 10 pages, two of them stored when the tenth
+# English page is) has few to show; the silence of the big side is the evidence.
 ONE_WAY_MIN_PAGES = 10
-ONE_WAY_MIN_SWITCHES = 5
+ONE_WAY_MIN_SWITCHES = 2   # (and half that language's pages)
 ONE_WAY_MAX_SHARE = 0.05
 
 
@@ -181,7 +183,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         n = self.pages_by_lang[lang]
         if not self.one_way or n < ONE_WAY_MIN_PAGES:
             return False
-        return any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
+        return any(self.switch_pages[other, lang] >= max(
+                       ONE_WAY_MIN_SWITCHES, 0.5 * self.pages_by_lang[other])
                    and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
                    for other in self.langs if other != lang)
 
