@@ -136,3 +136,19 @@ class ClosingPipeline:
                             pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats,
                             redirects=redirects)
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
+        self._log_cost(stats["pairs"])
+
+    def _log_cost(self, pairs: int) -> None:
+        """What the crawl cost per page stored and per pair found (issue 13)."""
+        get = self.crawler.stats.get_value
+        responses = get("downloader/response_count", 0)
+        stored = get("bitext/pages/stored", 0)
+        per_page = responses / stored if stored else None
+        per_pair = responses / pairs if pairs else None
+        self.crawler.stats.set_value("bitext/responses_per_page",
+                                     round(per_page, 2) if per_page else None)
+        self.crawler.stats.set_value("bitext/responses_per_pair",
+                                     round(per_pair, 2) if per_pair else None)
+        logger.info("Crawl cost: %d responses, %s per page stored (%d), %s per pair found (%d)",
+                    responses, f"{per_page:.2f}" if per_page else "-", stored,
+                    f"{per_pair:.2f}" if per_pair else "-", pairs)
