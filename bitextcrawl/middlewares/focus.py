@@ -170,6 +170,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return False
         if self.yield_rate(lang) >= self.yield_min_rate:
             return False
+        if not any(self.samples[o] >= self.yield_min_pages // 2
+                   and self.yield_rate(o) >= self.yield_min_rate
+                   for o in self.langs if o != lang):
+            # no contrast: where nothing yields (opaque URLs, no switches: pairs show only
+            # at close) a low yield says nothing of this language's links
+            return False
         others = [self.pages_by_lang[x] for x in self.langs if x != lang]
         return bool(others) and self.pages_by_lang[lang] > min(others)
 

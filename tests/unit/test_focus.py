@@ -101,6 +101,10 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
         response, page = response_of(f"{H}/en/s{i}.html", "en", bitext_chain="en")
         mw.get_processed_item(page, response)
     response, _ = response_of(f"{H}/en/a.html", "en")
+    # no contrast yet: nothing of any language yielded (as on a site with opaque URLs)
+    assert not mw._should_hold("en")
+    for i in range(3):  # Chinese pages reached from Chinese pages carry switches
+        mw._sample(f"{H}/cn/y{i}.html", "zh", yielded=True)
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is None
     assert mw.held_links() == {"en": [f"{H}/en/b.html"]}
     # a switch into the other wanted language is never held
