@@ -96,6 +96,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.yielded: set[str] = set()
         self.downloaded: set[str] = set()
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
+        self.switch_targets: set[str] = set()    # URLs some page links as a language switch
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -448,6 +449,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return self.unfiltered(request)
         if lang in langs and lang != page.lang and evidence != "url_token":
             # a language switch into another wanted language: most likely the counterpart
+            self.switch_targets.add(request.url)
+            for held in self.held.values():   # held as an ordinary link before: not now
+                held.pop(request.url, None)
             request.priority += self.bonus + self.cross_bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             self.stats.inc_value("bitext/focus/cross_lang_link")
@@ -473,7 +477,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # a site makes where its own translation is missing, so it is worth no more.
         chain = lang if lang in langs else page.lang
         request.meta["bitext_chain"] = chain
-        if self._update_holding(chain):
+        if self._update_holding(chain) and request.url not in self.switch_targets:
             self.hold(request, chain)
             return None
         return self.unfiltered(request)
@@ -503,7 +507,9 @@ class HeldLinksMiddleware:
             raise IgnoreRequest("no translation: the counterpart page has no switch to it")
         lang = request.meta.get("bitext_chain")
         if focus is None or not lang or lang not in focus.holding \
-                or request.meta.get("bitext_released"):
+                or request.meta.get("bitext_released") or request.url in focus.switch_targets:
+            # (a switch target is a counterpart: the switch's own request may have been
+            # dropped by the dupefilter in favour of this one)
             return None
         # a copy that the dupefilter lets through when released (this one was seen)
         focus.hold(request.replace(dont_filter=True), lang)

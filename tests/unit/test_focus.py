@@ -219,3 +219,33 @@ def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
     assert f"{H}/ru/y.html" in urls
     assert f"{H}/ru/x.html" not in urls
     assert crawler.stats.get_value("bitext/recovery/skipped_untranslated") == 1
+
+
+def test_a_switch_target_is_never_held(tmp_path):
+    """An English page linked by an English page (held: one-way) and by a Chinese page's
+    switch is a counterpart: neither the link nor the queued request is held."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    for i in range(10):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    en_page, _ = response_of(f"{H}/en/q1.html", "en")
+    queued = Request(f"{H}/en/x.html", meta={"bitext_chain": "en"})  # queued before
+    assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    for url in (f"{H}/en/x.html", f"{H}/en/y.html"):
+        assert mw.get_processed_request(link_request(url, "english"), zh_page) is not None
+    assert downloader.process_request(queued) is None
+    assert mw.held_links() == {}
+    other = Request(f"{H}/en/z.html", meta={"bitext_chain": "en"})
+    try:
+        downloader.process_request(other)
+        raise AssertionError("an ordinary English link should be held")
+    except IgnoreRequest:
+        pass
