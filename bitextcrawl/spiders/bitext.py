@@ -20,18 +20,38 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
 
 from bitextcrawl.defaults import DEFAULTS
+from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
 
+__all__ = ["BitextSpider", "parse_langs", "settings_langs", "skip_extensions", "whole_number"]
 
-def parse_langs(langs) -> tuple[str, ...]:
-    if isinstance(langs, (list, tuple)):
-        items = langs
-    else:
-        items = str(langs).split(",")
-    out = tuple(dict.fromkeys(x.strip().lower() for x in items if x.strip()))
-    if len(out) < 2:
-        raise ValueError(f"langs needs two languages or more, like en,fr (got {langs!r})")
-    return out
+NO_START_URL = ("the bitext spider needs the site to crawl: pass -a start_url=URL, e.g. "
+                "scrapy crawl bitext -a start_url=https://nginx.org/ -a langs=en,ru")
+
+
+def whole_number(name: str, value, example: int = 500) -> int | None:
+    """``value`` (a spider argument) as an int >= 0; None for None or ""; ValueError
+    with a one-line message (``-a NAME=EXAMPLE``) otherwise."""
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = -1
+    if number < 0:
+        raise ValueError(f"{name} must be a whole number (0 or more), like -a {name}={example} "
+                         f"(got {value!r})")
+    return number
+
+
+def settings_langs(langs, settings) -> tuple[str, ...]:
+    """The crawl's languages: ``-a langs=`` else ``BITEXT_LANGS``, checked against the
+    labels of the language-ID model (``BITEXT_LID_MODEL``) and normalised to them."""
+    model = settings.get("BITEXT_LID_MODEL") or None
+    if langs:
+        return parse_langs(langs, model, name="langs")
+    return parse_langs(settings.get("BITEXT_LANGS") or DEFAULTS["BITEXT_LANGS"], model,
+                       name="BITEXT_LANGS")
 
 
 def skip_extensions(value) -> tuple[str, ...]:
@@ -52,7 +72,7 @@ class BitextSpider(scrapy.Spider):
         # Scrapyd passes extra arguments (_job, setting=...): Spider keeps them as attributes.
         super().__init__(*args, **kwargs)
         if not start_url:
-            raise ValueError("the bitext spider needs a start URL: -a start_url=https://...")
+            raise ValueError(NO_START_URL)
         if "://" not in start_url:
             start_url = "http://" + start_url
         self.start_url = start_url
@@ -68,11 +88,23 @@ class BitextSpider(scrapy.Spider):
         super().update_settings(settings)
 
     @classmethod
+    def check_arguments(cls, settings, start_url=None, langs=None, max_pages=None, **_):
+        """ValueError, with a one-line message saying what to pass, for spider arguments
+        this crawl cannot run with. ``scrapy crawl`` calls it before the crawl starts
+        (:mod:`bitextcrawl.commands.crawl`) and prints the message alone; ``__init__`` and
+        ``from_crawler`` raise the same messages for crawls started otherwise."""
+        if not start_url:
+            raise ValueError(NO_START_URL)
+        settings_langs(langs, settings)
+        whole_number("max_pages", max_pages)
+
+    @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         settings = crawler.settings
-        spider.langs = parse_langs(spider._langs_arg or settings.get("BITEXT_LANGS"))
-        spider.max_pages = int(spider._max_pages_arg or settings.getint("BITEXT_MAX_PAGES") or 0)
+        spider.langs = settings_langs(spider._langs_arg, settings)
+        spider.max_pages = (whole_number("max_pages", spider._max_pages_arg)
+                            or settings.getint("BITEXT_MAX_PAGES") or 0)
         spider.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
             "output", site_name(spider.start_url))
         spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")

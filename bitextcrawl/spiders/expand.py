@@ -52,12 +52,32 @@ from bitextcrawl.pipelines.closing import ClosingPipeline, run_closing
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
                                          site_root)
-from bitextcrawl.spiders.bitext import BitextSpider
+from bitextcrawl.sites.graph import CRITERIA
+from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
 CHECK, CRAWL, DROPPED, CLOSED = "check", "crawl", "dropped", "closed"
+NO_SEEDS = ("the expand spider needs a seed list: pass -a seeds=FILE (one site URL a line), "
+            "e.g. scrapy crawl expand -a seeds=seeds.txt -a langs=en,fr")
+
+
+def seed_list(seeds: str | None) -> list[str]:
+    """The seed URLs of ``-a seeds=FILE``; ValueError, one line, when there are none."""
+    if not seeds:
+        raise ValueError(NO_SEEDS)
+    try:
+        urls = read_seeds(seeds)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise ValueError(f"cannot read the seed list {seeds}: {reason}") from exc
+    if not urls:
+        raise ValueError(f"no seed URL in {seeds}: write one site URL a line "
+                         "(# starts a comment)")
+    return urls
+
+
 #: Item pipelines an expand crawl does not run per site (it runs their work itself).
 ROUND_END_PIPELINES = (ClosingPipeline,)
 
@@ -216,12 +236,7 @@ class ExpandSpider(BitextSpider):
                  rounds: str | int | None = None, top_k: str | int | None = None,
                  max_pages: str | int | None = None, criterion: str | None = None,
                  *args, **kwargs):
-        if not seeds:
-            raise ValueError("the expand spider needs a seed list: -a seeds=FILE "
-                             "(one URL a line)")
-        seed_urls = read_seeds(seeds)
-        if not seed_urls:
-            raise ValueError(f"no seed URL in {seeds}")
+        seed_urls = seed_list(seeds)
         super().__init__(seed_urls[0], langs, max_pages, *args, **kwargs)
         self.seeds_file = seeds
         self.seed_urls = seed_urls
@@ -231,6 +246,19 @@ class ExpandSpider(BitextSpider):
         self.site_pipelines: SitePipelines | None = None
         self.round = 0
         self.landing: dict[str, Counter] = {}  # outside site -> its URLs the set links to
+
+    @classmethod
+    def check_arguments(cls, settings, seeds=None, langs=None, rounds=None, top_k=None,
+                        max_pages=None, criterion=None, **_):
+        """As :meth:`BitextSpider.check_arguments`, for the expand spider's arguments."""
+        seed_list(seeds)
+        settings_langs(langs, settings)
+        for name, value, example in (("rounds", rounds, 2), ("top_k", top_k, 10),
+                                     ("max_pages", max_pages, 200)):
+            whole_number(name, value, example)
+        if criterion and criterion not in CRITERIA:
+            raise ValueError(f"unknown criterion {criterion!r}: pass -a criterion= one of "
+                             + ", ".join(sorted(CRITERIA)))
 
     @classmethod
     def update_settings(cls, settings):

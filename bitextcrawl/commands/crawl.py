@@ -1,0 +1,41 @@
+"""``scrapy crawl SPIDER -a ...``: Scrapy's own crawl command, with the spider's arguments
+checked before the crawl starts.
+
+Scrapy builds a spider inside the running crawl: an exception raised by its ``__init__`` or
+``from_crawler`` comes out as a logged Python traceback after the Scrapy banner. This
+override (found through ``COMMANDS_MODULE``) asks the spider class first: a class with a
+``check_arguments(settings, **spargs)`` classmethod that raises ValueError gets its message
+printed as one line, ``scrapy crawl: error: ...``, and the command exits with status 2
+before any crawler, log or request exists. Spiders without the method crawl as before; a
+spider name the project does not have is the same kind of one-line error.
+"""
+
+from __future__ import annotations
+
+from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.spiderloader import get_spider_loader
+
+from bitextcrawl.commands import fail
+
+
+class Command(ScrapyCrawlCommand):
+
+    def process_options(self, args, opts):
+        super().process_options(args, opts)  # -s settings, -a spider arguments into spargs
+        if len(args) != 1:
+            return  # Scrapy's own usage errors
+        settings = self.settings.copy()
+        loader = get_spider_loader(settings)
+        try:
+            spidercls = loader.load(args[0])
+        except KeyError:
+            fail("crawl", f"no spider named {args[0]!r} in this project: run one of "
+                          + ", ".join(sorted(loader.list())) + " (scrapy list)")
+        check = getattr(spidercls, "check_arguments", None)
+        if check is None:
+            return
+        spidercls.update_settings(settings)  # the spider's defaults, as its crawler sees them
+        try:
+            check(settings, **opts.spargs)
+        except ValueError as exc:
+            fail("crawl", str(exc))
