@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from functools import lru_cache
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
@@ -41,14 +40,11 @@ from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.sites.detect import languages_named_unlinked
-from bitextcrawl.sites.detect import switch_language as _switch_language
+from bitextcrawl.sites.detect import languages_named_unlinked, switch_language
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
-# Sites repeat the same anchors ("Home", "Français") on every page.
-switch_language = lru_cache(maxsize=65536)(_switch_language)
 
 # One-way translation (``_one_way``): judged once this many pages of the language are
 # stored, against this many pages of another language with a switch into it — a small

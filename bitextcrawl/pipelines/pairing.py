@@ -51,8 +51,7 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from bitextcrawl.middlewares.focus import switch_language
-from bitextcrawl.sites.detect import languages_named_unlinked
+from bitextcrawl.sites.detect import languages_named_unlinked, switch_language
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner

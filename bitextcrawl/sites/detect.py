@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -221,6 +222,7 @@ def _part_language(part: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=65536)  # sites repeat the same anchors ("Home", "Français") on every page
 def switch_language(anchor_text: str) -> str | None:
     """The language a language-switch anchor names ("Français" -> "fr"), else None
     (seed 001 §3 step 1: anchor texts compared with predefined trigger strings).
