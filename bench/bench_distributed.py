@@ -1,6 +1,7 @@
 """Crawl speed with 1 and 2 distributed workers (and a local crawl) on one loopback site.
 
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
+    python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # issue 13: cost
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -13,6 +14,17 @@ records' ``fetched_at``), pages/s over the span, and pages the server served mor
 once (must be 0). DOWNLOAD_DELAY is per worker, so with a delay the workers together
 load the site N times harder: that is the politeness-bound case; 0 is the CPU-bound one
 (the workers, the server and Redis share this machine's cores).
+
+``--manual`` (issue 13: what a second worker costs): the generated ten-language manual
+(``ManualSpec(n_pages=60, seed=1)``, ``langs=en,fr``) crawled locally, by 1 distributed
+worker and by 2 sharing one Redis, the closing alignment ON in all (the last worker to
+leave aligns the shared store, see README "Distributed crawling"). With ``--nginx`` also
+nginx.org crawled from ``/cn/`` (``langs=en,zh``) out of ``../shared/data/nginx``. Printed
+per run: responses (``downloader/response_count`` summed over the workers, and per worker),
+the server's hits, 301s, 404s, pages stored, pairs found/gold (true positives), responses
+per pair found, and paths the server served more than once (robots.txt aside); then the
+``bitext/focus|redirects|recovery|parallel_links/*`` stats of every worker beside the local
+crawl's, and the paths served twice. ``--keep DIR`` keeps every run's output and worker logs.
 """
 
 from __future__ import annotations
@@ -34,6 +46,28 @@ from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.demo.server import free_port, serve_site  # noqa: E402
 from tests.conftest import crawl_command, redis_server  # noqa: E402
 
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def start_workers(cmd: list[str], env: dict, workers: int, out: Path):
+    """Run ``workers`` copies of ``cmd`` at once and wait for all; their logs go to files
+    (``out/worker-N.log``), never to pipes: a pipe read after another worker's exit fills
+    up (64 KiB), blocks that worker's reactor on a log write, and the others, taking it for
+    dead after BITEXT_WORKER_TIMEOUT, close and align without it. Returns the processes
+    and their logs."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"worker-{i}.log" for i in range(workers)]
+    files = [path.open("w", encoding="utf-8") for path in paths]
+    try:
+        procs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                  stderr=fh, text=True) for fh in files]
+        for proc in procs:
+            proc.wait()
+    finally:
+        for fh in files:
+            fh.close()
+    return procs, [path.read_text(encoding="utf-8", errors="replace") for path in paths]
+
 
 def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None) -> dict:
     settings = {"BITEXT_ALIGN_ENABLED": "False", "DOWNLOAD_DELAY": delay,
@@ -47,11 +81,8 @@ def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None
     with server.httpd.hits_lock:
         server.hits.clear()
     start = time.perf_counter()
-    procs = [subprocess.Popen(crawl_command(site.start_url, out, settings=settings), cwd=ROOT,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True)
-             for _ in range(workers)]
-    logs = [proc.communicate()[1] for proc in procs]
+    procs, logs = start_workers(crawl_command(site.start_url, out, settings=settings), env,
+                                workers, out)
     wall = time.perf_counter() - start
     for proc, log in zip(procs, logs):
         if proc.returncode != 0:
@@ -68,15 +99,166 @@ def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None
             "rate": len(pages) / span if span else float("nan"), "twice": twice}
 
 
+# ---- --manual: responses per pair found, local against 1 and 2 distributed workers ------
+
+def log_stats(log: str) -> dict:
+    """The numeric stats of a worker's "Dumping Scrapy stats" block (one ``'key': value``
+    a line, as pprint writes them)."""
+    import re
+
+    block = log.rsplit("Dumping Scrapy stats:", 1)[-1] if "Dumping Scrapy stats:" in log else ""
+    stats = {}
+    for m in re.finditer(r"^\s*'([^']+)':\s*(-?[0-9.]+(?:e-?\d+)?)[,}]", block, re.M):
+        stats[m.group(1)] = float(m.group(2))
+    return stats
+
+
+def predicted_pairs(out: Path, langs: str) -> list[tuple[str, str]]:
+    """Pairs of ``pairs.jsonl`` for the wanted languages, in the gold's order."""
+    first, second = langs.split(",")
+    pairs = []
+    path = out / "pairs.jsonl"
+    if not path.exists():
+        return pairs
+    for line in path.open(encoding="utf-8"):
+        p = json.loads(line)
+        if (p["lang_1"], p["lang_2"]) == (first, second):
+            pairs.append((p["url_1"], p["url_2"]))
+        elif (p["lang_1"], p["lang_2"]) == (second, first):
+            pairs.append((p["url_2"], p["url_1"]))
+    return pairs
+
+
+def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers: int,
+             redis_url: str | None, directory_index: str | None,
+             extra: dict | None = None) -> dict:
+    """One crawl (local when ``redis_url`` is None) with the closing alignment on; the
+    worker logs (``worker-N.log``) and the server's hits (``hits.tsv``) are kept in ``out``."""
+    from bitextcrawl.pairing.evaluate import evaluate
+
+    settings = {"LOGSTATS_INTERVAL": "60", "STATS_DUMP": "True", **(extra or {})}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if redis_url:
+        import redis
+
+        redis.Redis.from_url(redis_url).flushall()
+        env.update(SCRAPY_PROJECT="distributed", REDIS_URL=redis_url)
+    with server.httpd.hits_lock:
+        server.hits.clear()
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    procs, logs = start_workers(crawl_command(start_url, out, langs=langs, settings=settings),
+                                env, workers, out)
+    wall = time.perf_counter() - start
+    for proc, log in zip(procs, logs):
+        if proc.returncode != 0:
+            raise SystemExit(f"crawl failed ({proc.returncode}):\n{log[-3000:]}")
+    stats = [log_stats(log) for log in logs]
+    total = lambda key: int(sum(s.get(key, 0) for s in stats))  # noqa: E731
+    pages = sum(1 for _ in (out / "pages.jsonl").open(encoding="utf-8"))
+    scores = evaluate(gold, predicted_pairs(out, langs), directory_index=directory_index)
+    hits = dict(server.hits)
+    with (out / "hits.tsv").open("w", encoding="utf-8") as fh:
+        for (_, path), n in sorted(hits.items(), key=lambda kv: kv[0][1]):
+            fh.write(f"{n}\t{path}\n")
+    responses = total("downloader/response_count")
+    twice = sorted(path for (_, path), n in hits.items() if n > 1 and path != "/robots.txt")
+    return {"responses": responses,
+            "per_worker": [int(s.get("downloader/response_count", 0)) for s in stats],
+            "hits": sum(hits.values()), "301": total("downloader/response_status_count/301"),
+            "404": total("downloader/response_status_count/404"), "pages": pages,
+            "tp": scores["tp"], "gold": scores["gold"], "f1": scores["f1"],
+            "per_pair": responses / scores["tp"] if scores["tp"] else float("inf"),
+            "twice": twice, "stats": stats, "wall": wall, "hit_paths": hits}
+
+
+def cost_sites(with_nginx: bool):
+    """(name, start URL, langs, gold, directory_index, server context) per site."""
+    from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
+
+    port = free_port()
+    site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
+    yield "manual en-fr", site.start_url, "en,fr", site.gold_pairs["fr"], None, \
+        serve_site(site, port)
+    if with_nginx:
+        from bitextcrawl.demo.server import serve_directory
+        from bitextcrawl.pairing.evaluate import read_gold
+
+        folder, gold_file = SHARED / "nginx" / "site", SHARED / "nginx" / "gold" / "en-cn.tsv"
+        if not folder.is_dir() or not gold_file.exists():
+            print(f"nginx: skipped, {folder} or {gold_file} not found", flush=True)
+            return
+        server = serve_directory(str(folder))
+        gold = read_gold(gold_file, base=server.url + "/")
+        yield "nginx /cn/ en-zh", server.url + "/cn/", "en,zh", gold, "index.html", server
+
+
+STAT_PREFIXES = ("bitext/focus/", "bitext/redirects/", "bitext/recovery/",
+                 "bitext/parallel_links/", "bitext/pages/", "dupefilter/",
+                 "downloader/response_status_count/", "scheduler/enqueued")
+
+
+def cost_main(with_nginx: bool, keep: str | None) -> None:
+    base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-dist-cost-"))
+    print(f"outputs and worker logs under {base}")
+    head = (f"{'site':<17} {'run':<15} {'responses':>9} {'per worker':<11} {'hits':>5} "
+            f"{'301':>4} {'404':>4} {'pages':>5} {'pairs/gold':>10} {'F1':>5} "
+            f"{'resp/pair':>9} {'twice':>5} {'wall s':>6}")
+    rows = []
+    with tempfile.TemporaryDirectory() as rtmp, redis_server(Path(rtmp)) as redis_url:
+        for name, start_url, langs, gold, index, server in cost_sites(with_nginx):
+            print(head, flush=True)
+            with server:
+                for run_name, workers, url in (("local", 1, None),
+                                               ("distributed x1", 1, redis_url),
+                                               ("distributed x2", 2, redis_url)):
+                    out = base / f"{name.split()[0]}-{run_name.replace(' ', '-')}"
+                    r = cost_run(server, start_url, langs, gold, out, workers, url, index)
+                    rows.append((name, run_name, r))
+                    print(f"{name:<17} {run_name:<15} {r['responses']:>9} "
+                          f"{'/'.join(map(str, r['per_worker'])):<11} {r['hits']:>5} "
+                          f"{r['301']:>4} {r['404']:>4} {r['pages']:>5} "
+                          f"{r['tp']:>5}/{r['gold']:<4} {r['f1']:>5.3f} {r['per_pair']:>9.2f} "
+                          f"{len(r['twice']):>5} {r['wall']:>6.1f}", flush=True)
+            print()
+    for name in dict.fromkeys(n for n, _, _ in rows):
+        runs = [(run_name, r) for n, run_name, r in rows if n == name]
+        cols = [(f"{run_name}#{i}" if len(r["stats"]) > 1 else run_name, s)
+                for run_name, r in runs for i, s in enumerate(r["stats"])]
+        keys = sorted({k for _, s in cols for k in s if k.startswith(STAT_PREFIXES)})
+        print(f"{name}: stats per worker")
+        print(f"  {'stat':<44}" + "".join(f"{c[:16]:>17}" for c, _ in cols))
+        for k in keys:
+            print(f"  {k:<44}" + "".join(f"{int(s.get(k, 0)):>17}" for _, s in cols))
+        for run_name, r in runs:
+            if r["twice"]:
+                shown = ", ".join(f"{p} x{n}" for p, n in
+                                  ((p, max(v for (h, q), v in r["hit_paths"].items() if q == p))
+                                   for p in r["twice"][:12]))
+                print(f"  {run_name}: {len(r['twice'])} paths served more than once: {shown}"
+                      + (" ..." if len(r["twice"]) > 12 else ""))
+        print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--pairs", type=int, default=300)
     parser.add_argument("--scheme", default="prefix")
     parser.add_argument("--delays", default="0,0.05",
                         help="comma-separated DOWNLOAD_DELAY values (seconds)")
+    parser.add_argument("--manual", action="store_true",
+                        help="responses per pair found on the generated manual (en-fr), "
+                             "local against 1 and 2 workers, alignment on (issue 13)")
+    parser.add_argument("--nginx", action="store_true",
+                        help="with --manual: also nginx.org from /cn/ (en-zh), "
+                             "from ../shared/data/nginx")
+    parser.add_argument("--keep", help="with --manual: write outputs and logs here")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server not found on PATH (apt-get install redis-server)")
+    if args.manual:
+        cost_main(args.nginx, args.keep)
+        return
 
     port = free_port()
     site = generate_site(SiteSpec(scheme=args.scheme, n_pairs=args.pairs, seed=3), port)

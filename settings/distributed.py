@@ -17,7 +17,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 # scrapy-redis's scheduler, queue and dupefilter (not RedisSpider: it predates start()).
 SCHEDULER = "bitextcrawl.extensions.distributed.RedisFrontierScheduler"
-SCHEDULER_QUEUE_CLASS = "scrapy_redis.queue.PriorityQueue"
+# first in first out within a priority, as the local profile's queue
+SCHEDULER_QUEUE_CLASS = "bitextcrawl.extensions.distributed.FifoPriorityQueue"
 DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
 SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
 

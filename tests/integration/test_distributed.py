@@ -50,6 +50,29 @@ def read_pairs(out):
             for p in map(json.loads, (out / "pairs.jsonl").open(encoding="utf-8"))}
 
 
+def test_shared_queue_is_fifo_within_a_priority(redis_url):
+    """Like a local crawl's queue (FifoMemoryQueue per priority): higher priority first,
+    then the order of pushes — not the byte order of the pickled requests."""
+    import redis
+    from scrapy import Request, Spider
+
+    from bitextcrawl.extensions.distributed import FifoPriorityQueue
+
+    server = redis.Redis.from_url(redis_url)
+    queue = FifoPriorityQueue(server, Spider("q"), "test-fifo:%(spider)s:requests")
+    queue.clear()
+    pushed = [Request(f"http://a.example/{name}", priority=priority) for name, priority in
+              [("z-long-name-first.html", 0), ("a.html", 0), ("hi.html", 5),
+               ("m" * 40 + ".html", 0), ("b.html", -3), ("hi-2.html", 5), ("c.html", 0)]]
+    for request in pushed:
+        queue.push(request)
+    popped = [queue.pop().url.rsplit("/", 1)[1] for _ in pushed]
+    assert popped == ["hi.html", "hi-2.html", "z-long-name-first.html", "a.html",
+                      "m" * 40 + ".html", "c.html", "b.html"]
+    assert queue.pop() is None
+    queue.clear()
+    assert not server.exists(queue.seq_key)
+
 def test_redis_store_interface(redis_url):
     settings = redis_settings(redis_url)
     store = RedisPageStore.from_settings(settings, "output/a.example")
