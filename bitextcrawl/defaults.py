@@ -39,6 +39,8 @@ BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached 
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
 BITEXT_FOCUS_ONE_WAY = True              # hold links between pages of a language that other languages'
                                          # pages switch into but whose own pages never link back
+BITEXT_FOCUS_HOLD_QUEUED = True          # hold at download the queued links of a language held since
+                                         # (off in the distributed profile: its dupefilter is shared)
 BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
 BITEXT_REDIRECT_LEARNING = True          # rewrite links the way the site keeps redirecting them

@@ -23,6 +23,9 @@ DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
 SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
 
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
+# A request held at download has passed the shared dupefilter: no other worker could fetch
+# it, though another worker's page may show it is a counterpart (pairs were lost so).
+BITEXT_FOCUS_HOLD_QUEUED = False
 
 # A worker takes a batch of requests from the shared queue before it has its robots.txt:
 # Scrapy 2.19's RobotsTxtMiddleware would let all but two of them skip the rules.

@@ -486,6 +486,10 @@ class HeldLinksMiddleware:
 
     def __init__(self, crawler):
         self.crawler = crawler
+        # A request held here has passed the dupefilter: where that filter is shared by
+        # several workers (the distributed profile), no other worker may fetch it, and a
+        # worker that holds it never sees the switch that makes it a counterpart.
+        self.hold_queued = crawler.settings.getbool("BITEXT_FOCUS_HOLD_QUEUED")
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -502,7 +506,7 @@ class HeldLinksMiddleware:
             request.meta["bitext_held"] = True   # (not an error)
             raise IgnoreRequest("no translation: the counterpart page has no switch to it")
         lang = request.meta.get("bitext_chain")
-        if focus is None or not lang or lang not in focus.holding \
+        if focus is None or not self.hold_queued or not lang or lang not in focus.holding \
                 or request.meta.get("bitext_released") or request.url in focus.switch_targets:
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
