@@ -249,3 +249,22 @@ def test_a_switch_target_is_never_held(tmp_path):
         raise AssertionError("an ordinary English link should be held")
     except IgnoreRequest:
         pass
+
+
+def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
+    """The distributed profile (BITEXT_FOCUS_HOLD_QUEUED=False): a request that passed the
+    shared dupefilter goes out, though its language is held; new links are still held."""
+    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED=False)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    for i in range(10):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    en_page, _ = response_of(f"{H}/en/q1.html", "en")
+    assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
+    assert "en" in mw.holding
+    assert downloader.process_request(Request(f"{H}/en/x.html",
+                                              meta={"bitext_chain": "en"})) is None
