@@ -113,22 +113,9 @@ def crawl_stats(out: Path, log: str) -> dict:
     return {k: stat(log, k) for k in keys}
 
 
-def predicted_pairs(out: Path, langs: str) -> list[tuple[str, str]]:
-    """Pairs of ``pairs.jsonl`` for the wanted languages, in the gold's (first, second) order."""
-    first, second = langs.split(",")
-    pairs = []
-    for line in (out / "pairs.jsonl").open(encoding="utf-8"):
-        p = json.loads(line)
-        if (p["lang_1"], p["lang_2"]) == (first, second):
-            pairs.append((p["url_1"], p["url_2"]))
-        elif (p["lang_1"], p["lang_2"]) == (second, first):
-            pairs.append((p["url_2"], p["url_1"]))
-    return pairs
-
-
 def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
     """Both crawls of one served site; one row each, printed as soon as it is known."""
-    from bitextcrawl.pairing.evaluate import evaluate
+    from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
 
     sets = [x for k, v in LOOPBACK.items() if k != "CONCURRENT_REQUESTS_PER_DOMAIN"
             for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
@@ -142,7 +129,8 @@ def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
                          "-s", f"BITEXT_PATTERN_DB={out / 'db.json'}", *sets, *extra], env)
         stats = crawl_stats(out, log)
         # nginx links folders (/en/docs/) and the gold names their index.html
-        scores = evaluate(gold, predicted_pairs(out, langs), directory_index="index.html")
+        scores = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl", langs.split(",")),
+                          directory_index="index.html")
         responses = int(stats.get("downloader/response_count", 0))
         row = {"site": name, "crawl": crawl, "responses": responses,
                "404": int(stats.get("downloader/response_status_count/404", 0)),

@@ -69,9 +69,9 @@ def start_workers(cmd: list[str], env: dict, workers: int, out: Path):
     return procs, [path.read_text(encoding="utf-8", errors="replace") for path in paths]
 
 
-def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None) -> dict:
-    settings = {"BITEXT_ALIGN_ENABLED": "False", "DOWNLOAD_DELAY": delay,
-                "CONCURRENT_REQUESTS_PER_DOMAIN": "8", "LOGSTATS_INTERVAL": "60"}
+def fresh_run(server, redis_url: str | None) -> dict:
+    """The environment of a run's workers (the distributed profile when ``redis_url``,
+    whose database is emptied first), with the server's hit counts reset."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if redis_url:
         import redis
@@ -80,6 +80,13 @@ def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None
         env.update(SCRAPY_PROJECT="distributed", REDIS_URL=redis_url)
     with server.httpd.hits_lock:
         server.hits.clear()
+    return env
+
+
+def run(site, server, out: Path, workers: int, delay: str, redis_url: str | None) -> dict:
+    settings = {"BITEXT_ALIGN_ENABLED": "False", "DOWNLOAD_DELAY": delay,
+                "CONCURRENT_REQUESTS_PER_DOMAIN": "8", "LOGSTATS_INTERVAL": "60"}
+    env = fresh_run(server, redis_url)
     start = time.perf_counter()
     procs, logs = start_workers(crawl_command(site.start_url, out, settings=settings), env,
                                 workers, out)
@@ -113,38 +120,15 @@ def log_stats(log: str) -> dict:
     return stats
 
 
-def predicted_pairs(out: Path, langs: str) -> list[tuple[str, str]]:
-    """Pairs of ``pairs.jsonl`` for the wanted languages, in the gold's order."""
-    first, second = langs.split(",")
-    pairs = []
-    path = out / "pairs.jsonl"
-    if not path.exists():
-        return pairs
-    for line in path.open(encoding="utf-8"):
-        p = json.loads(line)
-        if (p["lang_1"], p["lang_2"]) == (first, second):
-            pairs.append((p["url_1"], p["url_2"]))
-        elif (p["lang_1"], p["lang_2"]) == (second, first):
-            pairs.append((p["url_2"], p["url_1"]))
-    return pairs
-
-
 def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers: int,
              redis_url: str | None, directory_index: str | None,
              extra: dict | None = None) -> dict:
     """One crawl (local when ``redis_url`` is None) with the closing alignment on; the
     worker logs (``worker-N.log``) and the server's hits (``hits.tsv``) are kept in ``out``."""
-    from bitextcrawl.pairing.evaluate import evaluate
+    from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
 
     settings = {"LOGSTATS_INTERVAL": "60", "STATS_DUMP": "True", **(extra or {})}
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    if redis_url:
-        import redis
-
-        redis.Redis.from_url(redis_url).flushall()
-        env.update(SCRAPY_PROJECT="distributed", REDIS_URL=redis_url)
-    with server.httpd.hits_lock:
-        server.hits.clear()
+    env = fresh_run(server, redis_url)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     procs, logs = start_workers(crawl_command(start_url, out, langs=langs, settings=settings),
@@ -156,7 +140,9 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
     stats = [log_stats(log) for log in logs]
     total = lambda key: int(sum(s.get(key, 0) for s in stats))  # noqa: E731
     pages = sum(1 for _ in (out / "pages.jsonl").open(encoding="utf-8"))
-    scores = evaluate(gold, predicted_pairs(out, langs), directory_index=directory_index)
+    path = out / "pairs.jsonl"  # (absent when the workers died before the close)
+    predicted = read_pairs_jsonl(path, langs.split(",")) if path.exists() else []
+    scores = evaluate(gold, predicted, directory_index=directory_index)
     hits = dict(server.hits)
     with (out / "hits.tsv").open("w", encoding="utf-8") as fh:
         for (_, path), n in sorted(hits.items(), key=lambda kv: kv[0][1]):

@@ -40,7 +40,7 @@ from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.sites.detect import languages_named_unlinked, switch_language
+from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -118,12 +118,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
-        if link:
-            if link.get("hreflang"):
-                return link["hreflang"], "hreflang"
-            named = switch_language(link.get("text") or "")
-            if named:
-                return named, "anchor"
+        named = link_named_language(link) if link else None
+        if named:
+            return named, "hreflang" if link.get("hreflang") else "anchor"
         predicted = self.tokens.predict(url)
         if len(predicted) == 1:
             return predicted.pop(), "url_token"
@@ -228,20 +225,28 @@ class FocusMiddleware(BaseSpiderMiddleware):
             held[request.url] = request
             self.stats.inc_value("bitext/focus/held")
 
+    def _absence_counterparts(self, url: str, lang: str):
+        """(language, counterpart URL) of ``url`` (in ``lang``) in each other wanted
+        language whose pages mostly have a switch into ``lang`` — where a stored page
+        without that switch says something (switch absence on)."""
+        if not self.no_translation:
+            return
+        for other in self.langs:
+            n = self.pages_by_lang[other]
+            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
+                continue
+            counterpart = self.tokens.swap(url, lang, other)
+            if counterpart:
+                yield other, counterpart
+
     def _no_translation(self, url: str, lang: str) -> bool:
         """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
         stored with ``lang``'s name shown but not linked, on a site whose pages of that
         language mostly have a switch into ``lang``: the site says the page is not
         translated (nginx's ``<a class="notrans">русский</a>``), so ``url`` is a 404. A
         counterpart without any switch (an AJAX fragment) says nothing."""
-        if not self.no_translation:
-            return False
-        for other in self.langs:
-            n = self.pages_by_lang[other]
-            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
-                continue
-            counterpart = self.tokens.swap(url, lang, other)
-            known = self.page_switches.get(counterpart) if counterpart else None
+        for other, counterpart in self._absence_counterparts(url, lang):
+            known = self.page_switches.get(counterpart)
             if known is not None and known[0] == other and lang not in known[1] \
                     and lang in known[2]:
                 return True
@@ -251,17 +256,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """Switch absence is how this site marks missing translations (some stored
         page shows ``lang``'s name unlinked), and the counterpart of ``url`` that would
         show it is not stored yet."""
-        if not self.no_translation:
-            return False
-        for other in self.langs:
-            n = self.pages_by_lang[other]
-            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n \
-                    or not self.unlinked_pages[other, lang]:
-                continue
-            counterpart = self.tokens.swap(url, lang, other)
-            if counterpart and counterpart not in self.page_switches:
-                return True
-        return False
+        return any(self.unlinked_pages[other, lang] and counterpart not in self.page_switches
+                   for other, counterpart in self._absence_counterparts(url, lang))
 
     def pages_paired(self, urls):
         for url in urls:

@@ -155,9 +155,11 @@ def read_gold(path: str | os.PathLike, base: str | None = None) -> list[Pair]:
     return pairs
 
 
-def read_pairs_jsonl(path: str | os.PathLike) -> list[Pair]:
+def read_pairs_jsonl(path: str | os.PathLike, langs: tuple[str, str] | None = None) -> list[Pair]:
     """``(url_1, url_2)`` of a ``pairs.jsonl``, in file order (the order the 1-1 rule uses).
-    Lines that are not JSON objects with both URLs raise ValueError naming the line."""
+    With ``langs=(first, second)``: only the pairs of those two languages, the page in
+    ``first`` first (a gold's order). Lines that are not JSON objects with both URLs
+    raise ValueError naming the line."""
     pairs: list[Pair] = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -165,7 +167,14 @@ def read_pairs_jsonl(path: str | os.PathLike) -> list[Pair]:
                 continue
             try:
                 obj = json.loads(line)
-                pairs.append((str(obj["url_1"]), str(obj["url_2"])))
+                pair = (str(obj["url_1"]), str(obj["url_2"]))
+                if langs is not None:
+                    found = (obj["lang_1"], obj["lang_2"])
+                    if found == tuple(langs[::-1]):
+                        pair = pair[::-1]
+                    elif found != tuple(langs):
+                        continue
+                pairs.append(pair)
             except (ValueError, KeyError, TypeError) as exc:
                 raise ValueError(f"{os.fspath(path)}:{lineno}: not a pair object ({exc})") \
                     from exc

@@ -51,7 +51,7 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from bitextcrawl.sites.detect import languages_named_unlinked, switch_language
+from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -219,7 +219,7 @@ class UrlPairingPipeline:
         for link in item.links:
             # an ordinary link (not a language switch) from a page of this language to a
             # page of another: the site's way of saying "no translation of it here"
-            if not link.get("hreflang") and not switch_language(link.get("text") or ""):
+            if not link_named_language(link):
                 self.linked_from[link["url"]].add(item.lang)
         if item.url in self.known:
             return item

@@ -52,7 +52,7 @@ from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
-from bitextcrawl.sites.detect import switch_language
+from bitextcrawl.sites.detect import link_named_language
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ class ParallelLinkPipeline:
         spider = self.crawler.spider
         for link in record.links:
             url = link["url"]
-            named = link.get("hreflang") or switch_language(link.get("text") or "")
+            named = link_named_language(link)
             if named:
                 self.link_lang.setdefault(url, named)
             if url in self.scheduled or url in self.stored or not spider.in_scope(url):

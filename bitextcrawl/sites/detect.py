@@ -258,6 +258,12 @@ class Detection:
     evidence: dict = field(default_factory=dict)
 
 
+def link_named_language(link: Mapping) -> str | None:
+    """The language a link itself names for its target: its ``hreflang``, else the
+    language its anchor text names as a switch ("Français"), else None."""
+    return link.get("hreflang") or switch_language(link.get("text") or "")
+
+
 def _site(url: str) -> str | None:
     try:
         return site_of(url)

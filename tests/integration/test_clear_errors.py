@@ -77,27 +77,20 @@ def test_crawl_unknown_language_code_refused_before_any_request(listener, tmp_pa
     assert not (tmp_path / "out").exists()
 
 
-def test_crawl_unknown_codes_all_named(listener):
+@pytest.mark.parametrize("args, message", [
+    (["-a", "langs=en,xx,klingon"],
+     "unknown language codes 'xx', 'klingon' in langs=en,xx,klingon"),
+    (["-s", "BITEXT_LANGS=fr,qq"], "unknown language code 'qq' in BITEXT_LANGS=fr,qq"),
+    (["-a", "langs=zh-cn,zh-tw"],
+     "langs needs two different languages or more, like langs=en,fr"),
+    (["-a", "max_pages=ten"],
+     "max_pages must be a whole number (0 or more), like -a max_pages=500 (got 'ten')"),
+], ids=["codes_all_named", "code_in_setting", "one_language", "bad_max_pages"])
+def test_crawl_bad_argument_refused_before_any_request(listener, args, message):
     url, connected = listener
-    proc = scrapy("crawl", "bitext", "-a", f"start_url={url}", "-a", "langs=en,xx,klingon")
+    proc = scrapy("crawl", "bitext", "-a", f"start_url={url}", *args)
     line = error_line(proc, "crawl")
-    assert "unknown language codes 'xx', 'klingon' in langs=en,xx,klingon" in line
-    assert not connected()
-
-
-def test_crawl_unknown_code_in_setting(listener):
-    url, connected = listener
-    proc = scrapy("crawl", "bitext", "-a", f"start_url={url}", "-s", "BITEXT_LANGS=fr,qq")
-    line = error_line(proc, "crawl")
-    assert "unknown language code 'qq' in BITEXT_LANGS=fr,qq" in line
-    assert not connected()
-
-
-def test_crawl_one_language_refused(listener):
-    url, connected = listener
-    proc = scrapy("crawl", "bitext", "-a", f"start_url={url}", "-a", "langs=zh-cn,zh-tw")
-    line = error_line(proc, "crawl")
-    assert "langs needs two different languages or more, like langs=en,fr" in line
+    assert message in line
     assert not connected()
 
 
@@ -108,15 +101,6 @@ def test_crawl_without_start_url():
                     "-a start_url=URL, e.g. scrapy crawl bitext -a start_url=https://nginx.org/ "
                     "-a langs=en,ru")
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
-
-
-def test_crawl_bad_max_pages(listener):
-    url, connected = listener
-    proc = scrapy("crawl", "bitext", "-a", f"start_url={url}", "-a", "max_pages=ten")
-    line = error_line(proc, "crawl")
-    assert "max_pages must be a whole number (0 or more), like -a max_pages=500 (got 'ten')" \
-        in line
-    assert not connected()
 
 
 def test_crawl_aliases_accepted_and_crawl_runs(tmp_path):

@@ -109,3 +109,13 @@ def test_evaluate_silver_judges_only_pairs_touching_gold():
     assert (s["findable"], s["found"]) == (2, 1) and s["recall"] == 0.5
     assert s["f1"] == 0.5
     assert evaluate_silver(gold, predicted)["findable"] == 3
+
+
+def test_read_pairs_jsonl_for_two_languages_in_the_gold_order(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in [
+        {"url_1": "e1", "url_2": "z1", "lang_1": "en", "lang_2": "zh"},
+        {"url_1": "z2", "url_2": "e2", "lang_1": "zh", "lang_2": "en"},
+        {"url_1": "e3", "url_2": "r3", "lang_1": "en", "lang_2": "ru"}]) + "\n")
+    assert read_pairs_jsonl(path) == [("e1", "z1"), ("z2", "e2"), ("e3", "r3")]
+    assert read_pairs_jsonl(path, ("en", "zh")) == [("e1", "z1"), ("e2", "z2")]

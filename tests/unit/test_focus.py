@@ -157,16 +157,22 @@ def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/ru/frag.html"), response) is not None
 
 
+def one_way_site(mw, english_pages: int) -> None:
+    """nginx.org from /cn/: six Chinese pages with a switch into English, and English
+    pages that link nowhere."""
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    for i in range(english_pages):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+
+
 def test_one_way_translation_holds_links_between_pages_of_the_big_side(tmp_path):
     """nginx.org from /cn/: every Chinese page switches into English, no English page
     links into Chinese; links between English pages then lead only to English pages."""
     mw = FocusMiddleware(make_crawler(tmp_path))   # yield learning off: not needed here
-    for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
-            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
     response, _ = response_of(f"{H}/en/a.html", "en")
-    for i in range(9):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    one_way_site(mw, english_pages=9)
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is not None
     mw.get_processed_item(PageRecord(url=f"{H}/en/q9.html", lang="en"), None)  # 10 pages
     assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response) is None
@@ -180,9 +186,7 @@ def test_one_way_translation_holds_links_between_pages_of_the_big_side(tmp_path)
 def test_one_way_needs_the_big_side_silent(tmp_path):
     """English pages that link into Chinese (beyond a stray news item) make a two-way site."""
     mw = FocusMiddleware(make_crawler(tmp_path))
-    for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
-            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
+    one_way_site(mw, english_pages=0)
     for i in range(12):
         links = [{"url": f"{H}/cn/p{i}.html", "text": "中文", "hreflang": None}] if i < 3 else []
         mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=links), None)
@@ -230,11 +234,7 @@ def test_a_switch_target_is_never_held(tmp_path):
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
-    for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
-            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
-    for i in range(10):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    one_way_site(mw, english_pages=10)
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
     queued = Request(f"{H}/en/x.html", meta={"bitext_chain": "en"})  # queued before
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
@@ -258,11 +258,7 @@ def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
     crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED=False)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
-    for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
-            {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
-    for i in range(10):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+    one_way_site(mw, english_pages=10)
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
     assert "en" in mw.holding
