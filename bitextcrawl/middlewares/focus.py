@@ -270,6 +270,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
     def request_scheduled(self, request, spider=None):
+        # (sent before the dupefilter: a request it will drop — its URL was held at
+        # download, and this copy did not come through ``unfiltered`` — replaces nothing)
+        if request.url in self.filtered and not request.dont_filter:
+            return
         for held in self.held.values():
             held.pop(request.url, None)
         self.filtered.discard(request.url)
@@ -330,7 +334,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             raise DontCloseSpider
 
     def spider_opened(self, spider=None):
-        """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly."""
+        """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly, and
+        the counts its holding decisions rest on (with the page count alone, a resumed
+        crawl judged a two-way site one-way and held its links)."""
         spider = self.crawler.spider
         if not hasattr(spider, "output_dir"):
             return
@@ -343,6 +349,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.samples[lang] += n
             self.sample_yield[lang] += y
         self.pages_by_lang.update(state.get("pages", {}))
+        # what the one-way and switch-absence judgements rest on, as the last run left it
+        for name in ("switch_pages", "into_pages", "unlinked_pages"):
+            getattr(self, name).update({(a, b): n for a, b, n in state.get(name, [])})
+        for url, lang, switches, unlinked in state.get("page_switches", []):
+            self.page_switches[url] = (lang, frozenset(switches), frozenset(unlinked))
+        self.switch_targets.update(state.get("switch_targets", []))
         for lang, url, priority, depth in state.get("held", []):
             request = spider.page_request(url, priority=priority, depth=depth,
                                           bitext_chain=lang).replace(dont_filter=True)
@@ -361,6 +373,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
                     "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
                               for lang in self.samples},
                     "pages": dict(self.pages_by_lang),
+                    **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
+                       for name in ("switch_pages", "into_pages", "unlinked_pages")},
+                    "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
+                                      for url, (lang, switches, unlinked)
+                                      in sorted(self.page_switches.items())],
+                    "switch_targets": sorted(self.switch_targets),
                     "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
                              for lang, held in sorted(self.held.items())
                              for url, r in sorted(held.items())]})
