@@ -38,7 +38,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
-from bitextcrawl.pages.urls import UrlLanguageTokens
+from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
 from bitextcrawl.store import open_store
@@ -53,6 +53,7 @@ logger = logging.getLogger(__name__)
 ONE_WAY_MIN_PAGES = 10
 ONE_WAY_MIN_SWITCHES = 2   # (and half that language's pages)
 ONE_WAY_MAX_SHARE = 0.05
+UNJUDGED_MAX = 10_000   # queued links of unknown language kept for judging again
 
 
 class FocusMiddleware(BaseSpiderMiddleware):
@@ -93,6 +94,20 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.downloaded: set[str] = set()
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
         self.switch_targets: set[str] = set()    # URLs some page links as a language switch
+        # A URL queued at a low priority and found again worth a switch bonus more (the
+        # English link of an English page, then a Chinese page's switch to it) jumps the
+        # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
+        # downloader second is dropped there (HeldLinksMiddleware).
+        self.queued: dict[str, int] = {}         # URL -> priority it was first scheduled at
+        self.promoted: set[str] = set()
+        self.requested: set[str] = set()         # URLs that reached the downloader
+        # Links queued before the URL tokens that name their language were learned (the
+        # start page's, first of all) are judged again once they are: URL -> (request,
+        # language of the page that links it); bounded.
+        self.unjudged: dict[str, tuple[object, str]] = {}
+        self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
+        self.late_chain: dict[str, str] = {}     # queued, since known to lead into a language
+        self.token_langs: dict[str, str | None] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -188,6 +203,13 @@ class FocusMiddleware(BaseSpiderMiddleware):
                    and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
                    for other in self.langs if other != lang)
 
+    def _untranslated_link(self, page, lang: str | None, evidence: str) -> bool:
+        """An ordinary link (no switch) from a page of one wanted language into another:
+        a site links another language's page where its own translation is missing, so
+        the page it leads to most likely has no counterpart."""
+        return (page is not None and page.lang in self.langs and lang in self.langs
+                and lang != page.lang and evidence == "url_token")
+
     def _scarcest(self) -> str | None:
         """The wanted language with the fewest stored pages (None while there is a tie)."""
         counts = sorted((self.pages_by_lang[x], x) for x in self.langs)
@@ -270,6 +292,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
     def request_scheduled(self, request, spider=None):
+        if request.meta.get("bitext_promoted"):
+            self.queued[request.url] = request.priority
+        else:
+            self.queued.setdefault(request.url, request.priority)
         # (sent before the dupefilter: a request it will drop — its URL was held at
         # download, and this copy did not come through ``unfiltered`` — replaces nothing)
         if request.url in self.filtered and not request.dont_filter:
@@ -281,9 +307,22 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def unfiltered(self, request):
         """``request`` made to pass the dupefilter if an earlier request for its URL was
         held back at download (the filter saw that one, nobody downloaded it)."""
-        if request.url in self.filtered and request.url not in self.downloaded:
+        url = request.url
+        if url in self.filtered and url not in self.downloaded:
             return request.replace(dont_filter=True)
+        queued = self.queued.get(url)
+        if queued is not None and not request.dont_filter and url not in self.requested \
+                and url not in self.promoted and request.priority >= queued + self.cross_bonus:
+            self.promoted.add(url)
+            self.stats.inc_value("bitext/focus/promoted")
+            return request.replace(dont_filter=True,
+                                   meta={**request.meta, "bitext_promoted": True})
         return request
+
+    def second_copy(self, request) -> bool:
+        """Is ``request`` the later of two copies of a promoted URL (see ``queued``)?"""
+        return (request.url in self.promoted and request.url in self.requested
+                and not request.meta.get("retry_times"))
 
     def _rejudge_held(self) -> int:
         """Held links whose URL now names another wanted language, by the URL tokens learned
@@ -395,6 +434,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if not isinstance(item, PageRecord):
             return item
         self.tokens.learn(item.url, item.lang)
+        if self._tokens_changed(item.url):
+            self._rejudge_queued()
         if item.lang_prob >= TOKEN_MIN_PROB:
             self.site_tokens.learn(item.url, item.lang)
         langs = self.langs
@@ -434,14 +475,69 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request, response):
         if response is None:
             return request
-        langs = self.langs
         lang, evidence = self.link_language(request.url, request.meta.get("bitext_link"))
+        request = self._judge(request, response, lang, evidence)
+        page = response.meta.get("bitext_page")
+        if request is not None and lang is None and page is not None \
+                and page.lang in self.langs and len(self.unjudged) < UNJUDGED_MAX:
+            self.unjudged.setdefault(request.url, (request, page.lang))
+        return request
+
+    def _tokens_changed(self, url: str) -> bool:
+        """Has learning ``url`` made one of its tokens name a language (or stop naming)?"""
+        changed = False
+        for token in url_language_tokens(url):
+            lang = self.tokens.token_lang(token)
+            if self.token_langs.get(token) != lang:
+                self.token_langs[token] = lang
+                changed = True
+        return changed
+
+    def _rejudge_queued(self) -> None:
+        """Queued links whose language a newly learned URL token names: into an unwanted
+        language, dropped at download; into a wanted one, a copy jumps the queue with the
+        bonus they would have had (nginx.org's /cn/ links every Chinese page before /cn/
+        is known to name Chinese, and these waited behind English links found later)."""
+        promoted = 0
+        for url, (request, page_lang) in list(self.unjudged.items()):
+            if url in self.requested:
+                del self.unjudged[url]
+                continue
+            lang, _ = self.link_language(url, None)
+            if lang is None:
+                continue
+            del self.unjudged[url]
+            if lang not in self.langs:
+                if self.drop_other:
+                    self.unwanted.add(url)
+                continue
+            if lang != page_lang:
+                # an ordinary link into another wanted language: no bonus, and held at
+                # download like the links of that language
+                self.late_chain[url] = lang
+                continue
+            if url in self.promoted:
+                continue
+            meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
+                    "bitext_same_lang": lang}
+            self.promoted.add(url)
+            self.crawler.engine.crawl(request.replace(
+                priority=request.priority + self.bonus, dont_filter=True, meta=meta))
+            promoted += 1
+        if promoted:
+            self.stats.inc_value("bitext/focus/promoted_by_url_token", promoted)
+
+    def _judge(self, request, response, lang: str | None, evidence: str):
+        langs = self.langs
         if lang and lang not in langs and self.drop_other:
             self.stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
             return None
         page = response.meta.get("bitext_page")
         if page is None or response.meta.get("bitext_discovered_by") == "start":
-            if lang in langs:
+            if self._untranslated_link(page, lang, evidence):
+                request.meta["bitext_untranslated"] = True
+                self.stats.inc_value("bitext/focus/untranslated_link")
+            elif lang in langs:
                 request.priority += self.bonus
                 self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             return self.unfiltered(request)
@@ -471,7 +567,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self.stats.inc_value("bitext/focus/dropped_no_translation")
                 return None
             request.meta["bitext_same_lang"] = lang  # checked again before download
-        if lang in langs:
+        if self._untranslated_link(page, lang, evidence) or (
+                lang in (None, page.lang) and (response.meta.get("bitext_untranslated")
+                                               or response.request.url in self.late_chain)):
+            # no bonus: see _untranslated_link; and the pages such a page links in its own
+            # language are of its kind (nginx.org's /cn/ links the English njs manual)
+            request.meta["bitext_untranslated"] = True
+            self.stats.inc_value("bitext/focus/untranslated_link")
+        elif lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             if lang == page.lang and self._counterpart_will_tell(request.url, lang):
@@ -513,20 +616,32 @@ class HeldLinksMiddleware:
 
     def process_request(self, request, spider=None):
         focus = getattr(self.crawler, "bitext_focus", None)
+        if focus is None:
+            return None
+        if request.url in focus.unwanted and request.url not in focus.switch_targets:
+            focus.stats.inc_value("bitext/focus/dropped_other_lang/url_token_queued")
+            request.meta["bitext_held"] = True   # (not an error)
+            raise IgnoreRequest("its URL names a language not wanted")
+        if focus.second_copy(request):
+            focus.stats.inc_value("bitext/focus/promoted_copy_dropped")
+            request.meta["bitext_held"] = True   # (not an error)
+            raise IgnoreRequest("the other copy of a promoted request went out first")
         same = request.meta.get("bitext_same_lang")
-        if focus is not None and same and focus._no_translation(request.url, same):
+        if same and focus._no_translation(request.url, same):
             # its counterpart, stored since the link was found, has no switch back
             focus.stats.inc_value("bitext/focus/dropped_no_translation")
             request.meta["bitext_held"] = True   # (not an error)
             raise IgnoreRequest("no translation: the counterpart page has no switch to it")
-        lang = request.meta.get("bitext_chain")
-        if focus is None or not self.hold_queued or not lang or lang not in focus.holding \
-                or request.meta.get("bitext_released") or request.url in focus.switch_targets:
+        lang = request.meta.get("bitext_chain") or focus.late_chain.get(request.url)
+        if self.hold_queued and lang and lang in focus.holding \
+                and not request.meta.get("bitext_released") \
+                and request.url not in focus.switch_targets:
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
-            return None
-        # a copy that the dupefilter lets through when released (this one was seen)
-        focus.hold(request.replace(dont_filter=True), lang)
-        focus.filtered.add(request.url)
-        request.meta["bitext_held"] = True
-        raise IgnoreRequest(f"held: links between {lang} pages yield too little")
+            # a copy that the dupefilter lets through when released (this one was seen)
+            focus.hold(request.replace(dont_filter=True), lang)
+            focus.filtered.add(request.url)
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest(f"held: links between {lang} pages yield too little")
+        focus.requested.add(request.url)
+        return None

@@ -92,6 +92,7 @@ class UrlLanguageTokens:
 
     A token names language L when at least ``min_pages`` pages carry it and a share
     ``purity`` of them are in L: ``/cn/`` names Chinese on nginx.org whatever the code says.
+    Pages of another language must have been learned too, without it.
     """
 
     def __init__(self, min_pages: int = 5, purity: float = 0.95):
@@ -133,7 +134,10 @@ class UrlLanguageTokens:
             return None
         total = sum(counts.values())
         lang, n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        if total >= self.min_pages and n / total >= self.purity:
+        if total >= self.min_pages and n / total >= self.purity \
+                and sum(self.pages.values()) > self.pages[lang]:
+            # (and pages of another language have been seen without it: while all pages
+            # learned are Chinese, ``nginx`` and ``org`` are as pure as ``cn``)
             return lang
         return None
 

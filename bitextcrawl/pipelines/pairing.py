@@ -22,7 +22,7 @@ failures (not in the paper, which generates every counterpart once):
   and not others, and each section is judged on its own; into a folder where no page of
   the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it — and
   such folders wait until the folders of known language have been probed: where the
-  pattern failed there (``2 * STOP_AFTER`` failures, too few found), one failure stops it.
+  pattern failed there (``2 * STOP_AFTER`` failures, too few found), they get no guess.
   Within a direction, stored pages and held links (see the focus middleware) go in URL
   order — whether a page happened to be downloaded says nothing of its translation —
   but pages that pages of the counterpart's language link to by an ordinary link (not a
@@ -329,7 +329,11 @@ class UrlPairingPipeline:
             if target_dir_known:
                 d.limit = self.stop_after
             elif self._family_failing(key):
-                d.limit = 1
+                # the pattern failed where pages of that language are known: into a
+                # folder where none is, it is not tried at all
+                d.stopped = True
+                self.stats.inc_value(STAT + "stopped_directions")
+                return 0
             else:
                 d.limit = max(1, self.stop_after // 3)
         if scarce:

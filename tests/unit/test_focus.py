@@ -305,3 +305,81 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     assert resumed.into_pages["en", "zh"] == 12
     one_way_site(resumed, english_pages=0)
     assert not resumed._should_hold("en")
+
+
+def test_a_switch_to_a_url_queued_low_jumps_the_queue_once(tmp_path):
+    """An English URL queued as an ordinary English link, then found as a Chinese page's
+    switch: a copy goes past the dupefilter with the switch's priority, and whichever
+    copy reaches the downloader second is dropped there."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    url = f"{H}/en/x.html"
+    mw.request_scheduled(Request(url, priority=-2))         # queued with no evidence
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    switch = mw.get_processed_request(link_request(url, "english"), zh_page)
+    assert switch.dont_filter and switch.priority >= 20
+    assert mw.stats.get_value("bitext/focus/promoted") == 1
+    mw.request_scheduled(switch)
+    assert downloader.process_request(switch) is None
+    try:
+        downloader.process_request(Request(url, priority=-2))
+        raise AssertionError("the queued copy should be dropped")
+    except IgnoreRequest:
+        pass
+    assert mw.stats.get_value("bitext/focus/promoted_copy_dropped") == 1
+    # found again: nothing more is scheduled past the filter
+    assert not mw.get_processed_request(link_request(url, "english"), zh_page).dont_filter
+
+
+def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path):
+    """The start page's links are queued before any URL token is known: once /cn/ is
+    learned to name Chinese and /de/ German, a Chinese link gets a copy with the bonus
+    and a German one is dropped at download."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    crawler.engine = type("Engine", (), {"crawl": lambda self, r: scheduled.append(r)})()
+    scheduled = []
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    start, _ = response_of(f"{H}/cn/", "zh", discovered_by="start")
+    zh, de = f"{H}/cn/docs/a.html", f"{H}/de/docs/a.html"
+    for url in (zh, de):
+        queued = mw.get_processed_request(link_request(url), start)
+        assert queued is not None and queued.priority == 0
+        mw.request_scheduled(queued)
+    for i in range(5):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+    assert scheduled == []   # Chinese pages only: www and org are as Chinese as cn
+    for i in range(5):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
+    assert [r.url for r in scheduled] == [zh] and scheduled[0].priority == 20
+    for i in range(5):
+        mw.get_processed_item(PageRecord(url=f"{H}/de/p{i}.html", lang="de"), None)
+    try:
+        downloader.process_request(Request(de))
+        raise AssertionError("a link into German should be dropped")
+    except IgnoreRequest:
+        pass
+
+
+def test_an_ordinary_link_into_the_other_language_gets_no_bonus(tmp_path):
+    """A Chinese page linking an English page by an ordinary link (no switch) says the
+    Chinese version is missing: no bonus, and the English page's own links get none."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    for i in range(5):
+        mw.get_processed_item(PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    ordinary = mw.get_processed_request(link_request(f"{H}/en/books.html"), zh_page)
+    switch = mw.get_processed_request(link_request(f"{H}/en/p1.html", "english"), zh_page)
+    assert ordinary.priority == 0 and switch.priority == 30
+    assert ordinary.meta["bitext_untranslated"]
+    en_page, _ = response_of(f"{H}/en/books.html", "en", bitext_untranslated=True)
+    assert mw.get_processed_request(link_request(f"{H}/en/more.html"), en_page).priority == 0
+    assert mw.stats.get_value("bitext/focus/untranslated_link") == 2
