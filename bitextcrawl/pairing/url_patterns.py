@@ -536,10 +536,13 @@ class UrlPatternLearner:
                 urls, ulang, self.max_bucket, self.marker_purity, self.min_marker_pairs,
                 self.token_langs_, langs)
             cands.update(unit_cands)
+        if self.slug_ids:
+            cands.update(_slug_candidates(urls, ulang))
 
         # 3. competition: stronger patterns (more candidate pairs) take their URLs first; on a
         #    tie a token pattern goes first (``/doc/7-1.html`` ↔ ``/doc/7-0.html`` is both)
-        order = sorted(cands, key=lambda k: (-len(cands[k]), k[4] != TOKEN, k))
+        # slug_id candidates only take what every other kind left (their weaker evidence)
+        order = sorted(cands, key=lambda k: (k[4] == SLUG_ID, -len(cands[k]), k[4] != TOKEN, k))
         won = self._compete(order, cands)
         site_size = max(1, self.site_size_)
         patterns: dict[tuple, Pattern] = {}
@@ -565,7 +568,7 @@ class UrlPatternLearner:
             self._set_support(p, final[key], site_size)
             if not self._judge(p):  # (rare) lost pairs to a stronger pattern this round
                 continue
-            score = self._score(p)
+            score = self._score(p) * (0.5 if p.kind == SLUG_ID else 1.0)
             for g1, g2, _ in final[key]:
                 pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
                 paired[key[0], key[2]].update((g1, g2))
@@ -617,7 +620,7 @@ class UrlPatternLearner:
         """
         p.rescued = False
         p.rescued_by = ""
-        if p.kind == ID_MARKER:
+        if p.kind in (ID_MARKER, SLUG_ID):  # (SLUG_ID: never rescued either, see above)
             p.credible = (p.local_credibility > self.local_threshold
                           and p.pairs >= self.min_marker_pairs)
         elif p.kind in UNIT_KINDS:
@@ -731,12 +734,18 @@ class UrlPatternLearner:
                 continue
             p = Pattern(base.lang1, base.lang1_token, base.lang2, base.lang2_token, SLUG_ID,
                         candidates=len(won), credible=True)
-            self._set_support(p, won, site_size)
-            p.contexts = Counter()
-            p.global_credibility = self._global(p.id)
             score = 0.5 * self._score(base)
             for g1, g2, _ in won:
                 pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
+            same = next((q for q in self.patterns_ if q.id == p.id), None)
+            if same is not None:  # the slug_id index found some already: one pattern
+                same.candidates += len(won)
+                same.support += 2 * len(won)
+                same.local_credibility = same.support / site_size
+                continue
+            self._set_support(p, won, site_size)
+            p.contexts = Counter()
+            p.global_credibility = self._global(p.id)
             patterns.append(p)
         return patterns, pairs
 
@@ -1388,6 +1397,56 @@ def _id_signature(url: str) -> tuple | None:
     if not ids:
         return None
     return (scheme, host, len(segments), ids)
+
+
+def _slug_marker(u: str, v: str) -> tuple[str, str] | None:
+    """The language marker of two URLs with translated slugs: the first token where they
+    differ, from the start or else from the end, when both are code-like (``en``/``fr``)."""
+    a, b = _SPLIT.split(u)[::2], _SPLIT.split(v)[::2]
+    for aligned in (zip(a, b), zip(reversed(a), reversed(b))):
+        for ta, tb in aligned:
+            if ta != tb:
+                if 0 < len(ta) <= _CODE_LEN and 0 < len(tb) <= _CODE_LEN:
+                    return ta, tb
+                break
+    return None
+
+
+def _slug_candidates(urls: list[str], ulang: list[int]) -> dict[tuple, list]:
+    """Translated slugs sharing ids, found without a base pattern (the ``slug_id`` rule).
+
+    Inverted index keyed by the id signature (host, path depth, ids with their segment, in
+    the path or the query): a key carried by exactly one URL of each of two languages is a
+    candidate when the two URLs also differ by a code-like language marker (``/en/`` ↔
+    ``/fr/``, ``lang=en`` ↔ ``lang=fr``), which is the pattern's identity. Departure (the
+    paper needs one differing token): it lets ``/en/news/12/green-energy`` ↔
+    ``/fr/nouvelles/12/energie-verte`` pair on a site where every slug is translated; the
+    marker requirement keeps per-language id spaces (French 12 ≠ English 12) from pairing
+    unless a marker recurs, and these candidates compete after every other kind.
+    """
+    index: dict[tuple, list] = defaultdict(list)
+    for g, url in enumerate(urls):
+        if ulang[g] >= 0:
+            sig = _id_signature(url)
+            if sig is not None:
+                index[sig].append(g)
+    cands: dict[tuple, list] = defaultdict(list)
+    for bucket in index.values():
+        if len(bucket) < 2:
+            continue
+        by_lang: dict[int, list[int]] = defaultdict(list)
+        for g in bucket:
+            by_lang[ulang[g]].append(g)
+        present = sorted(by_lang)
+        for k, la in enumerate(present):
+            for lb in present[k + 1:]:
+                if len(by_lang[la]) == 1 and len(by_lang[lb]) == 1:
+                    g1, g2 = by_lang[la][0], by_lang[lb][0]
+                    m = _slug_marker(urls[g1], urls[g2])
+                    if m is not None:
+                        cands[(la, m[0], lb, m[1], SLUG_ID)].append(
+                            (g1, g2, (SLUG_ID, "", "", "")))
+    return cands
 
 
 # ----------------------------------------------------------------------------- many sites
