@@ -406,6 +406,11 @@ class PatternDB:
     def sites(self) -> list[str]:
         return list(self._sites)
 
+    def kinds(self) -> dict[str, str]:
+        """Pattern id -> its kind (``token``, ``one_sided``, ``glued``, ...) over all sites."""
+        return {pid: rec["kind"] for entry in self._sites.values()
+                for pid, rec in entry["patterns"].items()}
+
     def site_size(self, site: str) -> int:
         entry = self._sites.get(site)
         return entry["size"] if entry else 0
@@ -417,7 +422,7 @@ class PatternDB:
             for pid, rec in entry["patterns"].items():
                 if rec["kind"] != TOKEN or self.global_credibility(pid) <= min_global:
                     continue
-                d = found.setdefault(pid, {"id": pid, "lang1": rec["lang1"],
+                d = found.setdefault(pid, {"id": pid, "kind": rec["kind"], "lang1": rec["lang1"],
                                            "token1": rec["token1"], "lang2": rec["lang2"],
                                            "token2": rec["token2"], "contexts": Counter(),
                                            "global_credibility": self.global_credibility(pid)})
@@ -637,7 +642,10 @@ class UrlPatternLearner:
             else:
                 p.credible = False
         elif p.local_credibility > self.local_threshold:
-            p.credible = True
+            # Departure: two numbers (``page=4`` ↔ ``page=3``) are a language code only when
+            # they recur, as for id_marker; on a small site one accidental pair passes C(p,w).
+            p.credible = not (p.lang1_token.isdigit() and p.lang2_token.isdigit()
+                              and p.pairs < self.min_marker_pairs)
         elif p.global_credibility > self.rescue_threshold:
             p.credible = p.rescued = True
             p.rescued_by = "global"
