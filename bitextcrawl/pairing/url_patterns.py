@@ -69,10 +69,11 @@ tokens); character-level cores cut only where the character class changes
 a second competition among the credible patterns only; the ``id_marker`` and ``slug_id``
 rules; language of unlabelled URLs from pattern tokens (the paper has page language ID).
 
-Not handled (left to the later stages: hreflang, structure, content): a language marker on one
-side only (``/about`` ↔ ``/fr/about``, ``example.org`` ↔ ``fr.example.org``), since a pattern
-with an empty side has no place to be applied; translated file names without shared ids
-(``License-en.html`` ↔ ``Licence-fr.html``), with or without a language number.
+Markers on one side only, glued to a word, or in two places at once are the *marker-unit*
+kinds (``one_sided``, ``glued``, ``two_place``): see the section "marker units" below; they
+compete, are judged and recorded like the others, and generate counterparts. Not handled (left
+to the later stages: hreflang, structure, content): translated file names without shared ids
+and without a language marker (``License-en.html`` ↔ ``Licence-fr.html``).
 """
 
 from __future__ import annotations
