@@ -20,6 +20,7 @@ from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
 
 from bitextcrawl.pairing.url_patterns import (
     ID_MARKER,
+    KINDS,
     SLUG_ID,
     TOKEN,
     PatternDB,
@@ -526,7 +527,7 @@ def test_id_marker_learns_language_numbers():
     assert lr.counterparts(f"{H}/99-1-New-Page.html", "en") == []
     assert lr.language_of(f"{H}/99-1-New-Page.html") is None
     rep = lr.report()
-    assert rep["pairs_by_kind"] == {TOKEN: 0, ID_MARKER: 20, SLUG_ID: 0}
+    assert rep["pairs_by_kind"] == {**{k: 0 for k in KINDS}, ID_MARKER: 20}
     assert rep["patterns"][0]["kind"] == ID_MARKER
     json.dumps(rep)
     # every language pair of a trilingual site; the order of langs only orients the pairs
