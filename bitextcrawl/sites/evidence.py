@@ -9,23 +9,32 @@ page and from every seed, so all three sums put those first. The links say more 
 * **language named** — the target URL carries a URL token of a wanted language (``/fr/``,
   ``lang=fr``, ``-fr.html``, ``fr.x.org``), or the link's ``hreflang`` or anchor text names
   a wanted language (:func:`~bitextcrawl.sites.detect.link_named_language`);
-* **parallel links** — the two pages of a seed page pair link s with *different* URLs (the
-  English page links ``x.org/en/a``, its French counterpart ``x.org/fr/a``): the seed's
-  translator swapped the link for its translation. Boilerplate links the same URL from both.
+* **parallel links** — the two pages of a seed page pair link s with different URLs that
+  name different wanted languages (the English page links ``x.org/en/a``, its French
+  counterpart ``x.org/fr/a``): the seed's translator swapped the link for its translation.
+  Boilerplate links the same URL from both; links that merely differ (a "related pages"
+  box, different on every page) name no language, or the same one, and do not count. So
+  a site with opaque URLs is not proven this way (its anchors or hreflang may prove it).
 
 Per (seed w, target s), :class:`LinkEvidence` keeps the distinct source pages n(w, s), the
-wanted languages named, and the parallel page pairs; its two numbers are
+wanted languages named, and the parallel page pairs. Two numbers come out of them:
 
-* ``strength`` E(w, s): 1 when the links name two wanted languages or at least one seed pair
-  links s in parallel (the site has the pages of both languages), ½ when they name one
-  wanted language (the site marks languages in its URLs, a translation may exist), else 0;
-* ``volume`` g(n) = 1 − ½ⁿ over the n distinct source pages (diminishing returns): a
-  noisy-OR in which each page linking s is an independent ½ chance that the seed means the
-  link. 1 page: 0.5, 3 pages: 0.875, 1,000 pages of boilerplate: 1.0 — thousands count
-  like a few.
+* the **evidence level** E(s) (:func:`evidence_level`), pooled over the set's links into s:
+  2 when they name two wanted languages or a seed page pair links s in parallel (the site
+  has pages of both languages), 1 when they name one wanted language (the site marks
+  languages in its URLs: a translation may exist), else 0;
+* the **volume** g(n) = 1 − ½ⁿ of w's n distinct source pages (diminishing returns): a
+  noisy-OR in which each page linking s is an independent ½ chance that w means the link.
+  1 page: 0.5, 3 pages: 0.875, 1,000 pages of boilerplate: 1.0 — thousands count like a few.
 
 :func:`~bitextcrawl.sites.graph.SiteGraph.rank_outside_sites` combines them with the
-paper's WeightedPageRank: ΣLinkEvidence(s) = Σ_{w ∈ R(s)} WeightedPageRank(w) · E(w,s) · g(n).
+paper's WeightedPageRank (WPR):
+
+    ΣLinkEvidence(s) = E(s) + Σ_{w ∈ R(s)} WPR(w) · g(n(w, s)) / Σ_{w ∈ set} WPR(w)
+
+The fraction lies in [0, 1): the level decides first, and within a level the paper's
+ΣWeightedPageRank, each seed's share damped by g, orders the sites. No weight trades
+evidence against link mass: a level is a fact about the links, not a score to tune.
 """
 
 from __future__ import annotations
@@ -37,12 +46,10 @@ from bitextcrawl.pages.language import LANG_ALIASES, normalise_tag
 from bitextcrawl.pages.urls import site_of, url_language_tokens
 from bitextcrawl.sites.detect import link_named_language
 
-# E(w, s) levels. Two languages named (or a parallel link) shows both sides exist: full
-# weight. One language named shows the site marks languages, which most monolingual sites
-# do not, but not that the other side exists: half, so such a site ranks below any site with
-# proof of both languages from a seed of the same weight, and above sites with no evidence.
-BOTH_LANGUAGES = 1.0
-ONE_LANGUAGE = 0.5
+# E(s) levels. Two languages named (or a parallel link) shows both sides exist. One
+# language named shows only that the site marks languages in its URLs or links.
+BOTH_LANGUAGES = 2
+ONE_LANGUAGE = 1
 # g(n) = 1 − (1 − P_PAGE)ⁿ: each source page is read as an independent chance P_PAGE that the
 # link is meant (content) rather than template; ½ says "no idea which" for one page alone.
 P_PAGE = 0.5
@@ -58,20 +65,22 @@ class LinkEvidence:
     parallel: int = 0                   # page pairs of w linking s with different URLs
 
     @property
-    def strength(self) -> float:
-        """E(w, s) ∈ {0, ½, 1}."""
-        if self.parallel > 0 or len(self.langs) >= 2:
-            return BOTH_LANGUAGES
-        return ONE_LANGUAGE if self.langs else 0.0
-
-    @property
     def volume(self) -> float:
         """g(n) = 1 − ½ⁿ: diminishing returns of many source pages."""
         return 1.0 - (1.0 - P_PAGE) ** self.pages
 
     def to_dict(self) -> dict:
         return {"pages": self.pages, "links": self.links, "langs": sorted(self.langs),
-                "parallel": self.parallel, "strength": self.strength}
+                "parallel": self.parallel}
+
+
+def evidence_level(langs: Iterable[str], parallel: int) -> int:
+    """E(s) ∈ {0, 1, 2} from the wanted languages the set's links into s name and the
+    parallel page pairs linking it (module docstring)."""
+    n = len(set(langs))
+    if parallel > 0 or n >= 2:
+        return BOTH_LANGUAGES
+    return ONE_LANGUAGE if n else 0
 
 
 def _get(obj, name, default=None):
@@ -142,7 +151,9 @@ def link_evidence(pages: Iterable, langs: Iterable[str],
             continue
         source = _safe_site(u1)
         for target in t1.keys() & t2.keys():
-            if t1[target] != t2[target]:
+            named1 = {frozenset(url_languages(u, wanted)) for u in t1[target] - t2[target]}
+            named2 = {frozenset(url_languages(u, wanted)) for u in t2[target] - t1[target]}
+            if any(a and b and a != b for a in named1 for b in named2):
                 out[source][target].parallel += 1
     return out
 

@@ -222,6 +222,7 @@ class Expansion:
                 "sum_link_evidence": round(row["sum_link_evidence"], 12),
                 "link_pages": row["link_pages"], "link_langs": list(row["link_langs"]),
                 "parallel_links": row["parallel_links"],
+                "evidence_level": row["evidence_level"],
                 "failed": failed or None,
                 "replaces": (res.replaces or None) if tried else None,
             })

@@ -31,11 +31,12 @@ Definitions, as §2.3 gives them (N seed sites, believed bilingual):
   paper's ΣLinkout, but it can rank (``criterion="links_in"``).
 
 Beyond the paper (issue 18), ``criterion="link_evidence"`` ranks by
-``ΣLinkEvidence(s) = Σ_{w ∈ R(s)} WeightedPageRank(w) · E(w, s) · g(n(w, s))``, where E is what
-the links of w into s show about s being bilingual and g the diminishing returns of many
-source pages (:mod:`bitextcrawl.sites.evidence`). Sites whose links show nothing (E = 0) all
-score 0 and follow in the order of ΣWeightedPageRank: the paper's ranking is what is left
-when the links say nothing.
+``ΣLinkEvidence(s) = E(s) + Σ_{w ∈ R(s)} WPR(w) · g(n(w, s)) / Σ_{w ∈ set} WPR(w)``, where
+E(s) ∈ {0, 1, 2} is what the set's links into s show about s being bilingual and g the
+diminishing returns of many source pages of one seed (:mod:`bitextcrawl.sites.evidence`).
+Where the links show nothing (E = 0) the paper's ΣWeightedPageRank, damped per seed, is
+what is left. With every C(w) = 0 (no credible pattern anywhere), PageRank stands in for
+WPR in the fraction, so that the ranking still follows the links.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from collections.abc import Iterable, Mapping
 import networkx as nx
 
 from bitextcrawl.pages.urls import site_of
+from bitextcrawl.sites.evidence import evidence_level
 
 DEFAULT_R = 0.15  # §2.3: "r ∈ [0, 1] a damping factor empirically set to 0.15"
 CRITERIA = {
@@ -189,6 +191,8 @@ class SiteGraph:
         wpr = {w: pr[w] * float(credibility.get(w, default_credibility)) for w in seeds}
         linkout = {w: self.linkout(w, seed_set if linkout_scope == "seeds" else None)
                    for w in seeds}
+        mass_of = wpr if sum(wpr.values()) > 0 else pr  # the fraction of ΣLinkEvidence
+        total_mass = sum(mass_of.values()) or 1.0
 
         rows: dict[str, dict] = {}
         for w in seeds:
@@ -207,12 +211,17 @@ class SiteGraph:
                 row["linked_from"].append(w)
                 ev = (evidence or {}).get(w, {}).get(s)
                 if ev is not None:
-                    row["sum_link_evidence"] += wpr[w] * ev.strength * ev.volume
+                    row["sum_link_evidence"] += mass_of[w] * ev.volume / total_mass
                     row["link_pages"] += ev.pages
                     row["link_langs"] |= ev.langs
                     row["parallel_links"] += ev.parallel
+        for row in rows.values():
+            row["evidence_level"] = evidence_level(row["link_langs"], row["parallel_links"])
+            row["sum_link_evidence"] += row["evidence_level"]
         field = CRITERIA[criterion]
         order = (field,) + tuple(f for f in _TIE_ORDER if f != field)
+        if field == "sum_link_evidence":  # the level first: g → 1 must not round up into it
+            order = ("evidence_level",) + order
         ranked = sorted(rows.values(),
                         key=lambda row: tuple(-_key(row[f]) for f in order) + (row["site"],))
         for i, row in enumerate(ranked, 1):
