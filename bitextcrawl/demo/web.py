@@ -70,7 +70,12 @@ class Web:
 
     @property
     def seeds(self) -> list[str]:
-        return [self.roots[n] + "/" for n in self.names("seed")]
+        return [self.home(n) for n in self.names("seed")]
+
+    def home(self, name: str) -> str:
+        """The site's start page (a ``subdomain`` site serves nothing on its bare host)."""
+        site = self.sites.get(name)
+        return site.start_url if site is not None else self.roots[name] + "/"
 
 
 def _insert(site, url: str, html: str) -> None:
@@ -149,7 +154,7 @@ def generate_web(spec: WebSpec, ports: bool = True) -> Web:
     # Seeds link each other (home and about pages, both languages).
     for name in seeds:
         site = web.sites[name]
-        others = [web.roots[o] + "/" for o in seeds if o != name]
+        others = [web.home(o) for o in seeds if o != name]
         for url in pages_of(site):
             if site.page_kinds.get(url) in ("home", "about") and others:
                 _insert(site, url, "<ul>" + "".join(
@@ -180,7 +185,7 @@ def generate_web(spec: WebSpec, ports: bool = True) -> Web:
         for src in rng.sample(seeds, rng.randint(1, len(seeds))):
             site = web.sites[src]
             for url in rng.sample(pages_of(site), rng.randint(1, 3)):
-                _insert(site, url, _a(web.roots[name] + "/", f"See {name}"))
+                _insert(site, url, _a(web.home(name), f"See {name}"))
     for name in web.names("unreachable", "forbidden"):
         for src in seeds:
             _link(web, rng, src, name, "parallel", 2)
@@ -206,5 +211,5 @@ def _link(web: Web, rng: random.Random, source: str, target: str, how: str, n: i
             _insert(site, u1, _a(t2, "Français", "fr"))
             _insert(site, u2, _a(t1, "English", "en"))
         else:
-            _insert(site, u1, _a(root + "/", target))
-            _insert(site, u2, _a(root + "/", target))
+            _insert(site, u1, _a(web.home(target), target))
+            _insert(site, u2, _a(web.home(target), target))

@@ -39,7 +39,9 @@ import os
 from collections import Counter
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, DropItem, IgnoreRequest, NotConfigured
+from scrapy.exceptions import (CannotResolveHostError, DontCloseSpider,
+                               DownloadConnectionRefusedError, DownloadTimeoutError, DropItem,
+                               IgnoreRequest, NotConfigured)
 from scrapy.signalmanager import SignalManager
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
@@ -74,11 +76,12 @@ def failure_kind(failure) -> str:
     """Why a request got no response, as ``expansion.jsonl`` reports a failed check."""
     if failure.check(IgnoreRequest) and "robots" in str(failure.value).lower():
         return "robots.txt forbids it"
-    if failure.check(ConnectionRefusedError):
+    # Scrapy 2.19 wraps Twisted's errors in its own; both are checked.
+    if failure.check(ConnectionRefusedError, DownloadConnectionRefusedError):
         return "unreachable: connection refused"
-    if failure.check(DNSLookupError):
+    if failure.check(DNSLookupError, CannotResolveHostError):
         return "unreachable: DNS lookup failed"
-    if failure.check(TimeoutError, TCPTimedOutError):
+    if failure.check(TimeoutError, TCPTimedOutError, DownloadTimeoutError):
         return "unreachable: timeout"
     if failure.check(HttpError):
         return f"HTTP {failure.value.response.status}"
