@@ -1,7 +1,8 @@
-"""Precision of the top N outside sites ranked by ΣLinkout, ΣPageRank and ΣWeightedPageRank,
-as seed 003 §3.3 / Figure 2 measures it (prints figures, asserts nothing).
+"""Precision of the top N outside sites ranked by ΣLinkout, ΣPageRank, ΣWeightedPageRank
+(seed 003 §3.3 / Figure 2) and ΣLinkEvidence (issue 18); prints figures, asserts nothing.
 
-    python bench/bench_expand.py                 # 20 random webs, C(w) from the URL-pattern learner
+    python bench/bench_expand.py                 # generated webs with monolingual hubs (issue 18)
+    python bench/bench_expand.py --model         # 20 random link-model webs, C(w) from the learner
     python bench/bench_expand.py --webs 50 --seeds 16 --outside 40
     python bench/bench_expand.py --crawl         # one web, C(w) from real crawls (scrapy crawl expand)
 
@@ -22,6 +23,15 @@ signal the model puts in; what they show is *how much* C(w) helps when it is mea
 with the real pattern learner on sites whose credibility is imperfect (an ``opaque`` site is
 bilingual with C(w) ≈ 0; a site with many untranslated pages has a low C(w)).
 
+Hub webs (the default, issue 18): :func:`bitextcrawl.demo.web.generate_web` in several
+shapes (seeds, bilingual sites, hubs and their links per page, the share of bilingual sites
+linked with no evidence), each shape over several generator seeds. The seeds' page records
+are built from their generated HTML (:func:`~bitextcrawl.demo.records.site_records`), their
+pairs are the gold pairs, C(w) comes from the URL-pattern learner, and one ranking (round 1)
+is made per criterion. Sites that cannot be checked (unreachable, robots.txt) are taken
+out of the ranking before precision@K, as the crawl replaces them by the next site.
+
+Link-model webs (``--model``):
 C(w). Default: the URL-pattern learner (``UrlPatternLearner``, seed 003 §2.1) run on each
 seed's generated URL list (every page a crawler can reach, with its language), C(w) =
 max_p C(p, w) as ``PatternDB.site_credibility`` computes it. With ``--crawl``: one web whose
@@ -53,7 +63,7 @@ from bitextcrawl.sites.expansion import (Expansion, SiteResult,  # noqa: E402
                                          credibility_from_patterns, load_runs)
 
 CRITERIA = (("linkout", "ΣLinkout"), ("pagerank", "ΣPageRank"),
-            ("weighted_pagerank", "ΣWeightedPR"))
+            ("weighted_pagerank", "ΣWeightedPR"), ("link_evidence", "ΣLinkEvidence"))
 UNTRANSLATED = (0.1, 0.5, 1.5, 4.0)
 
 
@@ -246,18 +256,101 @@ def crawl_mode(args) -> None:
                 base=float(np.mean([outside[row["site"]] for row in ranking])))
 
 
+# ------------------------------------------------------------------ hub webs (issue 18)
+
+# name: WebSpec overrides. The first is the integration test's shape; the others change
+# one thing each, so that no figure rests on one generator's shape.
+SHAPES = {
+    "test web": {},
+    "more seeds, more bilingual": dict(seeds=4, bilingual=6, hubs=3, monolingual=6),
+    "heavy boilerplate": dict(hubs=4, hub_links=30, monolingual=4),
+    "1/3 linked plainly": dict(seeds=3, bilingual=6, monolingual=4, plain_share=1 / 3),
+    "many failing": dict(seeds=3, bilingual=4, unreachable=3, forbidden=2, monolingual=4),
+}
+
+
+def hub_web_ranking(spec, criterion_list):
+    from bitextcrawl.demo.records import site_records
+    from bitextcrawl.demo.web import generate_web
+    from bitextcrawl.sites.expansion import outlink_counts, site_link_evidence
+
+    web = generate_web(spec, ports=False)
+    truth = {}
+    for name, kind in web.kinds.items():
+        truth[web.roots[name]] = kind in ("bilingual", "second_hop")
+    rankings = {}
+    exps = {c: Expansion(criterion=c, top_k=0) for c in criterion_list}
+    for name in web.names("seed"):
+        site = web.sites[name]
+        pages = site_records(site, include_hidden=False)
+        w = web.roots[name]
+        cred = learner_credibility(site)
+        out = outlink_counts(pages).get(w, {})
+        ev = site_link_evidence(pages, site.spec.langs, site.gold_pairs).get(w, {})
+        for exp in exps.values():
+            exp.record(SiteResult(w, 0, True, seed=True, credibility=cred), out, ev)
+    for c, exp in exps.items():
+        rankings[c] = exp.rank(1)
+    return web, truth, rankings
+
+
+def hub_mode(args) -> None:
+    tops = args.top
+    names = [c for c, _ in CRITERIA]
+    print("Site expansion on generated webs whose seeds link big monolingual hubs from every "
+          f"page (issue 18); {args.webs} generator seeds per shape; round 1 ranking")
+    start = time.perf_counter()
+    for shape, over in SHAPES.items():
+        totals = {c: {n: [] for n in tops} for c in names}
+        found = {c: {n: [] for n in tops} for c in names}
+        base = []
+        for web_no in range(args.webs):
+            from bitextcrawl.demo.web import WebSpec
+
+            spec = WebSpec(seed=args.seed + web_no, **over)
+            web, truth, rankings = hub_web_ranking(spec, names)
+            failing = {web.roots[n] for n in web.names("unreachable", "forbidden")}
+            for c in names:
+                # A failed check is replaced by the next site (as the crawl does): precision
+                # over the sites that can be checked; the failing ones are counted apart.
+                ranking = [r for r in rankings[c] if r["site"] not in failing]
+                for n, p in precision_at(ranking, truth, tops).items():
+                    totals[c][n].append(p)
+                    found[c][n].append(p * n)
+            ranked = rankings[names[0]]
+            base.append(np.mean([truth[r["site"]] for r in ranked]))
+        s = WebSpec(**over)
+        print(f"\n{shape}: {s.seeds} seeds, {s.bilingual} bilingual linked from them "
+              f"({s.second_hop} more only from those), {s.hubs} hubs x {s.hub_links} links a "
+              f"page, {s.monolingual} monolingual, {s.unreachable} unreachable, "
+              f"{s.forbidden} robots-forbidden; {round(s.plain_share * s.bilingual)} bilingual "
+              "linked without evidence")
+        print_table(tops, totals, found, base=float(np.mean(base)))
+    print(f"\n({time.perf_counter() - start:.1f} s; random: the bilingual share of the ranked "
+          "sites; a top N counts only where N sites or more were ranked)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--webs", type=int, default=20, help="random webs averaged (learner mode)")
+    parser.add_argument("--webs", type=int, default=None,
+                        help="webs averaged (default 20 with --model, 5 per shape otherwise)")
     parser.add_argument("--seeds", type=int, default=12)
     parser.add_argument("--outside", type=int, default=36)
-    parser.add_argument("--top", type=lambda s: [int(x) for x in s.split(",")],
-                        default=[3, 5, 10, 15, 20, 25, 30])
+    parser.add_argument("--top", type=lambda s: [int(x) for x in s.split(",")], default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--crawl", action="store_true",
-                        help="one web, C(w) from real crawls of the seeds")
+                        help="one link-model web, C(w) from real crawls of the seeds")
+    parser.add_argument("--model", action="store_true",
+                        help="random link-model webs (no hubs), C(w) from the learner")
     args = parser.parse_args()
-    (crawl_mode if args.crawl else learner_mode)(args)
+    if args.crawl or args.model:
+        args.webs = args.webs or 20
+        args.top = args.top or [3, 5, 10, 15, 20, 25, 30]
+        (crawl_mode if args.crawl else learner_mode)(args)
+    else:
+        args.webs = args.webs or 5
+        args.top = args.top or [1, 3, 5, 8]
+        hub_mode(args)
 
 
 if __name__ == "__main__":

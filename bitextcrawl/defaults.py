@@ -71,10 +71,11 @@ BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)
 BITEXT_EXPAND_TOP_K = 10                 # outside sites crawled per round (-a top_k=; 0 = all)
-BITEXT_EXPAND_CRITERION = "weighted_pagerank"  # or pagerank, linkout (-a criterion=)
+BITEXT_EXPAND_CRITERION = "link_evidence"  # or weighted_pagerank, pagerank, linkout (-a criterion=)
 BITEXT_EXPAND_MAX_PAGES = 500            # pages per site (-a max_pages=; 0 = no cap)
 BITEXT_EXPAND_DETECT_PAGES = 20          # pages linked from the root downloaded for the check
 BITEXT_EXPAND_CHECK_SEEDS = True         # seeds go through the bilingual-site check too
+BITEXT_EXPAND_REPLACE_FAILED = True      # a site no check request reached: next one instead
 BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closing pipeline
 
 # Resume and distributed crawling

@@ -5,7 +5,9 @@ Each RUN_DIR is a ``bitext`` crawl's output dir or an ``expand`` crawl's. The cr
 that are bilingual (every site of a ``bitext`` run; those an ``expand`` run added) form the
 set; their outlinks come from ``pages.jsonl``, their credibility C(w) from ``patterns.json``
 (else the pattern database). Sites outside the set, never checked, are ranked by
-ΣWeightedPageRank (``--criterion``, default ``BITEXT_EXPAND_CRITERION``). Writes the
+ΣLinkEvidence (``--criterion``, default ``BITEXT_EXPAND_CRITERION``; or the paper's
+ΣWeightedPageRank, ΣPageRank, ΣLinkout). The link evidence names the languages of ``--langs``
+(default: those the runs' ``pairs.jsonl`` paired). Writes the
 ``expansion.jsonl`` fields for the top K (``-o FILE``; standard output without it) and prints
 a table to standard error.
 """
@@ -23,7 +25,8 @@ from scrapy.utils.log import configure_logging
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.sites.expansion import load_runs
-from bitextcrawl.sites.graph import CRITERIA
+from bitextcrawl.pages.language import parse_langs
+from bitextcrawl.sites.graph import CRITERION_NAMES
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +37,8 @@ class Command(ScrapyCommand):
     default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
-        return "RUN_DIR... [--top-k K] [-o FILE] [--criterion weighted_pagerank|pagerank|linkout]"
+        return ("RUN_DIR... [--top-k K] [-o FILE] [--langs en,fr] "
+                "[--criterion link_evidence|weighted_pagerank|pagerank|linkout]")
 
     def short_desc(self) -> str:
         return "Rank sites outside finished runs by ΣLinkout, ΣPageRank, ΣWeightedPageRank"
@@ -46,11 +50,14 @@ class Command(ScrapyCommand):
         parser.add_argument("-o", "--output", default=None, metavar="FILE",
                             help="expansion.jsonl-style output (default: standard output)")
         parser.add_argument("--criterion", default=None,
-                            choices=sorted(c for c in CRITERIA if not c.startswith("sum_")),
+                            choices=CRITERION_NAMES,
                             help="ranking criterion (default BITEXT_EXPAND_CRITERION)")
         parser.add_argument("--pattern-db", dest="pattern_db", default=None, metavar="PATH",
                             help="pattern database for C(w) of sites without patterns.json "
                                  "(default BITEXT_PATTERN_DB)")
+        parser.add_argument("--langs", default=None, metavar="LANGS",
+                            help="languages the link evidence looks for (default: those the "
+                                 "runs paired)")
 
     def run(self, args, opts):
         if not args:
@@ -64,8 +71,11 @@ class Command(ScrapyCommand):
         db_path = opts.pattern_db or s.get("BITEXT_PATTERN_DB") or os.path.join(
             "output", "patterns-db.json")
         try:
+            langs = parse_langs(opts.langs, s.get("BITEXT_LID_MODEL"), "--langs") \
+                if opts.langs else None
             pattern_db = PatternDB(db_path) if os.path.exists(db_path) else None
-            expansion = load_runs(args, criterion=criterion, top_k=top_k, pattern_db=pattern_db)
+            expansion = load_runs(args, criterion=criterion, top_k=top_k, pattern_db=pattern_db,
+                                  langs=langs)
         except (OSError, ValueError) as exc:
             raise UsageError(str(exc), print_help=False) from exc
         round_no = expansion.last_round + 1
@@ -89,10 +99,11 @@ def write_jsonl_to(fh, rows) -> None:
 
 
 def print_table(rows, fh) -> None:
-    fh.write(f"{'rank':>4}  {'ΣWeightedPR':>12}  {'ΣPageRank':>10}  {'ΣLinkout':>8}  "
-             f"{'from':>4}  site\n")
+    fh.write(f"{'rank':>4}  {'ΣLinkEvidence':>13}  {'ΣWeightedPR':>12}  {'ΣPageRank':>10}  "
+             f"{'ΣLinkout':>8}  {'from':>4}  site\n")
     for row in rows:
-        fh.write(f"{row['rank']:>4}  {row['sum_weighted_pagerank']:>12.6f}  "
+        fh.write(f"{row['rank']:>4}  {row['sum_link_evidence']:>13.6f}  "
+                 f"{row['sum_weighted_pagerank']:>12.6f}  "
                  f"{row['sum_pagerank']:>10.6f}  {row['sum_linkout']:>8}  "
                  f"{len(row['linked_from']):>4}  {row['site']}\n")
     fh.flush()

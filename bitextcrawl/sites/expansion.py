@@ -16,7 +16,10 @@ ranking made over the set after round r − 1. ``expansion.jsonl`` (:meth:`Expan
 has one object per ranked site per round — ``round``, ``site``, ``sum_linkout``,
 ``sum_pagerank``, ``sum_weighted_pagerank``, ``linked_from``, ``rank``, ``crawled``,
 ``bilingual`` (None when not checked), ``added`` — plus ``criterion``, ``links_in``,
-``credibility`` and ``reason``. The seeds have rows of round 0 (``rank`` and the sums None,
+``credibility`` and ``reason``, the link evidence (``sum_link_evidence``, ``link_pages``,
+``link_langs``, ``parallel_links``; :mod:`bitextcrawl.sites.evidence`) and ``failed`` (why a
+site could not be checked: unreachable, robots.txt; None otherwise) with ``replaces`` (on a
+site checked in place of a failed one: that site). The seeds have rows of round 0 (``rank`` and the sums None,
 ``seed`` true). The last ranking, made after the last round and not crawled, has rows too.
 """
 
@@ -31,6 +34,7 @@ from urllib.parse import urlsplit
 
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pages.urls import site_of
+from bitextcrawl.sites.evidence import LinkEvidence, link_evidence, switch_pairs
 from bitextcrawl.sites.graph import CRITERIA, DEFAULT_R, SiteGraph
 
 ROW_FIELDS = ("round", "site", "sum_linkout", "sum_pagerank", "sum_weighted_pagerank",
@@ -50,6 +54,8 @@ class SiteResult:
     reason: str = ""
     output_dir: str = ""
     detection: dict = field(default_factory=dict)
+    failed: str = ""      # why the site could not be checked ("" if it was)
+    replaces: str = ""    # the failed site this one took the place of in its round
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,7 +103,7 @@ def outlink_counts(pages: Iterable) -> dict[str, Counter]:
 class Expansion:
     """The state of incremental bilingual website exploration between rounds (seed 003 §2.3)."""
 
-    def __init__(self, criterion: str = "weighted_pagerank", top_k: int = 10,
+    def __init__(self, criterion: str = "link_evidence", top_k: int = 10,
                  r: float = DEFAULT_R):
         if criterion not in CRITERIA:
             raise ValueError(f"unknown criterion {criterion!r}; one of {sorted(CRITERIA)}")
@@ -108,15 +114,21 @@ class Expansion:
         self.r = r
         self.results: dict[str, SiteResult] = {}
         self.outlinks: dict[str, Counter] = {}
+        self.evidence: dict[str, dict[str, LinkEvidence]] = {}  # site -> target -> evidence
         self.rankings: dict[int, list[dict]] = {}  # round -> the ranking its sites came from
 
     # ------------------------------------------------------------------ what is known
-    def record(self, result: SiteResult, outlinks: Mapping[str, int] | None = None) -> None:
-        """A site's outcome, and (for a crawled site) its links to other sites."""
+    def record(self, result: SiteResult, outlinks: Mapping[str, int] | None = None,
+               evidence: Mapping[str, LinkEvidence] | None = None) -> None:
+        """A site's outcome, and (for a crawled site) its links to other sites and what
+        they show (:func:`~bitextcrawl.sites.evidence.link_evidence`)."""
         self.results[result.site] = result
         if outlinks is not None:
             self.outlinks[result.site] = Counter(
                 {t: int(n) for t, n in outlinks.items() if t != result.site and n > 0})
+        if evidence is not None:
+            self.evidence[result.site] = {t: ev for t, ev in evidence.items()
+                                          if t != result.site}
 
     @property
     def members(self) -> list[str]:
@@ -145,7 +157,7 @@ class Expansion:
         kept as the ranking of ``round_no``."""
         ranking = self.graph().rank_outside_sites(
             self.members, self.credibility(), criterion=self.criterion, r=self.r,
-            exclude=self.results)
+            exclude=self.results, evidence=self.evidence)
         self.rankings[round_no] = ranking
         return ranking
 
@@ -153,6 +165,16 @@ class Expansion:
         """The top K sites of a ranking (all of them when K is 0)."""
         rows = ranking if not self.top_k else ranking[: self.top_k]
         return [row["site"] for row in rows]
+
+    def next_candidate(self, round_no: int, tried: Iterable[str]) -> str | None:
+        """The best site of ``round_no``'s ranking not tried yet: the one that takes the place
+        of a site whose check failed (unreachable, robots.txt), so that a round still checks
+        K sites (issue 18; seed 003 §2.3 assumes every top-K site can be checked)."""
+        tried = set(tried) | set(self.results)
+        for row in self.rankings.get(round_no, ()):
+            if row["site"] not in tried:
+                return row["site"]
+        return None
 
     # ------------------------------------------------------------------ expansion.jsonl
     def seed_rows(self) -> list[dict]:
@@ -162,8 +184,11 @@ class Expansion:
                 continue
             rows.append({"round": 0, "site": site, "sum_linkout": None, "sum_pagerank": None,
                          "sum_weighted_pagerank": None, "linked_from": [], "rank": None,
-                         "crawled": True, "bilingual": res.bilingual, "added": res.bilingual,
-                         "seed": True, "credibility": res.credibility, "reason": res.reason})
+                         "crawled": not res.failed,
+                         "bilingual": None if res.failed else res.bilingual,
+                         "added": res.bilingual, "seed": True,
+                         "credibility": res.credibility, "reason": res.reason,
+                         "failed": res.failed or None})
         return rows
 
     def rows(self, round_no: int) -> list[dict]:
@@ -171,8 +196,12 @@ class Expansion:
         out = []
         for row in self.rankings.get(round_no, ()):
             res = self.results.get(row["site"])
-            crawled = res is not None and res.round == round_no
-            if crawled:
+            tried = res is not None and res.round == round_no
+            failed = res.failed if tried else ""
+            crawled = tried and not failed
+            if failed:
+                reason = "check failed: " + failed
+            elif crawled:
                 reason = ("bilingual: " if res.bilingual else "not bilingual: ") + res.reason
             elif self.top_k and row["rank"] > self.top_k:
                 reason = f"below the top {self.top_k}"
@@ -190,6 +219,12 @@ class Expansion:
                 "criterion": row["criterion"], "links_in": row["links_in"],
                 "credibility": res.credibility if crawled else None,
                 "reason": reason,
+                "sum_link_evidence": round(row["sum_link_evidence"], 12),
+                "link_pages": row["link_pages"], "link_langs": list(row["link_langs"]),
+                "parallel_links": row["parallel_links"],
+                "evidence_level": row["evidence_level"],
+                "failed": failed or None,
+                "replaces": (res.replaces or None) if tried else None,
             })
         return out
 
@@ -248,28 +283,67 @@ def _patterns_files(run_dir: str) -> list[str]:
             if os.path.exists(os.path.join(os.path.dirname(p), "patterns.json"))]
 
 
-def load_runs(run_dirs: Iterable[str], criterion: str = "weighted_pagerank", top_k: int = 10,
-              pattern_db=None) -> Expansion:
+def _pairs_of(pages_file: str) -> list[tuple[str, str]] | None:
+    """``(url_1, url_2)`` of the ``pairs.jsonl`` beside a ``pages.jsonl``, None if none."""
+    path = os.path.join(os.path.dirname(pages_file), "pairs.jsonl")
+    if not os.path.exists(path):
+        return None
+    return [(d["url_1"], d["url_2"]) for d in iter_jsonl(path)]
+
+
+def _langs_of(pages_files: list[str]) -> list[str]:
+    """The languages the runs paired (``lang_1``, ``lang_2`` of their ``pairs.jsonl``)."""
+    langs: dict[str, None] = {}
+    for path in pages_files:
+        path = os.path.join(os.path.dirname(path), "pairs.jsonl")
+        if os.path.exists(path):
+            for d in iter_jsonl(path):
+                langs.setdefault(d["lang_1"])
+                langs.setdefault(d["lang_2"])
+    return list(langs)
+
+
+def site_link_evidence(pages: list, langs: Iterable[str],
+                       pairs: list[tuple[str, str]] | None) -> dict[str, dict[str, LinkEvidence]]:
+    """:func:`link_evidence` of one run's pages with its pairs, or, where no pairs were
+    written, the pairs its pages' own language switches make."""
+    langs = list(langs)
+    if pairs is None:
+        pairs = switch_pairs(pages, langs)
+    return link_evidence(pages, langs, pairs)
+
+
+def load_runs(run_dirs: Iterable[str], criterion: str = "link_evidence", top_k: int = 10,
+              pattern_db=None, langs: Iterable[str] | None = None) -> Expansion:
     """An :class:`Expansion` from finished runs (seed 003 §2.3, ranking only).
 
     A run dir is a ``bitext`` crawl's output dir (every site of its ``pages.jsonl`` joins the
     set) or an ``expand`` run's (its ``sites.jsonl`` says which sites were checked and which
     joined; their pages are under ``sites/*/``). Outlinks come from the ``pages.jsonl`` files,
     C(w) from ``patterns.json``, else from ``pattern_db`` (a :class:`PatternDB`), else 0.
+    The link evidence names ``langs`` (default: the languages of the runs' ``pairs.jsonl``).
     """
+    run_dirs = list(run_dirs)
     exp = Expansion(criterion=criterion, top_k=top_k)
     checked: dict[str, SiteResult] = {}
     crawled_sites: set[str] = set()
     outlinks: dict[str, Counter] = {}
     credibility: dict[str, float] = {}
+    evidence: dict[str, dict[str, LinkEvidence]] = {}
+    all_files = {d: _pages_files(d) for d in run_dirs}
+    if langs is None:
+        langs = _langs_of([p for files in all_files.values() for p in files])
     for run_dir in run_dirs:
-        files = _pages_files(run_dir)
+        files = all_files[run_dir]
         if not files:
             raise FileNotFoundError(f"no pages.jsonl in {run_dir} (nor in {run_dir}/sites/*/)")
         for path in files:
-            for site, counts in outlink_counts(iter_jsonl(path)).items():
+            pages = list(iter_jsonl(path))
+            for site, counts in outlink_counts(pages).items():
                 outlinks.setdefault(site, Counter()).update(counts)
                 crawled_sites.add(site)
+            for site, by_target in site_link_evidence(pages, langs, _pairs_of(path)).items():
+                evidence.setdefault(site, {}).update(by_target)
         for path in _patterns_files(run_dir):
             for site, c in credibility_from_patterns(_read_json(path)).items():
                 credibility[site] = max(c, credibility.get(site, 0.0))
@@ -288,5 +362,6 @@ def load_runs(run_dirs: Iterable[str], criterion: str = "weighted_pagerank", top
         if c is None and pattern_db is not None:
             c = pattern_db.site_credibility(site)
         res.credibility = float(c if c is not None else res.credibility or 0.0)
-        exp.record(res, outlinks.get(site, Counter()) if site in crawled_sites else None)
+        exp.record(res, outlinks.get(site, Counter()) if site in crawled_sites else None,
+                   evidence.get(site, {}) if site in crawled_sites else None)
     return exp

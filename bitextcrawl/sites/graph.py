@@ -29,6 +29,14 @@ Definitions, as §2.3 gives them (N seed sites, believed bilingual):
 
   ``links_in`` (the number of links from seeds into s) is reported too; it is *not* the
   paper's ΣLinkout, but it can rank (``criterion="links_in"``).
+
+Beyond the paper (issue 18), ``criterion="link_evidence"`` ranks by
+``ΣLinkEvidence(s) = E(s) + Σ_{w ∈ R(s)} WPR(w) · g(n(w, s)) / Σ_{w ∈ set} WPR(w)``, where
+E(s) ∈ {0, 1, 2} is what the set's links into s show about s being bilingual and g the
+diminishing returns of many source pages of one seed (:mod:`bitextcrawl.sites.evidence`).
+Where the links show nothing (E = 0) the paper's ΣWeightedPageRank, damped per seed, is
+what is left. With every C(w) = 0 (no credible pattern anywhere), PageRank stands in for
+WPR in the fraction, so that the ranking still follows the links.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ from collections.abc import Iterable, Mapping
 import networkx as nx
 
 from bitextcrawl.pages.urls import site_of
+from bitextcrawl.sites.evidence import evidence_level
 
 DEFAULT_R = 0.15  # §2.3: "r ∈ [0, 1] a damping factor empirically set to 0.15"
 CRITERIA = {
@@ -48,9 +57,15 @@ CRITERIA = {
     "weighted_pagerank": "sum_weighted_pagerank",
     "sum_weighted_pagerank": "sum_weighted_pagerank",
     "links_in": "links_in",
+    "link_evidence": "sum_link_evidence",
+    "sum_link_evidence": "sum_link_evidence",
 }
+#: The criteria a user picks (``-a criterion=``, ``--criterion``).
+CRITERION_NAMES = ("link_evidence", "weighted_pagerank", "pagerank", "linkout")
 # Tie-break order after the chosen criterion; the site name settles the rest.
-_TIE_ORDER = ("sum_weighted_pagerank", "sum_pagerank", "links_in", "sum_linkout")
+# (The paper's criteria keep their own ties: the link evidence comes last for them.)
+_TIE_ORDER = ("sum_weighted_pagerank", "sum_pagerank", "links_in", "sum_linkout",
+              "sum_link_evidence")
 _PRECISION = 12  # digits compared when ordering float sums (no ties decided by noise)
 
 
@@ -158,8 +173,11 @@ class SiteGraph:
     def rank_outside_sites(self, seed_sites: Iterable[str], credibility: Mapping[str, float],
                            criterion: str = "weighted_pagerank", r: float = DEFAULT_R,
                            default_credibility: float = 0.0, linkout_scope: str = "seeds",
-                           exclude: Iterable[str] = ()) -> list[dict]:
-        """Rank outside sites by ΣLinkout/ΣPageRank/ΣWeightedPageRank (seed 003 §2.3, step 2)."""
+                           exclude: Iterable[str] = (),
+                           evidence: Mapping[str, Mapping] | None = None) -> list[dict]:
+        """Rank outside sites by ΣLinkout/ΣPageRank/ΣWeightedPageRank (seed 003 §2.3, step 2)
+        or ΣLinkEvidence (module docstring); ``evidence``: per seed, per outside site, its
+        :class:`~bitextcrawl.sites.evidence.LinkEvidence`."""
         if criterion not in CRITERIA:
             raise ValueError(f"unknown criterion {criterion!r}; one of {sorted(CRITERIA)}")
         if linkout_scope not in ("seeds", "all"):
@@ -173,6 +191,8 @@ class SiteGraph:
         wpr = {w: pr[w] * float(credibility.get(w, default_credibility)) for w in seeds}
         linkout = {w: self.linkout(w, seed_set if linkout_scope == "seeds" else None)
                    for w in seeds}
+        mass_of = wpr if sum(wpr.values()) > 0 else pr  # the fraction of ΣLinkEvidence
+        total_mass = sum(mass_of.values()) or 1.0
 
         rows: dict[str, dict] = {}
         for w in seeds:
@@ -180,19 +200,33 @@ class SiteGraph:
                 if s in skip:
                     continue
                 row = rows.setdefault(s, {"site": s, "sum_linkout": 0, "sum_pagerank": 0.0,
-                                          "sum_weighted_pagerank": 0.0, "links_in": 0,
-                                          "linked_from": []})
+                                          "sum_weighted_pagerank": 0.0,
+                                          "sum_link_evidence": 0.0, "links_in": 0,
+                                          "link_pages": 0, "link_langs": set(),
+                                          "parallel_links": 0, "linked_from": []})
                 row["sum_linkout"] += linkout[w]
                 row["sum_pagerank"] += pr[w]
                 row["sum_weighted_pagerank"] += wpr[w]
                 row["links_in"] += int(d["weight"])
                 row["linked_from"].append(w)
+                ev = (evidence or {}).get(w, {}).get(s)
+                if ev is not None:
+                    row["sum_link_evidence"] += mass_of[w] * ev.volume / total_mass
+                    row["link_pages"] += ev.pages
+                    row["link_langs"] |= ev.langs
+                    row["parallel_links"] += ev.parallel
+        for row in rows.values():
+            row["evidence_level"] = evidence_level(row["link_langs"], row["parallel_links"])
+            row["sum_link_evidence"] += row["evidence_level"]
         field = CRITERIA[criterion]
         order = (field,) + tuple(f for f in _TIE_ORDER if f != field)
+        if field == "sum_link_evidence":  # the level first: g → 1 must not round up into it
+            order = ("evidence_level",) + order
         ranked = sorted(rows.values(),
                         key=lambda row: tuple(-_key(row[f]) for f in order) + (row["site"],))
         for i, row in enumerate(ranked, 1):
             row["linked_from"].sort()
+            row["link_langs"] = sorted(row["link_langs"])
             row["rank"] = i
             row["criterion"] = field
         return ranked

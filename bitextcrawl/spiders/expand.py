@@ -14,7 +14,10 @@ goes through three phases, each ended by the crawl running dry (``spider_idle``)
    language switches first) are downloaded; every other link found is held back
    (:class:`HoldMiddleware`, after the focus middleware has ordered or dropped it). Then
    :func:`~bitextcrawl.sites.detect.detect_bilingual` decides: a site that fails is dropped
-   (``bitext/expand/dropped``) and reported in ``expansion.jsonl``;
+   (``bitext/expand/dropped``) and reported in ``expansion.jsonl``. A site that could not be
+   checked at all (no response: connection refused, DNS failure, timeouts, robots.txt
+   forbidding the check pages) is reported as ``failed`` (``bitext/expand/failed``) and the
+   next site of the round's ranking takes its place (``BITEXT_EXPAND_REPLACE_FAILED``);
 2. **crawl**: the held links are released and the site is crawled up to ``max_pages`` pages,
    with deep page recovery;
 3. **close**: the round over, the spider runs the closing alignment of each site into its own
@@ -23,7 +26,8 @@ goes through three phases, each ended by the crawl running dry (``spider_idle``)
    database (``BITEXT_PATTERN_DB``), so C(w) is known and later sites can rescue weak keys.
 
 Then :class:`~bitextcrawl.sites.expansion.Expansion` ranks the sites linked from the set
-(default ΣWeightedPageRank), and the top K start the next round. ``expansion.jsonl`` and
+(default ΣLinkEvidence, :mod:`bitextcrawl.sites.evidence`; or the paper's ΣWeightedPageRank,
+ΣPageRank, ΣLinkout), and the top K start the next round. ``expansion.jsonl`` and
 ``sites.jsonl`` in the output dir are rewritten after each round. Round state lives in
 memory: an expand crawl is not resumable with ``JOBDIR``.
 """
@@ -35,14 +39,19 @@ import os
 from collections import Counter
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, DropItem, NotConfigured
+from scrapy.exceptions import (CannotResolveHostError, DontCloseSpider,
+                               DownloadConnectionRefusedError, DownloadTimeoutError, DropItem,
+                               IgnoreRequest, NotConfigured)
 from scrapy.signalmanager import SignalManager
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
+from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPTimedOutError,
+                                    TimeoutError)
 from twisted.python.failure import Failure
 
-from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
 from bitextcrawl.pages.site import canonical_pages
@@ -51,16 +60,32 @@ from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.pipelines.closing import ClosingPipeline, run_closing
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
-                                         site_root)
-from bitextcrawl.sites.graph import CRITERIA
+                                         site_link_evidence, site_root)
+from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
-CHECK, CRAWL, DROPPED, CLOSED = "check", "crawl", "dropped", "closed"
+CHECK, CRAWL, DROPPED, FAILED, CLOSED = "check", "crawl", "dropped", "failed", "closed"
 NO_SEEDS = ("the expand spider needs a seed list: pass -a seeds=FILE (one site URL a line), "
             "e.g. scrapy crawl expand -a seeds=seeds.txt -a langs=en,fr")
+
+
+def failure_kind(failure) -> str:
+    """Why a request got no response, as ``expansion.jsonl`` reports a failed check."""
+    if failure.check(IgnoreRequest) and "robots" in str(failure.value).lower():
+        return "robots.txt forbids it"
+    # Scrapy 2.19 wraps Twisted's errors in its own; both are checked.
+    if failure.check(ConnectionRefusedError, DownloadConnectionRefusedError):
+        return "unreachable: connection refused"
+    if failure.check(DNSLookupError, CannotResolveHostError):
+        return "unreachable: DNS lookup failed"
+    if failure.check(TimeoutError, TCPTimedOutError, DownloadTimeoutError):
+        return "unreachable: timeout"
+    if failure.check(HttpError):
+        return f"HTTP {failure.value.response.status}"
+    return "unreachable: " + (failure.type.__name__ if failure.type else "error")
 
 
 def seed_list(seeds: str | None) -> list[str]:
@@ -86,13 +111,17 @@ class SiteCrawl:
     """One site of an expand crawl: what its pipelines see as ``crawler.spider``."""
 
     def __init__(self, spider: "ExpandSpider", site: str, start_urls: list[str], round_no: int,
-                 seed: bool = False):
+                 seed: bool = False, replaces: str = ""):
         self.spider = spider
         self.site = site
         self.start_urls = start_urls
         self.start_url = start_urls[0]
         self.round = round_no
         self.seed = seed
+        self.replaces = replaces
+        self.responses = 0              # responses of any kind (an answer, even 404)
+        self.errors: Counter = Counter()  # failure_kind -> requests that got no response
+        self.failure = ""               # why the check failed (no response at all)
         self.name = site_name(site)
         self.output_dir = os.path.join(spider.output_dir, "sites", self.name)
         self.langs = spider.langs
@@ -256,9 +285,9 @@ class ExpandSpider(BitextSpider):
         for name, value, example in (("rounds", rounds, 2), ("top_k", top_k, 10),
                                      ("max_pages", max_pages, 200)):
             whole_number(name, value, example)
-        if criterion and criterion not in CRITERIA:
+        if criterion and criterion not in CRITERION_NAMES:
             raise ValueError(f"unknown criterion {criterion!r}: pass -a criterion= one of "
-                             + ", ".join(sorted(CRITERIA)))
+                             + ", ".join(CRITERION_NAMES))
 
     @classmethod
     def update_settings(cls, settings):
@@ -285,6 +314,7 @@ class ExpandSpider(BitextSpider):
                             else s.getint("BITEXT_EXPAND_ROUNDS"))
         spider.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
         spider.check_seeds = s.getbool("BITEXT_EXPAND_CHECK_SEEDS")
+        spider.replace_failed = s.getbool("BITEXT_EXPAND_REPLACE_FAILED")
         spider.expansion = Expansion(
             criterion=spider._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
             top_k=int(spider._top_k_arg if spider._top_k_arg is not None
@@ -309,9 +339,11 @@ class ExpandSpider(BitextSpider):
             for request in self.open_site(site, urls + roots, seed=True):
                 yield request
 
-    def open_site(self, site: str, start_urls: list[str], seed: bool = False) -> list:
+    def open_site(self, site: str, start_urls: list[str], seed: bool = False,
+                  replaces: str = "") -> list:
         """Start crawling a site in the current round: its check requests."""
-        crawl = SiteCrawl(self, site, list(dict.fromkeys(start_urls)), self.round, seed=seed)
+        crawl = SiteCrawl(self, site, list(dict.fromkeys(start_urls)), self.round, seed=seed,
+                          replaces=replaces)
         if seed and not self.check_seeds:
             crawl.phase = CRAWL
         self.sites[site] = crawl
@@ -324,7 +356,23 @@ class ExpandSpider(BitextSpider):
         site = self.sites.get(site_of(url))
         return site is not None and site.is_open
 
+    def on_error(self, failure):
+        """As the ``bitext`` spider counts it; and the site keeps why (a failed check)."""
+        super().on_error(failure)
+        request = getattr(failure, "request", None)
+        site = self.sites.get((request.meta.get("bitext_expand_site") if request else None)
+                              or "")
+        if site is not None and not (request.meta.get("bitext_held")):
+            kind = failure_kind(failure)
+            if kind.startswith("HTTP"):
+                site.responses += 1  # the server answered
+            else:
+                site.errors[kind] += 1
+
     def parse(self, response):
+        asked = self.sites.get(response.meta.get("bitext_expand_site") or "")
+        if asked is not None:
+            asked.responses += 1
         page = response.meta.get("bitext_page")
         if page is None:  # not an HTML page; the language-ID middleware counted why
             return
@@ -368,7 +416,7 @@ class ExpandSpider(BitextSpider):
             busy = self.site_pipelines.site_idle(site) or busy
         if busy or (self._sites(CHECK) and self.check_sites()):
             raise DontCloseSpider
-        if not self._sites(CRAWL, DROPPED):
+        if not self._sites(CRAWL, DROPPED, FAILED):
             return  # nothing left of the last round: the spider closes
         self.finish_round()
         if self.round < self.rounds:
@@ -385,10 +433,14 @@ class ExpandSpider(BitextSpider):
 
     def check_sites(self) -> int:
         """Bilingual-site check of every site still being checked (seed 001 §3 step 1);
-        returns how many sites passed (their held links are released)."""
+        returns how many sites passed (their held links are released) or were opened in
+        place of a site that could not be checked."""
         stats = self.crawler.stats
         passed = 0
         for site in self._sites(CHECK):
+            if not site.responses and site.errors:
+                passed += self.check_failed(site)
+                continue
             site.detection = detect_bilingual(self.read_pages(site), self.langs, site=site.site)
             stats.inc_value("bitext/expand/checked")
             if site.detection.bilingual or (site.seed and not self.check_seeds):
@@ -408,6 +460,30 @@ class ExpandSpider(BitextSpider):
                             site.site, site.detection.evidence["reason"])
         return passed
 
+    def check_failed(self, site: SiteCrawl) -> int:
+        """A site no check request reached (connection refused, DNS, robots.txt): reported,
+        and the next site of the round's ranking opened in its place (issue 18: a failed
+        check does not waste a place of the top K). Returns 1 if a site was opened."""
+        stats = self.crawler.stats
+        site.failure = site.errors.most_common(1)[0][0]
+        stats.inc_value("bitext/expand/failed")
+        self.site_pipelines.close_site(site)
+        site.held = {}
+        site.phase = FAILED
+        logger.info("Round %d: %s could not be checked (%s)", self.round, site.site,
+                    site.failure)
+        if site.seed or not self.replace_failed:
+            return 0
+        tried = [s for s in self.sites]
+        nxt = self.expansion.next_candidate(self.round, tried)
+        if nxt is None:
+            return 0
+        stats.inc_value("bitext/expand/replaced")
+        logger.info("Round %d: %s takes the place of %s", self.round, nxt, site.site)
+        for request in self.open_site(nxt, self._start_urls(nxt), replaces=site.site):
+            self.crawler.engine.crawl(request)
+        return 1
+
     def read_pages(self, site: SiteCrawl) -> list[PageRecord]:
         store = open_store(self.crawler.settings, site.output_dir)
         try:
@@ -419,7 +495,13 @@ class ExpandSpider(BitextSpider):
         """Close every site of the round: alignment, C(w), outlinks, verdict (§2.3 step 1)."""
         stats = self.crawler.stats
         pattern_db = PatternDB(self.pattern_db_path)
-        for site in sorted(self._sites(CRAWL, DROPPED), key=lambda s: s.site):
+        for site in sorted(self._sites(CRAWL, DROPPED, FAILED), key=lambda s: s.site):
+            if site.phase == FAILED:
+                site.phase = CLOSED
+                self.expansion.record(SiteResult(
+                    site.site, site.round, False, seed=site.seed, reason=site.failure,
+                    output_dir=site.output_dir, failed=site.failure, replaces=site.replaces))
+                continue
             bilingual = site.phase == CRAWL
             if bilingual:
                 self.site_pipelines.close_site(site)
@@ -427,13 +509,17 @@ class ExpandSpider(BitextSpider):
             detection = site.detection or detect_bilingual(pages, self.langs, site=site.site)
             result = SiteResult(site.site, site.round, bilingual, seed=site.seed,
                                 pages=len(pages), reason=detection.evidence["reason"],
-                                output_dir=site.output_dir, detection=detection.evidence)
+                                output_dir=site.output_dir, detection=detection.evidence,
+                                replaces=site.replaces)
+            evidence = None
             if bilingual:
                 self.align_site(site, pages, pattern_db, result)
                 stats.inc_value("bitext/expand/added")
                 self._count_landing(site.site, pages)
+                evidence = site_link_evidence(pages, self.langs,
+                                              self._pairs(site)).get(site.site, {})
             site.phase = CLOSED
-            self.expansion.record(result, outlink_counts(pages).get(site.site, {}))
+            self.expansion.record(result, outlink_counts(pages).get(site.site, {}), evidence)
         stats.set_value("bitext/expand/rounds", self.round)
         stats.set_value("bitext/expand/members", len(self.expansion.members))
         self.write_outputs()
@@ -461,6 +547,13 @@ class ExpandSpider(BitextSpider):
             pattern_db.update(site.site, learner.patterns_, site_size=learner.site_size_)
             pattern_db.save()
         result.credibility = pattern_db.site_credibility(site.site)
+
+    def _pairs(self, site: SiteCrawl) -> list[tuple[str, str]] | None:
+        """The site's pairs from its ``pairs.jsonl`` (None without the closing alignment)."""
+        path = os.path.join(site.output_dir, "pairs.jsonl")
+        if not self.align_enabled or not os.path.exists(path):
+            return None
+        return [(d["url_1"], d["url_2"]) for d in iter_jsonl(path)]
 
     def next_round(self) -> bool:
         """Rank the sites linked from the set and start crawling the top K (§2.3 step 2)."""

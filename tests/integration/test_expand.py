@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -23,6 +22,7 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.demo.web import make_monolingual
 from tests.conftest import FAST_CRAWL, PROJECT_ROOT
 
 pytestmark = pytest.mark.integration
@@ -34,7 +34,6 @@ LINKS = {"alpha": ["bravo", "charlie", "delta", "mike"],
          "bravo": ["alpha", "charlie", "delta", "november"],
          "charlie": ["echo"], "delta": ["echo"]}
 DETECT_PAGES = 8
-_ANCHOR = re.compile(r'<a href="([^"]+)"[^>]*>(.*?)</a>', re.S)
 
 
 def add_links(site, targets, kinds=("home", "about")) -> None:
@@ -45,20 +44,6 @@ def add_links(site, targets, kinds=("home", "about")) -> None:
         if kind in kinds and url in site.resources:
             res = site.resources[url]
             res.body = res.body.replace(b"</main>", aside)
-
-
-def make_monolingual(site) -> None:
-    """Drop every page not in the first language, the toggles and the links to them."""
-    keep = site.spec.langs[0]
-    dropped = {u for u, lang in site.page_langs.items() if lang != keep}
-    for url in dropped:
-        site.resources.pop(url, None)
-    for url, res in site.resources.items():
-        if site.page_langs.get(url) != keep:
-            continue
-        text = re.sub(r'<ul class="language-switch">.*?</ul>', "", res.body.decode(), flags=re.S)
-        text = _ANCHOR.sub(lambda m: m.group(2) if m.group(1) in dropped else m.group(0), text)
-        res.body = text.encode()
 
 
 def read_jsonl(path):

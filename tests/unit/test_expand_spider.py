@@ -84,7 +84,7 @@ def test_settings_replace_pipelines_with_per_site_ones(crawler):
     assert s.getdict("SPIDER_MIDDLEWARES")[HoldMiddleware] == 700
     spider = crawler.spider
     assert spider.max_pages == 500 and spider.rounds == 1
-    assert spider.expansion.criterion == "weighted_pagerank" and spider.expansion.top_k == 10
+    assert spider.expansion.criterion == "link_evidence" and spider.expansion.top_k == 10
     assert ClosingPipeline not in SitePipelines(crawler).classes
 
 
