@@ -49,9 +49,11 @@ MIN_RECALL = 0.90
 
 
 def read_bitext(path: Path) -> list[dict]:
+    """bitext.tsv read by its header, as Bicleaner reads it (Bitextor's column names)."""
     with open(path, encoding="utf-8", newline="") as fh:
-        return [dict(zip(("url_1", "url_2", "sentence_1", "sentence_2", "score"), row))
-                for row in csv.reader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
+        return [{"url_1": r["src_url"], "url_2": r["trg_url"], "sentence_1": r["src_text"],
+                 "sentence_2": r["trg_text"], "score": r["aligner_score"]}
+                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
 def score_bitext(site, rows) -> dict:
