@@ -47,7 +47,7 @@ class CrawlTimeline:
 
     @classmethod
     def from_crawler(cls, crawler):
-        interval = crawler.settings.getfloat("BITEXT_TIMELINE_INTERVAL", 5.0)
+        interval = crawler.settings.getfloat("BITEXT_TIMELINE_INTERVAL", 1.0)
         if interval <= 0:
             raise NotConfigured
         ext = cls(crawler, interval)

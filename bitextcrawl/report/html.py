@@ -169,7 +169,7 @@ def _status_sum(crawl: dict, lo: int, hi: int) -> int:
                and k[len(prefix):].isdigit() and lo <= int(k[len(prefix):]) < hi)
 
 
-def responses_table(crawl: dict, langs) -> list:
+def responses_table(crawl: dict, langs, pairs: int) -> list:
     """(what, count) of the crawl's responses, from Scrapy's and bitextcrawl's stats."""
     stored = {k.rsplit("/", 1)[1]: v for k, v in crawl.items()
               if k.startswith("bitext/pages/stored/")}
@@ -183,7 +183,8 @@ def responses_table(crawl: dict, langs) -> list:
             ("redirects (3xx)", _status_sum(crawl, 300, 400)),
             ("errors (4xx, 5xx, failed downloads)",
              _status_sum(crawl, 400, 600) + crawl.get("downloader/exception_count", 0)),
-            ("responses per pair", crawl.get("bitext/responses_per_pair", "-"))]
+            ("responses per pair", f"{crawl.get('downloader/response_count', 0) / pairs:.2f}"
+             if pairs else "-")]
 
 
 def _summary(data: ReportData, pages: dict) -> list:
@@ -201,7 +202,7 @@ def _summary(data: ReportData, pages: dict) -> list:
            _table(sorted(by_lang.items(), key=lambda x: (x[0] not in langs, -x[1], x[0])),
                   ("language", "pages")), "</div>"]
     out.append("<div id='responses'><h3>Responses</h3>")
-    out.append(_table(responses_table(crawl, langs)) if crawl else
+    out.append(_table(responses_table(crawl, langs, len(data.pairs))) if crawl else
                "<p>no crawl statistics (aligned offline)</p>")
     out.append("</div><div><h3>Pairs by evidence</h3>")
     evidence = Counter(s for p in data.pairs for s in p.sources)
