@@ -101,3 +101,20 @@ def test_report_renders_in_chromium_without_console_messages(report, tmp_path):
     dom, log = render(exe, report)
     assert not [line for line in log.splitlines() if CONSOLE.search(line)]
     check_dom(dom)
+
+
+def test_compress_writes_gz_outputs_read_by_header(tmp_path):
+    import csv
+    import gzip
+
+    site = generate_site(SiteSpec(scheme="prefix", n_pairs=8, seed=4), 8000)
+    run_closing(site_records(site), AlignConfig(langs=("en", "fr"), compress=True),
+                str(tmp_path))
+    names = set(p.name for p in tmp_path.iterdir())
+    assert {"bitext.tsv.gz", "bitext.tmx.gz", "pairs.jsonl.gz",
+            "parallel_links.jsonl.gz"} <= names
+    assert not names & {"bitext.tsv", "bitext.tmx", "pairs.jsonl"}
+    with gzip.open(tmp_path / "bitext.tsv.gz", "rt", encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+    assert rows and all(r["src_text"] and r["trg_text"] and r["src_lang"] == "en"
+                        for r in rows)
