@@ -67,6 +67,9 @@ BITEXT_ALIGN_ENABLED = True
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3
 BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
+BITEXT_SENTENCE_LANG_CHECK = True       # drop sentence pairs whose sides fastText reads as another language
+BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
+BITEXT_COMPRESS = False                 # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)

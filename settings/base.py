@@ -59,6 +59,7 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {
     "bitextcrawl.extensions.resume.FrontierJournal": 0,  # JOBDIR only: crash-safe resume
+    "bitextcrawl.extensions.timeline.CrawlTimeline": 0,  # pages and pairs over time (report)
     # An HTTP server that runs code sent to it: never on by default.
     "scrapy.extensions.remote_control.RemoteControl": None,
 }

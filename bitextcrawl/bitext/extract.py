@@ -36,6 +36,8 @@ logger = logging.getLogger(__name__)
 
 # Enough pairs to estimate tag mapping and deletion rates; more only costs time.
 TRAINING_PAIRS = 25
+# Sentence pairs per page pair kept for the report's samples.
+SAMPLE_ROWS = 3
 
 TextSimilarity = Callable[[str, str], float]
 # What ``write_bitext(text_similarity=...)`` accepts: None, a mapping
@@ -317,8 +319,11 @@ def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
 
 
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
-                text_similarity: TextSimilaritySource = None):
-    """Yield bitext rows (dicts) and collect parallel links; one language pair at a time."""
+                text_similarity: TextSimilaritySource = None, lang_check=None):
+    """Bitext rows (dicts) and parallel links; one language pair at a time.
+
+    ``lang_check``: a :class:`~bitextcrawl.bitext.langcheck.SentenceLanguageCheck`, or
+    None to keep every row (see :func:`check_rows`)."""
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -352,35 +357,73 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                     counts["bitext/bitext/identical_skipped"] += 1
                     continue
                 rows.append({"url_1": p1.url, "url_2": p2.url, "sentence_1": s1,
-                             "sentence_2": s2, "score": round(score * pair.score, 4)})
+                             "sentence_2": s2, "score": round(score * pair.score, 4),
+                             "lang_1": l1, "lang_2": l2})
             for h1, h2 in alignment.link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
                                   "from": [p1.url, p2.url]})
+        if lang_check is not None:
+            rows = check_rows(rows, lang_check, counts)
         results[(l1, l2)] = (rows, aligner)
     return results, links
 
 
+def check_rows(rows: list[dict], lang_check, counts: Counter) -> list[dict]:
+    """The rows of one language pair without interface strings (language names, pairs
+    seen both ways round) and without sides fastText reads as another language
+    (``bitext.langcheck``); each drop counted under ``bitext/bitext/dropped/<reason>``."""
+    from bitextcrawl.bitext.langcheck import interface_rows, language_scripts, wrong_script
+
+    interface = interface_rows(rows)
+    scripts = language_scripts(rows)
+    kept = []
+    for i, r in enumerate(rows):
+        reason = interface.get(i)
+        s1, s2 = scripts.get(r["lang_1"]), scripts.get(r["lang_2"])
+        if reason is None and (wrong_script(r["sentence_1"], s1, s2)
+                               or wrong_script(r["sentence_2"], s2, s1)):
+            reason = "script"
+        if reason is None:
+            reason = (lang_check.reason(r["sentence_1"], r["lang_1"], r["lang_2"])
+                      or lang_check.reason(r["sentence_2"], r["lang_2"], r["lang_1"]))
+        if reason is None:
+            kept.append(r)
+        else:
+            counts[f"bitext/bitext/dropped/{reason}"] += 1
+    return kept
+
+
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
-                 text_similarity: TextSimilaritySource = None) -> dict:
+                 text_similarity: TextSimilaritySource = None, lang_check=None,
+                 compress: bool = False, samples: dict | None = None) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
     probability, per language pair (a mapping ``(l1, l2) -> callable`` or a callable
-    ``(l1, l2) -> callable | None``); see the module docstring.
+    ``(l1, l2) -> callable | None``); see the module docstring. ``lang_check``: see
+    :func:`bitext_rows`. ``compress``: ``.gz`` files. ``samples``: if given, filled with
+    the first few rows of each page pair, ``(url_1, url_2) -> [(s1, s2)]`` (the report's).
     """
+    gz = ".gz" if compress else ""
     counts: Counter = Counter()
-    results, links = bitext_rows(pairs, page_index, counts, progress, text_similarity)
+    results, links = bitext_rows(pairs, page_index, counts, progress, text_similarity,
+                                 lang_check)
     all_rows = []
     for i, ((l1, l2), (rows, aligner)) in enumerate(sorted(results.items())):
         name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"
         counts[f"bitext/bitext/{l1}-{l2}/tmx_units"] = write_tmx(
-            os.path.join(output_dir, name), rows, l1, l2)
+            os.path.join(output_dir, name + gz), rows, l1, l2)
         all_rows.extend(rows)
+    if samples is not None:
+        for r in all_rows:
+            got = samples.setdefault((r["url_1"], r["url_2"]), [])
+            if len(got) < SAMPLE_ROWS:
+                got.append((r["sentence_1"], r["sentence_2"]))
     counts["bitext/bitext/sentence_pairs"] = write_bitext_tsv(
-        os.path.join(output_dir, "bitext.tsv"), all_rows, header=False)
+        os.path.join(output_dir, "bitext.tsv" + gz), all_rows)
     if not results:  # keep the output contract: the files exist, empty
-        write_tmx(os.path.join(output_dir, "bitext.tmx"), [], "und", "und")
+        write_tmx(os.path.join(output_dir, "bitext.tmx" + gz), [], "und", "und")
     counts["bitext/bitext/parallel_links"] = write_jsonl(
-        os.path.join(output_dir, "parallel_links.jsonl"), links)
+        os.path.join(output_dir, "parallel_links.jsonl" + gz), links)
     return dict(counts)

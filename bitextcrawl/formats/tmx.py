@@ -58,7 +58,7 @@ def _version() -> str:
 
 
 def normalise_row(row) -> dict:
-    """A bitext row as a dict: url_1, url_2, sentence_1, sentence_2, score.
+    """A bitext row as a dict: url_1, url_2, sentence_1, sentence_2, score, lang_1, lang_2.
 
     Accepts a dict with those keys, or a tuple ``(s1, s2)``, ``(s1, s2, score)`` or
     ``(url_1, url_2, s1, s2, score)``.
@@ -70,17 +70,17 @@ def normalise_row(row) -> dict:
             "sentence_1": row.get("sentence_1") or "",
             "sentence_2": row.get("sentence_2") or "",
             "score": row.get("score"),
+            "lang_1": row.get("lang_1") or "",
+            "lang_2": row.get("lang_2") or "",
         }
     row = tuple(row)
     if len(row) == 2:
-        return {"url_1": "", "url_2": "", "sentence_1": row[0], "sentence_2": row[1],
-                "score": None}
+        return normalise_row({"sentence_1": row[0], "sentence_2": row[1]})
     if len(row) == 3:
-        return {"url_1": "", "url_2": "", "sentence_1": row[0], "sentence_2": row[1],
-                "score": row[2]}
+        return normalise_row({"sentence_1": row[0], "sentence_2": row[1], "score": row[2]})
     if len(row) == 5:
-        return {"url_1": row[0], "url_2": row[1], "sentence_1": row[2],
-                "sentence_2": row[3], "score": row[4]}
+        return normalise_row(dict(zip(("url_1", "url_2", "sentence_1", "sentence_2", "score"),
+                                      row)))
     raise ValueError(f"a bitext row has 2, 3 or 5 fields, or is a dict; got {len(row)}")
 
 

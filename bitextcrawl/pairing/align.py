@@ -65,6 +65,8 @@ class AlignConfig:
     pattern_rescue_threshold: float = 500.0
     lexicon_path: str = ""
     stages: tuple = ALL_STAGES
+    sentence_lang_check: bool = True   # bitext rows: each side read as its language
+    compress: bool = False             # .gz outputs
 
     @classmethod
     def from_settings(cls, settings, langs, **overrides) -> "AlignConfig":
@@ -74,7 +76,9 @@ class AlignConfig:
                       pattern_local_threshold=settings.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
                       pattern_rescue_threshold=settings.getfloat(
                           "BITEXT_PATTERN_RESCUE_THRESHOLD"),
-                      lexicon_path=settings.get("BITEXT_LEXICON") or "")
+                      lexicon_path=settings.get("BITEXT_LEXICON") or "",
+                      sentence_lang_check=settings.getbool("BITEXT_SENTENCE_LANG_CHECK", True),
+                      compress=settings.getbool("BITEXT_COMPRESS", False))
         values.update(overrides)
         return cls(**values)
 
@@ -142,6 +146,8 @@ class AlignResult:
     timings: dict = field(default_factory=dict)
     em_points: dict = field(default_factory=dict)    # lang pair -> (m, n, p) arrays for the report
     learned_patterns: list = field(default_factory=list)  # every language pair's, for the DB
+    scores: dict = field(default_factory=dict)       # lang pair -> final candidate scores (report)
+    rejected: dict = field(default_factory=dict)     # lang pair -> best candidates not kept (report)
 
 
 def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
@@ -437,6 +443,22 @@ def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: b
     return chosen, final
 
 
+# Rejected candidates kept for the report, per language pair: a bounded list.
+REJECTED_KEPT = 10
+
+
+def best_rejected(final: dict, chosen, threshold: float, n: int = REJECTED_KEPT) -> list[dict]:
+    """The ``n`` best-scored candidates not kept, and why: ``below_threshold``, or
+    ``rival`` (a page of it went to a better pair under the 1-1 rule)."""
+    used = {u for a, b, _ in chosen for u in (a, b)}
+    kept = {(a, b) for a, b, _ in chosen}
+    rest = sorted(((s, a, b) for (a, b), s in final.items() if (a, b) not in kept),
+                  key=lambda x: (-x[0], x[1], x[2]))[:n]
+    return [{"url_1": a, "url_2": b, "score": round(float(s), 4),
+             "why": "rival" if (a in used or b in used) and s >= threshold
+             else "below_threshold"} for s, a, b in rest]
+
+
 def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         result: AlignResult, pattern_db=None, graph=None,
                         lexicon=None) -> list[Pair]:
@@ -512,6 +534,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                               result, key)
     _timed(result, "ets", t)
 
+    result.scores[key] = sorted(round(float(v), 4) for v in final.values())
+    result.rejected[key] = best_rejected(final, chosen, config.threshold)
     index = {pair: i for i, pair in enumerate(scores.cands)}
     out = []
     for u1, u2, score in chosen:

@@ -45,17 +45,20 @@ def write_json(path: str, obj) -> None:
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
-                redirects: dict | None = None) -> dict:
+                redirects: dict | None = None, timeline: list | None = None) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
 
     ``redirects``: requested URL -> target, as the crawl saw them (the page store keeps them).
+    ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
+    With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
     """
+    gz = ".gz" if config.compress else ""
     os.makedirs(output_dir, exist_ok=True)
     start = time.perf_counter()
     by_site = defaultdict(list)
     for page in pages:
         by_site[page.site].append(page)
-    pairs, patterns, models, em_points = [], {}, {}, {}
+    pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
     counts: Counter = Counter()
     timings: Counter = Counter()
     for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
@@ -64,20 +67,31 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         patterns[site] = result.patterns
         models[site] = result.models
         em_points[site] = result.em_points
+        scores[site] = result.scores
+        rejected[site] = result.rejected
         counts.update(result.counts)
         timings.update(result.timings)
     if pattern_db is not None:
         pattern_db.save()
 
-    write_jsonl(os.path.join(output_dir, "pairs.jsonl"), (p.to_dict() for p in pairs))
+    write_jsonl(os.path.join(output_dir, "pairs.jsonl" + gz), (p.to_dict() for p in pairs))
     write_json(os.path.join(output_dir, "patterns.json"), patterns)
 
-    bitext_counts = {}
+    bitext_counts, samples = {}, {}
     if bitext:
         from bitextcrawl.bitext.extract import write_bitext
 
+        t = time.perf_counter()
+        lang_check = None
+        if config.sentence_lang_check:
+            from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+
+            lang_check = SentenceLanguageCheck()
         page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
-        bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress)
+        bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress,
+                                     lang_check=lang_check, compress=config.compress,
+                                     samples=samples)
+        timings["bitext"] += round(time.perf_counter() - t, 3)
     counts.update(bitext_counts)
 
     stats = {
@@ -88,11 +102,17 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         "pages": sum(len(v) for v in by_site.values()),
         "pairs": len(pairs),
         "seconds": round(time.perf_counter() - start, 3),
+        "timeline": timeline or [],
+        "threshold": config.threshold,
+        "langs": list(config.langs),
     }
     write_json(os.path.join(output_dir, "stats.json"), stats)
-    from bitextcrawl.report.html import write_report
+    from bitextcrawl.report.html import ReportData, write_report
 
-    write_report(os.path.join(output_dir, "report.html"), pairs, by_site, stats, em_points)
+    write_report(os.path.join(output_dir, "report.html"),
+                 ReportData(pairs=pairs, pages_by_site=by_site, stats=stats,
+                            em_points=em_points, scores=scores, rejected=rejected,
+                            samples=samples, patterns=patterns))
     logger.info("Closing pipeline: %d pairs from %d pages in %.1fs -> %s",
                 len(pairs), stats["pages"], stats["seconds"], output_dir)
     return stats
@@ -134,9 +154,18 @@ class ClosingPipeline:
                        if isinstance(v, (int, float, str))}
         stats = run_closing(pages, config, spider.output_dir,
                             pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats,
-                            redirects=redirects)
+                            redirects=redirects, timeline=self._timeline())
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
+
+    def _timeline(self) -> list:
+        """The crawl's points (``extensions.timeline``), with one for now."""
+        from bitextcrawl.extensions.timeline import STAT, add_point, snapshot
+
+        points = list(self.crawler.stats.get_value(STAT) or [])
+        if points:
+            add_point(points, snapshot(self.crawler.stats))
+        return points
 
     def _log_cost(self, pairs: int) -> None:
         """What the crawl cost per page stored and per pair found (issue 13)."""

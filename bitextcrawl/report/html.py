@@ -1,16 +1,21 @@
-"""``report.html``: what the closing pipeline did, readable at a glance.
+"""``report.html``: what a crawl and its alignment gave, readable at a glance.
 
-Counts per stage, the fitted structural model with the paper's two figures (the
-(m, n) scatter and the residual histogram with its GMM, seed 000 Fig. 1–2), ETS
-convergence, and a sample of pairs side by side. Plots are inline SVG, so the
-report is one self-contained file with no plotting dependency.
+In this order: a summary (pages per language, what the responses were, pairs by
+evidence, sentence pairs, time per stage); plots (pair scores against the threshold,
+the structural model's fit with the paper's two figures — the (m, n) scatter and the
+residual histogram with its GMM, seed 000 Fig. 1–2 —, ETS convergence, the crawl over
+time); sample pairs side by side (the lowest-scored pairs kept, the best candidates
+rejected, a spread of the rest); the learned URL patterns. Raw numbers stay in
+``stats.json``. Plots are inline SVG and there is no script: one self-contained file,
+no network, no plotting dependency.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import math
+from collections import Counter
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -59,7 +64,7 @@ def svg_scatter(m, n, p, k=None, b=None) -> str:
     if k is not None and b is not None:
         parts.append(f'<line x1="{sx(0):.1f}" y1="{sy(b):.1f}" x2="{sx(top):.1f}" '
                      f'y2="{sy(k * top + b):.1f}" stroke="#2c3e50"/>')
-    return f'<svg width="{W}" height="{H}" font-family="sans-serif" font-size="12">{"".join(parts)}</svg>'
+    return _svg(parts, "structural model: (M, N) of candidate pairs")
 
 
 def svg_residuals(m, n, p, k, b, gmm: dict | None) -> str:
@@ -86,68 +91,287 @@ def svg_residuals(m, n, p, k, b, gmm: dict | None) -> str:
     if gmm:
         pts = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, dens))
         parts.append(f'<polyline points="{pts}" fill="none" stroke="#c0392b" stroke-width="2"/>')
-    return f'<svg width="{W}" height="{H}" font-family="sans-serif" font-size="12">{"".join(parts)}</svg>'
+    return _svg(parts, "residuals of parallel pairs")
 
 
-def _table(rows: dict) -> str:
-    body = "".join(f"<tr><td>{_esc(k)}</td><td>{_esc(v)}</td></tr>" for k, v in sorted(rows.items()))
-    return f"<table>{body}</table>"
+def _svg(parts, title: str) -> str:
+    return (f'<svg role="img" width="{W}" height="{H}" font-family="sans-serif" font-size="12">'
+            f'<title>{_esc(title)}</title>{"".join(parts)}</svg>')
+
+
+def svg_score_histogram(scores, threshold: float) -> str:
+    """Final scores of all candidate pairs, 0..1 in 20 bins, the threshold as a line."""
+    scores = np.clip(np.asarray(scores, float), 0, 1)
+    if not len(scores):
+        return "<p>no candidates</p>"
+    counts, edges = np.histogram(scores, bins=20, range=(0, 1))
+    sx, sy, parts = _axes(0, 1, 0, float(max(counts.max(), 1)), "pair score", "candidates")
+    for c, e0, e1 in zip(counts, edges[:-1], edges[1:]):
+        colour = "#27ae60" if e0 >= threshold else "#95a5a6"
+        parts.append(f'<rect x="{sx(e0):.1f}" y="{sy(c):.1f}" width="{max(sx(e1) - sx(e0) - 1, 1):.1f}" '
+                     f'height="{sy(0) - sy(c):.1f}" fill="{colour}"/>')
+    parts.append(f'<line x1="{sx(threshold):.1f}" y1="{PAD}" x2="{sx(threshold):.1f}" '
+                 f'y2="{H - PAD}" stroke="#c0392b" stroke-dasharray="4 3"/>'
+                 f'<text x="{sx(threshold) + 3:.1f}" y="{PAD + 12}" fill="#c0392b">'
+                 f'threshold {threshold:g}</text>')
+    return _svg(parts, "pair score distribution")
+
+
+def svg_lines(series: dict, xlabel: str, ylabel: str, title: str, xs=None) -> str:
+    """Line plot of named series (same length) against ``xs`` (default 1, 2, ...)."""
+    series = {k: [float(v) for v in vs] for k, vs in series.items() if len(vs)}
+    if not series:
+        return "<p>nothing recorded</p>"
+    n = max(len(v) for v in series.values())
+    xs = [float(x) for x in (xs if xs is not None else range(1, n + 1))]
+    ymax = max(max(v) for v in series.values()) or 1.0
+    sx, sy, parts = _axes(min(xs), max(xs) if max(xs) > min(xs) else min(xs) + 1, 0, ymax,
+                          xlabel, ylabel)
+    colours = ["#2980b9", "#c0392b", "#27ae60", "#8e44ad"]
+    for i, (name, vs) in enumerate(series.items()):
+        colour = colours[i % len(colours)]
+        pts = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in zip(xs, vs))
+        parts.append(f'<polyline points="{pts}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        parts += [f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="2.5" fill="{colour}"/>'
+                  for x, y in zip(xs, vs)] if len(vs) <= 30 else []
+        parts.append(f'<text x="{PAD + 8}" y="{PAD + 14 + 14 * i}" fill="{colour}">'
+                     f'{_esc(name)}</text>')
+    return _svg(parts, title)
+
+
+def _table(rows, head=None) -> str:
+    """A table of (label, value, ...) rows."""
+    rows = list(rows.items()) if isinstance(rows, dict) else list(rows)
+    if not rows:
+        return "<p>none</p>"
+    thead = "<tr>" + "".join(f"<th>{_esc(h)}</th>" for h in head) + "</tr>" if head else ""
+    body = "".join("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table>{thead}{body}</table>"
+
+
+@dataclass
+class ReportData:
+    """What the closing pipeline knows; every field but ``pairs`` may be empty."""
+
+    pairs: list
+    pages_by_site: dict = field(default_factory=dict)
+    stats: dict = field(default_factory=dict)
+    em_points: dict = field(default_factory=dict)   # site -> lang pair -> (m, n, p)
+    scores: dict = field(default_factory=dict)      # site -> lang pair -> final scores
+    rejected: dict = field(default_factory=dict)    # site -> lang pair -> [{url_1, url_2, score, why}]
+    samples: dict = field(default_factory=dict)     # (url_1, url_2) -> [(s1, s2)]
+    patterns: dict = field(default_factory=dict)    # site -> lang pair -> learner report
+
+
+def _status_sum(crawl: dict, lo: int, hi: int) -> int:
+    prefix = "downloader/response_status_count/"
+    return sum(v for k, v in crawl.items() if k.startswith(prefix)
+               and k[len(prefix):].isdigit() and lo <= int(k[len(prefix):]) < hi)
+
+
+def responses_table(crawl: dict, langs, pairs: int) -> list:
+    """(what, count) of the crawl's responses, from Scrapy's and bitextcrawl's stats."""
+    stored = {k.rsplit("/", 1)[1]: v for k, v in crawl.items()
+              if k.startswith("bitext/pages/stored/")}
+    wanted = sum(v for lang, v in stored.items() if lang in langs)
+    return [("responses", crawl.get("downloader/response_count", 0)),
+            ("pages in the wanted languages", wanted),
+            ("pages in other languages", sum(stored.values()) - wanted),
+            ("same content as a page stored (duplicates)",
+             crawl.get("bitext/pages/duplicate_content", 0)
+             + crawl.get("bitext/pages/duplicate_url", 0)),
+            ("redirects (3xx)", _status_sum(crawl, 300, 400)),
+            ("errors (4xx, 5xx, failed downloads)",
+             _status_sum(crawl, 400, 600) + crawl.get("downloader/exception_count", 0)),
+            ("responses per pair", f"{crawl.get('downloader/response_count', 0) / pairs:.2f}"
+             if pairs else "-")]
+
+
+def _summary(data: ReportData, pages: dict) -> list:
+    stats, align = data.stats, data.stats.get("align", {})
+    crawl = stats.get("crawl") or {}
+    langs = stats.get("langs") or []
+    by_lang = Counter(p.lang for p in pages.values())
+    sentence_pairs = align.get("bitext/bitext/sentence_pairs", 0)
+    out = ["<section id='summary'><h2>Summary</h2>",
+           f"<p class='lead'>{len(pages)} pages, <b>{len(data.pairs)} page pairs</b>, "
+           f"<b>{sentence_pairs} sentence pairs</b>"
+           + (f", from {crawl['downloader/response_count']} responses"
+              if "downloader/response_count" in crawl else "") + ".</p>",
+           "<div class='cols'><div><h3>Pages per language</h3>",
+           _table(sorted(by_lang.items(), key=lambda x: (x[0] not in langs, -x[1], x[0])),
+                  ("language", "pages")), "</div>"]
+    out.append("<div id='responses'><h3>Responses</h3>")
+    out.append(_table(responses_table(crawl, langs, len(data.pairs))) if crawl else
+               "<p>no crawl statistics (aligned offline)</p>")
+    out.append("</div><div><h3>Pairs by evidence</h3>")
+    evidence = Counter(s for p in data.pairs for s in p.sources)
+    out.append(_table(evidence.most_common(), ("evidence", "pairs")))
+    out.append("</div><div><h3>Sentence pairs</h3>")
+    dropped = [(k.rsplit("/", 1)[1].replace("_", " "), v) for k, v in sorted(align.items())
+               if k.startswith("bitext/bitext/dropped/")]
+    out.append(_table([("written", sentence_pairs),
+                       ("dropped: identical sides",
+                        align.get("bitext/bitext/identical_skipped", 0))]
+                      + [(f"dropped: {k}", v) for k, v in dropped]))
+    out.append("</div><div><h3>Time per stage</h3>")
+    timings = [(k, f"{v:.2f} s") for k, v in (stats.get("timings_s") or {}).items()]
+    if "elapsed_time_seconds" in crawl:
+        timings.insert(0, ("crawl", f"{crawl['elapsed_time_seconds']:.1f} s"))
+    timings.append(("closing pipeline, all", f"{stats.get('seconds', 0):.2f} s"))
+    out.append(_table(timings))
+    out.append("</div></div></section>")
+    return out
+
+
+def _plots(data: ReportData) -> list:
+    stats = data.stats
+    threshold = float(stats.get("threshold", 0.5))
+    out = ["<section id='plots'><h2>Plots</h2>"]
+    for site, by_pair in sorted((stats.get("models") or {}).items()):
+        for lang_pair, models in sorted(by_pair.items()):
+            out.append(f"<h3>{_esc(site)} · {_esc(lang_pair)}</h3><div class='cols'>")
+            scores = (data.scores.get(site) or {}).get(lang_pair)
+            out.append("<figure class='plot-scores'>" + svg_score_histogram(scores or [], threshold)
+                       + "<figcaption>Final score of every candidate pair; kept above "
+                       "the threshold, one pair per page.</figcaption></figure>")
+            em = models.get("structural_em")
+            points = (data.em_points.get(site) or {}).get(lang_pair)
+            if em and points:
+                params = em.get("params", em)
+                k = params.get("k", params.get("k_"))
+                b = params.get("b", params.get("b_"))
+                out.append("<figure class='plot-structure'>" + svg_scatter(*points, k=k, b=b)
+                           + "<figcaption>Structural model: token counts of candidate pairs "
+                           "(red: P(parallel) ≥ 0.5) and the fitted N = kM + b.</figcaption>"
+                           "</figure>")
+                if k is not None and b is not None:
+                    out.append("<figure class='plot-residuals'>"
+                               + svg_residuals(*points, k=k, b=b, gmm=params.get("gmm"))
+                               + "<figcaption>Residuals of parallel pairs and the fitted "
+                               "mixture.</figcaption></figure>")
+            history = (models.get("ets") or {}).get("history") or []
+            if history:
+                out.append("<figure class='plot-ets'>" + svg_lines(
+                    {"mean change": [h.get("mean_change", 0) for h in history],
+                     "max change": [h.get("max_change", 0) for h in history]},
+                    "iteration", "score change", "ETS convergence")
+                    + "<figcaption>ETS convergence: how much the scores moved per "
+                    "iteration.</figcaption></figure>")
+            out.append("</div>")
+    timeline = stats.get("timeline") or []
+    out.append("<h3>The crawl over time</h3>")
+    if len(timeline) >= 2:
+        xs = [p[0] for p in timeline]
+        out.append("<figure class='plot-timeline'>" + svg_lines(
+            {"responses": [p[1] for p in timeline], "pages stored": [p[2] for p in timeline],
+             "URL pairs known": [p[3] for p in timeline]},
+            "seconds", "count", "the crawl over time", xs=xs) + "</figure>")
+    else:
+        out.append("<p>not recorded (offline alignment, or a crawl too short)</p>")
+    out.append("</section>")
+    return out
 
 
 def _first_lines(text: str, n: int = 3) -> str:
     return "<br>".join(_esc(line[:160]) for line in (text or "").split("\n")[:n])
 
 
-def write_report(path: str, pairs, pages_by_site: dict, stats: dict, em_points: dict,
-                 sample: int = 25) -> None:
-    pages = {p.url: p for ps in pages_by_site.values() for p in ps}
-    out = ["<!doctype html><html><head><meta charset='utf-8'><title>bitextcrawl report</title>",
-           "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
-           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ddd;padding:4px 8px;"
-           "vertical-align:top;font-size:13px}h2{margin-top:2em}.pair td{width:50%}</style>",
-           "</head><body><h1>bitextcrawl report</h1>",
-           f"<p>{stats.get('pages', 0)} pages, {stats.get('pairs', 0)} pairs, "
-           f"closing pipeline {stats.get('seconds', 0)} s.</p>",
-           "<h2>Counts per stage</h2>", _table(stats.get("align", {})),
-           "<h2>Time per stage (s)</h2>", _table(stats.get("timings_s", {}))]
-    crawl = {k: v for k, v in (stats.get("crawl") or {}).items() if str(k).startswith("bitext/")}
-    if crawl:
-        out += ["<h2>Crawl</h2>", _table(crawl)]
-    for site, by_pair in (stats.get("models") or {}).items():
-        for lang_pair, models in by_pair.items():
-            out.append(f"<h2>{_esc(site)} · {_esc(lang_pair)}</h2>")
-            em = models.get("structural_em")
-            points = (em_points.get(site) or {}).get(lang_pair)
-            if em:
-                out.append("<h3>Structural model (EM)</h3>")
-                out.append(f"<pre>{_esc(json.dumps(em, indent=1, default=str)[:4000])}</pre>")
-                if points:
-                    params = em.get("params", em)
-                    k = params.get("k", params.get("k_"))
-                    b = params.get("b", params.get("b_"))
-                    gmm = params.get("gmm")
-                    out.append(svg_scatter(*points, k=k, b=b))
-                    if k is not None and b is not None:
-                        out.append(svg_residuals(*points, k=k, b=b, gmm=gmm))
-            ets = models.get("ets")
-            if ets:
-                out.append("<h3>ETS convergence</h3>")
-                out.append(f"<pre>{_esc(json.dumps(ets, indent=1, default=str)[:3000])}</pre>")
-            lsi = models.get("lsi")
-            if lsi:
-                out.append("<h3>LSI</h3>")
-                out.append(f"<pre>{_esc(json.dumps(lsi, indent=1, default=str)[:2000])}</pre>")
-    out.append(f"<h2>Sample of pairs ({min(sample, len(pairs))} of {len(pairs)})</h2>")
-    out.append("<table class='pair'>")
-    step = max(1, len(pairs) // sample) if pairs else 1
-    for pair in pairs[::step][:sample]:
-        p1, p2 = pages.get(pair.url_1), pages.get(pair.url_2)
-        out.append(
-            f"<tr><th colspan=2>score {pair.score:.3f} · {_esc(', '.join(pair.sources))}</th></tr>"
-            f"<tr><td><a href='{_esc(pair.url_1)}'>{_esc(pair.url_1)}</a><br><b>"
-            f"{_esc(p1.title if p1 else '')}</b><br>{_first_lines(p1.text if p1 else '')}</td>"
-            f"<td><a href='{_esc(pair.url_2)}'>{_esc(pair.url_2)}</a><br><b>"
-            f"{_esc(p2.title if p2 else '')}</b><br>{_first_lines(p2.text if p2 else '')}</td></tr>")
-    out.append("</table></body></html>")
+def _pair_rows(url_1, url_2, label, pages, samples) -> str:
+    p1, p2 = pages.get(url_1), pages.get(url_2)
+    got = samples.get((url_1, url_2))
+    if got:
+        text_1 = "<ol>" + "".join(f"<li>{_esc(a[:200])}</li>" for a, _ in got) + "</ol>"
+        text_2 = "<ol>" + "".join(f"<li>{_esc(b[:200])}</li>" for _, b in got) + "</ol>"
+    else:   # no aligned sentence: the pages' first lines
+        text_1 = f"<p class='muted'>{_first_lines(p1.text if p1 else '')}</p>"
+        text_2 = f"<p class='muted'>{_first_lines(p2.text if p2 else '')}</p>"
+
+    def side(url, page, text):
+        return (f"<td><a href='{_esc(url)}'>{_esc(url)}</a><br><b>"
+                f"{_esc(page.title if page else '')}</b>{text}</td>")
+
+    return (f"<tr><th colspan=2>{label}</th></tr><tr>{side(url_1, p1, text_1)}"
+            f"{side(url_2, p2, text_2)}</tr>")
+
+
+def _samples(data: ReportData, pages: dict, n: int) -> list:
+    pairs = sorted(data.pairs, key=lambda p: (p.score, p.url_1))
+    out = ["<section id='samples'><h2>Sample pairs</h2>",
+           "<p>Titles and first aligned sentences (or, without any, the pages' first "
+           "lines) side by side.</p>",
+           f"<h3 id='lowest-kept'>Lowest-scored pairs kept ({min(n, len(pairs))} of "
+           f"{len(pairs)})</h3><table class='pair'>"]
+    for p in pairs[:n]:
+        out.append(_pair_rows(p.url_1, p.url_2, f"score {p.score:.3f} · "
+                              f"{_esc(', '.join(p.sources))}", pages, data.samples))
+    out.append("</table>")
+    rejected = sorted(((r, lp) for by_pair in data.rejected.values()
+                       for lp, rs in by_pair.items() for r in rs),
+                      key=lambda x: (-x[0]["score"], x[0]["url_1"]))[:n]
+    out.append("<h3 id='best-rejected'>Best candidates rejected</h3>")
+    if rejected:
+        out.append("<table class='pair'>")
+        for r, lp in rejected:
+            why = ("a page of it is in a better pair" if r.get("why") == "rival"
+                   else "below the threshold")
+            out.append(_pair_rows(r["url_1"], r["url_2"],
+                                  f"score {r['score']:.3f} · {_esc(lp)} · {why}", pages, {}))
+        out.append("</table>")
+    else:
+        out.append("<p>none</p>")
+    rest = pairs[n:]
+    if rest:
+        step = max(1, len(rest) // n)
+        out.append(f"<h3 id='spread'>A spread of the others ({min(n, len(rest[::step]))})</h3>"
+                   "<table class='pair'>")
+        for p in rest[::step][:n]:
+            out.append(_pair_rows(p.url_1, p.url_2, f"score {p.score:.3f} · "
+                                  f"{_esc(', '.join(p.sources))}", pages, data.samples))
+        out.append("</table>")
+    out.append("</section>")
+    return out
+
+
+def _patterns(data: ReportData) -> list:
+    out = ["<section id='patterns'><h2>Learned URL patterns</h2>"]
+    rows = []
+    for site, by_pair in sorted(data.patterns.items()):
+        for lang_pair, report in sorted((by_pair or {}).items()):
+            for p in (report or {}).get("patterns") or []:
+                example = (p.get("examples") or [["", ""]])[0]
+                rows.append((site, lang_pair,
+                             f"{p.get('lang1_token', '')} ↔ {p.get('lang2_token', '')}",
+                             p.get("kind", ""), p.get("pairs", ""),
+                             f"{float(p.get('local_credibility') or 0):.3f}",
+                             "yes" if p.get("credible") else "no",
+                             " ↔ ".join(example[:2])))
+    out.append(_table(rows, ("site", "languages", "pattern", "kind", "pairs",
+                             "C(p,w)", "credible", "example")) if rows else
+               "<p>no pattern learned</p>")
+    out.append("</section>")
+    return out
+
+
+STYLE = ("body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}"
+         "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;"
+         "padding:4px 8px;vertical-align:top;font-size:13px;text-align:left}"
+         "h2{margin-top:2em;border-bottom:2px solid #2980b9}.lead{font-size:1.2em}"
+         ".cols{display:flex;flex-wrap:wrap;gap:1.5em}.pair td{width:50%}"
+         ".pair th{background:#f4f6f7}figure{margin:0}figcaption{font-size:12px;max-width:420px;"
+         "color:#555}.muted{color:#777}ol{margin:.3em 0;padding-left:1.5em}")
+
+
+def write_report(path: str, data: ReportData, sample: int = 10) -> None:
+    pages = {p.url: p for ps in data.pages_by_site.values() for p in ps}
+    out = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+           "<meta name='viewport' content='width=device-width'>",
+           "<title>bitextcrawl report</title>", f"<style>{STYLE}</style>",
+           "</head><body><h1>bitextcrawl report</h1>"]
+    out += _summary(data, pages)
+    out += _plots(data)
+    out += _samples(data, pages, sample)
+    out += _patterns(data)
+    out.append("<p class='muted'>Raw numbers: stats.json beside this file.</p></body></html>")
     with atomic_open(path) as fh:
         fh.write("\n".join(out))

@@ -91,12 +91,12 @@ def test_tsv_columns_no_tabs_or_newlines_deduplicated(tmp_path):
     lines = lines[:-1]
     assert lines[0].split("\t") == list(COLUMNS)
     rows = [line.split("\t") for line in lines[1:]]
-    assert all(len(r) == 5 for r in rows)
-    assert rows[0] == ["http://s.ca/en/a.html", "http://s.ca/fr/a.html",
-                       "Prices < 5 & > 2 for \"AT&T\".", "Prix < 5 & > 2 pour « AT&T ».",
-                       "0.9300"]
+    assert all(len(r) == 7 for r in rows)
+    assert rows[0][:5] == ["http://s.ca/en/a.html", "http://s.ca/fr/a.html",
+                           "Prices < 5 & > 2 for \"AT&T\".", "Prix < 5 & > 2 pour « AT&T ».",
+                           "0.9300"]
     assert rows[2][2:4] == ["Tab inside and newline here.", "Tabulation dedans et saut de ligne."]
-    assert rows[3] == ["", "", "Home", "Accueil", ""]
+    assert rows[3] == ["", "", "Home", "Accueil", "", "", ""]
     assert len({(r[2], r[3]) for r in rows}) == len(rows)
     assert "\r" not in path.read_text("utf-8")
 
@@ -105,4 +105,4 @@ def test_tsv_gzip_without_header(tmp_path):
     path = tmp_path / "bitext.tsv.gz"
     assert write_bitext_tsv(path, [("a", "b", 1)], header=False) == 1
     with gzip.open(path, "rt", encoding="utf-8") as fh:
-        assert fh.read() == "\t\ta\tb\t1.0000\n"
+        assert fh.read() == "\t\ta\tb\t1.0000\t\t\n"

@@ -1,0 +1,72 @@
+"""Sentence-pair checks of bitext rows (bitext/langcheck.py, extract.check_rows)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+from collections import Counter
+
+from bitextcrawl.bitext.extract import check_rows
+from bitextcrawl.bitext.langcheck import (SentenceLanguageCheck, interface_rows,
+                                          is_language_name_pair, language_scripts,
+                                          wrong_script)
+from bitextcrawl.formats.tsv import write_bitext_tsv
+
+
+def row(s1, s2, l1="en", l2="fr"):
+    return {"url_1": "http://s/en", "url_2": f"http://s/{l2}", "sentence_1": s1,
+            "sentence_2": s2, "score": 0.9, "lang_1": l1, "lang_2": l2}
+
+
+def test_untranslated_long_text_fails_short_words_are_not_judged_by_fasttext():
+    check = SentenceLanguageCheck()
+    english = "The configuration file is read again when the server receives the signal."
+    assert check.reason(english, "fr", "en") == "other_lang"
+    assert check.reason(english, "en", "fr") is None
+    # fastText says Macedonian (0.93) and Italian (0.99): neither is the pair's other
+    # language, and one or two words are too few to trust a third one
+    assert check.reason("Browser", "en", "fr") is None
+    assert check.reason("Non calculé", "fr", "en") is None
+    # numbers and dates carry no language
+    assert check.reason("2 615 060", "fr", "en") is None
+
+
+def test_language_names_and_crosswise_rows_are_interface_strings():
+    assert is_language_name_pair("English", "Français")
+    assert not is_language_name_pair("English", "Anglais")  # a translation: kept
+    rows = [row("English", "Français"), row("Home", "Accueil"), row("Contact", "Nous joindre"),
+            row("Nous joindre", "Contact"), row("Polish", "Polonais")]
+    assert interface_rows(rows) == {0: "language_names", 2: "crosswise", 3: "crosswise"}
+
+
+def test_script_of_its_own_decides_where_languages_differ_in_script():
+    rows = [row("Example configuration", "Пример конфигурации", "en", "ru"),
+            row("proxy_cache_valid", "fastcgi_pass", "en", "ru"),
+            row("Syntax: listen", "Синтаксис: listen", "en", "ru")]
+    scripts = language_scripts(rows)
+    assert wrong_script("fastcgi_pass", scripts["ru"], scripts["en"])
+    assert not wrong_script("Синтаксис: listen", scripts["ru"], scripts["en"])
+    assert not wrong_script("1.25", scripts["ru"], scripts["en"])
+    # English and French share their script: it says nothing
+    fr = language_scripts([row("Home page", "Page d'accueil")])
+    assert not wrong_script("Home", fr["fr"], fr["en"])
+    counts = Counter()
+    kept = check_rows(rows, SentenceLanguageCheck(), counts)
+    assert [r["sentence_2"] for r in kept] == ["Пример конфигурации", "Синтаксис: listen"]
+    assert counts == {"bitext/bitext/dropped/script": 1}
+
+
+def test_tsv_reads_by_bitextor_column_names(tmp_path):
+    rows = [row("Hello world.", "Bonjour le monde."), row("Home", "Accueil")]
+    for name in ("bitext.tsv", "bitext.tsv.gz"):
+        path = tmp_path / name
+        assert write_bitext_tsv(path, rows) == 2
+        opener = gzip.open if name.endswith(".gz") else open
+        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+            got = list(csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE))
+        assert [(r["src_text"], r["trg_text"], r["src_lang"], r["trg_lang"]) for r in got] == \
+            [("Hello world.", "Bonjour le monde.", "en", "fr"), ("Home", "Accueil", "en", "fr")]
+        assert got[0]["src_url"] == "http://s/en" and got[0]["aligner_score"] == "0.9000"
+    first = (tmp_path / "bitext.tsv.gz").read_bytes()
+    write_bitext_tsv(tmp_path / "bitext.tsv.gz", rows)
+    assert (tmp_path / "bitext.tsv.gz").read_bytes() == first  # no time in the gzip header
