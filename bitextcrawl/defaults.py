@@ -41,6 +41,9 @@ BITEXT_FOCUS_ONE_WAY = True              # hold links between pages of a languag
                                          # pages switch into but whose own pages never link back
 BITEXT_FOCUS_HOLD_QUEUED = True          # hold at download the queued links of a language held since
                                          # (off in the distributed profile: its dupefilter is shared)
+BITEXT_FOCUS_PROMOTE = True              # a queued URL found again worth a switch more: sent again past
+                                         # the dupefilter, the older copy dropped at download (off in
+                                         # the distributed profile: the other copy may go to another worker)
 BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
 BITEXT_REDIRECT_LEARNING = True          # rewrite links the way the site keeps redirecting them

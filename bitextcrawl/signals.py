@@ -20,3 +20,9 @@ held_links = object()
 #: ``target`` instead of ``source`` (a redirect the site has been answering): the page
 #: store records it like a redirect the site answered.
 url_rewritten = object()
+
+#: Sent by the held-links downloader middleware with ``request`` when it drops a queued
+#: request for good (the other copy of a promoted URL went out, its URL leads to an
+#: unwanted language, the site marks it untranslated): the frontier journal counts it
+#: done, so that a crash does not have it downloaded after all.
+request_discarded = object()

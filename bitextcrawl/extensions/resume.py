@@ -56,6 +56,8 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
+from bitextcrawl.signals import request_discarded
+
 logger = logging.getLogger(__name__)
 
 SCHEMA = """
@@ -152,6 +154,7 @@ class FrontierJournal:
         cs.connect(self.request_scheduled, signal=signals.request_scheduled)
         cs.connect(self.request_dropped, signal=signals.request_dropped)
         cs.connect(self.request_reached_downloader, signal=signals.request_reached_downloader)
+        cs.connect(self.request_discarded, signal=request_discarded)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -204,6 +207,10 @@ class FrontierJournal:
         fp = self.fingerprint(request)
         self.seen.add(fp)
         self.started[fp] += 1
+
+    def request_discarded(self, request):
+        """A downloader middleware dropped it for good: done, like a downloaded one."""
+        self.started[self.fingerprint(request)] += 1
 
     def settle(self, everything: bool = False) -> None:
         """Forget the requests the engine is done with (all of them, at close)."""

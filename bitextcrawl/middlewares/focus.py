@@ -36,10 +36,11 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
+from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
-from bitextcrawl.signals import held_links, pages_paired
+from bitextcrawl.signals import held_links, pages_paired, request_discarded
 from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
 from bitextcrawl.store import open_store
 
@@ -94,11 +95,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.downloaded: set[str] = set()
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
         self.switch_targets: set[str] = set()    # URLs some page links as a language switch
+        self.switches_pending: dict[str, str] = {}  # switch targets not requested yet -> language
         # A URL queued at a low priority and found again worth a switch bonus more (the
         # English link of an English page, then a Chinese page's switch to it) jumps the
         # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
         # downloader second is dropped there (HeldLinksMiddleware).
-        self.queued: dict[str, int] = {}         # URL -> priority it was first scheduled at
+        # URL -> (priority it was first scheduled at, id of that request)
+        self.queued: dict[str, tuple[int, int]] = {}
+        self.promote = s.getbool("BITEXT_FOCUS_PROMOTE")
         self.promoted: set[str] = set()
         self.requested: set[str] = set()         # URLs that reached the downloader
         # Links queued before the URL tokens that name their language were learned (the
@@ -106,8 +110,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # language of the page that links it); bounded.
         self.unjudged: dict[str, tuple[object, str]] = {}
         self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
-        self.late_chain: dict[str, str] = {}     # queued, since known to lead into a language
+        # URL -> its language, for pages that a page of another wanted language links by
+        # an ordinary link (see _untranslated_link), found at link time or judged later
+        self.untranslated: dict[str, str] = {}
         self.token_langs: dict[str, str | None] = {}
+        self.token_codes: dict[str, str | None] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -115,6 +122,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+        crawler.signals.connect(self.request_dropped, signal=signals.request_dropped)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
@@ -138,8 +146,20 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return named, "hreflang" if link.get("hreflang") else "anchor"
         predicted = self.tokens.predict(url)
         if len(predicted) == 1:
+            coded = {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
+            if coded and not predicted <= coded:
+                # a learned token against the wanted language's own code in the URL:
+                # crawled from /cn/, ``ngx`` (of ngx_http_*) names Chinese long before
+                # ``en`` names English in /en/docs/http/ngx_http_core_module.html
+                return None, ""
             return predicted.pop(), "url_token"
         return None, ""
+
+    def _code(self, token: str) -> str | None:
+        """The language a URL token is the code of (``en``, ``fra``), if any."""
+        if token not in self.token_codes:
+            self.token_codes[token] = lang_code(token)
+        return self.token_codes[token]
 
     # ---- yield learning ------------------------------------------------------------------
 
@@ -203,6 +223,15 @@ class FocusMiddleware(BaseSpiderMiddleware):
                    and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
                    for other in self.langs if other != lang)
 
+    def _in_start_section(self, url: str) -> bool:
+        """Is ``url`` under the folder of the start URL (not the site's root)?"""
+        start = getattr(self.crawler.spider, "start_url", "") or ""
+        rest = start.partition("://")[2]
+        folder = rest[:rest.rfind("/") + 1] if "/" in rest else ""
+        if folder.count("/") < 2:   # the root: says nothing
+            return False
+        return url.partition("://")[2].startswith(folder)
+
     def _untranslated_link(self, page, lang: str | None, evidence: str) -> bool:
         """An ordinary link (no switch) from a page of one wanted language into another:
         a site links another language's page where its own translation is missing, so
@@ -211,8 +240,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 and lang != page.lang and evidence == "url_token")
 
     def _scarcest(self) -> str | None:
-        """The wanted language with the fewest stored pages (None while there is a tie)."""
-        counts = sorted((self.pages_by_lang[x], x) for x in self.langs)
+        """The wanted language with the fewest pages stored or on their way as switch
+        targets (None while there is a tie): crawled from /cn/, English is not scarce
+        while the Chinese pages' switches into it wait in the queue."""
+        pending = Counter(self.switches_pending.values())
+        counts = sorted((self.pages_by_lang[x] + pending[x], x) for x in self.langs)
         if len(counts) < 2 or counts[0][0] == counts[1][0]:
             return None
         return counts[0][1]
@@ -293,9 +325,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def request_scheduled(self, request, spider=None):
         if request.meta.get("bitext_promoted"):
-            self.queued[request.url] = request.priority
+            self.promoted.add(request.url)   # (a copy replayed after a crash, too)
+            self.queued[request.url] = (request.priority, id(request))
         else:
-            self.queued.setdefault(request.url, request.priority)
+            self.queued.setdefault(request.url, (request.priority, id(request)))
         # (sent before the dupefilter: a request it will drop — its URL was held at
         # download, and this copy did not come through ``unfiltered`` — replaces nothing)
         if request.url in self.filtered and not request.dont_filter:
@@ -304,14 +337,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
             held.pop(request.url, None)
         self.filtered.discard(request.url)
 
+    def request_dropped(self, request, spider=None):
+        # (the dupefilter had seen it: downloaded by an earlier run of a resumed crawl)
+        if self.queued.get(request.url, (0, None))[1] == id(request):
+            del self.queued[request.url]
+
     def unfiltered(self, request):
         """``request`` made to pass the dupefilter if an earlier request for its URL was
         held back at download (the filter saw that one, nobody downloaded it)."""
         url = request.url
         if url in self.filtered and url not in self.downloaded:
             return request.replace(dont_filter=True)
-        queued = self.queued.get(url)
-        if queued is not None and not request.dont_filter and url not in self.requested \
+        queued = self.queued.get(url, (None,))[0]
+        if self.promote and queued is not None and not request.dont_filter and url not in self.requested \
                 and url not in self.promoted and request.priority >= queued + self.cross_bonus:
             self.promoted.add(url)
             self.stats.inc_value("bitext/focus/promoted")
@@ -394,6 +432,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         for url, lang, switches, unlinked in state.get("page_switches", []):
             self.page_switches[url] = (lang, frozenset(switches), frozenset(unlinked))
         self.switch_targets.update(state.get("switch_targets", []))
+        for url, requested in state.get("promoted", []):
+            self.promoted.add(url)
+            if requested:
+                self.requested.add(url)
         for lang, url, priority, depth in state.get("held", []):
             request = spider.page_request(url, priority=priority, depth=depth,
                                           bitext_chain=lang).replace(dont_filter=True)
@@ -418,6 +460,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                                       for url, (lang, switches, unlinked)
                                       in sorted(self.page_switches.items())],
                     "switch_targets": sorted(self.switch_targets),
+                    # two copies of a promoted URL may both wait in the JOBDIR queue
+                    "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
                     "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
                              for lang, held in sorted(self.held.items())
                              for url, r in sorted(held.items())]})
@@ -500,7 +544,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         is known to name Chinese, and these waited behind English links found later)."""
         promoted = 0
         for url, (request, page_lang) in list(self.unjudged.items()):
-            if url in self.requested:
+            if url in self.requested or url not in self.queued:
+                # (gone out, or dropped by the dupefilter: seen by an earlier run)
                 del self.unjudged[url]
                 continue
             lang, _ = self.link_language(url, None)
@@ -514,9 +559,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if lang != page_lang:
                 # an ordinary link into another wanted language: no bonus, and held at
                 # download like the links of that language
-                self.late_chain[url] = lang
+                self.untranslated[url] = lang
                 continue
-            if url in self.promoted:
+            if url in self.promoted or url in self.untranslated or not self.promote:
                 continue
             meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
                     "bitext_same_lang": lang}
@@ -536,10 +581,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if page is None or response.meta.get("bitext_discovered_by") == "start":
             if self._untranslated_link(page, lang, evidence):
                 request.meta["bitext_untranslated"] = True
+                self.untranslated[request.url] = lang
                 self.stats.inc_value("bitext/focus/untranslated_link")
             elif lang in langs:
                 request.priority += self.bonus
                 self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
+            elif lang is None and self._in_start_section(request.url):
+                # no URL token is known yet; the folder the user started in is where
+                # the start page's language is (nginx.org's /cn/)
+                request.priority += self.bonus
+                self.stats.inc_value("bitext/focus/lang_link/start_section")
             return self.unfiltered(request)
         if page.lang not in langs:
             if lang in langs:
@@ -555,6 +606,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return self.unfiltered(request)
         if lang in langs and lang != page.lang and evidence != "url_token":
             # a language switch into another wanted language: most likely the counterpart
+            if request.url not in self.switch_targets and request.url not in self.requested:
+                self.switches_pending[request.url] = lang
             self.switch_targets.add(request.url)
             for held in self.held.values():   # held as an ordinary link before: not now
                 held.pop(request.url, None)
@@ -567,9 +620,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self.stats.inc_value("bitext/focus/dropped_no_translation")
                 return None
             request.meta["bitext_same_lang"] = lang  # checked again before download
-        if self._untranslated_link(page, lang, evidence) or (
+        if self._untranslated_link(page, lang, evidence):
+            self.untranslated[request.url] = lang
+        if request.url in self.untranslated or (
                 lang in (None, page.lang) and (response.meta.get("bitext_untranslated")
-                                               or response.request.url in self.late_chain)):
+                                               or response.request.url in self.untranslated)):
             # no bonus: see _untranslated_link; and the pages such a page links in its own
             # language are of its kind (nginx.org's /cn/ links the English njs manual)
             request.meta["bitext_untranslated"] = True
@@ -614,25 +669,30 @@ class HeldLinksMiddleware:
             raise NotConfigured
         return cls(crawler)
 
+    def _discard(self, request, stat: str, reason: str):
+        self.crawler.stats.inc_value(f"bitext/focus/{stat}")
+        self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
+        request.meta["bitext_held"] = True   # (not an error)
+        raise IgnoreRequest(reason)
+
     def process_request(self, request, spider=None):
         focus = getattr(self.crawler, "bitext_focus", None)
         if focus is None:
             return None
         if request.url in focus.unwanted and request.url not in focus.switch_targets:
-            focus.stats.inc_value("bitext/focus/dropped_other_lang/url_token_queued")
-            request.meta["bitext_held"] = True   # (not an error)
-            raise IgnoreRequest("its URL names a language not wanted")
+            self._discard(request, "dropped_other_lang/url_token_queued",
+                          "its URL names a language not wanted")
         if focus.second_copy(request):
+            # (the frontier journal counted it done when the first copy went out)
             focus.stats.inc_value("bitext/focus/promoted_copy_dropped")
             request.meta["bitext_held"] = True   # (not an error)
             raise IgnoreRequest("the other copy of a promoted request went out first")
         same = request.meta.get("bitext_same_lang")
         if same and focus._no_translation(request.url, same):
             # its counterpart, stored since the link was found, has no switch back
-            focus.stats.inc_value("bitext/focus/dropped_no_translation")
-            request.meta["bitext_held"] = True   # (not an error)
-            raise IgnoreRequest("no translation: the counterpart page has no switch to it")
-        lang = request.meta.get("bitext_chain") or focus.late_chain.get(request.url)
+            self._discard(request, "dropped_no_translation",
+                          "no translation: the counterpart page has no switch to it")
+        lang = request.meta.get("bitext_chain") or focus.untranslated.get(request.url)
         if self.hold_queued and lang and lang in focus.holding \
                 and not request.meta.get("bitext_released") \
                 and request.url not in focus.switch_targets:
@@ -643,5 +703,9 @@ class HeldLinksMiddleware:
             focus.filtered.add(request.url)
             request.meta["bitext_held"] = True
             raise IgnoreRequest(f"held: links between {lang} pages yield too little")
+        focus.switches_pending.pop(request.url, None)
+        if request.url in focus.promoted and request.url not in focus.requested:
+            # the other copy, still queued, will be dropped: done as far as a crash goes
+            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         focus.requested.add(request.url)
         return None

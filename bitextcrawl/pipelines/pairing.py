@@ -24,10 +24,11 @@ failures (not in the paper, which generates every counterpart once):
   such folders wait until the folders of known language have been probed: where the
   pattern failed there (``2 * STOP_AFTER`` failures, too few found), they get no guess.
   Within a direction, stored pages and held links (see the focus middleware) go in URL
-  order — whether a page happened to be downloaded says nothing of its translation —
-  but pages that pages of the counterpart's language link to by an ordinary link (not a
-  language switch) go last: a site links to the other language's page where its own
-  translation is missing;
+  order — whether a page happened to be downloaded says nothing of its translation;
+  pages that pages of the counterpart's language link to by an ordinary link (not a
+  language switch) are not guessed at all: a site links to the other language's page
+  where its own translation is missing (``skipped_untranslated``, with the pages whose
+  switch bar names the language unlinked);
 * at most ``BITEXT_RECOVERY_MAX_PER_ROUND`` guesses per idle round, never more than
   ``max_pages`` leaves room for;
 * a guess ``dir/index.html`` for a known ``dir/`` (or the reverse) is the same page:
@@ -383,9 +384,13 @@ class UrlPairingPipeline:
                 if d is not None and d.stopped:
                     skipped_stopped += 1
                     continue
-                # pages the other language links to instead of its own version: last
-                linked_instead = other in self.linked_from.get(url, ())
-                candidates[key].append((linked_instead, url, held, target))
+                if other in self.linked_from.get(url, ()):
+                    # the other language's pages link to this page instead of their own
+                    # version: the site says there is none (nginx.org's /cn/ menu links
+                    # ../en/books.html)
+                    skipped_untranslated += 1
+                    continue
+                candidates[key].append((url, held, target))
                 target_dirs.setdefault(key, (other, folder(target)))
         if skipped_alias:
             self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
@@ -420,7 +425,7 @@ class UrlPairingPipeline:
             take = cands[:max(0, min(batch, budget - scheduled))]
             over += batch - len(take)
             deferred += len(cands) - batch
-            for _, source, held, target in take:
+            for source, held, target in take:
                 self.tried[target] = key[2]
                 self.pending[target] = (key, source if held else None)
                 d = self.directions.setdefault(key, _Direction())

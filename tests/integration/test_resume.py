@@ -122,7 +122,7 @@ def test_sigkill_twice_then_resume(served, tmp_path):
     pages = {p.split(str(site.port), 1)[1] for p in served["pages"]}
     twice = [path for (_, path), n in server.hits.items() if path in pages and n > 1]
     print(f"pages stored at the kills: {first}, {second} of {total}; "
-          f"downloaded again: {len(twice)}")
+          f"downloaded again: {len(twice)} {sorted(twice)[:12]}")
     assert len(twice) <= 40
     with sqlite3.connect(jobdir / "frontier.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM pending").fetchone()[0] == 0

@@ -336,9 +336,10 @@ def test_a_switch_to_a_url_queued_low_jumps_the_queue_once(tmp_path):
 
 
 def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path):
-    """The start page's links are queued before any URL token is known: once /cn/ is
-    learned to name Chinese and /de/ German, a Chinese link gets a copy with the bonus
-    and a German one is dropped at download."""
+    """Links are queued before any URL token is known: once /cn/ is learned to name
+    Chinese and /de/ German, a Chinese link gets a copy with the bonus, and a German one
+    is dropped at download. (The start page's links into the folder it was started in,
+    /cn/, have the bonus at once.)"""
     from scrapy.exceptions import IgnoreRequest
 
     from bitextcrawl.middlewares.focus import HeldLinksMiddleware
@@ -348,9 +349,11 @@ def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
     start, _ = response_of(f"{H}/cn/", "zh", discovered_by="start")
+    assert mw.get_processed_request(link_request(f"{H}/cn/docs/"), start).priority == 20
+    page, _ = response_of(f"{H}/cn/docs/", "zh")
     zh, de = f"{H}/cn/docs/a.html", f"{H}/de/docs/a.html"
     for url in (zh, de):
-        queued = mw.get_processed_request(link_request(url), start)
+        queued = mw.get_processed_request(link_request(url), page)
         assert queued is not None and queued.priority == 0
         mw.request_scheduled(queued)
     for i in range(5):
@@ -383,3 +386,15 @@ def test_an_ordinary_link_into_the_other_language_gets_no_bonus(tmp_path):
     en_page, _ = response_of(f"{H}/en/books.html", "en", bitext_untranslated=True)
     assert mw.get_processed_request(link_request(f"{H}/en/more.html"), en_page).priority == 0
     assert mw.stats.get_value("bitext/focus/untranslated_link") == 2
+
+
+def test_a_url_the_dupefilter_had_seen_is_never_promoted(tmp_path):
+    """Resumed crawl: a link to a page downloaded by the earlier run is dropped by the
+    dupefilter; a switch to it found later must not send a copy past the filter."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    url = f"{H}/en/x.html"
+    seen = Request(url, priority=-2)
+    mw.request_scheduled(seen)
+    mw.request_dropped(seen)
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    assert not mw.get_processed_request(link_request(url, "english"), zh_page).dont_filter
