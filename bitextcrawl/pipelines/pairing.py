@@ -17,7 +17,7 @@ failures (not in the paper, which generates every counterpart once):
   while less than ``BITEXT_RECOVERY_MIN_SUCCESS`` of all its guesses succeeded;
 * the scarce side first: directions leaving the language with the fewest stored pages
   get the whole round's budget; the others are probed with ``STOP_AFTER`` guesses, and
-  get more (twice what they found so far) only while they yield. A direction is a
+  get two more for each page they found, no more. A direction is a
   pattern, a language pair and the folder of the page: a site translates some sections
   and not others, and each section is judged on its own; into a folder where no page of
   the counterpart's language is known, a third of ``STOP_AFTER`` failures stop it — and
@@ -118,6 +118,7 @@ class UrlPairingPipeline:
         self.contents: set[str] = set()
         self.url_tokens = site_url_tokens()  # which URL tokens name which language here
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
+        self.answered: set[str] = set()   # URLs a link's request got an error for
         self.untranslated: dict[str, frozenset] = {}  # URL -> langs its switch bar shows unlinked
         self.tried: dict[str, str] = {}      # generated URL -> expected language
         self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
@@ -194,9 +195,13 @@ class UrlPairingPipeline:
                         key[0], key[3], d.streak, d.found, done)
 
     def response_received(self, response, request, spider=None):
-        if request.meta.get("bitext_discovered_by") != "pattern":
-            return
         url = (request.meta.get("redirect_urls") or [request.url])[0]
+        if request.meta.get("bitext_discovered_by") != "pattern":
+            if response.status >= 400:
+                # a link already answered this URL (nginx.org's menus link untranslated
+                # /cn/ pages): no guess of it, which the dupefilter would drop unseen
+                self.answered.add(url)
+            return
         if response.status != 200 or request.meta.get("bitext_page") is None:
             self._outcome(url, False)  # 404, an error page, not HTML: no counterpart here
         # a page: its language decides, in process_item
@@ -339,7 +344,12 @@ class UrlPairingPipeline:
                 d.limit = max(1, self.stop_after // 3)
         if scarce:
             return self.max_per_round if self.max_per_round > 0 else 10 ** 9
-        return max(d.limit, 2 * d.found)
+        # in all: the probe, and two more guesses for each page found
+        left = d.limit + 2 * d.found - d.tried
+        if left <= 0 and d.tried:
+            d.stopped = True
+            self.stats.inc_value(STAT + "stopped_directions")
+        return max(0, left)
 
     def _crawl(self, request) -> None:
         focus = getattr(self.crawler, "bitext_focus", None)
@@ -374,7 +384,8 @@ class UrlPairingPipeline:
                 if other in self.untranslated.get(url, ()):
                     skipped_untranslated += 1
                     continue
-                if target in self.known or target in self.tried or not spider.in_scope(target):
+                if target in self.known or target in self.tried or target in self.answered \
+                        or not spider.in_scope(target):
                     continue
                 if self._alias_known(target):
                     skipped_alias += 1

@@ -209,9 +209,14 @@ def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
             pipe.process_item(PageRecord(url=f"{H}/{token}/p{i}.html", lang=lang,
                                          lang_prob=1.0, text_length=10,
                                          content_hash=f"{token}{i}"))
-    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("y", "<p>hi</p>")):
+    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("y", "<p>hi</p>"),
+                       ("z", "<p>hi</p>")):
         pipe.process_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html,
                                      lang_prob=1.0, text_length=10, content_hash=name))
+    # a Russian page links the English z.html itself: there is no Russian z.html
+    pipe.process_item(PageRecord(url=f"{H}/ru/menu.html", lang="ru", lang_prob=1.0,
+                                 text_length=10, content_hash="menu", links=[
+                                     {"url": f"{H}/en/z.html", "text": "книги", "hreflang": None}]))
     requested = []
     pipe._crawl = requested.append
     crawler.engine = type("Engine", (), {})()
@@ -221,8 +226,8 @@ def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
         assert type(e).__name__ == "DontCloseSpider"
     urls = {r.url for r in requested}
     assert f"{H}/ru/y.html" in urls
-    assert f"{H}/ru/x.html" not in urls
-    assert crawler.stats.get_value("bitext/recovery/skipped_untranslated") == 1
+    assert f"{H}/ru/x.html" not in urls and f"{H}/ru/z.html" not in urls
+    assert crawler.stats.get_value("bitext/recovery/skipped_untranslated") == 2
 
 
 def test_a_switch_target_is_never_held(tmp_path):
@@ -398,3 +403,29 @@ def test_a_url_the_dupefilter_had_seen_is_never_promoted(tmp_path):
     mw.request_dropped(seen)
     zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
     assert not mw.get_processed_request(link_request(url, "english"), zh_page).dont_filter
+
+
+def test_a_learned_token_does_not_overrule_a_language_code_in_the_url(tmp_path):
+    """Crawled from /cn/: ``ngx`` (of ngx_http_*) is pure Chinese before ``en`` names
+    English; /en/docs/http/ngx_http_x.html still does not lead to Chinese."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    for i in range(6):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/docs/http/ngx_http_m{i}.html",
+                                         lang="zh"), None)
+    mw.get_processed_item(PageRecord(url=f"{H}/en/index.html", lang="en"), None)
+    assert mw.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
+    assert mw.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
+
+
+def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
+    """Chinese pages stored, each with a switch into English still queued: English is
+    not the scarce language, and English links get no scarcity bonus."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    for i in range(5):
+        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+    mw.get_processed_item(PageRecord(url=f"{H}/en/p0.html", lang="en"), None)
+    assert mw._scarcest() == "en"
+    for i in range(1, 5):
+        zh_page, _ = response_of(f"{H}/cn/p{i}.html", "zh")
+        mw.get_processed_request(link_request(f"{H}/en/p{i}.html", "english"), zh_page)
+    assert mw._scarcest() is None   # 5 Chinese, 1 English stored + 4 on their way
