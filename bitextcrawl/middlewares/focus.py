@@ -96,6 +96,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
         self.switch_targets: set[str] = set()    # URLs some page links as a language switch
         self.switches_pending: dict[str, str] = {}  # switch targets not requested yet -> language
+        self.pending_by_lang: Counter = Counter()   # ... counted per language (scarcity)
         # A URL queued at a low priority and found again worth a switch bonus more (the
         # English link of an English page, then a Chinese page's switch to it) jumps the
         # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
@@ -243,8 +244,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """The wanted language with the fewest pages stored or on their way as switch
         targets (None while there is a tie): crawled from /cn/, English is not scarce
         while the Chinese pages' switches into it wait in the queue."""
-        pending = Counter(self.switches_pending.values())
-        counts = sorted((self.pages_by_lang[x] + pending[x], x) for x in self.langs)
+        counts = sorted((self.pages_by_lang[x] + self.pending_by_lang[x], x) for x in self.langs)
         if len(counts) < 2 or counts[0][0] == counts[1][0]:
             return None
         return counts[0][1]
@@ -356,6 +356,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return request.replace(dont_filter=True,
                                    meta={**request.meta, "bitext_promoted": True})
         return request
+
+    def switch_sent(self, url: str) -> None:
+        """A switch target went out: no longer on its way."""
+        lang = self.switches_pending.pop(url, None)
+        if lang is not None:
+            self.pending_by_lang[lang] -= 1
 
     def second_copy(self, request) -> bool:
         """Is ``request`` the later of two copies of a promoted URL (see ``queued``)?"""
@@ -520,8 +526,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if response is None:
             return request
         lang, evidence = self.link_language(request.url, request.meta.get("bitext_link"))
-        request = self._judge(request, response, lang, evidence)
         page = response.meta.get("bitext_page")
+        request = self._judge(request, response, page, lang, evidence)
         if request is not None and lang is None and page is not None \
                 and page.lang in self.langs and len(self.unjudged) < UNJUDGED_MAX:
             self.unjudged.setdefault(request.url, (request, page.lang))
@@ -572,12 +578,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if promoted:
             self.stats.inc_value("bitext/focus/promoted_by_url_token", promoted)
 
-    def _judge(self, request, response, lang: str | None, evidence: str):
+    def _judge(self, request, response, page, lang: str | None, evidence: str):
         langs = self.langs
         if lang and lang not in langs and self.drop_other:
             self.stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
             return None
-        page = response.meta.get("bitext_page")
         if page is None or response.meta.get("bitext_discovered_by") == "start":
             if self._untranslated_link(page, lang, evidence):
                 request.meta["bitext_untranslated"] = True
@@ -608,6 +613,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # a language switch into another wanted language: most likely the counterpart
             if request.url not in self.switch_targets and request.url not in self.requested:
                 self.switches_pending[request.url] = lang
+                self.pending_by_lang[lang] += 1
             self.switch_targets.add(request.url)
             for held in self.held.values():   # held as an ordinary link before: not now
                 held.pop(request.url, None)
@@ -669,9 +675,12 @@ class HeldLinksMiddleware:
             raise NotConfigured
         return cls(crawler)
 
-    def _discard(self, request, stat: str, reason: str):
+    def _discard(self, request, stat: str, reason: str, counted_done: bool = False):
+        """Drop ``request`` for good; the frontier journal counts it done (unless it was
+        already: the second copy of a promoted URL, counted when the first went out)."""
         self.crawler.stats.inc_value(f"bitext/focus/{stat}")
-        self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
+        if not counted_done:
+            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         request.meta["bitext_held"] = True   # (not an error)
         raise IgnoreRequest(reason)
 
@@ -683,10 +692,9 @@ class HeldLinksMiddleware:
             self._discard(request, "dropped_other_lang/url_token_queued",
                           "its URL names a language not wanted")
         if focus.second_copy(request):
-            # (the frontier journal counted it done when the first copy went out)
-            focus.stats.inc_value("bitext/focus/promoted_copy_dropped")
-            request.meta["bitext_held"] = True   # (not an error)
-            raise IgnoreRequest("the other copy of a promoted request went out first")
+            self._discard(request, "promoted_copy_dropped",
+                          "the other copy of a promoted request went out first",
+                          counted_done=True)
         same = request.meta.get("bitext_same_lang")
         if same and focus._no_translation(request.url, same):
             # its counterpart, stored since the link was found, has no switch back
@@ -703,7 +711,7 @@ class HeldLinksMiddleware:
             focus.filtered.add(request.url)
             request.meta["bitext_held"] = True
             raise IgnoreRequest(f"held: links between {lang} pages yield too little")
-        focus.switches_pending.pop(request.url, None)
+        focus.switch_sent(request.url)
         if request.url in focus.promoted and request.url not in focus.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)

@@ -188,8 +188,7 @@ class UrlPairingPipeline:
         done = d.found + d.failed
         if not d.stopped and d.streak >= (d.limit or self.stop_after) \
                 and d.found < self.min_success * done:
-            d.stopped = True
-            self.stats.inc_value(STAT + "stopped_directions")
+            self._stop(d)
             logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
                         "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
                         key[0], key[3], d.streak, d.found, done)
@@ -337,8 +336,7 @@ class UrlPairingPipeline:
             elif self._family_failing(key):
                 # the pattern failed where pages of that language are known: into a
                 # folder where none is, it is not tried at all
-                d.stopped = True
-                self.stats.inc_value(STAT + "stopped_directions")
+                self._stop(d)
                 return 0
             else:
                 d.limit = max(1, self.stop_after // 3)
@@ -347,9 +345,12 @@ class UrlPairingPipeline:
         # in all: the probe, and two more guesses for each page found
         left = d.limit + 2 * d.found - d.tried
         if left <= 0 and d.tried:
-            d.stopped = True
-            self.stats.inc_value(STAT + "stopped_directions")
+            self._stop(d)
         return max(0, left)
+
+    def _stop(self, d: _Direction) -> None:
+        d.stopped = True
+        self.stats.inc_value(STAT + "stopped_directions")
 
     def _crawl(self, request) -> None:
         focus = getattr(self.crawler, "bitext_focus", None)
