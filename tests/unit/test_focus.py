@@ -10,7 +10,7 @@ from scrapy.utils.test import get_crawler
 from bitextcrawl.middlewares.focus import FocusMiddleware, UrlLanguageTokens
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
-from bitextcrawl.pipelines.pairing import UrlPairingPipeline, index_aliases
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline, _Direction, index_aliases
 from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
 
 H = "http://www.example.org"
@@ -136,6 +136,20 @@ def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
     # into a folder where no page of the counterpart's language is known: a third
     other = ("en:en|zh:cn", "en", "zh", "/en/docs/stream/")
     assert pipe._batch(other, scarce=False, target_dir_known=False) == 1
+
+
+def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
+    """nginx.org from /cn/: guesses spread over four folders found one hidden page in 13;
+    the folders of one pattern now share 2 x STOP_AFTER guesses, and two per page found."""
+    crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=4)
+    pipe = UrlPairingPipeline(crawler)
+    pattern = ("en:en|zh:cn", "en", "zh")
+    assert pipe._family_allowance()[pattern] == 8
+    for i, folder in enumerate(("/en/", "/en/docs/", "/en/docs/http/")):
+        pipe.directions[pattern + (folder,)] = _Direction(tried=3, found=int(i == 1))
+    assert pipe._family_allowance()[pattern] == 8 - 9 + 2
+    # another pair of languages keeps its own
+    assert pipe._family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
 
 
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
