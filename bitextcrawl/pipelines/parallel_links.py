@@ -241,14 +241,12 @@ class ParallelLinkPipeline:
         return [p for p in out if self.verified.get(p, True)]
 
     def _records(self, urls: set[str]) -> dict[str, PageRecord]:
-        """Stored records of ``urls``: by URL where the store can (``get_many``, or an
-        indexed query on the SQLite store), else by one pass over the store."""
+        """Stored records of ``urls``: by an indexed query on the SQLite store, else by one
+        pass over the store."""
         if not urls:
             return {}
         store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
         try:
-            if hasattr(store, "get_many"):
-                return {rec.url: rec for rec in store.get_many(sorted(urls))}
             out = {}
             db = getattr(store, "db", None)
             if db is not None:  # SQLitePageStore
