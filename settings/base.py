@@ -64,6 +64,9 @@ EXTENSIONS = {
     "scrapy.extensions.remote_control.RemoteControl": None,
 }
 
+# On/off settings are named *_ENABLED; their old names still work, with a warning.
+ADDONS = {"bitextcrawl.config.RenamedSettings": 0}
+
 LOGSTATS_INTERVAL = 30.0
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import zlib
 from collections import Counter
@@ -47,6 +46,7 @@ from collections import Counter
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from bitextcrawl import config
 from bitextcrawl.bitext.domtree import TreeAligner, build_tree
 from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.pages.record import PageRecord
@@ -116,7 +116,7 @@ class ParallelLinkPipeline:
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not crawler.settings.getbool("BITEXT_PARALLEL_LINKS"):
+        if not config.getbool(crawler.settings, "BITEXT_PARALLEL_LINKS_ENABLED"):
             raise NotConfigured
         return cls(crawler)
 
@@ -125,9 +125,7 @@ class ParallelLinkPipeline:
     def open_spider(self):
         spider = self.crawler.spider
         self.langs = tuple(spider.langs)
-        db_path = self.crawler.settings.get("BITEXT_PATTERN_DB") or os.path.join(
-            "output", "patterns-db.json")
-        self.pattern_db = PatternDB(db_path)  # read-only here
+        self.pattern_db = PatternDB(config.pattern_db_path(self.crawler.settings))  # read-only
         store = open_store(self.crawler.settings, spider.output_dir)
         try:
             if len(store):  # a resumed crawl: rebuild the page index and the state
