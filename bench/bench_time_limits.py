@@ -23,7 +23,8 @@ from bitextcrawl.pairing.candidates import candidate_pairs  # noqa: E402
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner, pair_urls  # noqa: E402
 from tests.unit.test_candidates import make_site  # noqa: E402
 from tests.unit.test_domtree import EN_URL, FR_URL, _big_page  # noqa: E402
-from tests.unit.test_url_patterns import id_marker_urls, scheme_urls  # noqa: E402
+from tests.unit.test_url_patterns import (id_marker_urls, lines_of_200_sites,  # noqa: E402
+                                          scheme_urls)
 
 
 def fit_10k():
@@ -39,13 +40,7 @@ def fit_id_marker_10k():
 
 
 def pair_urls_200_sites():
-    schemes = ["prefix", "subdomain", "suffix", "query", "file_suffix"]
-    lines = []
-    for s in range(200):
-        one, two = scheme_urls(schemes[s % 5], 12, host=f"www.site{s}.org", seed=s)
-        one = one + [f"http://www.site{s}.org/only-en/{i}" for i in range(1)]
-        lang2 = "zh" if schemes[s % 5] == "file_suffix" else "fr"
-        lines += [f"en\t{u}" for u in one] + [f"{lang2}\t{u}" for u in two]
+    lines = lines_of_200_sites()
     return lambda: pair_urls(lines, langs=("en", "fr"))
 
 

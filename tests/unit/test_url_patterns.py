@@ -346,8 +346,8 @@ def test_fit_of_10k_urls():
     assert len(lr.pairs()) == 5000
 
 
-def test_pair_urls_5000_urls_200_sites():
-    # (its time: bench/bench_time_limits.py)
+def lines_of_200_sites() -> list[str]:
+    """5,000 ``lang<TAB>url`` lines of 200 sites, five schemes (``file_suffix`` en-zh)."""
     schemes = ["prefix", "subdomain", "suffix", "query", "file_suffix"]
     lines = []
     for s in range(200):
@@ -355,6 +355,12 @@ def test_pair_urls_5000_urls_200_sites():
         one = one + [f"http://www.site{s}.org/only-en/{i}" for i in range(1)]
         langs = ("en", "zh") if schemes[s % 5] == "file_suffix" else ("en", "fr")
         lines += [f"en\t{u}" for u in one] + [f"{langs[1]}\t{u}" for u in two]
+    return lines
+
+
+def test_pair_urls_5000_urls_200_sites():
+    # (its time: bench/bench_time_limits.py)
+    lines = lines_of_200_sites()
     assert len(lines) == 5000
     pairs = pair_urls(lines, langs=("en", "fr"))
     assert len(pairs) == 160 * 12
