@@ -42,7 +42,7 @@ DOWNLOADER_MIDDLEWARES = {
     "bitextcrawl.middlewares.focus.HeldLinksMiddleware": 50,
     # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
     "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
-    "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
+    "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {

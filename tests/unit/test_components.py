@@ -19,11 +19,11 @@ from twisted.internet.defer import Deferred
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.records import site_records
-from bitextcrawl.extensions.distributed import (DistributedClosingPipeline,
-                                                DistributedPageStorePipeline,
-                                                DistributedUrlPairingPipeline)
+from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
+                                               DistributedPageStorePipeline,
+                                               DistributedUrlPairingPipeline)
 from bitextcrawl.extensions.resume import FrontierJournal
-from bitextcrawl.extensions.robotstxt import RobotsTxtMiddleware
+from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
 from bitextcrawl.middlewares.focus import FocusMiddleware, HeldLinksMiddleware
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
@@ -330,3 +330,24 @@ def test_resolver_answers_localhost_names_unless_disabled(tmp_path):
     off = LocalhostResolver.from_crawler(
         crawler_for(tmp_path, BITEXT_RESOLVE_LOCALHOST_ENABLED=False), reactor)
     assert off.enabled is False
+
+
+def test_old_import_paths_of_moved_components_still_load():
+    import importlib
+    import sys
+
+    from scrapy.exceptions import ScrapyDeprecationWarning
+    from scrapy.utils.misc import load_object
+
+    from bitextcrawl.pipelines.distributed import DistributedPageStorePipeline as moved
+    from bitextcrawl.scheduler.redis import RedisFrontierScheduler
+
+    for module in ("bitextcrawl.extensions.distributed", "bitextcrawl.extensions.robotstxt"):
+        sys.modules.pop(module, None)
+        with pytest.warns(ScrapyDeprecationWarning):
+            importlib.import_module(module)
+    assert load_object("bitextcrawl.extensions.distributed.DistributedPageStorePipeline") is moved
+    assert load_object("bitextcrawl.extensions.distributed.RedisFrontierScheduler") \
+        is RedisFrontierScheduler
+    assert load_object("bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware") \
+        is RobotsTxtMiddleware
