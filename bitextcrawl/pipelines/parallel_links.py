@@ -326,8 +326,6 @@ class ParallelLinkPipeline:
 
         Returns None when there was nothing to do, else (requests made, proposals
         verified, work left over)."""
-        engine = self.crawler.engine
-        spider = self.crawler.spider
         first = self.langs[0]
         known = self.known_pairs()
         linking = set()
@@ -390,34 +388,43 @@ class ParallelLinkPipeline:
                 continue
             self.stats.inc_value(STAT + "aligned")
             aligned += 1
-            l1, l2 = self.pages[u1].lang, self.pages[u2].lang
-            depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
-            for h1, h2 in link_proposals(al, u1, u2):
-                p1, p2 = self.pages.get(h1), self.pages.get(h2)
-                if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
-                        (h2 in self.stored and (p2 is None or p2.lang != l2)):
-                    continue  # a stored page in another language: not this pair
-                if self._leads_elsewhere(h1) or self._leads_elsewhere(h2):
-                    self.stats.inc_value(STAT + "other_language")
-                    continue  # e.g. two switch bars' links into German
-                if (h1, h2) not in self.proposed:
-                    self.stats.inc_value(STAT + "proposed")
-                self.proposed[(h1, h2)] += 1
-                for url, lang in ((h1, l1), (h2, l2)):
-                    if url in self.stored or url in self.tried or url in self.scheduled:
-                        continue
-                    if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
-                                                                    self.trap_segments):
-                        continue
-                    self.tried[url] = lang
-                    request = spider.page_request(url, discovered_by="parallel_link",
-                                                  bitext_expected_lang=lang,
-                                                  bitext_parallel_pair=[u1, u2], depth=depth)
-                    engine.crawl(request)
-                    scheduled += 1
+            scheduled += self._follow_aligned_links(al, u1, u2)
         if scheduled:
             self.stats.inc_value(STAT + "scheduled", scheduled)
         logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
                     "requested (%.1fs)", aligned, verified, scheduled,
                     time.monotonic() - start)
         return scheduled, verified, cut
+
+    def _follow_aligned_links(self, al, u1: str, u2: str) -> int:
+        """Propose the aligned links of the pair (u1, u2) as pairs, and request their
+        targets not stored, tried or scheduled yet; the number of requests made."""
+        engine = self.crawler.engine
+        spider = self.crawler.spider
+        scheduled = 0
+        l1, l2 = self.pages[u1].lang, self.pages[u2].lang
+        depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
+        for h1, h2 in link_proposals(al, u1, u2):
+            p1, p2 = self.pages.get(h1), self.pages.get(h2)
+            if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
+                    (h2 in self.stored and (p2 is None or p2.lang != l2)):
+                continue  # a stored page in another language: not this pair
+            if self._leads_elsewhere(h1) or self._leads_elsewhere(h2):
+                self.stats.inc_value(STAT + "other_language")
+                continue  # e.g. two switch bars' links into German
+            if (h1, h2) not in self.proposed:
+                self.stats.inc_value(STAT + "proposed")
+            self.proposed[(h1, h2)] += 1
+            for url, lang in ((h1, l1), (h2, l2)):
+                if url in self.stored or url in self.tried or url in self.scheduled:
+                    continue
+                if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
+                                                                self.trap_segments):
+                    continue
+                self.tried[url] = lang
+                request = spider.page_request(url, discovered_by="parallel_link",
+                                              bitext_expected_lang=lang,
+                                              bitext_parallel_pair=[u1, u2], depth=depth)
+                engine.crawl(request)
+                scheduled += 1
+        return scheduled
