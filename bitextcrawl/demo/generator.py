@@ -81,6 +81,13 @@ SCHEMES = ("prefix", "subdomain", "suffix", "query", "opaque", "mixed")
 SUPPORTED_LANGS = ("en", "fr", "de")
 
 
+# The home and about pages' paths per URL scheme (the opaque scheme: node ids).
+_HOME_PATHS = {"prefix": "/{lang}/", "subdomain": "/", "suffix": "/index_{lang}.html",
+               "query": "/index.php?lang={lang}"}
+_ABOUT_PATHS = {"prefix": "/{lang}/about.html", "subdomain": "/about.html",
+                "suffix": "/about_{lang}.html", "query": "/about.php?lang={lang}"}
+
+
 class _Builder:
     """Plans and renders one site. Methods are called in order by :meth:`build`."""
 
@@ -140,28 +147,18 @@ class _Builder:
     # -- URLs --------------------------------------------------------------------------
 
     def home_url(self, lang: str) -> str:
-        s, b = self.site_scheme(), self.base(lang)
-        if s == "prefix":
-            return f"{b}/{lang}/"
-        if s == "subdomain":
-            return f"{b}/"
-        if s == "suffix":
-            return f"{b}/index_{lang}.html"
-        if s == "query":
-            return f"{b}/index.php?lang={lang}"
-        return f"{b}/" if lang == self.l1 else f"{b}/node/{self.oid()}.html"
+        return self._site_page_url(lang, _HOME_PATHS, opaque_root=True)
 
     def about_url(self, lang: str) -> str:
+        return self._site_page_url(lang, _ABOUT_PATHS, opaque_root=False)
+
+    def _site_page_url(self, lang: str, paths: dict[str, str], opaque_root: bool) -> str:
+        """A page outside sections under the site's scheme (``paths``: scheme -> path); an
+        opaque site gives it a node id (its langs[0] home page: the root)."""
         s, b = self.site_scheme(), self.base(lang)
-        if s == "prefix":
-            return f"{b}/{lang}/about.html"
-        if s == "subdomain":
-            return f"{b}/about.html"
-        if s == "suffix":
-            return f"{b}/about_{lang}.html"
-        if s == "query":
-            return f"{b}/about.php?lang={lang}"
-        return f"{b}/node/{self.oid()}.html"
+        if s in paths:
+            return b + paths[s].format(lang=lang)
+        return f"{b}/" if opaque_root and lang == self.l1 else f"{b}/node/{self.oid()}.html"
 
     def index_url(self, lang: str, sec: _Section, page: int) -> str:
         b, slug = self.base(lang), sec.slug[0]
