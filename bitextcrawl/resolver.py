@@ -10,6 +10,8 @@ from twisted.internet import defer
 
 from scrapy.resolver import CachingThreadedResolver
 
+from bitextcrawl import config
+
 
 class LocalhostResolver(CachingThreadedResolver):
     enabled = True
@@ -17,7 +19,7 @@ class LocalhostResolver(CachingThreadedResolver):
     @classmethod
     def from_crawler(cls, crawler, reactor):
         resolver = super().from_crawler(crawler, reactor)
-        resolver.enabled = crawler.settings.getbool("BITEXT_RESOLVE_LOCALHOST", True)
+        resolver.enabled = config.getbool(crawler.settings, "BITEXT_RESOLVE_LOCALHOST_ENABLED")
         return resolver
 
     def getHostByName(self, name: str, timeout=()):

@@ -42,7 +42,7 @@ DOWNLOADER_MIDDLEWARES = {
     "bitextcrawl.middlewares.focus.HeldLinksMiddleware": 50,
     # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
     "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
-    "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
+    "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {
@@ -63,6 +63,9 @@ EXTENSIONS = {
     # An HTTP server that runs code sent to it: never on by default.
     "scrapy.extensions.remote_control.RemoteControl": None,
 }
+
+# On/off settings are named *_ENABLED; their old names still work, with a warning.
+ADDONS = {"bitextcrawl.config.RenamedSettings": 0}
 
 LOGSTATS_INTERVAL = 30.0
 LOG_LEVEL = "INFO"

@@ -4,7 +4,8 @@ Several ``scrapy crawl bitext`` processes started with the same arguments (same 
 URL, same ``BITEXT_OUTPUT_DIR`` or ``BITEXT_REDIS_KEY``) and the same ``REDIS_URL``
 share one site's frontier (scrapy-redis priority queue + request dupefilter), so no page
 is downloaded twice; page records go to Redis. The last worker to finish runs the closing
-pipeline over the shared store (see ``bitextcrawl/extensions/distributed.py``).
+pipeline over the shared store (see ``bitextcrawl/scheduler/redis.py`` and
+``bitextcrawl/pipelines/distributed.py``).
 """
 
 import os
@@ -16,26 +17,26 @@ from settings.base import ITEM_PIPELINES as _BASE_PIPELINES
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 # scrapy-redis's scheduler, queue and dupefilter (not RedisSpider: it predates start()).
-SCHEDULER = "bitextcrawl.extensions.distributed.RedisFrontierScheduler"
+SCHEDULER = "bitextcrawl.scheduler.redis.RedisFrontierScheduler"
 # first in first out within a priority, as the local profile's queue
-SCHEDULER_QUEUE_CLASS = "bitextcrawl.extensions.distributed.FifoPriorityQueue"
+SCHEDULER_QUEUE_CLASS = "bitextcrawl.scheduler.redis.FifoPriorityQueue"
 DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
 SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
 
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
 # A request held at download has passed the shared dupefilter: no other worker could fetch
 # it, though another worker's page may show it is a counterpart (pairs were lost so).
-BITEXT_FOCUS_HOLD_QUEUED = False
+BITEXT_FOCUS_HOLD_QUEUED_ENABLED = False
 # A promoted copy passes the shared dupefilter; its older copy may be taken by another
 # worker, which cannot know to drop it: the page would be downloaded twice.
-BITEXT_FOCUS_PROMOTE = False
+BITEXT_FOCUS_PROMOTE_ENABLED = False
 
 # A worker takes a batch of requests from the shared queue before it has its robots.txt:
 # Scrapy 2.19's RobotsTxtMiddleware would let all but two of them skip the rules.
 DOWNLOADER_MIDDLEWARES = {
     **_BASE_DOWNLOADER_MIDDLEWARES,
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware": 100,
+    "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,
 }
 
 ITEM_PIPELINES = {
@@ -43,10 +44,10 @@ ITEM_PIPELINES = {
        if path not in ("bitextcrawl.pipelines.store.PageStorePipeline",
                        "bitextcrawl.pipelines.pairing.UrlPairingPipeline",
                        "bitextcrawl.pipelines.closing.ClosingPipeline")},
-    "bitextcrawl.extensions.distributed.DistributedPageStorePipeline":
+    "bitextcrawl.pipelines.distributed.DistributedPageStorePipeline":
         _BASE_PIPELINES["bitextcrawl.pipelines.store.PageStorePipeline"],
-    "bitextcrawl.extensions.distributed.DistributedUrlPairingPipeline":
+    "bitextcrawl.pipelines.distributed.DistributedUrlPairingPipeline":
         _BASE_PIPELINES["bitextcrawl.pipelines.pairing.UrlPairingPipeline"],
-    "bitextcrawl.extensions.distributed.DistributedClosingPipeline":
+    "bitextcrawl.pipelines.distributed.DistributedClosingPipeline":
         _BASE_PIPELINES["bitextcrawl.pipelines.closing.ClosingPipeline"],
 }

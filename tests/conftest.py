@@ -87,11 +87,16 @@ def redis_server(directory: Path):
                 time.sleep(0.05)
             yield f"redis://127.0.0.1:{port}/0"
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, timeout=10)
 
     return _server()
+
+
+def stop_process(proc, timeout: float) -> None:
+    """Terminate a server this test started; kill it if it has not stopped in ``timeout``."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

@@ -19,6 +19,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
+from bitextcrawl.config import pattern_db_path, resolve_renamed_settings
 from bitextcrawl.commands import fail
 from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
@@ -140,10 +141,12 @@ class Command(ScrapyCommand):
                           f"(pages by language: {found}): pass the languages of the input, "
                           f"e.g. --langs {suggest}; nothing written to {opts.output}")
         logger.info("Read %d pages from %d input(s); %s", len(pages), len(args), dict(input_stats))
+        s = s.copy()
+        resolve_renamed_settings(s)  # the add-on's work, for the settings of no crawler
         config = AlignConfig.from_settings(s, langs)
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
-        db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(opts.output, "patterns-db.json")
+        db_path = pattern_db_path(s, opts.output)
         stats = run_closing(pages, config, opts.output, pattern_db=PatternDB(db_path),
                             crawl_stats=dict(input_stats), bitext=not opts.no_bitext)
         print(f"{stats['pairs']} pairs from {stats['pages']} pages -> {opts.output}")

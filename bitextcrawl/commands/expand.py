@@ -22,6 +22,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
+from bitextcrawl import config
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.sites.expansion import load_runs
@@ -68,8 +69,7 @@ class Command(ScrapyCommand):
         top_k = opts.top_k if opts.top_k is not None else s.getint("BITEXT_EXPAND_TOP_K")
         if top_k < 0:
             raise UsageError(f"--top-k must be 0 or more, got {top_k}")
-        db_path = opts.pattern_db or s.get("BITEXT_PATTERN_DB") or os.path.join(
-            "output", "patterns-db.json")
+        db_path = opts.pattern_db or config.pattern_db_path(s)
         try:
             langs = parse_langs(opts.langs, s.get("BITEXT_LID_MODEL"), "--langs") \
                 if opts.langs else None

@@ -32,7 +32,7 @@ With Scrapy's own RobotsTxtMiddleware (see ``robotstxt.py`` here for its bug wit
 requests waiting for one robots.txt), one replayed request per site goes first and the
 others once a request of that site is past robots.txt.
 
-Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL`` (default True). Only with a
+Settings: ``JOBDIR`` (required), ``BITEXT_RESUME_JOURNAL_ENABLED`` (default True). Only with a
 scheduler of Scrapy's own kind (the distributed profile keeps its frontier in Redis).
 Stats: ``bitext/resume/rescheduled``, ``bitext/resume/unclean_stop``,
 ``bitext/resume/pending`` (rows left at close), ``bitext/resume/unserializable``.
@@ -56,6 +56,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
+from bitextcrawl import config
 from bitextcrawl.signals import request_discarded
 
 logger = logging.getLogger(__name__)
@@ -160,7 +161,7 @@ class FrontierJournal:
     def from_crawler(cls, crawler):
         settings = crawler.settings
         jobdir = job_dir(settings)
-        if not jobdir or not settings.getbool("BITEXT_RESUME_JOURNAL"):
+        if not jobdir or not config.getbool(settings, "BITEXT_RESUME_JOURNAL_ENABLED"):
             raise NotConfigured
         if not issubclass(load_object(settings["SCHEDULER"]), Scheduler):
             raise NotConfigured("the frontier journal backs Scrapy's own JOBDIR scheduler")

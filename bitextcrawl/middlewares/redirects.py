@@ -23,6 +23,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
+from bitextcrawl import config
 from bitextcrawl.pages.redirect_rules import RedirectRules
 from bitextcrawl.signals import url_rewritten
 
@@ -41,7 +42,7 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
     @classmethod
     def from_crawler(cls, crawler):
         s = crawler.settings
-        if not s.getbool("BITEXT_REDIRECT_LEARNING"):
+        if not config.getbool(s, "BITEXT_REDIRECT_LEARNING_ENABLED"):
             raise NotConfigured
         return cls(crawler, s.getint("BITEXT_REDIRECT_LEARN_MIN"))
 
@@ -108,7 +109,7 @@ class QueuedRewriteMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not crawler.settings.getbool("BITEXT_REDIRECT_LEARNING"):
+        if not config.getbool(crawler.settings, "BITEXT_REDIRECT_LEARNING_ENABLED"):
             raise NotConfigured
         return cls(crawler)
 

@@ -104,8 +104,3 @@ def is_chunk(token: str) -> bool:
 
 def chunk_length(token: str) -> int:
     return int(token[7:-1])
-
-
-def text_lengths(tokens: list[str]) -> int:
-    """Total text length L of a linearised page (seed 000, §3.1)."""
-    return sum(chunk_length(t) for t in tokens if is_chunk(t))

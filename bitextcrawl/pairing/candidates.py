@@ -240,40 +240,9 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     known_len = [(s1.lengths[idx1[u1]], s2.lengths[idx2[u2]]) for u1, u2 in known
                  if u1 in idx1 and u2 in idx2]
     a_hat = length_ratio(s1.lengths, s2.lengths, known_len)
-    log_r = math.log(max_length_ratio)
-    log_rc = math.log(max_chunk_ratio)
 
-    # Feature weights: only features rare on both sides (df ≤ max_df) are indexed.
-    weight: dict[tuple[str, str], float] = {}
-    for f, d1 in s1.df.items():
-        d2 = s2.df.get(f)
-        if d2 is None or d1 > max_df or d2 > max_df:
-            continue
-        w = math.log(1.0 + n_total / (d1 + d2))
-        weight[f] = w * switch_weight if f[0] == "sw" else w
-    post1: dict[tuple[str, str], list[int]] = defaultdict(list)
-    post2: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, fs in enumerate(s1.feats):
-        for f in fs:
-            if f in weight:
-                post1[f].append(i)
-    for j, fs in enumerate(s2.feats):
-        for f in fs:
-            if f in weight:
-                post2[f].append(j)
-
-    def passes(i: int, j: int) -> bool:
-        """The two cheap filters: text length ratio and chunk count ratio."""
-        return _passes(s1.lengths[i], s2.lengths[j], s1.chunks[i], s2.chunks[j], a_hat,
-                       max_length_ratio, length_slack, max_chunk_ratio, chunk_slack)
-
-    def similarity(i: int, j: int) -> float:
-        """Length and chunk-count closeness in [0, 2]: a tie-breaker below any evidence."""
-        l1, l2 = s1.lengths[i], s2.lengths[j]
-        dl = abs(math.log((l2 + 1.0) / (a_hat * l1 + 1.0)))
-        c1, c2 = s1.chunks[i], s2.chunks[j]
-        dc = abs(math.log((c2 + 1.0) / (c1 + 1.0)))
-        return max(0.0, 1.0 - dl / log_r) + max(0.0, 1.0 - dc / log_rc)
+    weight = _feature_weights(s1, s2, max_df, switch_weight, n_total)
+    post1, post2 = _postings(s1, weight), _postings(s2, weight)
 
     known_pages1 = {u1 for u1, _ in known} if exclude_known_pages else set()
     known_pages2 = {u2 for _, u2 in known} if exclude_known_pages else set()
@@ -282,9 +251,50 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     act2 = set(active2)
     act1 = set(active1)
 
-    proposals: dict[tuple[int, int], float] = {}
+    prop = _Proposals(s1, s2, weight, a_hat, top_k, max_length_ratio, length_slack,
+                      max_chunk_ratio, chunk_slack)
+    prop.propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2, a_hat)
+    prop.propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1, 1.0 / a_hat)
 
-    def propose_from(a_side, a_feats, b_post, b_active, a_indices, pair_of, other_side, scale):
+    return _ranked(known, prop.scores, s1, s2, seen, top_k, with_scores)
+
+
+class _Proposals:
+    """Each page's ``top_k`` pages of the other side by shared-feature evidence, filled with
+    its length neighbours where evidence gives fewer; ``scores``: each pair's best score."""
+
+    def __init__(self, s1: "_Side", s2: "_Side", weight: dict, a_hat: float, top_k: int,
+                 max_length_ratio: float, length_slack: int, max_chunk_ratio: float,
+                 chunk_slack: int):
+        self.s1, self.s2, self.weight, self.a_hat, self.top_k = s1, s2, weight, a_hat, top_k
+        self.max_length_ratio, self.length_slack = max_length_ratio, length_slack
+        self.max_chunk_ratio, self.chunk_slack = max_chunk_ratio, chunk_slack
+        self.log_r = math.log(max_length_ratio)
+        self.log_rc = math.log(max_chunk_ratio)
+        self.scores: dict[tuple[int, int], float] = {}
+
+    def passes(self, i: int, j: int) -> bool:
+        """The two cheap filters: text length ratio and chunk count ratio."""
+        s1, s2 = self.s1, self.s2
+        return _passes(s1.lengths[i], s2.lengths[j], s1.chunks[i], s2.chunks[j], self.a_hat,
+                       self.max_length_ratio, self.length_slack, self.max_chunk_ratio,
+                       self.chunk_slack)
+
+    def similarity(self, i: int, j: int) -> float:
+        """Length and chunk-count closeness in [0, 2]: a tie-breaker below any evidence."""
+        s1, s2 = self.s1, self.s2
+        l1, l2 = s1.lengths[i], s2.lengths[j]
+        dl = abs(math.log((l2 + 1.0) / (self.a_hat * l1 + 1.0)))
+        c1, c2 = s1.chunks[i], s2.chunks[j]
+        dc = abs(math.log((c2 + 1.0) / (c1 + 1.0)))
+        return max(0.0, 1.0 - dl / self.log_r) + max(0.0, 1.0 - dc / self.log_rc)
+
+    def propose_from(self, a_side, a_feats, b_post, b_active, a_indices, pair_of, other_side,
+                     scale) -> None:
+        """Proposals of the pages ``a_indices`` of one side among the ``b_active`` pages of
+        the other (``pair_of`` puts an (a, b) pair in (side 1, side 2) order)."""
+        weight, top_k, passes, similarity = self.weight, self.top_k, self.passes, self.similarity
+        proposals = self.scores
         for i in a_indices:
             acc: dict[int, float] = defaultdict(float)
             for f in a_feats[i]:
@@ -303,21 +313,10 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
             got = {j for _, j in best}
             # Fill with length neighbours when evidence gives fewer than top_k.
             if len(best) < top_k:
-                target = a_side.lengths[i] * scale
-                sl = other_side.sorted_lengths
-                pos = bisect_left(sl, target)
-                lo, hi = pos - 1, pos
-                looked = 0
-                while len(best) < top_k and looked < 4 * top_k and (lo >= 0 or hi < len(sl)):
-                    # take the neighbour closer in log length
-                    if hi >= len(sl) or (lo >= 0 and abs(math.log((sl[lo] + 1) / (target + 1)))
-                                         <= abs(math.log((sl[hi] + 1) / (target + 1)))):
-                        j = other_side.by_length[lo]
-                        lo -= 1
-                    else:
-                        j = other_side.by_length[hi]
-                        hi += 1
-                    looked += 1
+                neighbours = _by_length_closeness(other_side, a_side.lengths[i] * scale)
+                for looked, j in enumerate(neighbours):
+                    if len(best) >= top_k or looked >= 4 * top_k:
+                        break
                     if j in got or j not in b_active:
                         continue
                     p, q = pair_of(i, j)
@@ -329,9 +328,48 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
                 if score > proposals.get(key, -1.0):
                     proposals[key] = score
 
-    propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2, a_hat)
-    propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1, 1.0 / a_hat)
 
+def _feature_weights(s1: "_Side", s2: "_Side", max_df: int, switch_weight: float,
+                     n_total: int) -> dict[tuple[str, str], float]:
+    """Feature weights: only features rare on both sides (df ≤ max_df) are indexed."""
+    weight: dict[tuple[str, str], float] = {}
+    for f, d1 in s1.df.items():
+        d2 = s2.df.get(f)
+        if d2 is None or d1 > max_df or d2 > max_df:
+            continue
+        w = math.log(1.0 + n_total / (d1 + d2))
+        weight[f] = w * switch_weight if f[0] == "sw" else w
+    return weight
+
+
+def _postings(side: "_Side", weight: dict) -> dict[tuple[str, str], list[int]]:
+    """Weighted feature -> the indices of the side's pages that have it."""
+    post: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, fs in enumerate(side.feats):
+        for f in fs:
+            if f in weight:
+                post[f].append(i)
+    return post
+
+
+def _by_length_closeness(side: "_Side", target: float):
+    """The side's page indices, the one closest to ``target`` in log length first."""
+    sl = side.sorted_lengths
+    pos = bisect_left(sl, target)
+    lo, hi = pos - 1, pos
+    while lo >= 0 or hi < len(sl):
+        if hi >= len(sl) or (lo >= 0 and abs(math.log((sl[lo] + 1) / (target + 1)))
+                             <= abs(math.log((sl[hi] + 1) / (target + 1)))):
+            yield side.by_length[lo]
+            lo -= 1
+        else:
+            yield side.by_length[hi]
+            hi += 1
+
+
+def _ranked(known: list, proposals: dict, s1: "_Side", s2: "_Side", seen: set, top_k: int,
+            with_scores: bool) -> list:
+    """Known pairs first, then the proposals best first, at most ``top_k`` per page."""
     count1: dict[str, int] = defaultdict(int)
     count2: dict[str, int] = defaultdict(int)
     out: list = []

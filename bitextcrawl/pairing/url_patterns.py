@@ -70,7 +70,7 @@ a second competition among the credible patterns only; the ``id_marker`` and ``s
 rules; language of unlabelled URLs from pattern tokens (the paper has page language ID).
 
 Markers on one side only, glued to a word, or in two places at once are the *marker-unit*
-kinds (``one_sided``, ``glued``, ``two_place``): see the section "marker units" below; they
+kinds (``one_sided``, ``glued``, ``two_place``): see :mod:`.url_units`; they
 compete, are judged and recorded like the others, and generate counterparts. Not handled (left
 to the later stages: hreflang, structure, content): translated file names without shared ids
 and without a language marker (``License-en.html`` ↔ ``Licence-fr.html``).
@@ -78,205 +78,33 @@ and without a language marker (``License-en.html`` ↔ ``Licence-fr.html``).
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from operator import itemgetter
-from pathlib import Path
 from typing import Iterable
 
-from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.pages.urls import site_of
+from bitextcrawl.pairing.pattern_db import PatternDB, _pattern_dict
+from bitextcrawl.pairing.url_tokens import (DEFAULT_LOCAL_THRESHOLD, DEFAULT_MARKER_PURITY,
+                                            DEFAULT_MAX_BUCKET, DEFAULT_MIN_MARKER_PAIRS,
+                                            DEFAULT_RESCUE_THRESHOLD, ID_MARKER,
+                                            LANGUAGE_TOKEN_SCORE, Pattern, SLUG_ID, TOKEN, UrlPair,
+                                            _MAX_CONTEXTS, _MAX_EXAMPLES, _SPLIT, _candidates,
+                                            _marker_candidates, _shape_regex, pattern_id)
+from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, UNIT_KINDS,
+                                           _UnitApplier, _id_signature, _majority_site,
+                                           _slug_candidates, _unit_candidates)
+
+# The learner is here; its parts are in url_tokens (tokens, differences, token and id_marker
+# candidates), url_units (marker units, slug_id) and pattern_db (C(p) across runs). These
+# names are this module's public ones, wherever they are defined.
+__all__ = [
+    "DEFAULT_LOCAL_THRESHOLD", "DEFAULT_RESCUE_THRESHOLD", "GLUED", "ID_MARKER", "KINDS",
+    "ONE_SIDED", "SLUG_ID", "TOKEN", "TWO_PLACE", "UNIT_KINDS", "Pattern", "PatternDB",
+    "UrlPair", "UrlPatternLearner", "pair_urls", "parse_url_lines", "pattern_id",
+]
 
 logger = logging.getLogger(__name__)
-
-#: Kit & Ng (2007) / seed 003 §2.1, §3.2: C(p, w) > 0.1.
-DEFAULT_LOCAL_THRESHOLD = 0.1
-#: Seed 003 §2.1, §3.2: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
-#: over sites, so 500 is, e.g., one fully paired 500-page site, or 20 fully paired 25-page
-#: sites, having used the pattern.
-DEFAULT_RESCUE_THRESHOLD = 500.0
-#: A bucket of the inverted index holding more cross-language candidates than this is an id
-#: position (every page differs there), not a language marker: it is skipped (keeps it linear).
-DEFAULT_MAX_BUCKET = 16
-
-TOKEN = "token"
-SLUG_ID = "slug_id"
-ID_MARKER = "id_marker"
-#: An ``id_marker`` pattern must put at least this many pairs together ("consistently over many
-#: pairs"): one or two id-anchored differences are as likely an accident as a scheme.
-DEFAULT_MIN_MARKER_PAIRS = 3
-# Score of a pair whose key was rescued as the site's own language markers: as sure as a
-# one-way hreflang declaration (the key is right; it explains little of the site).
-LANGUAGE_TOKEN_SCORE = 0.75
-#: An ``id_marker`` side's value must be this language's in at least this share of the URLs of
-#: that language pair carrying the value at that position (language ID may be a bit noisy).
-DEFAULT_MARKER_PURITY = 0.8
-
-SEPARATORS = "/.-_?&="
-# _SPLIT.split(url): tokens (even indices) and separators (odd); "".join() gives the URL back.
-_SPLIT = re.compile(r"([/.\-_?&=])")
-# Separators that may join the two tokens of a locale code such as zh_TW, en-us, tc_chi.
-_RUN_JOINERS = frozenset("-_")
-_MASK = "\x00"
-_SHAPE = re.compile(r"[0-9]+|[^\W\d_]+")
-_MAX_CONTEXTS = 12
-_MAX_EXAMPLES = 5
-
-
-# ----------------------------------------------------------------------------- data classes
-
-
-@dataclass
-class Pattern:
-    """One URL pairing pattern ⟨lang1_token, lang2_token⟩, directional per language pair."""
-
-    lang1: str
-    lang1_token: str
-    lang2: str
-    lang2_token: str
-    kind: str = TOKEN
-    candidates: int = 0            # candidate pairs before competition (the competition score)
-    support: int = 0               # N(p, w): pages put into pairs by this pattern
-    local_credibility: float = 0.0   # C(p, w) = N(p, w) / |w|
-    global_credibility: float = 0.0  # C(p) from the PatternDB (includes past runs)
-    credible: bool = False         # C(p, w) > local threshold, or rescued
-    rescued: bool = False          # weak local key kept for its global credibility
-    rescued_by: str = ""           # "global" (C(p)) or "language_tokens" (see _judge)
-    examples: list[tuple[str, str]] = field(default_factory=list)
-    # (separator before, shape of stripped prefix, shape of stripped suffix, separator after)
-    contexts: Counter = field(default_factory=Counter, repr=False)
-    # marker-unit kinds: the unit texts of each side (tokens are their "+" joins)
-    units: tuple | None = field(default=None, repr=False)
-
-    @property
-    def id(self) -> str:
-        return pattern_id(self.kind, self.lang1, self.lang1_token, self.lang2, self.lang2_token)
-
-    @property
-    def pairs(self) -> int:
-        return self.support // 2
-
-
-@dataclass(frozen=True)
-class UrlPair:
-    url_1: str      # in lang_1 (the earlier language of ``langs``)
-    url_2: str
-    pattern: str    # Pattern.id
-    score: float    # 0..1, a confidence derived from the pattern's credibility (not calibrated)
-    lang_1: str = ""
-    lang_2: str = ""
-
-
-def pattern_id(kind: str, lang1: str, token1: str, lang2: str, token2: str) -> str:
-    """Stable id shared across sites (the key of C(p)): ``en:en|fr:fr``, ``slug_id:en:en|fr:fr``.
-
-    The two sides are put in language-code order, so the same pattern learned with
-    ``langs=("fr","en")`` counts for the same C(p).
-    """
-    if lang2 < lang1:
-        lang1, token1, lang2, token2 = lang2, token2, lang1, token1
-    base = f"{lang1}:{token1}|{lang2}:{token2}"
-    return base if kind == TOKEN else f"{kind}:{base}"
-
-
-# ----------------------------------------------------------------------------- tokens
-
-
-def _shape(s: str) -> str:
-    """Digits -> 9, letters -> a (runs collapsed), other characters kept: ``1`` and ``12`` agree."""
-    return _SHAPE.sub(lambda m: "9" if m.group()[0].isdigit() else "a", s)
-
-
-def _shape_regex(shape: str) -> str:
-    out = []
-    for ch in shape:
-        if ch == "9":
-            out.append("[0-9]+")
-        elif ch == "a":
-            out.append(r"[^\W\d_]+")
-        else:
-            out.append(re.escape(ch))
-    return "".join(out)
-
-
-def _mask_keys(url: str) -> list[str]:
-    """Inverted-index keys (seed 003 §2.1 item 2): the URL with one token (or locale run) masked."""
-    parts = _SPLIT.split(url)
-    n = len(parts)
-    keys = []
-    start = 0
-    for k in range(0, n, 2):
-        tok = parts[k]
-        end = start + len(tok)
-        if tok:
-            keys.append(url[:start] + _MASK + url[end:])
-            # Locale-like runs (zh_TW, en-us, tc_chi): a departure from the paper's one-token
-            # rule, needed for its own <english, tc_chi> (Table 2) once "_" splits tokens.
-            if k + 2 < n and parts[k + 1] in _RUN_JOINERS and parts[k + 2]:
-                keys.append(url[:start] + _MASK + url[end + 1 + len(parts[k + 2]):])
-        if k + 1 < n:
-            start = end + len(parts[k + 1])
-    return keys
-
-
-def _char_class(c: str) -> int:
-    return 0 if c.isdigit() else 1 if c.islower() else 2 if c.isupper() else 3
-
-
-def _cut(left: str, right: str) -> bool:
-    """May a pattern core start/end between these two characters (a class change, not Ab)?"""
-    a, b = _char_class(left), _char_class(right)
-    return a != b and not (a == 2 and b == 1)
-
-
-def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]] | None:
-    """Character-level difference of two URLs that differ in one token span (seed 003 §2.1 item 1).
-
-    Returns (core of u, core of v, context), or None for a difference that is no pairing
-    pattern. Within one token the cores are the differing characters (``1en``/``1tc`` ->
-    ``en``/``tc``), cut where the character class changes; when one side would be empty
-    (``en``/``eng``) the whole tokens are kept, since an empty core cannot be applied. A span of two tokens (``zh_TW``, ``tc_chi``,
-    ``en-us``) is kept whole and only accepted when each of its tokens has at most 4
-    characters: locale codes, not two words of a translated file name (``License-en`` ↔
-    ``Licence-fr``).
-    """
-    lu, lv = len(u), len(v)
-    p = len(os.path.commonprefix((u, v)))
-    limit = min(lu, lv) - p
-    s = 0
-    while s < limit and u[lu - 1 - s] == v[lv - 1 - s]:
-        s += 1
-    # token boundaries around the differing region (same in both URLs: common prefix/suffix)
-    lb = p
-    while lb > 0 and u[lb - 1] not in SEPARATORS:
-        lb -= 1
-    rb = s  # characters of the common suffix that belong to the span's last token
-    while rb > 0 and u[lu - rb] not in SEPARATORS:
-        rb -= 1
-    su, sv = u[lb:lu - rb], v[lb:lv - rb]
-    sep_b = u[lb - 1] if lb > 0 else "^"
-    sep_a = u[lu - rb] if rb > 0 else "$"
-    multi = False
-    for span in (su, sv):
-        toks = _SPLIT.split(span)
-        if len(toks) > 1:
-            multi = True
-            if any(len(t) > 4 for t in toks[::2]):
-                return None
-    if multi or p >= lu - s or p >= lv - s:  # several tokens, or an empty core (en/eng)
-        return su, sv, (sep_b, "", "", sep_a)
-    # Cut only where the character class changes in both URLs (1|en, about|E), never inside a
-    # run of letters: <english, french>, not <englis, frenc> around a shared "h".
-    while p > lb and not (_cut(u[p - 1], u[p]) and _cut(v[p - 1], v[p])):
-        p -= 1
-    while s > rb and not (_cut(u[lu - s - 1], u[lu - s]) and _cut(v[lv - s - 1], v[lv - s])):
-        s -= 1
-    cu, cv = u[p:lu - s], v[p:lv - s]
-    return cu, cv, (sep_b, _shape(u[lb:p]), _shape(u[lu - s:lu - rb]), sep_a)
 
 
 # ----------------------------------------------------------------------------- applying patterns
@@ -331,127 +159,6 @@ class _LanguageVoter:
         if len(ranked) > 1 and ranked[1][1] >= ranked[0][1]:
             return None
         return ranked[0][0]
-
-
-# ----------------------------------------------------------------------------- pattern DB
-
-
-class PatternDB:
-    """Per-site N(p,w), C(p,w), |w| of every pattern across runs; C(p) of seed 003 §2.1.
-
-    JSON file (``None`` = in memory), written atomically (temporary file + ``os.replace``).
-    Re-crawling a site replaces its entry, so it is never counted twice. Not safe for two
-    processes writing the same file at once (the last ``save`` wins).
-    """
-
-    VERSION = 1
-
-    def __init__(self, path: str | os.PathLike | None = None):
-        self.path = Path(path) if path else None
-        self._sites: dict[str, dict] = {}
-        self._global: dict[str, float] = defaultdict(float)
-        if self.path is not None and self.path.exists():
-            try:
-                data = json.loads(self.path.read_text(encoding="utf-8"))
-                sites = data["sites"]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ValueError(f"pattern database {self.path} is not readable: {exc}") from exc
-            for site, entry in sites.items():
-                self._sites[site] = entry
-                self._add(entry, +1)
-
-    def _add(self, entry: dict, sign: int) -> None:
-        for pid, rec in entry["patterns"].items():
-            self._global[pid] += sign * rec["c"] * rec["n"]
-
-    def update(self, site: str, patterns: Iterable, site_size: int | None = None,
-               min_pairs: int = 2) -> None:
-        """Record N(p,w), C(p,w) and |w| of ``site`` (replacing its previous entry).
-
-        ``patterns``: :class:`Pattern` objects (e.g. ``learner.patterns_``) or the dicts of
-        :meth:`UrlPatternLearner.report`. Credible patterns are always kept; weak ones only with
-        at least ``min_pairs`` pairs (one-pair accidents would bloat the file for a C(p)
-        contribution below 4/|w|). ``site_size`` defaults to N/C of a recorded pattern.
-        """
-        recs = {}
-        size = site_size
-        for p in patterns:
-            d = p if isinstance(p, dict) else _pattern_dict(p)
-            n = int(d["support"])
-            if n <= 0 or (not d.get("credible") and n < 2 * min_pairs):
-                continue
-            c = float(d["local_credibility"])
-            if size is None and c > 0:
-                size = round(n / c)
-            recs[d["id"]] = {"kind": d["kind"], "lang1": d["lang1"], "token1": d["lang1_token"],
-                             "lang2": d["lang2"], "token2": d["lang2_token"], "n": n, "c": c,
-                             "contexts": [list(x) for x in d.get("contexts", [])][:_MAX_CONTEXTS]}
-        old = self._sites.pop(site, None)
-        if old is not None:
-            self._add(old, -1)
-        entry = {"size": int(size or 0), "patterns": recs}
-        self._sites[site] = entry
-        self._add(entry, +1)
-
-    def global_credibility(self, pattern_id: str) -> float:
-        """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites (seed 003 §2.1)."""
-        return max(0.0, self._global.get(pattern_id, 0.0))
-
-    def site_credibility(self, site: str) -> float:
-        """C(w) = max_p C(p,w) (seed 003 §2.1), 0 for an unknown site."""
-        entry = self._sites.get(site)
-        if not entry or not entry["patterns"]:
-            return 0.0
-        return max(rec["c"] for rec in entry["patterns"].values())
-
-    def sites(self) -> list[str]:
-        return list(self._sites)
-
-    def kinds(self) -> dict[str, str]:
-        """Pattern id -> its kind (``token``, ``one_sided``, ``glued``, ...) over all sites."""
-        return {pid: rec["kind"] for entry in self._sites.values()
-                for pid, rec in entry["patterns"].items()}
-
-    def site_size(self, site: str) -> int:
-        entry = self._sites.get(site)
-        return entry["size"] if entry else 0
-
-    def strong_patterns(self, min_global: float) -> list[dict]:
-        """Token patterns with C(p) > ``min_global``: id, langs, tokens, C(p), contexts seen."""
-        found: dict[str, dict] = {}
-        for entry in self._sites.values():
-            for pid, rec in entry["patterns"].items():
-                if rec["kind"] != TOKEN or self.global_credibility(pid) <= min_global:
-                    continue
-                d = found.setdefault(pid, {"id": pid, "kind": rec["kind"], "lang1": rec["lang1"],
-                                           "token1": rec["token1"], "lang2": rec["lang2"],
-                                           "token2": rec["token2"], "contexts": Counter(),
-                                           "global_credibility": self.global_credibility(pid)})
-                d["contexts"].update(tuple(c) for c in rec.get("contexts", []))
-        out = []
-        for d in found.values():
-            d["contexts"] = [c for c, _ in d["contexts"].most_common(_MAX_CONTEXTS)]
-            out.append(d)
-        return sorted(out, key=lambda d: (-d["global_credibility"], d["id"]))
-
-    def save(self) -> None:
-        """Write the file atomically (same-directory temporary file, fsync, os.replace)."""
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = {"version": self.VERSION, "sites": self._sites}
-        with atomic_open(self.path) as fh:
-            json.dump(data, fh, ensure_ascii=False, sort_keys=True)
-
-
-def _pattern_dict(p: Pattern) -> dict:
-    return {"id": p.id, "kind": p.kind, "lang1": p.lang1, "lang1_token": p.lang1_token,
-            "lang2": p.lang2, "lang2_token": p.lang2_token, "support": p.support,
-            "pairs": p.pairs, "candidates": p.candidates,
-            "local_credibility": p.local_credibility, "global_credibility": p.global_credibility,
-            "credible": p.credible, "rescued": p.rescued, "rescued_by": p.rescued_by,
-            "examples": [list(e) for e in p.examples],
-            "contexts": [list(c) for c, _ in p.contexts.most_common(_MAX_CONTEXTS)]}
 
 
 # ----------------------------------------------------------------------------- learner
@@ -513,37 +220,12 @@ class UrlPatternLearner:
         """
         self.token_langs_ = {k.lower(): v for k, v in (token_langs or {}).items()}
         langs = self.langs
-        lang_index = {lang: i for i, lang in enumerate(langs)}
-        urls: list[str] = []
-        ulang: list[int] = []
-        seen: set[str] = set()
-        for lang, lst in urls_by_lang.items():
-            li = lang_index.get(lang, -1)
-            for url in lst:
-                url = url.strip().split("#", 1)[0]
-                if not url or url in seen:
-                    continue
-                seen.add(url)
-                urls.append(url)
-                ulang.append(li)
+        urls, ulang = self._distinct_urls(urls_by_lang)
         self.urls_ = urls
         self.url_langs_ = ulang
         self.site_size_ = max(len(urls), int(site_size or 0))
         self.site_ = _majority_site(urls)
-
-        # 1-2. candidate pairs (inverted index) and their character-level patterns; the
-        #      id-anchored language numbers from a second inverted index
-        cands = _candidates(urls, ulang, self.max_bucket)
-        if self.id_markers:
-            cands.update(_marker_candidates(urls, ulang, self.max_bucket, self.marker_purity))
-        self.unit_texts_: dict[tuple, tuple] = {}
-        if self.marker_units:
-            unit_cands, self.unit_texts_ = _unit_candidates(
-                urls, ulang, self.max_bucket, self.marker_purity, self.min_marker_pairs,
-                self.token_langs_, langs)
-            cands.update(unit_cands)
-        if self.slug_ids:
-            cands.update(_slug_candidates(urls, ulang))
+        cands = self._candidates(urls, ulang)
 
         # 3. competition: stronger patterns (more candidate pairs) take their URLs first; on a
         #    tie a token pattern goes first (``/doc/7-1.html`` ↔ ``/doc/7-0.html`` is both)
@@ -589,6 +271,41 @@ class UrlPatternLearner:
             pairs.extend(slug_pairs)
         self.pairs_ = pairs
         return self
+
+    def _distinct_urls(self, urls_by_lang: dict[str, list[str]]) -> tuple[list[str], list[int]]:
+        """The URLs without fragments, each once, and the index of each one's language in
+        ``langs`` (-1: another language, or none known)."""
+        lang_index = {lang: i for i, lang in enumerate(self.langs)}
+        urls: list[str] = []
+        ulang: list[int] = []
+        seen: set[str] = set()
+        for lang, lst in urls_by_lang.items():
+            li = lang_index.get(lang, -1)
+            for url in lst:
+                url = url.strip().split("#", 1)[0]
+                if not url or url in seen:
+                    continue
+                seen.add(url)
+                urls.append(url)
+                ulang.append(li)
+        return urls, ulang
+
+    def _candidates(self, urls: list[str], ulang: list[int]) -> dict[tuple, list]:
+        """Steps 1-2: candidate pairs (inverted index) and their character-level patterns;
+        the id-anchored language numbers from a second inverted index; marker units and
+        slug ids where they are on."""
+        cands = _candidates(urls, ulang, self.max_bucket)
+        if self.id_markers:
+            cands.update(_marker_candidates(urls, ulang, self.max_bucket, self.marker_purity))
+        self.unit_texts_: dict[tuple, tuple] = {}
+        if self.marker_units:
+            unit_cands, self.unit_texts_ = _unit_candidates(
+                urls, ulang, self.max_bucket, self.marker_purity, self.min_marker_pairs,
+                self.token_langs_, self.langs)
+            cands.update(unit_cands)
+        if self.slug_ids:
+            cands.update(_slug_candidates(urls, ulang))
+        return cands
 
     @staticmethod
     def _compete(order, cands):
@@ -830,632 +547,6 @@ class UrlPatternLearner:
                               for kind in KINDS},
             "patterns": [_pattern_dict(p) for p in credible + weak],
         }
-
-
-def _cross_language_groups(bucket: list, lang_of, max_bucket: int):
-    """The entries of an index bucket split by language, for each pair of languages
-    present: ``(la, lb, entries_la, entries_lb)``; buckets where every entry has one
-    language, and pairs of groups with more than ``max_bucket`` combinations, are skipped."""
-    first = lang_of(bucket[0])
-    if all(lang_of(e) == first for e in bucket):
-        return
-    by_lang: dict[int, list] = defaultdict(list)
-    for e in bucket:
-        by_lang[lang_of(e)].append(e)
-    present = sorted(by_lang)
-    for a, la in enumerate(present):
-        for lb in present[a + 1:]:
-            g1s, g2s = by_lang[la], by_lang[lb]
-            if len(g1s) * len(g2s) <= max_bucket:
-                yield la, lb, g1s, g2s
-
-
-def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
-    """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
-
-    Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
-    linear in the number of URLs (times tokens per URL), never all pairs. Returns
-    ``(lang_i, core_i, lang_j, core_j, "token") -> [(url_i index, url_j index, context), ...]``,
-    i < j.
-    """
-    # The largest language only probes the index (a key no other language has cannot make a
-    # cross-language pair): about half the insertions saved.
-    sizes = Counter(li for li in ulang if li >= 0)
-    probe = sizes.most_common(1)[0][0] if len(sizes) > 1 else -2
-    index: dict[str, int | list[int]] = {}
-    for g, url in enumerate(urls):
-        li = ulang[g]
-        if li < 0 or li == probe:
-            continue
-        for key in _mask_keys(url):
-            bucket = index.get(key)
-            if bucket is None:
-                index[key] = g          # most keys are unique: no list for them
-            elif type(bucket) is int:
-                index[key] = [bucket, g]
-            else:
-                bucket.append(g)
-    for g, url in enumerate(urls):
-        if ulang[g] != probe:
-            continue
-        for key in _mask_keys(url):
-            bucket = index.get(key)
-            if bucket is None:
-                continue
-            if type(bucket) is int:
-                index[key] = [bucket, g]
-            else:
-                bucket.append(g)
-
-    cands: dict[tuple, list] = defaultdict(list)
-    seen: set[tuple[int, int]] = set()
-    for bucket in index.values():
-        if type(bucket) is int:
-            continue
-        for la, lb, g1s, g2s in _cross_language_groups(bucket, ulang.__getitem__, max_bucket):
-            for g1 in g1s:
-                for g2 in g2s:
-                    if (g1, g2) in seen:
-                        continue
-                    seen.add((g1, g2))
-                    diff = _diff(urls[g1], urls[g2])
-                    if diff is not None:
-                        c1, c2, ctx = diff
-                        cands[(la, c1, lb, c2, TOKEN)].append((g1, g2, ctx))
-    return cands
-
-
-# Cheap filter: a URL with fewer than two runs of digits has no id-anchored number.
-_DIGIT_RUNS = re.compile(r"[0-9][^0-9]+[0-9]")
-# A whole token of ASCII digits: separator (or start) before, separator (or end) after.
-_NUM_TOKEN = re.compile(r"(?<![^/.\-_?&=])[0-9]+(?![^/.\-_?&=])")
-
-
-def _numeric_tokens(url: str) -> tuple[tuple, list[tuple]]:
-    """((scheme, host, path depth), [(segment, digits, start, end), ...]) of path and query.
-
-    ``segment`` is the index of the path segment (``"?"`` in the query); ``start``/``end`` the
-    token's span in ``url``. Digits inside a word (``item5``, ``wcag21``) are names, not numbers.
-    """
-    m = _URL_PARTS.match(url)
-    p0, q0 = m.end(2) if m.group(2) else m.end(1) if m.group(1) else 0, m.end(3)
-    out = []
-    for t in _NUM_TOKEN.finditer(url, p0, m.end()):
-        a = t.start()
-        out.append((url.count("/", p0, a) if a < q0 else "?", t.group(), a, t.end()))
-    return (m.group(1), m.group(2), url.count("/", p0, q0)), out
-
-
-def _context(url: str, a: int, b: int) -> tuple[str, str, str, str]:
-    """A numeric token's context, in the format of a token pattern's."""
-    return (url[a - 1] if a else "^", "", "", url[b] if b < len(url) else "$")
-
-
-def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
-                       purity: float) -> dict[tuple, list]:
-    """Id-anchored language numbers (the ``id_marker`` rule, see the module docstring).
-
-    Inverted index keyed by (position, the other numeric tokens): URLs sharing a key have the
-    same numbers but at the masked position, whatever their words. Linear in the number of
-    URLs times numeric tokens per URL. Returns ``(lang_i, value_i, lang_j, value_j,
-    "id_marker") -> [(url_i index, url_j index, context), ...]``, i < j, only for values that are
-    unique in their bucket and language-consistent at their position.
-    """
-    slots: dict[tuple, int] = {}       # (scheme+host+depth, #numbers, position, segment) -> id
-    at_slot: dict[tuple, int] = {}     # (slot id, value, lang) -> URLs: value/language agreement
-    parsed = []
-    for g, url in enumerate(urls):
-        li = ulang[g]
-        if li < 0 or not _DIGIT_RUNS.search(url):
-            continue
-        base, nums = _numeric_tokens(url)
-        n = len(nums)
-        if n < 2:  # no id to anchor a language number
-            continue
-        ids = []
-        for k, (seg, v, _, _) in enumerate(nums):
-            sk = (base, n, k, seg)
-            slot = slots.get(sk)
-            if slot is None:
-                slot = slots[sk] = len(slots)
-            ck = (slot, v, li)
-            at_slot[ck] = at_slot.get(ck, 0) + 1
-            ids.append(ck)
-        parsed.append((g, li, nums, ids))
-    langs = {li for (_, _, li) in at_slot}
-
-    def consistent(slot, v, li, lj) -> bool:
-        c = at_slot.get((slot, v, li), 0)
-        return c >= purity * (c + at_slot.get((slot, v, lj), 0))
-
-    # values consistent with their language against some other language: only they are masked,
-    # so numbers both languages use alike (ids, categories, years) keep the index small
-    marks = {ck for ck in at_slot
-             if any(lj != ck[2] and consistent(ck[0], ck[1], ck[2], lj) for lj in langs)}
-    # inverted index: (slot id, the other numbers) -> [(lang, url, value, span), ...]
-    index: dict[tuple, list] = {}
-    for g, li, nums, ids in parsed:
-        values = None
-        for k, ck in enumerate(ids):
-            if ck not in marks:
-                continue
-            if values is None:
-                values = [(seg, v) for seg, v, _, _ in nums]
-            key = (ck[0], tuple(values[:k] + values[k + 1:]))
-            entry = (li, g, ck[1], nums[k][2], nums[k][3])
-            bucket = index.get(key)
-            if bucket is None:
-                index[key] = [entry]
-            else:
-                bucket.append(entry)
-
-    cands: dict[tuple, list] = defaultdict(list)
-    for (slot, _), bucket in index.items():
-        if len(bucket) < 2:
-            continue
-        for la, lb, e1s, e2s in _cross_language_groups(bucket, itemgetter(0), max_bucket):
-            n1 = [e[2] for e in e1s]  # (small lists: count() beats a Counter)
-            n2 = [e[2] for e in e2s]
-            for _, g1, v1, a, b in e1s:
-                if n1.count(v1) != 1 or not consistent(slot, v1, la, lb):
-                    continue
-                for _, g2, v2, _, _ in e2s:
-                    if v2 != v1 and n2.count(v2) == 1 and consistent(slot, v2, lb, la):
-                        cands[(la, v1, lb, v2, ID_MARKER)].append(
-                            (g1, g2, _context(urls[g1], a, b)))
-    return cands
-
-
-
-# ----------------------------------------------------------------------------- marker units
-#
-# Seed 003 §2.1 pairs URLs differing by one token on both sides. Real sites also use a marker
-# on one side only (/about.html ↔ /about_fr.html, /x ↔ /fr/x, ?id=7 ↔ ?id=7&lang=fr), a
-# marker glued to a word (history.htm ↔ historyf.htm) and two differences at once
-# (/en/guide_e.html ↔ /fr/guide_f.html). The generalisation (a departure, for those schemes):
-# a *unit* is a removable piece of a URL at a *slot* (a host label, a path segment, the last
-# token(s) of a segment with their separator, the first token of a segment, 1-2 letters glued
-# to the end of the file name's stem, a query parameter). A unit is a *marker* of language L
-# on a site when at least ``min_marker_pairs`` URLs of L carry it and ``marker_purity`` of the
-# labelled URLs carrying it are in L (as for id_marker: a recurring, language-consistent
-# piece). Each URL is indexed by itself with 0, 1 or 2 of its own language's markers deleted
-# (an inverted index, a bounded number of keys per URL: linear); URLs of two languages sharing
-# a key differ by those markers only. The candidate pattern is (markers deleted on side 1,
-# markers deleted on side 2), which then competes with the token patterns, with the same
-# N(p,w), C(p,w) and threshold. The two sides may be one marker at one slot each (the token
-# index's case, skipped here), nothing against a marker (one-sided), or two places.
-
-ONE_SIDED = "one_sided"
-GLUED = "glued"
-TWO_PLACE = "two_place"
-#: Pattern kinds of the marker-unit index (see above).
-UNIT_KINDS = (ONE_SIDED, GLUED, TWO_PLACE)
-#: All pattern kinds, in the order reports list them.
-KINDS = (TOKEN, ONE_SIDED, GLUED, TWO_PLACE, ID_MARKER, SLUG_ID)
-# At most this many of a URL's markers are considered (the strongest): keys per URL stay
-# bounded (1 + 4 + 6).
-_MAX_MARKERS = 4
-# A unit whose tokens have at most this many characters is code-like (fr, eng, e, zh_TW, 1).
-_CODE_LEN = 3
-_EXT = re.compile(r"[A-Za-z][A-Za-z0-9]{0,4}")
-
-
-def _parse(url: str):
-    """[head, host labels | None, path segments, query params | None] of a URL."""
-    m = _URL_PARTS.match(url)
-    head = (m.group(1) or "") + ("//" if m.group(2) is not None else "")
-    host = m.group(2)[2:].split(".") if m.group(2) is not None else None
-    query = m.group(4)
-    return [head, host, m.group(3).split("/"),
-            query.split("&") if query is not None else None, url[m.end():]]
-
-
-def _copy(p) -> list:
-    return [p[0], None if p[1] is None else list(p[1]), list(p[2]),
-            None if p[3] is None else list(p[3]), p[4]]
-
-
-def _unparse(p) -> str:
-    head, host, segs, params, tail = p
-    path = "/".join(segs)
-    if host is not None and path and not path.startswith("/"):
-        path = "/" + path
-    out = head + (".".join(host) if host is not None else "") + path
-    if params:
-        out += "?" + "&".join(params)
-    return out + tail
-
-
-def _stem_index(toks: list[str]) -> int:
-    """Index (in the token/separator list) of a file name's stem token (before a short
-    extension), else of its last token."""
-    n = len(toks)
-    if n >= 3 and toks[n - 2] == "." and _EXT.fullmatch(toks[n - 1]):
-        return n - 3
-    return n - 1
-
-
-def _units(p) -> list[tuple[tuple, str]]:
-    """The removable units of a parsed URL: (slot, text); the slot says where the unit sits
-    (so that it can be deleted and inserted again), the text what it is."""
-    _, host, segs, params, _ = p
-    out: list[tuple[tuple, str]] = []
-    if host is not None and len(host) >= 3 and host[0]:
-        out.append((("host",), host[0] + "."))
-    nseg = len(segs)
-    for i in range(1, nseg):
-        s = segs[i]
-        if not s:
-            continue
-        neg = i - nseg
-        if "." not in s or i < nseg - 1:
-            out.append((("seg", i - 1), s + "/"))
-        toks = _SPLIT.split(s)
-        n = len(toks)
-        if n >= 3:
-            last = _stem_index(toks) if i == nseg - 1 else n - 1
-            if toks[0] and last > 0:
-                out.append((("tok0", neg), toks[0] + toks[1]))
-            for t in (last, last - 2):
-                if t >= 2 and toks[t]:
-                    out.append((("tok", neg, (n - 1 - t) // 2), toks[t - 1] + toks[t]))
-        if i == nseg - 1:  # glued to the file name's stem: history|f.htm, 2019|e.pdf
-            t = _stem_index(toks)
-            st = toks[t]
-            for k in (1, 2):
-                suf = st[-k:]
-                if len(st) - k >= 3 and suf.isalpha() and suf.islower():
-                    out.append((("glued", neg, (n - 1 - t) // 2), suf))
-    if params:
-        for j, prm in enumerate(params):
-            if prm:
-                out.append((("q", j), prm))
-    return out
-
-
-def _delete(p, slot: tuple, text: str) -> bool:
-    """Delete the unit ``text`` at ``slot`` from parsed URL ``p`` (in place); False if absent."""
-    kind = slot[0]
-    if kind == "host":
-        if p[1] is None or len(p[1]) < 2 or p[1][0] + "." != text:
-            return False
-        del p[1][0]
-        return True
-    if kind == "q":
-        params = p[3]
-        j = slot[1]
-        if not params or j >= len(params) or params[j] != text:
-            return False
-        del params[j]
-        if not params:
-            p[3] = None
-        return True
-    segs = p[2]
-    if kind == "seg":
-        i = slot[1] + 1
-        if i >= len(segs) or segs[i] + "/" != text:
-            return False
-        del segs[i]
-        if len(segs) == 1 and p[1] is not None:
-            segs.append("")
-        return True
-    i = slot[1] + len(segs)
-    if i < 1 or i >= len(segs):
-        return False
-    toks = _SPLIT.split(segs[i])
-    n = len(toks)
-    if kind == "tok0":
-        if n < 3 or toks[0] + toks[1] != text:
-            return False
-        segs[i] = "".join(toks[2:])
-        return True
-    t = n - 1 - 2 * slot[2]
-    if kind == "tok":
-        if t < 2 or toks[t - 1] + toks[t] != text:
-            return False
-        del toks[t - 1:t + 1]
-    elif kind == "glued":
-        if t < 0 or len(toks[t]) - len(text) < 3 or not toks[t].endswith(text):
-            return False
-        toks[t] = toks[t][:-len(text)]
-    else:
-        return False
-    segs[i] = "".join(toks)
-    return True
-
-
-def _insert(p, slot: tuple, text: str) -> bool:
-    """Insert the unit ``text`` at ``slot`` into parsed URL ``p`` (in place); False if no place."""
-    kind = slot[0]
-    if kind == "host":
-        if p[1] is None:
-            return False
-        p[1].insert(0, text[:-1])
-        return True
-    if kind == "q":
-        if p[3] is None:
-            p[3] = []
-        p[3].insert(min(slot[1], len(p[3])), text)
-        return True
-    segs = p[2]
-    if kind == "seg":
-        i = slot[1] + 1
-        if i > len(segs) or (i == len(segs) and p[1] is not None and len(segs) > 1):
-            return False
-        segs.insert(i, text[:-1])
-        if len(segs) == 2 and p[1] is not None:  # "http://h" + seg -> "http://h/fr/"
-            segs.append("")
-        return True
-    i = slot[1] + len(segs)
-    if i < 1 or i >= len(segs) or not segs[i]:
-        return False
-    toks = _SPLIT.split(segs[i])
-    if kind == "tok0":
-        segs[i] = text + segs[i]
-        return True
-    t = len(toks) - 1 - 2 * slot[2]  # the token the unit goes after
-    if t < 0:
-        return False
-    if kind == "tok":
-        toks.insert(t + 1, text)
-    elif kind == "glued":
-        toks[t] += text
-    else:
-        return False
-    segs[i] = "".join(toks)
-    return True
-
-
-def _slot_str(slot: tuple) -> str:
-    return ":".join(str(x) for x in slot)
-
-
-def _slot_of(s: str) -> tuple:
-    parts = s.split(":")
-    return (parts[0], *(int(x) for x in parts[1:]))
-
-
-def _unit_kind(side1: tuple, side2: tuple) -> str | None:
-    """Kind of a marker-unit pattern (units: ((slot, text), ...)), None for the token index's."""
-    if len(side1) == 1 and len(side2) == 1 and side1[0][0] == side2[0][0] \
-            and side1[0][0][0] != "glued":
-        return None  # one unit at the same slot on each side: a single-token difference
-    if any(s[0] == "glued" for s, _ in side1 + side2):
-        return GLUED
-    if not side1 or not side2:
-        return ONE_SIDED
-    return TWO_PLACE
-
-
-def _unit_context(side1: tuple, side2: tuple) -> tuple[str, str, str, str]:
-    """A unit pattern's context, in the 4-string format of a token pattern's (JSON-able)."""
-    return ("units", "+".join(_slot_str(s) for s, _ in side1),
-            "+".join(_slot_str(s) for s, _ in side2), "")
-
-
-def _code_like(text: str) -> str | None:
-    """The unit's core, lowercased, if it looks like a language code (each token of at most
-    ``_CODE_LEN`` characters: ``fr``, ``e``, ``zh_TW``, ``1``; of a query parameter, the value),
-    else None."""
-    core = text.split("=", 1)[1] if "=" in text else text
-    toks = [t for t in _SPLIT.split(core)[::2] if t]
-    if toks and all(len(t) <= _CODE_LEN for t in toks):
-        return core.strip(SEPARATORS).lower()
-    return None
-
-
-def _unit_candidates(urls: list[str], ulang: list[int], max_bucket: int, purity: float,
-                     min_count: int, names: dict[str, str] | None = None,
-                     langs: tuple = ()) -> tuple[dict[tuple, list], dict[tuple, tuple]]:
-    """Marker-unit candidate pairs (see the section comment), by an inverted index.
-
-    Departure (precision): a side's units must include a language marker, i.e. a code-like
-    unit (:func:`_code_like`) or a word that ``names`` (the site's tokens naming a language,
-    learned from identified pages) gives to that side's language. Recurring translated words
-    (``archive/list-3`` ↔ ``archives/liste-3``) are no language marker: such pages are left to
-    the content stages, as translated slugs are.
-
-    Returns (``(lang_i, text_i, lang_j, text_j, kind) -> [(url_i, url_j, context), ...]``,
-    ``key -> (unit texts of side 1, unit texts of side 2)``).
-    """
-    parsed: list = [None] * len(urls)
-    counts: dict[tuple, Counter] = defaultdict(Counter)
-    for g, url in enumerate(urls):
-        li = ulang[g]
-        if li < 0:
-            continue
-        p = _parse(url)
-        us = _units(p)
-        parsed[g] = (p, us)
-        for slot, text in us:
-            counts[slot[0], text][li] += 1
-
-    names = {k.lower(): v for k, v in (names or {}).items()}
-
-    def marker_of(slot, text, li) -> int:
-        c = counts[slot[0], text]
-        n = c[li]
-        return n if n >= min_count and n >= purity * sum(c.values()) else 0
-
-    def names_language(side, li) -> bool:
-        return not side or any(
-            _code_like(t) is not None
-            or (li < len(langs) and names.get(t.strip(SEPARATORS).lower()) == langs[li])
-            for _, t in side)
-
-    index: dict[str, list] = {}
-    for g, item in enumerate(parsed):
-        if item is None:
-            continue
-        p, us = item
-        li = ulang[g]
-        marks = []
-        for slot, text in us:
-            n = marker_of(slot, text, li)
-            if n:
-                marks.append((n, slot, text))
-        marks.sort(key=lambda m: -m[0])
-        marks = [(s, t) for _, s, t in marks[:_MAX_MARKERS]]
-        subsets: list[tuple] = [()]
-        subsets += [(m,) for m in marks]
-        subsets += [(a, b) for k, a in enumerate(marks) for b in marks[k + 1:]]
-        for sub in subsets:
-            if sub:
-                q = _copy(p)
-                # delete right to left so that the slots of the others still hold
-                ok = all(_delete(q, s, t) for s, t in sorted(sub, key=_slot_order, reverse=True))
-                if not ok:
-                    continue
-                key = _unparse(q)
-            else:
-                key = urls[g]
-            index.setdefault(key, []).append((li, g, tuple(sorted(sub, key=_slot_order))))
-
-    cands: dict[tuple, list] = defaultdict(list)
-    units: dict[tuple, tuple] = {}
-    seen: set = set()
-    for bucket in index.values():
-        if len(bucket) < 2:
-            continue
-        for la, lb, e1s, e2s in _cross_language_groups(bucket, itemgetter(0), max_bucket):
-            for _, g1, s1 in e1s:
-                for _, g2, s2 in e2s:
-                    kind = _unit_kind(s1, s2)
-                    if kind is None or (g1, g2, s1, s2) in seen or not (
-                            names_language(s1, la) and names_language(s2, lb)):
-                        continue
-                    seen.add((g1, g2, s1, s2))
-                    t1 = tuple(t for _, t in s1)
-                    t2 = tuple(t for _, t in s2)
-                    key = (la, "+".join(t1), lb, "+".join(t2), kind)
-                    units[key] = (t1, t2)
-                    cands[key].append((g1, g2, _unit_context(s1, s2)))
-    return cands, units
-
-
-_SLOT_RANK = {"host": 0, "seg": 1, "tok0": 2, "tok": 3, "glued": 4, "q": 5}
-
-
-def _slot_order(unit) -> tuple:
-    slot = unit[0]
-    return (_SLOT_RANK[slot[0]], slot[1:] if slot[0] != "tok" else (slot[1], -slot[2]))
-
-
-class _UnitApplier:
-    """Rewrites a URL by a marker-unit pattern: deletes one side's units, inserts the other's
-    at their slots (deep page recovery, seed 003 §2.2, for the generalised patterns)."""
-
-    def __init__(self, from_units: tuple, to_units: tuple,
-                 contexts: Iterable[tuple[str, str, str, str]], reverse: bool = False):
-        self.rules = []
-        for ctx in contexts:
-            s1 = [_slot_of(x) for x in ctx[1].split("+")] if ctx[1] else []
-            s2 = [_slot_of(x) for x in ctx[2].split("+")] if ctx[2] else []
-            if reverse:
-                s1, s2 = s2, s1
-            if len(s1) != len(from_units) or len(s2) != len(to_units):
-                continue
-            self.rules.append((sorted(zip(s1, from_units), key=_slot_order, reverse=True),
-                               sorted(zip(s2, to_units), key=_slot_order)))
-
-    def matches(self, url: str) -> bool:
-        """Does the URL carry this side's units (a side without units matches any URL)?"""
-        return bool(self.apply(url))
-
-    def apply(self, url: str) -> list[str]:
-        out = []
-        for dels, ins in self.rules:
-            p = _parse(url)
-            if any(_insert_conflict(p, s, t) for s, t in ins):
-                continue  # it carries the other side's marker already
-            if all(_delete(p, s, t) for s, t in dels) and all(_insert(p, s, t) for s, t in ins):
-                cand = _unparse(p)
-                if cand != url and cand not in out:
-                    out.append(cand)
-        return out
-
-
-def _insert_conflict(p, slot: tuple, text: str) -> bool:
-    """Does the URL carry ``text`` at ``slot`` already (inserting it again would double it)?"""
-    return _delete(_copy(p), slot, text)
-
-
-def _majority_site(urls: list[str], sample: int = 50) -> str:
-    # site_of is costly (public-suffix lookup): a sample decides.
-    if not urls:
-        return ""
-    step = max(1, len(urls) // sample)
-    return Counter(site_of(u) for u in urls[::step]).most_common(1)[0][0]
-
-
-_URL_PARTS = re.compile(r"^([^:/?#]*:)?(//[^/?#]*)?([^?#]*)(?:\?([^#]*))?")
-
-
-def _id_signature(url: str) -> tuple | None:
-    """(scheme+host, path depth, ((segment, id), ...)), or None without ids in path/query.
-
-    An id is a whole token of digits (``42`` in ``42-harbour-opens``, ``id=42``); digits inside
-    a word (``item5``, ``wcag21``) are names, not ids.
-    """
-    scheme, host, path, query = _URL_PARTS.match(url).groups()
-    segments = path.split("/")
-    ids = tuple((i, t) for i, seg in enumerate(segments) for t in _SPLIT.split(seg)[::2]
-                if t.isdigit())
-    if query:
-        ids += tuple(("?", t) for t in _SPLIT.split(query)[::2] if t.isdigit())
-    if not ids:
-        return None
-    return (scheme, host, len(segments), ids)
-
-
-def _slug_marker(u: str, v: str) -> tuple[str, str] | None:
-    """The language marker of two URLs with translated slugs: the first token where they
-    differ, from the start or else from the end, when both are code-like (``en``/``fr``)."""
-    a, b = _SPLIT.split(u)[::2], _SPLIT.split(v)[::2]
-    for aligned in (zip(a, b), zip(reversed(a), reversed(b))):
-        for ta, tb in aligned:
-            if ta != tb:
-                if 0 < len(ta) <= _CODE_LEN and 0 < len(tb) <= _CODE_LEN:
-                    return ta, tb
-                break
-    return None
-
-
-def _slug_candidates(urls: list[str], ulang: list[int]) -> dict[tuple, list]:
-    """Translated slugs sharing ids, found without a base pattern (the ``slug_id`` rule).
-
-    Inverted index keyed by the id signature (host, path depth, ids with their segment, in
-    the path or the query): a key carried by exactly one URL of each of two languages is a
-    candidate when the two URLs also differ by a code-like language marker (``/en/`` ↔
-    ``/fr/``, ``lang=en`` ↔ ``lang=fr``), which is the pattern's identity. Departure (the
-    paper needs one differing token): it lets ``/en/news/12/green-energy`` ↔
-    ``/fr/nouvelles/12/energie-verte`` pair on a site where every slug is translated; the
-    marker requirement keeps per-language id spaces (French 12 ≠ English 12) from pairing
-    unless a marker recurs, and these candidates compete after every other kind.
-    """
-    index: dict[tuple, list] = defaultdict(list)
-    for g, url in enumerate(urls):
-        if ulang[g] >= 0:
-            sig = _id_signature(url)
-            if sig is not None:
-                index[sig].append(g)
-    cands: dict[tuple, list] = defaultdict(list)
-    for bucket in index.values():
-        if len(bucket) < 2:
-            continue
-        by_lang: dict[int, list[int]] = defaultdict(list)
-        for g in bucket:
-            by_lang[ulang[g]].append(g)
-        present = sorted(by_lang)
-        for k, la in enumerate(present):
-            for lb in present[k + 1:]:
-                if len(by_lang[la]) == 1 and len(by_lang[lb]) == 1:
-                    g1, g2 = by_lang[la][0], by_lang[lb][0]
-                    m = _slug_marker(urls[g1], urls[g2])
-                    if m is not None:
-                        cands[(la, m[0], lb, m[1], SLUG_ID)].append(
-                            (g1, g2, (SLUG_ID, "", "", "")))
-    return cands
 
 
 # ----------------------------------------------------------------------------- many sites

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import zlib
 from collections import Counter
@@ -47,6 +46,7 @@ from collections import Counter
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from bitextcrawl import config
 from bitextcrawl.bitext.domtree import TreeAligner, build_tree
 from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.pages.record import PageRecord
@@ -116,7 +116,7 @@ class ParallelLinkPipeline:
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not crawler.settings.getbool("BITEXT_PARALLEL_LINKS"):
+        if not config.getbool(crawler.settings, "BITEXT_PARALLEL_LINKS_ENABLED"):
             raise NotConfigured
         return cls(crawler)
 
@@ -125,9 +125,7 @@ class ParallelLinkPipeline:
     def open_spider(self):
         spider = self.crawler.spider
         self.langs = tuple(spider.langs)
-        db_path = self.crawler.settings.get("BITEXT_PATTERN_DB") or os.path.join(
-            "output", "patterns-db.json")
-        self.pattern_db = PatternDB(db_path)  # read-only here
+        self.pattern_db = PatternDB(config.pattern_db_path(self.crawler.settings))  # read-only
         store = open_store(self.crawler.settings, spider.output_dir)
         try:
             if len(store):  # a resumed crawl: rebuild the page index and the state
@@ -241,14 +239,12 @@ class ParallelLinkPipeline:
         return [p for p in out if self.verified.get(p, True)]
 
     def _records(self, urls: set[str]) -> dict[str, PageRecord]:
-        """Stored records of ``urls``: by URL where the store can (``get_many``, or an
-        indexed query on the SQLite store), else by one pass over the store."""
+        """Stored records of ``urls``: by an indexed query on the SQLite store, else by one
+        pass over the store."""
         if not urls:
             return {}
         store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
         try:
-            if hasattr(store, "get_many"):
-                return {rec.url: rec for rec in store.get_many(sorted(urls))}
             out = {}
             db = getattr(store, "db", None)
             if db is not None:  # SQLitePageStore
@@ -330,8 +326,6 @@ class ParallelLinkPipeline:
 
         Returns None when there was nothing to do, else (requests made, proposals
         verified, work left over)."""
-        engine = self.crawler.engine
-        spider = self.crawler.spider
         first = self.langs[0]
         known = self.known_pairs()
         linking = set()
@@ -394,34 +388,43 @@ class ParallelLinkPipeline:
                 continue
             self.stats.inc_value(STAT + "aligned")
             aligned += 1
-            l1, l2 = self.pages[u1].lang, self.pages[u2].lang
-            depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
-            for h1, h2 in link_proposals(al, u1, u2):
-                p1, p2 = self.pages.get(h1), self.pages.get(h2)
-                if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
-                        (h2 in self.stored and (p2 is None or p2.lang != l2)):
-                    continue  # a stored page in another language: not this pair
-                if self._leads_elsewhere(h1) or self._leads_elsewhere(h2):
-                    self.stats.inc_value(STAT + "other_language")
-                    continue  # e.g. two switch bars' links into German
-                if (h1, h2) not in self.proposed:
-                    self.stats.inc_value(STAT + "proposed")
-                self.proposed[(h1, h2)] += 1
-                for url, lang in ((h1, l1), (h2, l2)):
-                    if url in self.stored or url in self.tried or url in self.scheduled:
-                        continue
-                    if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
-                                                                    self.trap_segments):
-                        continue
-                    self.tried[url] = lang
-                    request = spider.page_request(url, discovered_by="parallel_link",
-                                                  bitext_expected_lang=lang,
-                                                  bitext_parallel_pair=[u1, u2], depth=depth)
-                    engine.crawl(request)
-                    scheduled += 1
+            scheduled += self._follow_aligned_links(al, u1, u2)
         if scheduled:
             self.stats.inc_value(STAT + "scheduled", scheduled)
         logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
                     "requested (%.1fs)", aligned, verified, scheduled,
                     time.monotonic() - start)
         return scheduled, verified, cut
+
+    def _follow_aligned_links(self, al, u1: str, u2: str) -> int:
+        """Propose the aligned links of the pair (u1, u2) as pairs, and request their
+        targets not stored, tried or scheduled yet; the number of requests made."""
+        engine = self.crawler.engine
+        spider = self.crawler.spider
+        scheduled = 0
+        l1, l2 = self.pages[u1].lang, self.pages[u2].lang
+        depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
+        for h1, h2 in link_proposals(al, u1, u2):
+            p1, p2 = self.pages.get(h1), self.pages.get(h2)
+            if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
+                    (h2 in self.stored and (p2 is None or p2.lang != l2)):
+                continue  # a stored page in another language: not this pair
+            if self._leads_elsewhere(h1) or self._leads_elsewhere(h2):
+                self.stats.inc_value(STAT + "other_language")
+                continue  # e.g. two switch bars' links into German
+            if (h1, h2) not in self.proposed:
+                self.stats.inc_value(STAT + "proposed")
+            self.proposed[(h1, h2)] += 1
+            for url, lang in ((h1, l1), (h2, l2)):
+                if url in self.stored or url in self.tried or url in self.scheduled:
+                    continue
+                if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
+                                                                self.trap_segments):
+                    continue
+                self.tried[url] = lang
+                request = spider.page_request(url, discovered_by="parallel_link",
+                                              bitext_expected_lang=lang,
+                                              bitext_parallel_pair=[u1, u2], depth=depth)
+                engine.crawl(request)
+                scheduled += 1
+        return scheduled

@@ -277,6 +277,37 @@ def _get(page, name, default=None):
     return getattr(page, name, default)
 
 
+def _scan_page(page, site: str | None, switch_anchors: dict[str, list[str]],
+               other_switches: dict[str, int]) -> tuple[set[str], set[str]]:
+    """The wanted languages (the keys of ``switch_anchors``) that one page's same-site
+    switch anchors name, and those its hreflang declares; the anchors' texts (five per
+    language) and its switches into other languages are added to the two tallies."""
+    named_here: set[str] = set()
+    declared_here: set[str] = set()
+    for alt_lang, alt_url in (_get(page, "hreflang") or {}).items():
+        tag = normalise_tag(alt_lang)
+        if tag in switch_anchors and _site(alt_url or "") == site:
+            declared_here.add(tag)
+    for link in _get(page, "links") or ():
+        url = link.get("url", "") if isinstance(link, Mapping) else link.url
+        if not url or _site(url) != site:
+            continue
+        text = (link.get("text") if isinstance(link, Mapping) else link.text) or ""
+        hl = normalise_tag(link.get("hreflang") if isinstance(link, Mapping) else link.hreflang)
+        if hl in switch_anchors:
+            declared_here.add(hl)
+        named = switch_language(text)
+        if named is None:
+            continue
+        if named in switch_anchors:
+            named_here.add(named)
+            if len(switch_anchors[named]) < 5 and text not in switch_anchors[named]:
+                switch_anchors[named].append(text)
+        else:
+            other_switches[named] = other_switches.get(named, 0) + 1
+    return named_here, declared_here
+
+
 def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = None,
                      ) -> Detection:
     """Bilingual-site check over a few page records of one site (seed 001 §3 step 1,
@@ -299,30 +330,7 @@ def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = N
             counted += 1
         if lang in lang_pages:
             lang_pages[lang] += 1
-        named_here: set[str] = set()
-        declared_here: set[str] = set()
-        for alt_lang, alt_url in (_get(page, "hreflang") or {}).items():
-            tag = normalise_tag(alt_lang)
-            if tag in hreflang_seen and _site(alt_url or "") == site:
-                declared_here.add(tag)
-        for link in _get(page, "links") or ():
-            url = link.get("url", "") if isinstance(link, Mapping) else link.url
-            if not url or _site(url) != site:
-                continue
-            text = (link.get("text") if isinstance(link, Mapping) else link.text) or ""
-            hl = normalise_tag(link.get("hreflang") if isinstance(link, Mapping)
-                               else link.hreflang)
-            if hl in hreflang_seen:
-                declared_here.add(hl)
-            named = switch_language(text)
-            if named is None:
-                continue
-            if named in switch_pages:
-                named_here.add(named)
-                if len(switch_anchors[named]) < 5 and text not in switch_anchors[named]:
-                    switch_anchors[named].append(text)
-            else:
-                other_switches[named] = other_switches.get(named, 0) + 1
+        named_here, declared_here = _scan_page(page, site, switch_anchors, other_switches)
         for lang_named in named_here:
             switch_pages[lang_named] += 1
         for tag in declared_here:

@@ -37,10 +37,6 @@ from bitextcrawl.pages.urls import site_of
 from bitextcrawl.sites.evidence import LinkEvidence, link_evidence, switch_pairs
 from bitextcrawl.sites.graph import CRITERIA, DEFAULT_R, SiteGraph
 
-ROW_FIELDS = ("round", "site", "sum_linkout", "sum_pagerank", "sum_weighted_pagerank",
-              "linked_from", "rank", "crawled", "bilingual", "added")
-
-
 @dataclass
 class SiteResult:
     """What one crawled site turned out to be."""

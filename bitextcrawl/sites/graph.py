@@ -45,7 +45,6 @@ from collections.abc import Iterable, Mapping
 
 import networkx as nx
 
-from bitextcrawl.pages.urls import site_of
 from bitextcrawl.sites.evidence import evidence_level
 
 DEFAULT_R = 0.15  # §2.3: "r ∈ [0, 1] a damping factor empirically set to 0.15"
@@ -93,33 +92,6 @@ class SiteGraph:
             self.graph[source_site][target_site]["weight"] += int(count)
         else:
             self.graph.add_edge(source_site, target_site, weight=int(count))
-
-    @classmethod
-    def from_link_counts(cls, counts: Mapping[tuple[str, str], int]
-                         | Iterable[tuple[str, str, int]]) -> "SiteGraph":
-        """From ``{(source_site, target_site): links}`` or ``(source, target, links)``."""
-        g = cls()
-        items = counts.items() if isinstance(counts, Mapping) else \
-            (((s, t), n) for s, t, n in counts)
-        for (source, target), n in items:
-            g.add_links(source, target, n)
-        return g
-
-    @classmethod
-    def from_pages(cls, pages: Iterable) -> "SiteGraph":
-        """From page records (or their dicts): each outlink of a page to another site is one
-        link from the page's site to that site."""
-        g = cls()
-        for page in pages:
-            url = page["url"] if isinstance(page, Mapping) else page.url
-            links = page["links"] if isinstance(page, Mapping) else page.links
-            source = site_of(url)
-            g.add_site(source)
-            for link in links or ():
-                target_url = link["url"] if isinstance(link, Mapping) else link.url
-                if target_url.startswith(("http://", "https://")):
-                    g.add_links(source, site_of(target_url), 1)
-        return g
 
     # ------------------------------------------------------------------ quantities
     @property

@@ -19,6 +19,8 @@ from scrapy.linkextractors import IGNORED_EXTENSIONS
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
 
+from bitextcrawl import config
+from bitextcrawl.config import RenamedSettings
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
@@ -85,6 +87,7 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings):
         settings.setdict(DEFAULTS, priority="default")
+        settings.setdefault_in_component_priority_dict("ADDONS", RenamedSettings, 0)
         super().update_settings(settings)
 
     @classmethod
@@ -109,7 +112,8 @@ class BitextSpider(scrapy.Spider):
             "output", site_name(spider.start_url))
         spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
         spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
-        spider.skip_duplicate_links = settings.getbool("BITEXT_FOCUS_SKIP_DUPLICATE_LINKS")
+        spider.skip_duplicate_links = config.getbool(
+            settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
         spider.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
         return spider
 

@@ -17,7 +17,7 @@ goes through three phases, each ended by the crawl running dry (``spider_idle``)
    (``bitext/expand/dropped``) and reported in ``expansion.jsonl``. A site that could not be
    checked at all (no response: connection refused, DNS failure, timeouts, robots.txt
    forbidding the check pages) is reported as ``failed`` (``bitext/expand/failed``) and the
-   next site of the round's ranking takes its place (``BITEXT_EXPAND_REPLACE_FAILED``);
+   next site of the round's ranking takes its place (``BITEXT_EXPAND_REPLACE_FAILED_ENABLED``);
 2. **crawl**: the held links are released and the site is crawled up to ``max_pages`` pages,
    with deep page recovery;
 3. **close**: the round over, the spider runs the closing alignment of each site into its own
@@ -51,6 +51,7 @@ from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPT
                                     TimeoutError)
 from twisted.python.failure import Failure
 
+from bitextcrawl import config
 from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
@@ -313,15 +314,14 @@ class ExpandSpider(BitextSpider):
         spider.rounds = int(spider._rounds_arg if spider._rounds_arg is not None
                             else s.getint("BITEXT_EXPAND_ROUNDS"))
         spider.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
-        spider.check_seeds = s.getbool("BITEXT_EXPAND_CHECK_SEEDS")
-        spider.replace_failed = s.getbool("BITEXT_EXPAND_REPLACE_FAILED")
+        spider.check_seeds = config.getbool(s, "BITEXT_EXPAND_CHECK_SEEDS_ENABLED")
+        spider.replace_failed = config.getbool(s, "BITEXT_EXPAND_REPLACE_FAILED_ENABLED")
         spider.expansion = Expansion(
             criterion=spider._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
             top_k=int(spider._top_k_arg if spider._top_k_arg is not None
                       else s.getint("BITEXT_EXPAND_TOP_K")))
         spider.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
-        spider.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(
-            "output", "patterns-db.json")
+        spider.pattern_db_path = config.pattern_db_path(s)
         spider.align_config = AlignConfig.from_settings(s, spider.langs)
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
         if s.get("JOBDIR"):

@@ -7,7 +7,6 @@ network is skipped, so each stage can be switched off and measured.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,12 @@ from bitextcrawl.pairing.candidates import candidate_pairs
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
+from tests.conftest import SHARED_DATA
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+# The whole closing pipeline over whole sites (about 100 s): not in the quick loop.
+pytestmark = pytest.mark.integration
+
+SHARED = SHARED_DATA
 FULL = ("url_pattern", "hreflang", "structure", "content", "ets")
 
 

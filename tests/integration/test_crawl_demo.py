@@ -41,7 +41,7 @@ def crawled(tmp_path_factory):
     site = generate_site(spec, port)
     out = tmp_path_factory.mktemp("demo")
     with serve_site(site, port) as server:
-        proc = run_crawl(site.start_url, out, settings={"BITEXT_DEEP_RECOVERY": "False"})
+        proc = run_crawl(site.start_url, out, settings={"BITEXT_DEEP_RECOVERY_ENABLED": "False"})
         hits = dict(server.hits)
     stats = json.loads((out / "stats.json").read_text())
     return {"site": site, "out": out, "pages": read_pages(out), "hits": hits,
@@ -124,7 +124,7 @@ def test_subdomain_site_is_one_site(tmp_path):
     port = free_port()
     site = generate_site(spec, port)
     with serve_site(site, port):
-        run_crawl(site.start_url, tmp_path, settings={"BITEXT_DEEP_RECOVERY": "False"})
+        run_crawl(site.start_url, tmp_path, settings={"BITEXT_DEEP_RECOVERY_ENABLED": "False"})
     urls = {p["url"] for p in read_pages(tmp_path)}
     hosts = {urlsplit(u).hostname for u in urls}
     assert {"en.demo.localhost", "fr.demo.localhost"} <= hosts
@@ -146,7 +146,7 @@ def test_ctrl_c_and_resume(tmp_path):
     site = generate_site(spec, port)
     out, jobdir = tmp_path / "out", tmp_path / "job"
     slow = {"JOBDIR": str(jobdir), "CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05",
-            "BITEXT_DEEP_RECOVERY": "False"}
+            "BITEXT_DEEP_RECOVERY_ENABLED": "False"}
     with serve_site(site, port) as server:
         proc = subprocess.Popen(crawl_command(site.start_url, out, settings=slow),
                                 cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,

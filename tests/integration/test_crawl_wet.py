@@ -13,7 +13,7 @@ from lxml import html as lxml_html
 
 from bitextcrawl.demo.server import serve_directory
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
-from tests.conftest import run_crawl
+from tests.conftest import SHARED_DATA, run_crawl
 
 pytestmark = pytest.mark.integration
 
@@ -46,7 +46,7 @@ def reachable_pages(root: Path, start: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def wet_crawl(tmp_path_factory):
-    data = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+    data = SHARED_DATA
     if not (data / "wet").is_dir():
         pytest.skip(f"real data not found at {data} (../shared/data beside the project)")
     out = tmp_path_factory.mktemp("wet")

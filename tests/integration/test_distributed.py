@@ -56,7 +56,7 @@ def test_shared_queue_is_fifo_within_a_priority(redis_url):
     import redis
     from scrapy import Request, Spider
 
-    from bitextcrawl.extensions.distributed import FifoPriorityQueue
+    from bitextcrawl.scheduler.redis import FifoPriorityQueue
 
     server = redis.Redis.from_url(redis_url)
     queue = FifoPriorityQueue(server, Spider("q"), "test-fifo:%(spider)s:requests")

@@ -71,7 +71,7 @@ def shallow(tmp_path_factory):
     for enabled in (False, True):
         out = tmp_path_factory.mktemp(f"parallel_links_{enabled}")
         runs[enabled] = crawl(site, port, out, DEPTH_LIMIT="1",
-                              BITEXT_PARALLEL_LINKS=str(enabled))
+                              BITEXT_PARALLEL_LINKS_ENABLED=str(enabled))
     return site, runs
 
 
@@ -130,8 +130,8 @@ def test_full_crawl_unchanged(tmp_path):
                     untranslated_fraction=0.1, seed=8)
     port = free_port()
     site = generate_site(spec, port)
-    on = crawl(site, port, tmp_path / "on", BITEXT_PARALLEL_LINKS="True")
-    off = crawl(site, port, tmp_path / "off", BITEXT_PARALLEL_LINKS="False")
+    on = crawl(site, port, tmp_path / "on", BITEXT_PARALLEL_LINKS_ENABLED="True")
+    off = crawl(site, port, tmp_path / "off", BITEXT_PARALLEL_LINKS_ENABLED="False")
     assert on["stats"].get("bitext/parallel_links/scheduled", 0) == 0
     assert {p["url"] for p in on["pages"]} == {p["url"] for p in off["pages"]}
     assert {(p["url_1"], p["url_2"]) for p in on["pairs"]} == \

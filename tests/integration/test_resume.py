@@ -91,7 +91,7 @@ def check_same_as_uninterrupted(served, out):
     if leaked and stock_robots_middleware(project_settings()):
         pytest.xfail(f"Scrapy 2.19's RobotsTxtMiddleware let {sorted(leaked)} through (many "
                      "requests waiting for one robots.txt): use "
-                     "bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware in settings/base.py")
+                     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware in settings/base.py")
     assert len(pages) == len(set(pages)), "a page was stored twice"
     missing = set(served["pages"]) - set(pages)
     assert not missing, f"{len(missing)} pages lost: {sorted(missing)[:5]}"

@@ -21,7 +21,7 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, stop_process
 
 pytestmark = pytest.mark.integration
 
@@ -71,12 +71,7 @@ def scrapyd(tmp_path_factory):
                 api(base, "cancel.json", [("project", "bitextcrawl"), ("job", job["id"])])
         except (OSError, ValueError):
             pass
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, timeout=15)
         log.close()
 
 

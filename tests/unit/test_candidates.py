@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections import Counter
 
 import pytest
@@ -54,10 +53,7 @@ def make_site(n, seed=0, evidence=0.9, ratio=1.15):
 
 def test_large_site_is_bounded_and_finds_true_pairs():
     pages1, pages2, gold = make_site(2000)
-    t0 = time.perf_counter()
-    pairs = candidate_pairs(pages1, pages2, top_k=10)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 20
+    pairs = candidate_pairs(pages1, pages2, top_k=10)  # (its time: bench/bench_time_limits.py)
     assert len(pairs) == len(set(pairs))
     per1, per2 = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
     assert max(per1.values()) <= 10 and max(per2.values()) <= 10

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import time
 
 import numpy as np
 import pytest
@@ -220,13 +219,12 @@ def _big_page(n_items: int, lang: str) -> str:
     return f"<html><body><ul>{items}</ul></body></html>"
 
 
-def test_huge_trees_fall_back_within_time_bound():
+def test_huge_trees_fall_back_to_linear_alignment():
+    # (its time: bench/bench_time_limits.py)
     t1 = build_tree(_big_page(1200, "en"), EN_URL)
     t2 = build_tree(_big_page(1200, "fr"), FR_URL)
     assert t1.size > 1500
-    start = time.monotonic()
     al = TreeAligner(max_nodes=1500).align(t1, t2)
-    assert time.monotonic() - start < 10
     assert al.method == "linear" and "1500" in al.reason
     assert len(al.link_pairs) == 1200
     assert al.link_pairs[5] == ("http://example.gc.ca/en/p5.html",

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from bitextcrawl.pairing.evaluate import (evaluate, read_gold, read_pairs_jsonl,
                                           wmt16_one_to_one)
+from tests.conftest import SHARED_DATA
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 GOLD = [("a1", "b1"), ("a2", "b2"), ("a3", "b3")]
 

@@ -7,7 +7,6 @@ import collections
 import gzip
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,8 @@ from bitextcrawl.formats import input_kind, iter_pages
 from bitextcrawl.formats.jsonl import iter_jsonl_pages, write_jsonl
 from bitextcrawl.formats.lett import iter_lett_pages
 from bitextcrawl.formats.warc import WarcPageWriter, decode_html, iter_warc_pages
+from tests.conftest import SHARED_DATA
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 LETT = SHARED_DATA / "lett" / "v2.lett.gz"
 
 EN_HTML = ("<html lang='en'><head><title>Welcome</title></head><body><main>"

@@ -185,6 +185,7 @@ def test_fasttext_labels_every_language(seed):
     assert not wrong, wrong[:5]
 
 
+@pytest.mark.integration
 def test_loopback_server_answers_pages_redirects_and_counts_hits():
     port = free_port()
     s = generate_manual(ManualSpec(n_pages=10, seed=2), port)

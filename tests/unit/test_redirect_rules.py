@@ -92,4 +92,4 @@ def test_middleware_is_off_by_setting(tmp_path):
     import pytest
     from scrapy.exceptions import NotConfigured
     with pytest.raises(NotConfigured):
-        RedirectRewriteMiddleware.from_crawler(_crawler(tmp_path, BITEXT_REDIRECT_LEARNING=False))
+        RedirectRewriteMiddleware.from_crawler(_crawler(tmp_path, BITEXT_REDIRECT_LEARNING_ENABLED=False))

@@ -1,0 +1,153 @@
+"""The distributed profile's scheduler: one site's frontier shared by several workers.
+
+:class:`RedisFrontierScheduler` (``SCHEDULER``) is scrapy-redis's scheduler (priority
+queue and request dupefilter in Redis) with its keys under the crawl key
+(:func:`~bitextcrawl.store.redis.crawl_key`), so each request is downloaded by one worker
+only. Every worker's ``start()`` yields the start URL; the shared dupefilter lets the first
+one through. It also keeps the worker registry (:mod:`.registry`): an idle worker stays
+open (``DontCloseSpider``) while the shared queue has requests or another live worker is
+busy, so workers stop together when the site is done; while it waits it looks at the
+shared queue and the registry twice a second (the engine itself only asks its scheduler
+again at its 5 s heartbeat). :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
+first-in-first-out order within a priority.
+
+scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
+dupefilter are used here (not ``RedisSpider``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
+from scrapy.utils.asyncio import create_looping_call
+from scrapy_redis.dupefilter import RFPDupeFilter
+from scrapy_redis.queue import PriorityQueue
+from scrapy_redis.scheduler import Scheduler
+
+from bitextcrawl.scheduler.registry import WorkerRegistry, worker_name
+from bitextcrawl.store.redis import crawl_key
+
+logger = logging.getLogger(__name__)
+
+
+class FifoPriorityQueue(PriorityQueue):
+    """scrapy-redis's priority queue, first in first out within a priority, as a local
+    crawl's queue is (``SCHEDULER_MEMORY_QUEUE = FifoMemoryQueue``).
+
+    scrapy-redis scores a request ``-priority`` alone, and Redis orders the members of one
+    score by their bytes: pickles, whose first differing byte is the low byte of their
+    length, so requests of one priority came out in no useful order (on nginx.org from
+    /cn/, the English news archive and the CHANGES files before the pages that judge the
+    site one-way). Here the score is ``-priority + n * 1e-9``, ``n`` counting the pushes of
+    the crawl (one Redis counter, ``<queue key>:seq``, shared by the workers): priorities
+    are integers, so the order between priorities is unchanged for up to 10⁹ pushes.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seq_key = f"{self.key}:seq"
+
+    def push(self, request):
+        data = self._encode_request(request)
+        n = self.server.incr(self.seq_key)
+        score = -request.priority + min(n, 999_999_999) * 1e-9
+        self.server.execute_command("ZADD", self.key, repr(score), data)
+
+    def clear(self):
+        super().clear()
+        self.server.delete(self.seq_key)
+
+
+class RedisFrontierScheduler(Scheduler):
+    """scrapy-redis's scheduler with per-crawl keys and a worker registry.
+
+    Settings: ``REDIS_URL``, ``SCHEDULER_QUEUE_CLASS``, ``SCHEDULER_PERSIST`` (keep the
+    frontier when a worker stops: a restarted worker continues), ``BITEXT_REDIS_KEY``,
+    ``BITEXT_WORKER_TIMEOUT``.
+    """
+
+    poll_interval = 0.5  # seconds between looks at the shared queue while idle
+
+    def __init__(self, server, *args, **kwargs):
+        super().__init__(server, *args, **kwargs)
+        self.crawler = None
+        self.registry: WorkerRegistry | None = None
+        self.is_idle = False
+        self._loops = []
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        instance = super().from_crawler(crawler)
+        instance.crawler = crawler
+        instance.worker_timeout = crawler.settings.getfloat("BITEXT_WORKER_TIMEOUT")
+        # Connected after the pipelines' handlers: deep page recovery (spider_idle of the
+        # pairing pipeline) has pushed its requests by the time this one looks at the queue.
+        crawler.signals.connect(instance.spider_idle, signal=signals.spider_idle)
+        return instance
+
+    def open(self, spider):
+        key = crawl_key(self.crawler.settings, spider.output_dir)
+        self.queue_key = f"{key}:requests"
+        if self.df is None:
+            self.df = RFPDupeFilter(self.server, key=f"{key}:dupefilter",
+                                    debug=self.crawler.settings.getbool("DUPEFILTER_DEBUG"))
+        super().open(spider)
+        self.registry = WorkerRegistry(self.server, key, self.queue.key, worker_name(),
+                                       self.worker_timeout)
+        self.registry.join()
+        n = len(self.registry.workers())
+        self.stats.max_value("bitext/distributed/workers", n)
+        logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "
+                    "queued)", key, self.registry.name, n, len(self.queue))
+        for func, interval in ((self.registry.beat, max(1.0, self.worker_timeout / 4)),
+                               (self.poll, self.poll_interval)):
+            loop = create_looping_call(func)
+            loop.start(interval, now=False)
+            self._loops.append(loop)
+
+    def enqueue_request(self, request):
+        if not request.dont_filter and self.df.request_seen(request):
+            self.df.log(request, self.spider)
+            return False
+        self.stats.inc_value("scheduler/enqueued/redis")
+        self.queue.push(request)
+        return True
+
+    def next_request(self):
+        request = self.queue.pop(self.idle_before_close)
+        if request is not None:
+            self.stats.inc_value("scheduler/dequeued/redis")
+            if self.is_idle:
+                self.is_idle = False
+                self.registry.set_state("busy")
+        return request
+
+    def spider_idle(self):
+        self.is_idle = True
+        if not self.registry.idle():
+            self.stats.inc_value("bitext/distributed/idle_waits")
+            raise DontCloseSpider
+
+    def poll(self) -> None:
+        """While idle, wake the engine as soon as another worker has queued requests, or
+        the crawl is done (so that the workers close now, not at their next heartbeat)."""
+        if self.is_idle and (len(self.queue) or self.registry.done()):
+            # Scrapy 2.19 has no public call for "ask the scheduler now"; without this the
+            # engine asks at its next heartbeat, up to 5 s later.
+            slot = getattr(self.crawler.engine, "_slot", None)
+            if slot is not None:
+                slot.nextcall.schedule()
+
+    def leave(self) -> bool | None:
+        """Leave the registry (once); True if this worker is the last one."""
+        while self._loops:
+            loop = self._loops.pop()
+            if loop.running:
+                loop.stop()
+        return self.registry.leave() if self.registry is not None else None
+
+    def close(self, reason):
+        self.leave()
+        super().close(reason)

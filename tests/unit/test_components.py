@@ -1,0 +1,353 @@
+"""Every middleware, pipeline and extension built the way Scrapy builds it
+(``Component.from_crawler(get_crawler(...))``), fed what Scrapy would feed it.
+
+Each one: ``NotConfigured`` when its setting turns it off, and what it does to a request,
+a response or an item, seen through its stats, its output or what it returns. No server,
+no subprocess: the crawls themselves are in ``tests/integration``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from scrapy import Request
+from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
+from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.utils.test import get_crawler
+from twisted.internet.defer import Deferred
+
+from bitextcrawl.demo.generator import SiteSpec, generate_site
+from bitextcrawl.demo.records import site_records
+from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
+                                               DistributedPageStorePipeline,
+                                               DistributedUrlPairingPipeline)
+from bitextcrawl.extensions.resume import FrontierJournal
+from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
+from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
+from bitextcrawl.middlewares.focus import FocusMiddleware, HeldLinksMiddleware
+from bitextcrawl.middlewares.langid import LanguageIdMiddleware
+from bitextcrawl.middlewares.redirects import QueuedRewriteMiddleware, RedirectRewriteMiddleware
+from bitextcrawl.pages.record import PageRecord, build_record
+from bitextcrawl.pipelines.closing import ClosingPipeline
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline
+from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
+from bitextcrawl.pipelines.store import PageStorePipeline
+from bitextcrawl.resolver import LocalhostResolver
+from bitextcrawl.spiders.bitext import BitextSpider
+
+H = "http://www.example.org"
+ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "
+           "committee met twice this year to review the budget of the library and the "
+           "opening hours of its reading rooms.</p></main></body></html>")
+
+
+def crawler_for(tmp_path, start_url=f"{H}/en/", langs="en,fr", **settings):
+    """A crawler of the bitext spider with the project's defaults, its spider made."""
+    crawler = get_crawler(BitextSpider, {"BITEXT_OUTPUT_DIR": str(tmp_path / "out"),
+                                         "BITEXT_PATTERN_DB": str(tmp_path / "db.json"),
+                                         **settings})
+    crawler.spider = BitextSpider.from_crawler(crawler, start_url=start_url, langs=langs)
+    return crawler
+
+
+def stats(crawler) -> dict:
+    return crawler.stats.get_stats()
+
+
+class RunningEngine:
+    running = True
+
+
+def generated_records(n_pairs=8):
+    site = generate_site(SiteSpec(scheme="prefix", n_pairs=n_pairs, seed=3), 8000)
+    return site, site_records(site, langs=("en", "fr"))
+
+
+# ---- downloader middlewares ---------------------------------------------------------------
+
+def test_langid_not_configured_without_bitext_settings():
+    with pytest.raises(NotConfigured):
+        LanguageIdMiddleware.from_crawler(get_crawler())
+
+
+def test_langid_makes_a_page_record_and_counts_rejections(tmp_path):
+    crawler = crawler_for(tmp_path)
+    mw = LanguageIdMiddleware.from_crawler(crawler)
+    request = Request(f"{H}/en/report.html")
+    response = HtmlResponse(request.url, body=ENGLISH.encode(), encoding="utf-8",
+                            headers={"Content-Type": "text/html; charset=utf-8"},
+                            request=request)
+    assert mw.process_response(request, response) is response
+    page = request.meta["bitext_page"]
+    assert page.lang == "en" and page.title == "Annual report" and page.body
+    assert stats(crawler)["bitext/lang/en"] == 1
+
+    binary = Request(f"{H}/logo.html")
+    mw.process_response(binary, Response(binary.url, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+                                         request=binary))
+    pdf = Request(f"{H}/a.pdf")
+    mw.process_response(pdf, TextResponse(pdf.url, body=b"text", encoding="utf-8",
+                                          headers={"Content-Type": "application/pdf"},
+                                          request=pdf))
+    assert "bitext_page" not in binary.meta and "bitext_page" not in pdf.meta
+    assert stats(crawler)["bitext/bad/binary"] == 1
+    assert stats(crawler)["bitext/skipped/non_html"] == 1
+
+
+def test_langid_counts_a_redirect_loop(tmp_path):
+    crawler = crawler_for(tmp_path)
+    mw = LanguageIdMiddleware.from_crawler(crawler)
+    request = Request(f"{H}/b", meta={"redirect_urls": [f"{H}/a"]})
+    response = Response(request.url, status=302, headers={"Location": "/a"}, request=request)
+    assert mw.process_response(request, response) is response
+    assert stats(crawler)["bitext/bad/redirect_loop"] == 1
+
+
+def test_held_links_not_configured_without_focus(tmp_path):
+    with pytest.raises(NotConfigured):
+        HeldLinksMiddleware.from_crawler(crawler_for(tmp_path, BITEXT_FOCUS_ENABLED=False))
+
+
+def test_held_links_drops_a_queued_request_into_an_unwanted_language(tmp_path):
+    crawler = crawler_for(tmp_path)
+    focus = FocusMiddleware.from_crawler(crawler)
+    held = HeldLinksMiddleware.from_crawler(crawler)
+    assert held.process_request(Request(f"{H}/en/a.html")) is None
+    focus.unwanted.add(f"{H}/de/a.html")
+    with pytest.raises(IgnoreRequest):
+        held.process_request(Request(f"{H}/de/a.html"))
+    assert stats(crawler)["bitext/focus/dropped_other_lang/url_token_queued"] == 1
+
+
+def test_queued_rewrite_not_configured_when_redirect_learning_is_off(tmp_path):
+    for component in (QueuedRewriteMiddleware, RedirectRewriteMiddleware):
+        with pytest.raises(NotConfigured):
+            component.from_crawler(crawler_for(tmp_path, BITEXT_REDIRECT_LEARNING_ENABLED=False))
+
+
+def test_queued_rewrite_rewrites_by_the_learned_rules(tmp_path):
+    crawler = crawler_for(tmp_path, start_url=f"{H}/manual/en/", BITEXT_REDIRECT_LEARN_MIN=2)
+    learner = RedirectRewriteMiddleware.from_crawler(crawler)
+    queued = QueuedRewriteMiddleware.from_crawler(crawler)
+    for page in ("a", "b", "c"):
+        source = Request(f"{H}/manual/en/fr/{page}.html")
+        learner.response_downloaded(
+            Response(source.url, status=301,
+                     headers={"Location": f"{H}/manual/fr/{page}.html"}), source)
+    assert queued.process_request(Request(f"{H}/manual/en/de/x.html")) is None  # no rule for de
+    new = queued.process_request(Request(f"{H}/manual/en/fr/d.html"))
+    assert new is not None and new.url == f"{H}/manual/fr/d.html"
+
+
+def test_robots_txt_gives_every_waiter_the_rules():
+    crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
+    mw = RobotsTxtMiddleware.from_crawler(crawler)
+    with pytest.raises(NotConfigured):
+        RobotsTxtMiddleware.from_crawler(get_crawler(settings_dict={"ROBOTSTXT_OBEY": False}))
+    pending = Deferred()
+    mw._parsers["www.example.org"] = pending
+    waiters = [Deferred.fromCoroutine(mw.robot_parser(Request(f"{H}/{i}.html")))
+               for i in range(3)]
+    rules = object()
+    pending.callback(rules)
+    got = [w.result for w in waiters]
+    assert got == [rules, rules, rules]  # Scrapy 2.19's own gives None to all but the first
+
+
+# ---- spider middlewares -------------------------------------------------------------------
+
+def test_focus_not_configured_when_disabled(tmp_path):
+    with pytest.raises(NotConfigured):
+        FocusMiddleware.from_crawler(crawler_for(tmp_path, BITEXT_FOCUS_ENABLED=False))
+
+
+def test_focus_drops_a_link_its_anchor_says_is_another_language(tmp_path):
+    crawler = crawler_for(tmp_path)
+    mw = FocusMiddleware.from_crawler(crawler)
+    page = PageRecord(url=f"{H}/en/", lang="en")
+    response = HtmlResponse(page.url, body=b"<html></html>",
+                            request=Request(page.url, meta={"bitext_page": page}))
+    links = [Request(f"{H}/{lang}/", meta={"bitext_link": {"url": f"{H}/{lang}/", "text": text,
+                                                           "hreflang": lang}})
+             for lang, text in (("fr", "Français"), ("de", "Deutsch"))]
+    out = list(mw.process_spider_output(response, links))
+    assert [r.url for r in out] == [f"{H}/fr/"]
+    assert any(k.startswith("bitext/focus/dropped_other_lang") for k in stats(crawler))
+
+
+# ---- item pipelines -----------------------------------------------------------------------
+
+def test_page_store_not_configured_without_a_store(tmp_path):
+    with pytest.raises(NotConfigured):
+        PageStorePipeline.from_crawler(crawler_for(tmp_path, BITEXT_PAGE_STORE=""))
+
+
+def test_page_store_stores_once_per_url_and_exports_at_close(tmp_path):
+    crawler = crawler_for(tmp_path)
+    pipeline = PageStorePipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    record = build_record(f"{H}/en/report.html", ENGLISH)
+    record.body, record.status, record.http_headers = ENGLISH.encode(), 200, []
+    assert pipeline.process_item(record) is record and record.body is None
+    assert pipeline.process_item("not a page") == "not a page"
+    with pytest.raises(DropItem):
+        pipeline.process_item(build_record(f"{H}/en/report.html", ENGLISH))
+    source = Request(f"{H}/old.html")
+    pipeline.response_downloaded(Response(source.url, status=301,
+                                          headers={"Location": "/en/report.html"}), source)
+    pipeline.close_spider()
+    out = tmp_path / "out"
+    rows = [json.loads(line) for line in (out / "pages.jsonl").read_text().splitlines()]
+    assert [r["url"] for r in rows] == [f"{H}/en/report.html"]
+    assert (out / "pages.warc.gz").stat().st_size > 0
+    s = stats(crawler)
+    assert s["bitext/pages/stored"] == 1 and s["bitext/pages/duplicate_url"] == 1
+    assert s["bitext/redirects/seen"] == 1
+
+
+def test_distributed_page_store_writes_this_workers_warc(tmp_path):
+    crawler = crawler_for(tmp_path)
+    pipeline = DistributedPageStorePipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    pipeline.close_spider()
+    warcs = list((tmp_path / "out").glob("pages-*.warc.gz"))
+    assert len(warcs) == 1 and not (tmp_path / "out" / "pages.warc.gz").exists()
+
+
+def test_url_pairing_not_configured_when_patterns_are_off(tmp_path):
+    for component in (UrlPairingPipeline, DistributedUrlPairingPipeline):
+        with pytest.raises(NotConfigured):
+            component.from_crawler(crawler_for(tmp_path, BITEXT_PATTERNS_ENABLED=False))
+
+
+def test_url_pairing_learns_the_sites_pattern_from_items(tmp_path):
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url, BITEXT_PATTERN_RELEARN_EVERY=1)
+    pipeline = UrlPairingPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    for record in records:
+        assert pipeline.process_item(record) is record
+    assert stats(crawler)["bitext/patterns/pairs"] >= len(site.gold_pairs) // 2
+
+
+def test_parallel_links_not_configured_when_off(tmp_path):
+    with pytest.raises(NotConfigured):
+        ParallelLinkPipeline.from_crawler(crawler_for(tmp_path,
+                                                      BITEXT_PARALLEL_LINKS_ENABLED=False))
+
+
+def test_parallel_links_indexes_the_stored_pages(tmp_path):
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url)
+    pipeline = ParallelLinkPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    for record in records:
+        assert pipeline.process_item(record) is record
+    assert set(pipeline.pages) == {r.url for r in records}
+
+
+def test_closing_not_configured_when_alignment_is_off(tmp_path):
+    for component in (ClosingPipeline, DistributedClosingPipeline):
+        with pytest.raises(NotConfigured):
+            component.from_crawler(crawler_for(tmp_path, BITEXT_ALIGN_ENABLED=False))
+
+
+def test_closing_aligns_the_store_at_close(tmp_path):
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url)
+    store = PageStorePipeline.from_crawler(crawler)
+    store.open_spider()
+    for record in records:
+        store.process_item(record)
+    store.close_spider()
+    crawler.engine = RunningEngine()  # a crawl that finished, not one stopped by Ctrl-C
+    ClosingPipeline.from_crawler(crawler).close_spider()
+    pairs = (tmp_path / "out" / "pairs.jsonl").read_text().splitlines()
+    assert stats(crawler)["bitext/pairs"] == len(pairs) > 0
+    assert (tmp_path / "out" / "bitext.tsv").exists()
+
+
+def test_distributed_closing_leaves_the_alignment_to_the_last_worker(tmp_path):
+    crawler = crawler_for(tmp_path)
+    pipeline = DistributedClosingPipeline.from_crawler(crawler)
+
+    crawler.engine = RunningEngine()
+    crawler.engine.scheduler = type("Scheduler", (), {"leave": staticmethod(lambda: False)})()
+    pipeline.close_spider()
+    assert stats(crawler)["bitext/align/skipped"] == "not_last_worker"
+    assert not (tmp_path / "out" / "pairs.jsonl").exists()
+
+
+# ---- extensions and the resolver ----------------------------------------------------------
+
+def test_frontier_journal_not_configured_without_jobdir(tmp_path):
+    with pytest.raises(NotConfigured):
+        FrontierJournal.from_crawler(crawler_for(tmp_path))
+    with pytest.raises(NotConfigured):
+        FrontierJournal.from_crawler(crawler_for(tmp_path, JOBDIR=str(tmp_path / "job"),
+                                                 BITEXT_RESUME_JOURNAL_ENABLED=False))
+
+
+def test_frontier_journal_keeps_requests_until_a_clean_finish(tmp_path):
+    jobdir = str(tmp_path / "job")
+    crawler = crawler_for(tmp_path, JOBDIR=jobdir)
+    journal = FrontierJournal.from_crawler(crawler)
+    assert not journal.unclean
+    request = Request(f"{H}/en/a.html")
+    journal.request_scheduled(request, crawler.spider)
+    journal.request_scheduled(Request(f"{H}/en/b.html"), crawler.spider)
+    assert len(journal.journal) == 2
+    # a process killed now: the next one finds the journal "running"
+    again = FrontierJournal.from_crawler(crawler_for(tmp_path, JOBDIR=jobdir))
+    assert again.unclean
+    again.spider_closed(crawler.spider, "finished")
+    assert stats(again.crawler)["bitext/resume/pending"] == 0
+
+
+def test_timeline_not_configured_at_interval_zero(tmp_path):
+    with pytest.raises(NotConfigured):
+        CrawlTimeline.from_crawler(crawler_for(tmp_path, BITEXT_TIMELINE_INTERVAL=0))
+
+
+def test_timeline_records_a_point_when_the_crawl_moves(tmp_path):
+    crawler = crawler_for(tmp_path)
+    timeline = CrawlTimeline.from_crawler(crawler)
+    timeline.tick()
+    crawler.stats.inc_value("downloader/response_count")
+    crawler.stats.inc_value("bitext/pages/stored")
+    timeline.tick()
+    timeline.tick()  # nothing moved: no new point
+    points = stats(crawler)[TIMELINE]
+    assert [p[1:3] for p in points] == [[0, 0], [1, 1]]
+
+
+def test_resolver_answers_localhost_names_unless_disabled(tmp_path):
+    from twisted.internet import reactor
+
+    on = LocalhostResolver.from_crawler(crawler_for(tmp_path), reactor)
+    assert on.getHostByName("fr.site.localhost").result == "127.0.0.1"
+    off = LocalhostResolver.from_crawler(
+        crawler_for(tmp_path, BITEXT_RESOLVE_LOCALHOST_ENABLED=False), reactor)
+    assert off.enabled is False
+
+
+def test_old_import_paths_of_moved_components_still_load():
+    import importlib
+    import sys
+
+    from scrapy.exceptions import ScrapyDeprecationWarning
+    from scrapy.utils.misc import load_object
+
+    from bitextcrawl.pipelines.distributed import DistributedPageStorePipeline as moved
+    from bitextcrawl.scheduler.redis import RedisFrontierScheduler
+
+    for module in ("bitextcrawl.extensions.distributed", "bitextcrawl.extensions.robotstxt"):
+        sys.modules.pop(module, None)
+        with pytest.warns(ScrapyDeprecationWarning):
+            importlib.import_module(module)
+    assert load_object("bitextcrawl.extensions.distributed.DistributedPageStorePipeline") is moved
+    assert load_object("bitextcrawl.extensions.distributed.RedisFrontierScheduler") \
+        is RedisFrontierScheduler
+    assert load_object("bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware") \
+        is RobotsTxtMiddleware
