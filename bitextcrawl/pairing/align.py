@@ -40,6 +40,7 @@ from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import SLUG_ID, UrlPatternLearner
+from bitextcrawl.sites.detect import languages_named_unlinked
 
 logger = logging.getLogger(__name__)
 
@@ -417,8 +418,30 @@ def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
             if pair not in known and raw < STRUCTURE_REJECTS_BELOW}
 
 
+def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
+                        evidence: Evidence) -> set:
+    """Pairs without known evidence one of whose pages says, in its language switch, that
+    the other language has no version of it (a language named there without a link).
+
+    Not in the seeds: the site's own word outranks a similarity. On nginx.org an Italian
+    page with no English original (``<a class="notrans">english</a>`` in its switch bar)
+    was paired with an English page on another subject at 0.91: the LSI space of 19 pairs
+    and the shared template said yes, and nothing the papers model said no.
+    """
+    known = evidence.known()
+    marks: dict[str, frozenset] = {}
+
+    def marked(url: str, page, other: str) -> bool:
+        if url not in marks:
+            marks[url] = languages_named_unlinked(page.html, page.lang, (l1, l2))
+        return other in marks[url]
+
+    return {(a, b) for a, b in cands if (a, b) not in known
+            and (marked(a, pages1[a], l2) or marked(b, pages2[b], l1))}
+
+
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
-              config: AlignConfig, result: AlignResult, key: str):
+              config: AlignConfig, result: AlignResult, key: str, untranslated: set):
     """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
     proven pairs extracted first (:func:`~bitextcrawl.pairing.extract.one_to_one_with_evidence`)."""
     if use:
@@ -433,8 +456,9 @@ def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: b
     final = {k: max(v, KNOWN_EVIDENCE_FLOOR * proven[k]) if k in proven else v
              for k, v in final.items()}
     rejected = structure_rejects(scores, evidence) if scores.em is not None else set()
-    final = {k: v for k, v in final.items() if k not in rejected}
+    final = {k: v for k, v in final.items() if k not in rejected and k not in untranslated}
     result.counts[f"bitext/align/{key}/structure_rejected"] = len(rejected)
+    result.counts[f"bitext/align/{key}/marked_untranslated"] = len(untranslated)
     chosen = one_to_one_with_evidence(((a, b, s) for (a, b), s in final.items()),
                                       proven, config.threshold)
     result.counts[f"bitext/align/{key}/proven_pairs"] = len(proven)
@@ -530,8 +554,9 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     t = time.perf_counter()
     if "ets" in stages and graph is None:
         graph = build_site_graph(site.pages)
+    untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2, evidence)
     chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
-                              result, key)
+                              result, key, untranslated)
     _timed(result, "ets", t)
 
     result.scores[key] = sorted(round(float(v), 4) for v in final.values())

@@ -393,21 +393,35 @@ def detection_order(links: Iterable, langs: Iterable[str]) -> list:
 
 # An element whose whole text is short: where a language name sits in a switch.
 _NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
+# Elements that quote code or data: "RU" there is a country, not a switch.
+_CODE_TAGS = frozenset({"code", "pre", "kbd", "samp", "var", "tt", "td", "th"})
+# A switch bar names its languages side by side: at most this many characters apart.
+SWITCH_BAR_GAP = 120
 
 
 def languages_named_unlinked(html: str, page_lang: str, langs: Iterable[str]) -> frozenset:
     """Languages of ``langs`` whose name the page shows as a switch that is no link (an
-    element's whole text, not inside ``<a href>``): a site's "not translated" mark
-    (nginx.org's ``<a class="notrans">русский</a>``)."""
+    element's whole text, not inside ``<a href>``, beside another language's name, linked
+    or not): a site's "not translated" mark (nginx.org's ``<a class="notrans">русский</a>``)."""
     if not html:
         return frozenset()
     wanted = set(langs)
-    out = set()
+    names = []   # (start, end, language, unlinked)
     for m in _NAMED_ELEMENT.finditer(html):
         tag, attrs, text = m.groups()
-        if tag.lower() == "a" and "href" in attrs.lower():
+        if tag.lower() in _CODE_TAGS:
             continue
         named = switch_language(text)
-        if named and named != page_lang and named in wanted:
+        if named:
+            # a link, or a switch that navigates by script (a <select>'s options, data-href)
+            linked = "href" in attrs.lower() or "onclick" in attrs.lower() or tag.lower() == "option"
+            names.append((m.start(), m.end(), named, not linked))
+    out = set()
+    for i, (start, end, named, unlinked) in enumerate(names):
+        if not unlinked or named == page_lang or named not in wanted or named in out:
+            continue
+        beside = [n for n in names[max(0, i - 1):i + 2] if n[2] != named
+                  and (n[0] - end <= SWITCH_BAR_GAP and start - n[1] <= SWITCH_BAR_GAP)]
+        if beside:
             out.add(named)
     return frozenset(out)

@@ -8,7 +8,8 @@ import pytest
 
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.sites.detect import (AMBIGUOUS_CODES, LANGUAGE_SWITCH_NAMES, Detection,
-                                      detect_bilingual, switch_language)
+                                      detect_bilingual, languages_named_unlinked,
+                                      switch_language)
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SITE = "http://example.org"
@@ -128,3 +129,22 @@ def test_real_sites():
     d = detect_bilingual([wet_root], ["en", "fr"])
     assert d.bilingual and d.evidence["switch_anchors"]["fr"] == ["Français"]
     assert not detect_bilingual([wet_root], ["en", "de"]).bilingual
+
+
+@pytest.mark.parametrize("html, marked", [
+    # nginx.org: the languages with no version of this page are named, not linked
+    ('<a class="notrans">english</a> <a href="../ru/x.html">русский</a>', {"en"}),
+    ('<a class="notrans">english</a><a class="notrans">русский</a>', {"en", "ru"}),
+    # a language's name alone, or in code, is no switch bar (nginx.org's geo module: RU)
+    ('<span>English</span>', set()),
+    ('<code>RU</code> <code>EN</code>', set()),
+    ('<b>English</b>' + 'x' * 200 + '<a href="/ru/">русский</a>', set()),
+    # the page's own language is named without a link in every switch bar
+    ('<b>italiano</b> <a href="../en/x.html">English</a>', set()),
+    # switches that navigate by script are links, not "not translated" marks
+    ('<select><option value="/en/x.html">English</option></select>', set()),
+    ('<li data-href="/en/x.html">English</li>', set()),
+    ('<p>Read the English manual first.</p>', set()),
+])
+def test_languages_named_unlinked(html, marked):
+    assert set(languages_named_unlinked(html, "it", ("en", "it", "ru"))) == marked

@@ -163,7 +163,7 @@ def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
         mw.get_processed_item(page, None)
         mw.tokens.learn(f"{H}/ru/p{i}.html", "ru")
     # untranslated: the name without a link; a fragment: no switch at all
-    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("frag", "<p>hi</p>")):
+    for name, html in (("x", '<p><span>english</span> <a class="notrans">русский</a></p>'), ("frag", "<p>hi</p>")):
         mw.get_processed_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html), None)
     response, _ = response_of(f"{H}/ru/p1.html", "ru")
     assert mw.get_processed_request(link_request(f"{H}/ru/x.html"), response) is None
@@ -223,7 +223,7 @@ def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
             pipe.process_item(PageRecord(url=f"{H}/{token}/p{i}.html", lang=lang,
                                          lang_prob=1.0, text_length=10,
                                          content_hash=f"{token}{i}"))
-    for name, html in (("x", '<p><a class="notrans">русский</a></p>'), ("y", "<p>hi</p>"),
+    for name, html in (("x", '<p><span>english</span> <a class="notrans">русский</a></p>'), ("y", "<p>hi</p>"),
                        ("z", "<p>hi</p>")):
         pipe.process_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html,
                                      lang_prob=1.0, text_length=10, content_hash=name))
@@ -443,3 +443,4 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
         zh_page, _ = response_of(f"{H}/cn/p{i}.html", "zh")
         mw.get_processed_request(link_request(f"{H}/en/p{i}.html", "english"), zh_page)
     assert mw._scarcest() is None   # 5 Chinese, 1 English stored + 4 on their way
+
