@@ -36,6 +36,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
+from bitextcrawl.config import getbool
 from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
@@ -66,7 +67,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.cross_bonus = s.getint("BITEXT_FOCUS_CROSS_LANG_PRIORITY")
         self.scarce_bonus = s.getint("BITEXT_FOCUS_SCARCE_LANG_PRIORITY")
         self.other_page_priority = s.getint("BITEXT_FOCUS_OTHER_PAGE_PRIORITY")
-        self.drop_other = s.getbool("BITEXT_FOCUS_DROP_OTHER_LANG")
+        self.drop_other = getbool(s, "BITEXT_FOCUS_DROP_OTHER_LANG_ENABLED")
         mode = (s.get("BITEXT_FOCUS_OTHER_LANG_LINKS") or "evidence").strip().lower()
         if mode not in ("evidence", "all"):
             raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
@@ -74,19 +75,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.other_lang_links = mode
         self.tokens = UrlLanguageTokens(s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
                                         s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
-        self.yield_learning = s.getbool("BITEXT_FOCUS_YIELD")
+        self.yield_learning = getbool(s, "BITEXT_FOCUS_YIELD_ENABLED")
         self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
         self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
         self.pages_by_lang: Counter = Counter()
         # Language switches: the wanted languages each stored page has a switch into
         # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
-        self.no_translation = s.getbool("BITEXT_FOCUS_SWITCH_ABSENCE")
+        self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
         # URL -> (language, languages it has a switch into, languages it names unlinked)
         self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
         self.switch_pages: Counter = Counter()
         self.into_pages: Counter = Counter()    # (A, B) -> pages of A linking into B
         self.unlinked_pages: Counter = Counter()  # (A, B) -> pages of A naming B unlinked
-        self.one_way = s.getbool("BITEXT_FOCUS_ONE_WAY")
+        self.one_way = getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED")
         # Yield learning (see the module docstring)
         self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
         self.samples: Counter = Counter()
@@ -103,7 +104,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # downloader second is dropped there (HeldLinksMiddleware).
         # URL -> (priority it was first scheduled at, id of that request)
         self.queued: dict[str, tuple[int, int]] = {}
-        self.promote = s.getbool("BITEXT_FOCUS_PROMOTE")
+        self.promote = getbool(s, "BITEXT_FOCUS_PROMOTE_ENABLED")
         self.promoted: set[str] = set()
         self.requested: set[str] = set()         # URLs that reached the downloader
         # Links queued before the URL tokens that name their language were learned (the
@@ -667,7 +668,7 @@ class HeldLinksMiddleware:
         # A request held here has passed the dupefilter: where that filter is shared by
         # several workers (the distributed profile), no other worker may fetch it, and a
         # worker that holds it never sees the switch that makes it a counterpart.
-        self.hold_queued = crawler.settings.getbool("BITEXT_FOCUS_HOLD_QUEUED")
+        self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -78,8 +78,8 @@ class AlignConfig:
                       pattern_rescue_threshold=settings.getfloat(
                           "BITEXT_PATTERN_RESCUE_THRESHOLD"),
                       lexicon_path=settings.get("BITEXT_LEXICON") or "",
-                      sentence_lang_check=settings.getbool("BITEXT_SENTENCE_LANG_CHECK", True),
-                      compress=settings.getbool("BITEXT_COMPRESS", False))
+                      sentence_lang_check=settings.getbool("BITEXT_SENTENCE_LANG_CHECK_ENABLED", True),
+                      compress=settings.getbool("BITEXT_COMPRESS_ENABLED", False))
         values.update(overrides)
         return cls(**values)
 

@@ -92,7 +92,7 @@ def test_links_of_unwanted_language_pages_need_evidence(tmp_path):
 
 
 def test_same_language_links_held_once_they_yield_nothing(tmp_path):
-    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD=True,
+    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD_ENABLED=True,
                                       BITEXT_FOCUS_YIELD_MIN_PAGES=5))
     mw.pages_by_lang.update({"en": 30, "zh": 10})
     for i in range(10):  # the host is no language's token
@@ -271,10 +271,10 @@ def test_a_switch_target_is_never_held(tmp_path):
 
 
 def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
-    """The distributed profile (BITEXT_FOCUS_HOLD_QUEUED=False): a request that passed the
+    """The distributed profile (BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False): a request that passed the
     shared dupefilter goes out, though its language is held; new links are still held."""
     from bitextcrawl.middlewares.focus import HeldLinksMiddleware
-    crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED=False)
+    crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
     one_way_site(mw, english_pages=10)
