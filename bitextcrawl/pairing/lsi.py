@@ -270,6 +270,11 @@ def lexicon_similarity(text1: str, text2: str, lexicon: Mapping[str, Iterable[st
 # LSI (seed 002)
 # --------------------------------------------------------------------------------------
 
+def _unit(v: np.ndarray) -> np.ndarray:
+    norm = np.linalg.norm(v, axis=1, keepdims=True)
+    return np.divide(v, norm, out=np.zeros_like(v, dtype=float), where=norm > 0)
+
+
 def row_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Cosine of each row of ``a`` with the same row of ``b``; 0.0 where a row is zero."""
     num = np.einsum("ij,ij->i", a, b)
@@ -451,10 +456,7 @@ class LSIModel:
         self.singular_values_ = s
         self.rank_ = int(len(s))
         self.explained_variance_ratio_ = float((s ** 2).sum() / total)
-        # The mean folded page is U_k^T (idf ∘ mean tf): folding in is linear.
-        tf_mean = site_stats["tf_mean"]
-        mean_tfidf = np.array([tf_mean.get(t, 0.0) for t in terms]) * idf
-        self.site_mean_ = self.components_ @ mean_tfidf
+        self.site_mean_ = self._mean(population)
         return self
 
     def _fit_degenerate(self, population: Sequence[str], reason: str) -> "LSIModel":
@@ -482,7 +484,7 @@ class LSIModel:
             return np.zeros(dim)
         total = np.zeros(dim)
         for start in range(0, len(texts), 4096):   # bounded memory on big sites
-            total += self.transform(texts[start:start + 4096]).sum(axis=0)
+            total += _unit(self.transform(texts[start:start + 4096])).sum(axis=0)
         return total / len(texts)
 
     # ---------------------------------------------------------------- folding in
@@ -557,8 +559,11 @@ class LSIModel:
         v2 = np.atleast_2d(v2)
         empty = ~(np.any(v1 != 0, axis=1) & np.any(v2 != 0, axis=1))
         if centred:
-            v1 = v1 - self.site_mean_
-            v2 = v2 - self.site_mean_
+            # Departure from seed 002's lcos: each page's direction, less the site's mean
+            # direction. Centring raw vectors sends every short page to about -mean, where
+            # all look alike (nginx.org's 404 page and a Russian stub: 0.99).
+            v1 = _unit(v1) - self.site_mean_
+            v2 = _unit(v2) - self.site_mean_
         out = row_cosines(v1, v2)
         out[empty] = 0.0
         return out
@@ -608,7 +613,7 @@ class LSIModel:
             v = self.transform([texts[i] for i in rows])
             empty = ~np.any(v != 0, axis=1)
             if centred:
-                v = v - self.site_mean_
+                v = _unit(v) - self.site_mean_
             norm = np.linalg.norm(v, axis=1, keepdims=True)
             v = np.divide(v, norm, out=np.zeros_like(v), where=norm > 1e-12)
             v[empty] = 0.0
