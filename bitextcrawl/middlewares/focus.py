@@ -225,6 +225,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
                    and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
                    for other in self.langs if other != lang)
 
+    def _one_way_so_far(self, lang: str) -> bool:
+        """Too few ``lang`` pages yet to judge :meth:`_one_way`, but what there is points
+        that way: another language's pages switch into ``lang``, no ``lang`` page links back."""
+        return (self.one_way and self.pages_by_lang[lang] < ONE_WAY_MIN_PAGES
+                and any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
+                        and not self.into_pages[lang, other]
+                        for other in self.langs if other != lang))
+
     def _in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
         start = getattr(self.crawler.spider, "start_url", "") or ""
@@ -636,6 +644,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # language are of its kind (nginx.org's /cn/ links the English njs manual)
             request.meta["bitext_untranslated"] = True
             self.stats.inc_value("bitext/focus/untranslated_link")
+        elif lang == page.lang and self._one_way_so_far(lang):
+            # no bonus while the site looks translated one way into ``lang``: these links
+            # wait behind the other language's, and are held if the judgement confirms it
+            # (nginx.org from /cn/: English FAQ pages went out before ten English pages
+            # had come to judge by)
+            self.stats.inc_value("bitext/focus/one_way_so_far")
         elif lang in langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")

@@ -444,3 +444,21 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
         mw.get_processed_request(link_request(f"{H}/en/p{i}.html", "english"), zh_page)
     assert mw._scarcest() is None   # 5 Chinese, 1 English stored + 4 on their way
 
+
+
+def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
+    """Before ten English pages have come to judge one-way translation by, links between
+    English pages get no bonus while Chinese pages switch into English and none back."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    response, _ = response_of(f"{H}/en/a.html", "en")
+    one_way_site(mw, english_pages=3)
+    for i in range(6):
+        mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
+        mw.tokens.learn(f"{H}/en/q{i}.html", "en")
+    request = mw.get_processed_request(link_request(f"{H}/en/b.html"), response)
+    assert request is not None and request.priority == 0
+    assert mw.stats.get_value("bitext/focus/one_way_so_far") == 1
+    # an English page that links into Chinese makes the site two-way: the bonus is back
+    mw.get_processed_item(PageRecord(url=f"{H}/en/q3.html", lang="en", links=[
+        {"url": f"{H}/cn/p0.html", "text": "中文", "hreflang": None}]), None)
+    assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response).priority > 0
