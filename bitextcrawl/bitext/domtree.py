@@ -41,6 +41,7 @@ import math
 import re
 import time
 from collections import Counter
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 from urllib.parse import urljoin
@@ -52,6 +53,7 @@ from scipy.special import log_ndtr
 from bitextcrawl.pages import strand
 from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.urls import canonical
+from bitextcrawl.bitext.tree_decoder import _Decoder, _Timeout
 
 TEXT_TAG = "#text"
 INF = float("inf")
@@ -406,12 +408,11 @@ _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
 _SENT_END = re.compile(r"[.!?:;。！？]\s*$")
 
 
-def _is_cjk(ch: str) -> bool:
-    o = ord(ch)
-    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
-            or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
+# Bounded: a tree's texts are scored against every tree it is aligned with (EM included).
+@lru_cache(maxsize=1 << 16)
 def anchors(text: str) -> tuple[frozenset, frozenset]:
     """Language-independent anchors of a text: (numbers, names).
 
@@ -423,7 +424,7 @@ def anchors(text: str) -> tuple[frozenset, frozenset]:
     names: set[str] = set()
     for m in _URLISH.findall(text):
         names.add(m.lower().rstrip(".,;:"))
-    cjk = any(_is_cjk(ch) for ch in text)
+    cjk = _CJK.search(text) is not None
     for m in _WORD.finditer(text):
         w = m.group()
         if len(w) < 2:
@@ -553,10 +554,6 @@ class Alignment:
         for a, b in self.link_pairs[:max_lines]:
             lines.append(f"  link  {a} ↔ {b}")
         return "\n".join(lines)
-
-
-class _Timeout(Exception):
-    pass
 
 
 class TreeAligner:
@@ -741,7 +738,7 @@ class TreeAligner:
         total, pairs = dec.trace()
         pre = {id(node): k for k, node in enumerate(tree1.iter())}
         pairs.sort(key=lambda p: pre[id(s1.nodes[p[0]])])
-        triples = [(s1.nodes[i], s2.nodes[j], dec.S[i][j]) for i, j in pairs]
+        triples = [(s1.nodes[i], s2.nodes[j], float(dec.S[i, j])) for i, j in pairs]
         return self._result(triples, (n1, n2), total, "tree", "", pruned)
 
     def _posterior(self, cost: float) -> float:
@@ -837,11 +834,18 @@ class TreeAligner:
         conditioning tag, spread by the initial prior P0 rather than uniformly, so that a
         tag never seen in training keeps mapping to itself. The length ratio is
         re-estimated from the aligned chunks. Pairs over ``max_nodes`` are skipped.
+
+        When an iteration leaves the parameters as they were (converged), its alignments
+        are the decoding of the training pairs under the fitted model: they are kept in
+        ``alignments_`` (one per pair given, None for a skipped pair) so that a caller
+        need not decode those pairs again.
         """
-        pairs = [(a, b) for a, b in tree_pairs
-                 if a.size <= self.max_nodes and b.size <= self.max_nodes]
+        given = list(tree_pairs)
+        keep = [k for k, (a, b) in enumerate(given)
+                if a.size <= self.max_nodes and b.size <= self.max_nodes]
+        pairs = [given[k] for k in keep]
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
-                     "length_ratio_"):
+                     "length_ratio_", "alignments_"):
             self.__dict__.pop(name, None)
         self.history_ = []
         previous = None
@@ -853,8 +857,11 @@ class TreeAligner:
             len1 = len2 = 0.0
             log_prob = 0.0
             used = 0
+            decoded = []
+            before = self._params()
             for t1, t2 in pairs:
                 al = self.align(t1, t2, text_similarity)
+                decoded.append(al)
                 if al.method != "tree":
                     continue
                 used += 1
@@ -885,11 +892,22 @@ class TreeAligner:
                 self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
             if self.length_ratio is None and len1 > 0 and len2 > 0:
                 self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
+            if self._params() == before:
+                self.alignments_ = [None] * len(given)
+                for k, al in zip(keep, decoded):
+                    self.alignments_[k] = al
             signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
             if signature == previous:
                 break
             previous = signature
         return self
+
+    def _params(self) -> tuple:
+        """The fitted parameters the decoder uses (to tell when EM has converged)."""
+        counts = getattr(self, "tag_counts_", None)
+        return ({k: dict(v) for k, v in counts.items()} if counts is not None else None,
+                getattr(self, "vocab_size_", None), self._delete_prob(), self._insert_prob(),
+                self._length_ratio())
 
     @property
     def tag_probs_(self) -> dict:
@@ -963,344 +981,6 @@ def _pair_anchor_cost(t1: str, t2: str) -> float:
 def _doc_ratio(len1: float, len2: float) -> float:
     """Characters of side 2 per character of side 1 on a page pair, clipped to 0.2..5."""
     return float(np.clip(len2 / len1, 0.2, 5.0)) if len1 > 0 and len2 > 0 else 1.0
-
-
-class _Decoder:
-    """Bottom-up DP over all node pairs (§4.3): Jiang, Wang & Zhang's alignment of trees.
-
-    ``A[i][j]`` is the best cost (−log probability) of aligning subtree i of T1 with
-    subtree j of T2 (§4.1 tree cases: roots aligned and their child forests aligned; a
-    root deleted and its children aligned with the other tree; or the converse). Forests
-    of children are aligned by a sequence DP over the §4.1 forest configurations: trees
-    aligned, a tree deleted, a tree inserted, a node deleted with its children aligned in
-    its place, a node inserted likewise. Departure: inside a spliced node's children no
-    further splice is considered (one level): each forest DP then costs
-    O(m·n + grandchildren·n) instead of Jiang et al.'s range tables, and the whole
-    decoding about O(|T1|·|T2|) in practice rather than O(|T1||T2|(d1+d2)²). On random
-    trees it finds the unrestricted optimum in ~98% of cases (tests check validity).
-    """
-
-    def __init__(self, s1: _Side, s2: _Side, S: np.ndarray, dcost: float, icost: float,
-                 splice: bool):
-        self.s1, self.s2 = s1, s2
-        self.S = S.tolist()
-        self.dcost, self.icost = dcost, icost
-        self.splice = splice
-        self.ch1, self.ch2 = s1.children, s2.children
-        # Splicing a node matters only when two or more of its children align to different
-        # trees; with one child it is already in A (node deleted, child aligned).
-        self.sp1 = [splice and len(c) >= 2 for c in self.ch1]
-        self.sp2 = [splice and len(c) >= 2 for c in self.ch2]
-        self.D = (s1.size * dcost).astype(float).tolist()     # delete whole subtree
-        self.I = (s2.size * icost).astype(float).tolist()     # insert whole subtree
-        self.A: list[list[float]] = []
-
-    def run(self, deadline: float | None) -> None:
-        """Fill A bottom-up: T1 nodes in post-order, and for each all T2 nodes (§4.3)."""
-        S, ch1, ch2, D, I = self.S, self.ch1, self.ch2, self.D, self.I
-        dcost, icost = self.dcost, self.icost
-        forest = self._forest
-        n2 = len(ch2)
-        internal2 = [j for j in range(n2) if ch2[j]]
-        # The only child of a T2 node, or -1: single-child chains (li > a, p > b) are
-        # common, and their forest alignments have a closed form, inlined below.
-        only2 = [c[0] if len(c) == 1 else -1 for c in ch2]
-        A = self.A
-        for i, ci in enumerate(ch1):
-            if deadline is not None and time.monotonic() > deadline:
-                raise _Timeout()
-            Si = S[i]
-            Ai = list(Si)
-            A.append(Ai)
-            Di = D[i]
-            if not ci:
-                for j in internal2:
-                    s = Si[j]
-                    if s == INF:
-                        continue
-                    best = s + (I[j] - icost)         # aligned, children of j inserted
-                    d = only2[j]
-                    if d >= 0:                        # j inserted, i aligned to its child
-                        f = Ai[d]
-                        w = Di + I[d]
-                        c = icost + (f if f < w else w)
-                    else:
-                        c = icost + forest([i], ch2[j])
-                    Ai[j] = c if c < best else best
-                continue
-            dchildren = Di - dcost
-            only1 = ci[0] if len(ci) == 1 else -1
-            if only1 >= 0:
-                Ac = A[only1]
-                Dc = D[only1]
-            for j in range(n2):
-                s = Si[j]
-                if s == INF:
-                    continue
-                cj = ch2[j]
-                Ij = I[j]
-                if cj:
-                    d = only2[j]
-                    if d >= 0 and only1 >= 0:
-                        f = Ac[d]
-                        w = Dc + I[d]
-                        best = s + (f if f < w else w)
-                    else:
-                        best = s + forest(ci, cj)
-                    if d >= 0:
-                        f = Ai[d]
-                        w = Di + I[d]
-                        c = icost + (f if f < w else w)
-                    else:
-                        c = icost + forest([i], cj)
-                    if c < best:
-                        best = c
-                else:
-                    best = s + dchildren
-                if only1 >= 0:
-                    f = Ac[j]
-                    w = Dc + Ij
-                    c = dcost + (f if f < w else w)
-                else:
-                    c = dcost + forest(ci, [j])
-                Ai[j] = c if c < best else best
-
-    def _forest(self, xs: list[int], ys: list[int], trace: bool = False):
-        """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
-        A, D, I = self.A, self.D, self.I
-        ch1, ch2 = self.ch1, self.ch2
-        sp1, sp2 = self.sp1, self.sp2
-        dcost, icost = self.dcost, self.icost
-        m, n = len(xs), len(ys)
-        if not trace:
-            # Closed forms for a single tree on one side (most calls). Splicing a node
-            # against a single tree is already in A (a tree's node deleted, the other
-            # tree aligned with one of its children), so it needs no DP here.
-            if n == 1:
-                y = ys[0]
-                if m == 1:
-                    x = xs[0]
-                    v = A[x][y]
-                    w = D[x] + I[y]
-                    return v if v < w else w
-                if not sp2[y]:
-                    best = I[y]
-                    total = 0.0
-                    for x in xs:
-                        total += D[x]
-                        c = A[x][y] - D[x]
-                        if c < best:
-                            best = c
-                    return total + best
-            elif m == 1:
-                x = xs[0]
-                if not sp1[x]:
-                    Ax = A[x]
-                    best = D[x]
-                    total = 0.0
-                    for y in ys:
-                        total += I[y]
-                        c = Ax[y] - I[y]
-                        if c < best:
-                            best = c
-                    return total + best
-        Iy = [I[y] for y in ys]
-        prev = [0.0] * (n + 1)
-        acc = 0.0
-        for t in range(n):
-            acc += Iy[t]
-            prev[t + 1] = acc
-        rows = [prev] if trace else None
-        xtabs: dict = {}
-        ytabs: dict = {}
-        ystate: list = [None] * (n + 1)
-        for t in range(1, n + 1):
-            if sp2[ys[t - 1]]:
-                row = [prev[t - 1] + icost]
-                for g in ch2[ys[t - 1]]:
-                    row.append(row[-1] + I[g])
-                ystate[t] = row
-                if trace:
-                    ytabs[t] = [row]
-        for s in range(1, m + 1):
-            x = xs[s - 1]
-            Ax = A[x]
-            Dx = D[x]
-            cur = [prev[0] + Dx] + [0.0] * n
-            xspl = None
-            if sp1[x]:
-                # Node x deleted, its children aligned in its place (§4.1).
-                inner = [p + dcost for p in prev]
-                tab = [inner] if trace else None
-                for g in ch1[x]:
-                    Ag = A[g]
-                    Dg = D[g]
-                    new = [inner[0] + Dg]
-                    for t in range(1, n + 1):
-                        v = inner[t - 1] + Ag[ys[t - 1]]
-                        w = inner[t] + Dg
-                        if w < v:
-                            v = w
-                        w = new[t - 1] + Iy[t - 1]
-                        if w < v:
-                            v = w
-                        new.append(v)
-                    inner = new
-                    if trace:
-                        tab.append(inner)
-                xspl = inner
-                if trace:
-                    xtabs[s] = tab
-            for t in range(1, n + 1):
-                y = ys[t - 1]
-                v = prev[t - 1] + Ax[y]            # trees aligned (§4.1 case (4))
-                w = prev[t] + Dx                    # tree x deleted
-                if w < v:
-                    v = w
-                w = cur[t - 1] + Iy[t - 1]          # tree y inserted
-                if w < v:
-                    v = w
-                if xspl is not None:
-                    w = xspl[t]
-                    if w < v:
-                        v = w
-                yrow = ystate[t]
-                if yrow is not None:
-                    # Node y inserted, its children aligned in its place (§4.1).
-                    gy = ch2[y]
-                    new = [cur[t - 1] + icost]
-                    for b in range(1, len(gy) + 1):
-                        g = gy[b - 1]
-                        u = yrow[b - 1] + Ax[g]
-                        w = new[b - 1] + I[g]
-                        if w < u:
-                            u = w
-                        w = yrow[b] + Dx
-                        if w < u:
-                            u = w
-                        new.append(u)
-                    ystate[t] = new
-                    if trace:
-                        ytabs[t].append(new)
-                    w = new[-1]
-                    if w < v:
-                        v = w
-                cur[t] = v
-            prev = cur
-            if trace:
-                rows.append(cur)
-        if trace:
-            return prev[n], (rows, xtabs, ytabs)
-        return prev[n]
-
-    def trace(self) -> tuple[float, list[tuple[int, int]]]:
-        """Viterbi alignment: the node pairs of the best alignment of the two trees."""
-        r1, r2 = len(self.ch1) - 1, len(self.ch2) - 1
-        pairs: list[tuple[int, int]] = []
-        total = None
-        tasks: list[tuple] = [("forest", [r1], [r2])]
-        while tasks:
-            task = tasks.pop()
-            if task[0] == "forest":
-                cost, tables = self._forest(task[1], task[2], trace=True)
-                if total is None:
-                    total = cost
-                self._trace_forest(task[1], task[2], tables, tasks)
-            else:
-                self._trace_tree(task[1], task[2], pairs, tasks)
-        return total, pairs
-
-    def _trace_tree(self, u, v, pairs, tasks) -> None:
-        A, S = self.A, self.S
-        ci, cj = self.ch1[u], self.ch2[v]
-        cost = A[u][v]
-        if not ci and not cj:
-            pairs.append((u, v))
-            return
-        sub = S[u][v] + self._forest(ci, cj)
-        if _close(sub, cost):
-            pairs.append((u, v))
-            if ci and cj:
-                tasks.append(("forest", ci, cj))
-            return
-        if ci and _close(self.dcost + self._forest(ci, [v]), cost):
-            tasks.append(("forest", ci, [v]))
-            return
-        if cj and _close(self.icost + self._forest([u], cj), cost):
-            tasks.append(("forest", [u], cj))
-            return
-        raise AssertionError(f"tree traceback failed at {u},{v}")
-
-    def _trace_forest(self, xs, ys, tables, tasks) -> None:
-        rows, xtabs, ytabs = tables
-        A, D, I = self.A, self.D, self.I
-        ch1, ch2 = self.ch1, self.ch2
-        s, t = len(xs), len(ys)
-        state = "C"
-        a = b = 0
-        while True:
-            if state == "C":
-                if s == 0 and t == 0:
-                    return
-                if s == 0:
-                    t -= 1
-                    continue
-                if t == 0:
-                    s -= 1
-                    continue
-                x, y = xs[s - 1], ys[t - 1]
-                v = rows[s][t]
-                if _close(rows[s - 1][t - 1] + A[x][y], v):
-                    tasks.append(("tree", x, y))
-                    s, t = s - 1, t - 1
-                elif _close(rows[s - 1][t] + D[x], v):
-                    s -= 1
-                elif _close(rows[s][t - 1] + I[y], v):
-                    t -= 1
-                elif s in xtabs and _close(xtabs[s][-1][t], v):
-                    state, a = "X", len(ch1[x])
-                elif t in ytabs and _close(ytabs[t][s][-1], v):
-                    state, b = "Y", len(ch2[y])
-                else:
-                    raise AssertionError("forest traceback failed")
-            elif state == "X":
-                tab = xtabs[s]
-                if a == 0:
-                    state = "C"
-                    s -= 1
-                    continue
-                g = ch1[xs[s - 1]][a - 1]
-                v = tab[a][t]
-                if t > 0 and _close(tab[a - 1][t - 1] + A[g][ys[t - 1]], v):
-                    tasks.append(("tree", g, ys[t - 1]))
-                    a, t = a - 1, t - 1
-                elif _close(tab[a - 1][t] + D[g], v):
-                    a -= 1
-                elif t > 0 and _close(tab[a][t - 1] + I[ys[t - 1]], v):
-                    t -= 1
-                else:
-                    raise AssertionError("splice traceback failed")
-            else:  # "Y"
-                tab = ytabs[t]
-                if b == 0:
-                    state = "C"
-                    t -= 1
-                    continue
-                g = ch2[ys[t - 1]][b - 1]
-                v = tab[s][b]
-                if s > 0 and _close(tab[s - 1][b - 1] + A[xs[s - 1]][g], v):
-                    tasks.append(("tree", xs[s - 1], g))
-                    s, b = s - 1, b - 1
-                elif _close(tab[s][b - 1] + I[g], v):
-                    b -= 1
-                elif s > 0 and _close(tab[s - 1][b] + D[xs[s - 1]], v):
-                    s -= 1
-                else:
-                    raise AssertionError("splice traceback failed")
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
 __all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",

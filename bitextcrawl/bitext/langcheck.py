@@ -29,6 +29,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bitextcrawl.pages.language import load_model
 from bitextcrawl.sites.detect import switch_language
@@ -83,6 +84,7 @@ class SentenceLanguageCheck:
         return None
 
 
+@lru_cache(maxsize=1 << 14)
 def script(char: str) -> str:
     """A letter's script, by the first word of its Unicode name (LATIN, CYRILLIC, CJK…)."""
     return unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
