@@ -145,5 +145,6 @@ class Command(ScrapyCommand):
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
         db_path = s.get("BITEXT_PATTERN_DB") or os.path.join(opts.output, "patterns-db.json")
         stats = run_closing(pages, config, opts.output, pattern_db=PatternDB(db_path),
-                            crawl_stats=dict(input_stats), bitext=not opts.no_bitext)
+                            crawl_stats=dict(input_stats), bitext=not opts.no_bitext,
+                            workers=s.getint("BITEXT_WORKERS"))
         print(f"{stats['pairs']} pairs from {stats['pages']} pages -> {opts.output}")
