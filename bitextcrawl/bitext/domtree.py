@@ -642,20 +642,26 @@ class TreeAligner:
         idx1 = {t: i for i, t in enumerate(tags1)}
         tid1 = np.array([idx1[t] for t in s1.tags], dtype=np.int64)
         tid2 = np.array([idx2[t] for t in s2.tags], dtype=np.int64)
-        tcost = np.array([[-math.log(self.tag_prob(a, b)) for b in tags2] for a in tags1])
+        tag_costs = self.__dict__.setdefault("_tag_costs", {})   # emptied by fit()
+        for a in tags1:
+            for b in tags2:
+                if (a, b) not in tag_costs:
+                    tag_costs[a, b] = -math.log(self.tag_prob(a, b))
+        tcost = np.array([[tag_costs[a, b] for b in tags2] for a in tags1])
         cost = tcost[tid1[:, None], tid2[None, :]] + sub
 
-        # Text translation: length model, anchors, caller's similarity.
+        # Text translation: length model, anchors, caller's similarity. Scored only for
+        # nodes with text on both sides (most element nodes have none).
         ratio = self._length_ratio()
         if ratio is None:
             ratio = _doc_ratio(s1.lengths[s1.chunk].sum(), s2.lengths[s2.chunk].sum())
         has1, has2 = s1.lengths > 0, s2.lengths > 0
-        both = has1[:, None] & has2[None, :]
         one = has1[:, None] ^ has2[None, :]
-        lc = length_cost(np.maximum(s1.lengths, 1), np.maximum(s2.lengths, 1), ratio,
-                         self.length_var)
-        ac = self._anchor_cost(s1, s2)
-        text = np.where(both, lc + ac, 0.0)
+        r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
+        lc_both = length_cost(s1.lengths[r1], s2.lengths[r2], ratio, self.length_var)
+        text = np.zeros(cost.shape)
+        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(
+            [s1.texts[i] for i in r1], [s2.texts[j] for j in r2])
         text[one] = -math.log(self.empty_text_prob)
 
         if pruned:
@@ -663,6 +669,8 @@ class TreeAligner:
             text[far] = INF
         if text_similarity is not None:
             # Only plausible chunk pairs are scored (the callable may be costly).
+            lc = np.full(cost.shape, INF)
+            lc[np.ix_(r1, r2)] = lc_both
             cand = (s1.chunk[:, None] & s2.chunk[None, :]) & (lc < 12.0) & np.isfinite(text)
             cache: dict = {}
             for i, j in zip(*np.nonzero(cand)):
@@ -675,10 +683,10 @@ class TreeAligner:
         return cost + text, ratio
 
     @staticmethod
-    def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
+    def _anchor_cost(texts1: list[str], texts2: list[str]) -> np.ndarray:
         """−log of (shared anchors + ½) / (anchors + 1): ½ when neither text has any."""
-        a1 = [anchors(t) if t else (frozenset(), frozenset()) for t in s1.texts]
-        a2 = [anchors(t) if t else (frozenset(), frozenset()) for t in s2.texts]
+        a1 = [anchors(t) for t in texts1]
+        a2 = [anchors(t) for t in texts2]
 
         def incidence(sets_a, sets_b):
             vocab: dict[str, int] = {}
@@ -845,7 +853,7 @@ class TreeAligner:
                 if a.size <= self.max_nodes and b.size <= self.max_nodes]
         pairs = [given[k] for k in keep]
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
-                     "length_ratio_", "alignments_"):
+                     "length_ratio_", "alignments_", "_tag_costs"):
             self.__dict__.pop(name, None)
         self.history_ = []
         previous = None
@@ -892,6 +900,7 @@ class TreeAligner:
                 self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
             if self.length_ratio is None and len1 > 0 and len2 > 0:
                 self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
+            self.__dict__.pop("_tag_costs", None)
             if self._params() == before:
                 self.alignments_ = [None] * len(given)
                 for k, al in zip(keep, decoded):

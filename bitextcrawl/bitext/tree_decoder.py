@@ -173,6 +173,77 @@ def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
 
 
 @njit(cache=True)
+def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
+    """:func:`_forest`'s full DP with its tables kept, for the traceback.
+
+    Returns (rows, xoff, xtab, yoff, ytab): ``rows[s, t]`` the forest DP; for a spliced
+    x = xs[s-1], its children's rows ``xtab[xoff[s] + a*(n+1) + t]``; for a spliced
+    y = ys[t-1], its children's row at each s, ``ytab[yoff[t] + s*(deg+1) + b]``
+    (offset −1: not spliced).
+    """
+    m, n = xs.shape[0], ys.shape[0]
+    rows = np.empty((m + 1, n + 1))
+    rows[0, 0] = 0.0
+    for t in range(n):
+        rows[0, t + 1] = rows[0, t] + I[ys[t]]
+    xoff = np.full(m + 1, -1, dtype=np.int64)
+    size = 0
+    for s in range(1, m + 1):
+        x = xs[s - 1]
+        if sp1[x]:
+            xoff[s] = size
+            size += (ptr1[x + 1] - ptr1[x] + 1) * (n + 1)
+    xtab = np.empty(max(size, 1))
+    yoff = np.full(n + 1, -1, dtype=np.int64)
+    size = 0
+    for t in range(1, n + 1):
+        y = ys[t - 1]
+        if sp2[y]:
+            yoff[t] = size
+            size += (m + 1) * (ptr2[y + 1] - ptr2[y] + 1)
+    ytab = np.empty(max(size, 1))
+    for t in range(1, n + 1):
+        y = ys[t - 1]
+        if sp2[y]:
+            o = yoff[t]
+            ytab[o] = rows[0, t - 1] + icost
+            for b in range(ptr2[y + 1] - ptr2[y]):
+                ytab[o + b + 1] = ytab[o + b] + I[idx2[ptr2[y] + b]]
+    for s in range(1, m + 1):
+        x = xs[s - 1]
+        Dx = D[x]
+        rows[s, 0] = rows[s - 1, 0] + Dx
+        ox = xoff[s]
+        if ox >= 0:
+            for t in range(n + 1):
+                xtab[ox + t] = rows[s - 1, t] + dcost
+            for a in range(ptr1[x + 1] - ptr1[x]):
+                g = idx1[ptr1[x] + a]
+                lo, hi = ox + a * (n + 1), ox + (a + 1) * (n + 1)
+                xtab[hi] = xtab[lo] + D[g]
+                for t in range(1, n + 1):
+                    xtab[hi + t] = min(xtab[lo + t - 1] + A[g, ys[t - 1]], xtab[lo + t] + D[g],
+                                       xtab[hi + t - 1] + I[ys[t - 1]])
+        for t in range(1, n + 1):
+            y = ys[t - 1]
+            v = min(rows[s - 1, t - 1] + A[x, y], rows[s - 1, t] + Dx, rows[s, t - 1] + I[y])
+            if ox >= 0:
+                v = min(v, xtab[ox + (ptr1[x + 1] - ptr1[x]) * (n + 1) + t])
+            oy = yoff[t]
+            if oy >= 0:
+                w = ptr2[y + 1] - ptr2[y] + 1
+                lo, hi = oy + (s - 1) * w, oy + s * w
+                ytab[hi] = rows[s, t - 1] + icost
+                for b in range(1, w):
+                    g = idx2[ptr2[y] + b - 1]
+                    ytab[hi + b] = min(ytab[lo + b - 1] + A[x, g], ytab[hi + b - 1] + I[g],
+                                       ytab[lo + b] + Dx)
+                v = min(v, ytab[hi + w - 1])
+            rows[s, t] = v
+    return rows, xoff, xtab, yoff, ytab
+
+
+@njit(cache=True)
 def _fill_rows(lo, hi, A, S, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2, only2, self1, self2,
                dcost, icost):
     """Rows lo..hi-1 of A, bottom-up (§4.3): T1 nodes in post-order, each against all of T2."""
@@ -290,63 +361,12 @@ class _Decoder:
                        ptr1, idx1, ptr2, idx2, sp1, sp2, self.dcost, self.icost)
 
     def _tables(self, xs: list[int], ys: list[int]):
-        """The forest DP of :func:`_forest` with its tables kept, for the traceback."""
-        A, D, I = self.A, self.D, self.I
-        ch1, ch2, sp1, sp2 = self.ch1, self.ch2, self.sp1, self.sp2
-        icost = self.icost
-        m, n = len(xs), len(ys)
-        prev = [0.0] * (n + 1)
-        acc = 0.0
-        for t in range(n):
-            acc += I[ys[t]]
-            prev[t + 1] = acc
-        rows, xtabs, ytabs = [prev], {}, {}
-        ystate: list = [None] * (n + 1)
-        for t in range(1, n + 1):
-            if sp2[ys[t - 1]]:
-                row = [prev[t - 1] + icost]
-                for g in ch2[ys[t - 1]]:
-                    row.append(row[-1] + I[g])
-                ystate[t] = row
-                ytabs[t] = [row]
-        for s in range(1, m + 1):
-            x = xs[s - 1]
-            Ax, Dx = A[x], D[x]
-            cur = [prev[0] + Dx] + [0.0] * n
-            if sp1[x]:
-                xtabs[s] = self._splice_table(ch1[x], ys, prev)
-            for t in range(1, n + 1):
-                y = ys[t - 1]
-                v = min(prev[t - 1] + Ax[y], prev[t] + Dx, cur[t - 1] + I[y])
-                if s in xtabs:
-                    v = min(v, xtabs[s][-1][t])
-                yrow = ystate[t]
-                if yrow is not None:
-                    new = [cur[t - 1] + icost]
-                    for b, g in enumerate(ch2[y], 1):
-                        new.append(min(yrow[b - 1] + Ax[g], new[b - 1] + I[g], yrow[b] + Dx))
-                    ystate[t] = new
-                    ytabs[t].append(new)
-                    v = min(v, new[-1])
-                cur[t] = v
-            prev = cur
-            rows.append(cur)
-        return prev[n], (rows, xtabs, ytabs)
-
-    def _splice_table(self, children: list[int], ys: list[int], prev: list[float]) -> list:
-        """Rows of :func:`_splice_x` (node deleted, its children in its place)."""
-        A, D, I = self.A, self.D, self.I
-        inner = [p + self.dcost for p in prev]
-        tab = [inner]
-        for g in children:
-            Ag, Dg = A[g], D[g]
-            new = [inner[0] + Dg]
-            for t in range(1, len(ys) + 1):
-                new.append(min(inner[t - 1] + Ag[ys[t - 1]], inner[t] + Dg,
-                               new[t - 1] + I[ys[t - 1]]))
-            inner = new
-            tab.append(inner)
-        return tab
+        """Cost of aligning forests xs and ys, and the tables of :func:`_forest_tables`."""
+        A, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2 = self._arrays()
+        tables = _forest_tables(A, D, I, np.array(xs, dtype=np.int64),
+                                np.array(ys, dtype=np.int64), ptr1, idx1, ptr2, idx2,
+                                sp1, sp2, self.dcost, self.icost)
+        return tables[0][len(xs), len(ys)], tables
 
     def trace(self) -> tuple[float, list[tuple[int, int]]]:
         """Viterbi alignment: the node pairs of the best alignment of the two trees."""
@@ -388,10 +408,11 @@ class _Decoder:
         raise AssertionError(f"tree traceback failed at {u},{v}")
 
     def _trace_forest(self, xs, ys, tables, tasks) -> None:
-        rows, xtabs, ytabs = tables
+        rows, xoff, xtab, yoff, ytab = tables
         A, D, I = self.A, self.D, self.I
         ch1, ch2 = self.ch1, self.ch2
         s, t = len(xs), len(ys)
+        n = t
         state = "C"
         a = b = 0
         while True:
@@ -405,51 +426,52 @@ class _Decoder:
                     s -= 1
                     continue
                 x, y = xs[s - 1], ys[t - 1]
-                v = rows[s][t]
-                if _close(rows[s - 1][t - 1] + A[x, y], v):
+                v = rows[s, t]
+                if _close(rows[s - 1, t - 1] + A[x, y], v):
                     tasks.append(("tree", x, y))
                     s, t = s - 1, t - 1
-                elif _close(rows[s - 1][t] + D[x], v):
+                elif _close(rows[s - 1, t] + D[x], v):
                     s -= 1
-                elif _close(rows[s][t - 1] + I[y], v):
+                elif _close(rows[s, t - 1] + I[y], v):
                     t -= 1
-                elif s in xtabs and _close(xtabs[s][-1][t], v):
+                elif xoff[s] >= 0 and _close(xtab[xoff[s] + len(ch1[x]) * (n + 1) + t], v):
                     state, a = "X", len(ch1[x])
-                elif t in ytabs and _close(ytabs[t][s][-1], v):
+                elif yoff[t] >= 0 and _close(
+                        ytab[yoff[t] + s * (len(ch2[y]) + 1) + len(ch2[y])], v):
                     state, b = "Y", len(ch2[y])
                 else:
                     raise AssertionError("forest traceback failed")
             elif state == "X":
-                tab = xtabs[s]
                 if a == 0:
                     state = "C"
                     s -= 1
                     continue
+                o = xoff[s]
                 g = ch1[xs[s - 1]][a - 1]
-                v = tab[a][t]
-                if t > 0 and _close(tab[a - 1][t - 1] + A[g, ys[t - 1]], v):
+                v = xtab[o + a * (n + 1) + t]
+                if t > 0 and _close(xtab[o + (a - 1) * (n + 1) + t - 1] + A[g, ys[t - 1]], v):
                     tasks.append(("tree", g, ys[t - 1]))
                     a, t = a - 1, t - 1
-                elif _close(tab[a - 1][t] + D[g], v):
+                elif _close(xtab[o + (a - 1) * (n + 1) + t] + D[g], v):
                     a -= 1
-                elif t > 0 and _close(tab[a][t - 1] + I[ys[t - 1]], v):
+                elif t > 0 and _close(xtab[o + a * (n + 1) + t - 1] + I[ys[t - 1]], v):
                     t -= 1
                 else:
                     raise AssertionError("splice traceback failed")
             else:  # "Y"
-                tab = ytabs[t]
                 if b == 0:
                     state = "C"
                     t -= 1
                     continue
+                o, w = yoff[t], len(ch2[ys[t - 1]]) + 1
                 g = ch2[ys[t - 1]][b - 1]
-                v = tab[s][b]
-                if s > 0 and _close(tab[s - 1][b - 1] + A[xs[s - 1], g], v):
+                v = ytab[o + s * w + b]
+                if s > 0 and _close(ytab[o + (s - 1) * w + b - 1] + A[xs[s - 1], g], v):
                     tasks.append(("tree", xs[s - 1], g))
                     s, b = s - 1, b - 1
-                elif _close(tab[s][b - 1] + I[g], v):
+                elif _close(ytab[o + s * w + b - 1] + I[g], v):
                     b -= 1
-                elif s > 0 and _close(tab[s - 1][b] + D[xs[s - 1]], v):
+                elif s > 0 and _close(ytab[o + (s - 1) * w + b] + D[xs[s - 1]], v):
                     s -= 1
                 else:
                     raise AssertionError("splice traceback failed")
