@@ -15,6 +15,7 @@ Trees are arrays in post-order (children before parents): the children of node i
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -26,6 +27,41 @@ ROWS_PER_CALL = 32
 
 class _Timeout(Exception):
     pass
+
+
+@dataclass
+class _Side:
+    """Arrays of one document tree (:class:`~bitextcrawl.bitext.dom.Node`), in post-order."""
+    nodes: list
+    children: list            # list[list[int]]
+    tags: list
+    texts: list
+    lengths: np.ndarray
+    chunk: np.ndarray         # bool: text is a chunk of its own
+    rank: np.ndarray          # pre-order rank / n (relative document position)
+    size: np.ndarray
+
+    @classmethod
+    def of(cls, tree) -> "_Side":
+        nodes = tree.postorder()
+        pos = {id(n): i for i, n in enumerate(nodes)}
+        pre = {id(n): i for i, n in enumerate(tree.iter())}
+        n = len(nodes)
+        size = np.ones(n, dtype=np.int64)
+        children = []
+        for i, node in enumerate(nodes):
+            ch = [pos[id(c)] for c in node.children]
+            children.append(ch)
+            for c in ch:
+                size[i] += size[c]
+        return cls(
+            nodes=nodes, children=children, tags=[x.tag for x in nodes],
+            texts=[x.text for x in nodes],
+            lengths=np.array([len(x.text) for x in nodes], dtype=float),
+            chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
+            rank=np.array([pre[id(x)] for x in nodes], dtype=float) / max(n - 1, 1),
+            size=size,
+        )
 
 
 @njit(cache=True)
