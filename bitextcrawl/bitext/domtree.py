@@ -524,14 +524,25 @@ class TreeAligner:
         re-estimated from the aligned chunks. Pairs over ``max_nodes`` are skipped.
 
         When an iteration leaves the parameters as they were (converged), its alignments
-        are the decoding of the training pairs under the fitted model: they are kept in
-        ``alignments_`` (one per pair given, None for a skipped pair) so that a caller
-        need not decode those pairs again.
+        are the training pairs' decoding under the fitted model: kept in ``alignments_``
+        (one per pair, None if skipped), a caller need not decode those pairs again.
         """
         given = list(tree_pairs)
-        keep = [k for k, (a, b) in enumerate(given)
-                if a.size <= self.max_nodes and b.size <= self.max_nodes]
-        pairs = [given[k] for k in keep]
+
+        def e_step(aligner) -> list:
+            out: list = [(None, None)] * len(given)
+            for k, (t1, t2) in enumerate(given):
+                if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
+                    al = aligner.align(t1, t2, text_similarity)
+                    out[k] = (e_step_counts(al, t2), al)
+            return out
+
+        return self.fit_with(e_step)
+
+    def fit_with(self, e_step: Callable) -> "TreeAligner":
+        """:meth:`fit` with the E-step done by ``e_step(aligner)``: per training pair,
+        (:func:`e_step_counts` of its Viterbi alignment or None, what to keep for it in
+        ``alignments_``). A caller runs the E-step where its pages are (a process pool)."""
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
                      "length_ratio_", "alignments_", "_tag_costs"):
             self.__dict__.pop(name, None)
@@ -539,30 +550,23 @@ class TreeAligner:
         previous = None
         self.n_iter_ = 0
         for it in range(self.n_iter):
+            before = self._params()
+            decoded = e_step(self)
             counts: dict[str, Counter] = {}
             vocab2: set[str] = set()
-            L = Md = Mi = 0
-            len1 = len2 = 0.0
-            log_prob = 0.0
-            used = 0
-            decoded = []
-            before = self._params()
-            for t1, t2 in pairs:
-                al = self.align(t1, t2, text_similarity)
-                decoded.append(al)
-                if al.method != "tree":
+            L = Md = Mi = used = 0
+            len1 = len2 = log_prob = 0.0
+            for got, _ in decoded:
+                if got is None:
                     continue
                 used += 1
-                log_prob += al.log_prob
-                for u, v, _ in al.node_pairs:
-                    counts.setdefault(u.tag, Counter())[v.tag] += 1
-                    if u.is_chunk and v.is_chunk:
-                        len1 += len(u.text)
-                        len2 += len(v.text)
-                vocab2.update(n.tag for n in t2.iter())
-                L += al.n_aligned
-                Md += al.n_deleted
-                Mi += al.n_inserted
+                log_prob += got["log_prob"]
+                for t1, c in got["counts"].items():
+                    counts.setdefault(t1, Counter()).update(c)
+                len1 += got["len1"]
+                len2 += got["len2"]
+                vocab2.update(got["tags2"])
+                L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
             self.n_iter_ = it + 1
             self.history_.append({"iteration": it + 1, "pairs": used,
                                   "log_prob": round(log_prob, 4), "aligned": L,
@@ -571,9 +575,7 @@ class TreeAligner:
                 break
             self._m_step(counts, len(vocab2) + 1, L, Md, Mi, len1, len2)
             if self._params() == before:
-                self.alignments_ = [None] * len(given)
-                for k, al in zip(keep, decoded):
-                    self.alignments_[k] = al
+                self.alignments_ = [kept for _, kept in decoded]
             signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
             if signature == previous:
                 break
@@ -676,5 +678,22 @@ def _doc_ratio(len1: float, len2: float) -> float:
     return float(np.clip(len2 / len1, 0.2, 5.0)) if len1 > 0 and len2 > 0 else 1.0
 
 
+def e_step_counts(al: Alignment, tree2: Node) -> dict | None:
+    """What one pair's Viterbi alignment adds to the counts of the M-step (§4.2); None
+    when it is no tree alignment (the linear fallback's is not counted)."""
+    if al.method != "tree":
+        return None
+    counts: dict[str, Counter] = {}
+    len1 = len2 = 0
+    for u, v, _ in al.node_pairs:
+        counts.setdefault(u.tag, Counter())[v.tag] += 1
+        if u.is_chunk and v.is_chunk:
+            len1 += len(u.text)
+            len2 += len(v.text)
+    return {"counts": counts, "tags2": {n.tag for n in tree2.iter()}, "len1": len1,
+            "len2": len2, "log_prob": al.log_prob, "L": al.n_aligned, "Md": al.n_deleted,
+            "Mi": al.n_inserted}
+
+
 __all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
-           "Alignment", "TreeAligner"]
+           "Alignment", "TreeAligner", "e_step_counts"]

@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree
+from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree, e_step_counts
 from bitextcrawl.bitext.sentences import align_chunks
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.tmx import write_tmx
@@ -40,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 # Enough pairs to estimate tag mapping and deletion rates; more only costs time.
 TRAINING_PAIRS = 25
+# Viterbi-EM iterations of the site's tree aligner (§4.2).
+FIT_ITERATIONS = 3
 # A worker process costs about a second to start: fewer pairs than this each, fewer workers.
 MIN_PAIRS_PER_WORKER = 8
 # Sentence pairs per page pair kept for the report's samples.
@@ -320,7 +322,7 @@ def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
 
 def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
     """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
-    params.setdefault("n_iter", 3)
+    params.setdefault("n_iter", FIT_ITERATIONS)
     return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
 
 
@@ -344,6 +346,48 @@ def _align_task(aligner, l1: str, l2: str, task: tuple):
         return str(exc)
 
 
+def _e_step_task(aligner, l1: str, l2: str, task: tuple):
+    """One training pair's E-step in a pool worker (§4.2): its counts, and its result
+    (:func:`_pair_result`), which is final when EM has converged."""
+    url_1, html_1, url_2, html_2 = task
+    t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+    if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
+        return None, None
+    alignment = aligner.align(t1, t2)
+    return e_step_counts(alignment, t2), _pair_result(aligner, alignment, t1, t2, l1, l2)
+
+
+def _html_tasks(lang_pairs, page_index):
+    for pair in lang_pairs:
+        p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
+        yield p1.url, p1.html, p2.url, p2.html
+
+
+def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
+    """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
+    what EM kept of them (``TreeAligner.alignments_``).
+
+    With a pool (and no caller's similarity, a closure that cannot be pickled), each
+    EM iteration's alignments are made in the pool's processes; they give the same
+    counts in the same order as here, so the same model.
+    """
+    training = lang_pairs[:TRAINING_PAIRS]
+    if pool is not None and similarity is None:
+        tasks = list(_html_tasks(training, page_index))
+
+        def e_step(aligner):
+            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks))
+
+        aligner = TreeAligner(n_iter=FIT_ITERATIONS).fit_with(e_step)
+    else:
+        for pair in training:
+            for page in (page_index[pair.url_1], page_index[pair.url_2]):
+                trees[page.url] = build_tree(page.html, page.url)
+        aligner = fit_aligner([(trees[p.url_1], trees[p.url_2]) for p in training],
+                              similarity)
+    return aligner, aligner.__dict__.pop("alignments_", None) or []
+
+
 def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool):
     """Per page pair, in order: :func:`_align_task`'s result.
 
@@ -353,10 +397,12 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
     """
     todo, results = [], [None] * len(lang_pairs)
     for k, pair in enumerate(lang_pairs):
-        alignment = fitted[k] if k < len(fitted) else None
-        if alignment is not None:
+        kept = fitted[k] if k < len(fitted) else None
+        if isinstance(kept, tuple):          # made in the pool
+            results[k] = kept
+        elif kept is not None:
             t1, t2 = trees[pair.url_1], trees[pair.url_2]
-            results[k] = _pair_result(aligner, alignment, t1, t2, l1, l2)
+            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2)
         else:
             todo.append(k)
     if pool is None or similarity is not None:
@@ -369,9 +415,7 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
             return _pair_result(aligner, alignment, t1, t2, l1, l2)
         done = map(run, todo)
     else:
-        tasks = ((p1.url, p1.html, p2.url, p2.html) for p1, p2 in
-                 ((page_index[lang_pairs[k].url_1], page_index[lang_pairs[k].url_2])
-                  for k in todo))
+        tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
         done = pool.map(partial(_align_task, aligner, l1, l2), tasks, chunksize=4)
     done = iter(done)
     for k in range(len(lang_pairs)):
@@ -396,15 +440,8 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         similarity = _resolve_similarity(text_similarity, l1, l2)
         if similarity is not None:
             counts[f"bitext/bitext/{l1}-{l2}/text_similarity"] = 1
-        trees = {}
-        training = []
-        for pair in lang_pairs[:TRAINING_PAIRS]:
-            p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
-            trees[p1.url] = build_tree(p1.html, p1.url)
-            trees[p2.url] = build_tree(p2.html, p2.url)
-            training.append((trees[p1.url], trees[p2.url]))
-        aligner = fit_aligner(training, similarity)
-        fitted = aligner.__dict__.pop("alignments_", None) or []
+        trees: dict = {}
+        aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool)
         rows = []
         outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
                                 l1, l2, pool)
