@@ -13,6 +13,7 @@ hyperlinks are still paired; their text is not emitted again as a chunk of its o
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterator
 from urllib.parse import urljoin
 
@@ -111,6 +112,11 @@ def _tag_of(el) -> str | None:
     tag = el.tag
     if not isinstance(tag, str):      # comment, processing instruction
         return None
+    return _local_name(tag)
+
+
+@lru_cache(maxsize=1024)
+def _local_name(tag: str) -> str:
     return tag.lower().rsplit("}", 1)[-1]
 
 

@@ -120,9 +120,7 @@ def prior_tag_prob(t1: str, t2: str) -> float:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
-_SENT_END = re.compile(r"[.!?:;。！？]\s*$")
-
-
+_SENT_END_CHARS = frozenset(".!?:;。！？")
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
@@ -145,7 +143,8 @@ def anchors(text: str) -> tuple[frozenset, frozenset]:
         if len(w) < 2:
             continue
         start = m.start()
-        at_sentence_start = start == 0 or bool(_SENT_END.search(text[:start]))
+        # (rstrip: a regex search of the prefix for every word was quadratic)
+        at_sentence_start = start == 0 or text[:start].rstrip()[-1:] in _SENT_END_CHARS
         if cjk and w.isascii():
             names.add(w.lower())
         elif any(c.isupper() for c in w[1:]) or (w[0].isupper() and not at_sentence_start):
