@@ -42,8 +42,10 @@ logger = logging.getLogger(__name__)
 TRAINING_PAIRS = 25
 # Viterbi-EM iterations of the site's tree aligner (§4.2).
 FIT_ITERATIONS = 3
-# A worker process costs about a second to start: fewer pairs than this each, fewer workers.
-MIN_PAIRS_PER_WORKER = 8
+# A worker costs one to three seconds to start (imports, compiled code), 20 to 100 pairs'
+# work: fewer pairs than this each, fewer workers (bench_align --scale: 18 pairs took
+# 0.7 s in one process, 3.3 s with two).
+MIN_PAIRS_PER_WORKER = 50
 # Sentence pairs per page pair kept for the report's samples.
 SAMPLE_ROWS = 3
 
