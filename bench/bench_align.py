@@ -2,10 +2,13 @@
 
     python bench/bench_align.py                 # both
     python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET
-    python bench/bench_align.py --scale 2000 20000
+    python bench/bench_align.py --scale 2000 20000 [--workers N]
 
 Page records are built by the crawl's own code (fastText included); the network is
-skipped. Each scale run is a child process so its peak memory is its own.
+skipped. ``--scale``: for generated sites of those sizes and for the real sites of
+../shared/data, CPU seconds per page pair of pairing and of the bitext stage, the bitext
+stage's wall time with one worker and with N (default: the machine's cores), and peak
+RSS; each site in a child process so its peak memory is its own.
 """
 
 from __future__ import annotations
@@ -124,63 +127,93 @@ def real_ablation() -> None:
         print(f"{'+ ' + stage:16s}" + "".join(cells))
 
 
-SCALE_SITES = {
-    "mixed": {"scheme": "mixed"},
-    # The worst case: no URL, hreflang or shared-token evidence, every stage at work.
-    "opaque-anchorless": {"scheme": "opaque", "language_switch": False, "anchors": False},
-}
+SCALE_KIND = {"scheme": "mixed"}
+REAL_SITES = ("lett", "nginx", "wet")
 
 
-def one_scale(pages_wanted: int, kind: str) -> dict:
-    n_pairs = max(10, int(pages_wanted / 2.2))
-    site = generate_site(SiteSpec(n_pairs=n_pairs, third_lang=None, seed=5, **SCALE_SITES[kind]),
-                         8000)
-    t = time.perf_counter()
-    pages = site_records(site, identifier())
-    build_s = time.perf_counter() - t
-    t = time.perf_counter()
-    result = align_site(pages, AlignConfig(langs=("en", "fr")))
-    align_s = time.perf_counter() - t
-    f1 = evaluate(site.gold_pairs, [(p.url_1, p.url_2) for p in result.pairs])["f1"]
-    return {"pages": len(pages), "records_s": round(build_s, 1), "align_s": round(align_s, 1),
-            "stages_s": result.timings, "f1": round(f1, 4),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+def scale_pages(what: str):
+    """(pages, langs, gold or None, redirects) of a generated size or a real site."""
+    if what.isdigit():
+        n_pairs = max(10, int(int(what) / 2.2))
+        site = generate_site(SiteSpec(n_pairs=n_pairs, third_lang=None, seed=5, **SCALE_KIND),
+                             8000)
+        return site_records(site, identifier()), ("en", "fr"), site.gold_pairs, {}
+    from bitextcrawl.demo import real_sites
+
+    site = getattr(real_sites, what)(SHARED)
+    return site.pages, site.langs, None, site.redirects
 
 
-def scale(sizes: list[int]) -> None:
-    for kind in SCALE_SITES:
-        results = []
-        for size in sizes:
-            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--kind", kind],
-                                 capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
-            if out.returncode:
-                raise SystemExit(out.stderr[-3000:])
-            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-        print(f"closing pipeline (page pairs, no bitext) on generated {kind} sites")
-        for r in results:
-            print(f"{r['pages']:7d} pages: align {r['align_s']:7.1f} s  (records {r['records_s']} s)  "
-                  f"peak RSS {r['peak_rss_mb']} MiB  F1 {r['f1']}  stages {r['stages_s']}")
-        if len(results) >= 2:
-            a, b = results[0], results[-1]
-            print(f"time ratio {b['align_s'] / a['align_s']:.1f}x for "
-                  f"{b['pages'] / a['pages']:.1f}x pages")
+def one_scale(what: str, workers: int) -> dict:
+    """Pairing, then the bitext stage with one worker and with ``workers`` (a child process)."""
+    import tempfile
+
+    from bitextcrawl.bitext.extract import pool_size, write_bitext
+    from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+
+    pages, langs, gold, redirects = scale_pages(what)
+    cpu = time.process_time()
+    result = align_site(pages, AlignConfig(langs=langs), redirects=redirects)
+    pairing_cpu = time.process_time() - cpu
+    n = max(len(result.pairs), 1)
+    row = {"site": what, "pages": len(pages), "pairs": len(result.pairs),
+           "pairing_cpu": pairing_cpu / n}
+    if gold is not None:
+        row["f1"] = round(evaluate(gold, [(p.url_1, p.url_2) for p in result.pairs])["f1"], 4)
+    index = {p.url: p for p in pages}
+    check = SentenceLanguageCheck()
+    for w in (1, workers):
+        with tempfile.TemporaryDirectory() as out:
+            cpu, wall = time.process_time(), time.perf_counter()
+            counts = write_bitext(result.pairs, index, out, lang_check=check, workers=w)
+            row[f"bitext_wall_{w}"] = time.perf_counter() - wall
+            if w == 1:   # the pool's CPU is its processes': counted where there is none
+                row["bitext_cpu"] = (time.process_time() - cpu) / n
+                row["sentence_pairs"] = counts.get("bitext/bitext/sentence_pairs", 0)
+    row["workers"] = pool_size(workers, len(result.pairs))
+    row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return row
+
+
+def scale(sizes: list[int], workers: int) -> None:
+    """One child process a site, so that each peak RSS is its own."""
+    rows = []
+    sites = [str(n) for n in sizes] + [s for s in REAL_SITES if (SHARED / "nginx").is_dir()]
+    for what in sites:
+        out = subprocess.run([sys.executable, __file__, "--one", what, "--workers", str(workers)],
+                             capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+        if out.returncode:
+            raise SystemExit(out.stderr[-3000:])
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"closing pipeline cost (CPU seconds per page pair; bitext wall seconds with 1 and "
+          f"with {workers} workers; peak RSS of the main process)")
+    print("| site | pages | pairs | pairing CPU/pair | bitext CPU/pair | bitext wall, 1 worker "
+          "| bitext wall, all workers | peak RSS MiB | sentence pairs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        name = f"generated ({r['site']} pages asked; F1 {r['f1']})" if "f1" in r else r["site"]
+        print(f"| {name} | {r['pages']:,} | {r['pairs']:,} | {r['pairing_cpu']:.4f} | "
+              f"{r['bitext_cpu']:.4f} | {r['bitext_wall_1']:.1f} | "
+              f"{r[f'bitext_wall_{workers}']:.1f} ({r['workers']}) | {r['peak_rss_mb']:,.0f} | "
+              f"{r['sentence_pairs']:,} |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--scale", nargs="*", type=int)
-    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--kind", default="mixed", choices=list(SCALE_SITES), help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="bitext workers of the second run (default: the machine's cores)")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(one_scale(args.one, args.kind)))
+        print(json.dumps(one_scale(args.one, args.workers)))
         return
     if args.ablation or args.scale is None:
         ablation()
     if args.scale is not None or not args.ablation:
-        scale(args.scale or [2000, 20000])
+        scale(args.scale or [2000, 20000], args.workers)
 
 
 if __name__ == "__main__":

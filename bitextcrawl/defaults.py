@@ -4,6 +4,8 @@
 in ``update_settings`` so the components also work outside this project's settings.
 """
 
+import os
+
 # Output
 BITEXT_OUTPUT_DIR = ""            # "" = output/<site>/ under the working directory
 BITEXT_WARC_ENABLED = True        # raw responses to <output>/pages.warc.gz
@@ -73,6 +75,7 @@ BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
 BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
+BITEXT_WORKERS = os.cpu_count() or 1   # processes aligning page pairs in the closing pipeline (1: none)
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)

@@ -5,15 +5,7 @@ are aligned node to node (§4.1) by bottom-up dynamic programming (§4.3). Align
 give **parallel text chunks** (sentence-aligned later by :mod:`bitextcrawl.bitext.sentences`,
 §5) and **parallel hyperlinks**, whose targets are new candidate pairs (§3, step 5).
 
-Document tree (§4): element and text nodes only; an image's ALT text is a text node; a text
-leaf is merged into its parent element; ``script``/``style`` and other invisible content is
-dropped. One departure, for the sake of the chunks: the text of an element is its whole
-*run* of phrasing content (text plus inline elements such as ``a``, ``b``, ``span``), so
-that ``<p>See <a>the guide</a> now.</p>`` is one chunk "See the guide now." (the STRAND
-linearisation in :mod:`bitextcrawl.pages.strand` makes the same choice: translators move
-emphasis and links inside a sentence). The inline elements stay in the tree as children
-(marked ``inline``), so that ``a``, ``b``/``strong`` and ``img`` nodes are still aligned and
-hyperlinks are still paired; their text is not emitted again as a chunk of its own.
+The document tree (§4) is :mod:`bitextcrawl.bitext.dom`'s.
 
 Alignment model (§4.1): the alignment A of trees T1 and T2 preserves hierarchy (children of
 aligned nodes align only to children, or are deleted) and sibling order. Its probability is
@@ -29,9 +21,9 @@ LSI space, a user's lexicon). Tag mapping and deletion probabilities are trained
 site's verified pairs by Viterbi EM (§4.2; the paper uses inside–outside).
 
 Decoding (§4.3) is the recursive alignment of forests of Jiang, Wang & Zhang (1995), run
-bottom-up over all node pairs. Cost is bounded: large page pairs are pruned to a band of
-relative document positions, and pages over ``max_nodes`` (or a decoding over
-``time_limit``) fall back to an LCS alignment of the two STRAND-style linearisations
+bottom-up over all node pairs (:mod:`bitextcrawl.bitext.tree_decoder`). Cost is bounded:
+large page pairs are pruned to a band of relative document positions, and pages over
+``max_nodes`` (or a decoding over ``time_limit``) fall back to an LCS alignment of the two STRAND-style linearisations
 (rapidfuzz, in C++).
 """
 
@@ -42,295 +34,20 @@ import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
-from urllib.parse import urljoin
+from functools import lru_cache
+from typing import Callable, Iterable
 
 import numpy as np
 from scipy import sparse
 from scipy.special import log_ndtr
 
-from bitextcrawl.pages import strand
-from bitextcrawl.pages import text as textmod
-from bitextcrawl.pages.urls import canonical
+# The document tree, re-exported: callers import it from here.
+from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise
+from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout
 
-TEXT_TAG = "#text"
 INF = float("inf")
 
-# Invisible content, dropped with its text (§4 keeps what a reader sees).
-DROPPED_TAGS = strand.DROPPED_TAGS | {"iframe", "object", "canvas"}
-# Phrasing content: its text joins the run of the enclosing element (see module docstring).
-PHRASING_TAGS = frozenset(strand.INLINE_TAGS | {"img", "button", "del", "ins", "map", "area"})
-LINK_TAGS = frozenset({"a", "area"})
-_SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
-
 TextSimilarity = Callable[[str, str], float]
-
-
-# --------------------------------------------------------------------------------------
-# Document tree (§4)
-# --------------------------------------------------------------------------------------
-
-class Node:
-    """A node of the document tree: an element, with its text leaf merged in (§4 (iii))."""
-
-    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth")
-
-    def __init__(self, tag: str, text: str = "", href: str | None = None,
-                 inline: bool = False):
-        self.tag = tag
-        self.text = text
-        self.href = href
-        self.children: list[Node] = []
-        self.parent: Node | None = None
-        self.inline = inline       # text already part of an ancestor's chunk
-        self.index = 0             # breadth-first number (the paper's D_i^N), root = 1
-        self.depth = 0
-
-    def __repr__(self) -> str:
-        text = (self.text[:30] + "…") if len(self.text) > 30 else self.text
-        return f"<Node {self.index} {self.tag} {text!r}{' href' if self.href else ''}>"
-
-    def append(self, child: "Node") -> None:
-        child.parent = self
-        self.children.append(child)
-
-    def iter(self) -> Iterator["Node"]:
-        """Pre-order (document order) traversal."""
-        stack = [self]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def postorder(self) -> list["Node"]:
-        out: list[Node] = []
-        stack: list[tuple[Node, bool]] = [(self, False)]
-        while stack:
-            node, done = stack.pop()
-            if done:
-                out.append(node)
-            else:
-                stack.append((node, True))
-                stack.extend((c, False) for c in reversed(node.children))
-        return out
-
-    @property
-    def size(self) -> int:
-        return sum(1 for _ in self.iter())
-
-    @property
-    def is_chunk(self) -> bool:
-        """True when the node's text is a chunk of its own (not inside an ancestor's)."""
-        return bool(self.text) and not self.inline
-
-    def chunks(self) -> list[str]:
-        """Text chunks of the tree in document order."""
-        return [n.text for n in self.iter() if n.is_chunk]
-
-    def links(self) -> list[str]:
-        return [n.href for n in self.iter() if n.href]
-
-    def to_dict(self) -> dict:
-        d: dict = {"tag": self.tag}
-        if self.text:
-            d["text"] = self.text
-        if self.href:
-            d["href"] = self.href
-        if self.inline:
-            d["inline"] = True
-        if self.children:
-            d["children"] = [c.to_dict() for c in self.children]
-        return d
-
-
-def _tag_of(el) -> str | None:
-    tag = el.tag
-    if not isinstance(tag, str):      # comment, processing instruction
-        return None
-    return tag.lower().rsplit("}", 1)[-1]
-
-
-def _resolve(href: str | None, base_url: str) -> str | None:
-    href = (href or "").strip()
-    if not href or href.lower().startswith(_SKIP_HREF):
-        return None
-    try:
-        return canonical(urljoin(base_url, href)) if base_url else canonical(href)
-    except ValueError:
-        return None
-
-
-def _is_phrasing(el) -> bool:
-    """Phrasing element whose whole content is phrasing too (``<a><div>`` is a block)."""
-    tag = _tag_of(el)
-    if tag not in PHRASING_TAGS:
-        return False
-    for d in el.iterdescendants():
-        t = _tag_of(d)
-        if t is not None and t not in PHRASING_TAGS and t not in DROPPED_TAGS and t != "br":
-            return False
-    return True
-
-
-def _phrasing_text(el, out: list[str]) -> None:
-    """Visible text of a phrasing element (ALT text included), without its tail."""
-    tag = _tag_of(el)
-    if tag == "img":
-        alt = el.get("alt")
-        if alt:
-            out.append(" " + alt + " ")
-        return
-    if tag == "br":
-        out.append(" ")
-        return
-    if el.text:
-        out.append(el.text)
-    for child in el:
-        t = _tag_of(child)
-        if t is not None and t not in DROPPED_TAGS:
-            _phrasing_text(child, out)
-        if child.tail:
-            out.append(child.tail)
-
-
-def _inline_node(el, base_url: str) -> Node:
-    """Node of a phrasing element inside a run (its text belongs to the run's chunk)."""
-    tag = _tag_of(el)
-    node = Node(tag, inline=True)
-    if tag in LINK_TAGS:
-        node.href = _resolve(el.get("href"), base_url)
-    buf: list[str] = []
-    _phrasing_text(el, buf)
-    node.text = strand.normalise_space("".join(buf))
-    if tag != "img":
-        for child in el:
-            t = _tag_of(child)
-            if t is not None and t not in DROPPED_TAGS and t != "br":
-                node.append(_inline_node(child, base_url))
-    return node
-
-
-def _element_node(el, base_url: str) -> Node:
-    """Node of a block-level element (§4: element + merged text leaf)."""
-    tag = _tag_of(el)
-    node = Node(tag)
-    if tag in LINK_TAGS:
-        node.href = _resolve(el.get("href"), base_url)
-    if tag == "img":                   # §4 (ii): ALT text as a text node, merged (iii)
-        node.text = strand.normalise_space(el.get("alt") or "")
-        return node
-    if tag == "head":                  # only the title of the head is visible
-        for title in el.iter("title"):
-            node.append(_element_node(title, base_url))
-            break
-        return node
-
-    # Split the content into runs of phrasing content separated by block children.
-    segments: list[object] = []        # ("run", pieces, elements) | Node
-    pieces: list[str] = []
-    elements: list = []
-
-    def close_run():
-        text = strand.normalise_space("".join(pieces))
-        if text:
-            segments.append(("run", text, list(elements)))
-        else:
-            # A run with no text (an image without ALT, an empty link): its elements
-            # are plain children.
-            for e in elements:
-                segments.append(_inline_node(e, base_url))
-                segments[-1].inline = False
-        pieces.clear()
-        elements.clear()
-
-    if el.text:
-        pieces.append(el.text)
-    for child in el:
-        t = _tag_of(child)
-        if t is None or t in DROPPED_TAGS:
-            pass
-        elif t != "br" and _is_phrasing(child):
-            _phrasing_text(child, pieces)
-            elements.append(child)
-        else:
-            close_run()
-            segments.append(_element_node(child, base_url))
-        if child.tail:
-            pieces.append(child.tail)
-    close_run()
-
-    runs = [s for s in segments if isinstance(s, tuple)]
-    if len(runs) == 1 and len(segments) == 1:
-        # §4 (iii): the text (leaf) merged into its parent element.
-        _, text, els = runs[0]
-        node.text = text
-        for e in els:
-            node.append(_inline_node(e, base_url))
-        return node
-    for seg in segments:
-        if isinstance(seg, tuple):
-            _, text, els = seg
-            tnode = Node(TEXT_TAG, text)
-            for e in els:
-                tnode.append(_inline_node(e, base_url))
-            node.append(tnode)
-        else:
-            node.append(seg)
-    return node
-
-
-def _number(root: Node) -> Node:
-    """Breadth-first indices (the paper's D_i^N, root = 1) and depths."""
-    queue = [root]
-    root.depth = 0
-    i = 0
-    while i < len(queue):
-        node = queue[i]
-        i += 1
-        node.index = i
-        for c in node.children:
-            c.depth = node.depth + 1
-            queue.append(c)
-    return root
-
-
-def build_tree(html, base_url: str = "") -> Node:
-    """Document tree of a page (§4): element/text nodes, ALT text as text, leaf merged.
-
-    ``html`` is the decoded HTML (``PageRecord.html``) or an lxml document; hyperlinks are
-    resolved against ``base_url`` (and the page's ``<base href>``), fragments removed.
-    """
-    doc = textmod.parse(html) if isinstance(html, str) else html
-    root_el = doc.getroottree().getroot() if hasattr(doc, "getroottree") else doc
-    base = root_el.find(".//base[@href]")
-    if base is not None:
-        base_url = urljoin(base_url, base.get("href").strip()) if base_url else \
-            base.get("href").strip()
-    if _tag_of(root_el) is None:
-        return _number(Node("html"))
-    return _number(_element_node(root_el, base_url))
-
-
-def linearise(tree: Node) -> list[tuple[str, Node]]:
-    """STRAND-style linearisation of a document tree: (token, node) in document order.
-
-    Tokens are ``[START:TAG]``, ``[Chunk]`` (one per text chunk, right after its start
-    tag) and ``[END:TAG]``, as in :mod:`bitextcrawl.pages.strand` but keeping inline
-    elements, so that hyperlinks can be paired by the fallback alignment.
-    """
-    out: list[tuple[str, Node]] = []
-    stack: list[tuple[Node, bool]] = [(tree, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            out.append((strand.END.format(node.tag.upper()), node))
-            continue
-        out.append((strand.START.format(node.tag.upper()), node))
-        if node.is_chunk:
-            out.append(("[Chunk]", node))
-        stack.append((node, True))
-        stack.extend((c, False) for c in reversed(node.children))
-    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -403,15 +120,12 @@ def prior_tag_prob(t1: str, t2: str) -> float:
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
-_SENT_END = re.compile(r"[.!?:;。！？]\s*$")
+_SENT_END_CHARS = frozenset(".!?:;。！？")
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def _is_cjk(ch: str) -> bool:
-    o = ord(ch)
-    return (0x3040 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF
-            or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF)
-
-
+# Bounded: a tree's texts are scored against every tree it is aligned with (EM included).
+@lru_cache(maxsize=1 << 16)
 def anchors(text: str) -> tuple[frozenset, frozenset]:
     """Language-independent anchors of a text: (numbers, names).
 
@@ -423,13 +137,14 @@ def anchors(text: str) -> tuple[frozenset, frozenset]:
     names: set[str] = set()
     for m in _URLISH.findall(text):
         names.add(m.lower().rstrip(".,;:"))
-    cjk = any(_is_cjk(ch) for ch in text)
+    cjk = _CJK.search(text) is not None
     for m in _WORD.finditer(text):
         w = m.group()
         if len(w) < 2:
             continue
         start = m.start()
-        at_sentence_start = start == 0 or bool(_SENT_END.search(text[:start]))
+        # (rstrip: a regex search of the prefix for every word was quadratic)
+        at_sentence_start = start == 0 or text[:start].rstrip()[-1:] in _SENT_END_CHARS
         if cjk and w.isascii():
             names.add(w.lower())
         elif any(c.isupper() for c in w[1:]) or (w[0].isupper() and not at_sentence_start):
@@ -449,41 +164,6 @@ def length_cost(l1: np.ndarray, l2: np.ndarray, ratio: float, var: float) -> np.
     mean = np.maximum((n1 + n2) / 2.0, 1e-9)
     delta = np.abs(n2 - n1) / np.sqrt(var * mean)
     return -(math.log(2.0) + log_ndtr(-delta))
-
-
-@dataclass
-class _Side:
-    """Arrays of one tree, in post-order (children before parents)."""
-    nodes: list
-    children: list            # list[list[int]]
-    tags: list
-    texts: list
-    lengths: np.ndarray
-    chunk: np.ndarray         # bool: text is a chunk of its own
-    rank: np.ndarray          # pre-order rank / n (relative document position)
-    size: np.ndarray
-
-    @classmethod
-    def of(cls, tree: Node) -> "_Side":
-        nodes = tree.postorder()
-        pos = {id(n): i for i, n in enumerate(nodes)}
-        pre = {id(n): i for i, n in enumerate(tree.iter())}
-        n = len(nodes)
-        size = np.ones(n, dtype=np.int64)
-        children = []
-        for i, node in enumerate(nodes):
-            ch = [pos[id(c)] for c in node.children]
-            children.append(ch)
-            for c in ch:
-                size[i] += size[c]
-        return cls(
-            nodes=nodes, children=children, tags=[x.tag for x in nodes],
-            texts=[x.text for x in nodes],
-            lengths=np.array([len(x.text) for x in nodes], dtype=float),
-            chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
-            rank=np.array([pre[id(x)] for x in nodes], dtype=float) / max(n - 1, 1),
-            size=size,
-        )
 
 
 # --------------------------------------------------------------------------------------
@@ -553,10 +233,6 @@ class Alignment:
         for a, b in self.link_pairs[:max_lines]:
             lines.append(f"  link  {a} ↔ {b}")
         return "\n".join(lines)
-
-
-class _Timeout(Exception):
-    pass
 
 
 class TreeAligner:
@@ -645,20 +321,26 @@ class TreeAligner:
         idx1 = {t: i for i, t in enumerate(tags1)}
         tid1 = np.array([idx1[t] for t in s1.tags], dtype=np.int64)
         tid2 = np.array([idx2[t] for t in s2.tags], dtype=np.int64)
-        tcost = np.array([[-math.log(self.tag_prob(a, b)) for b in tags2] for a in tags1])
+        tag_costs = self.__dict__.setdefault("_tag_costs", {})   # emptied by fit()
+        for a in tags1:
+            for b in tags2:
+                if (a, b) not in tag_costs:
+                    tag_costs[a, b] = -math.log(self.tag_prob(a, b))
+        tcost = np.array([[tag_costs[a, b] for b in tags2] for a in tags1])
         cost = tcost[tid1[:, None], tid2[None, :]] + sub
 
-        # Text translation: length model, anchors, caller's similarity.
+        # Text translation: length model, anchors, caller's similarity. Scored only for
+        # nodes with text on both sides (most element nodes have none).
         ratio = self._length_ratio()
         if ratio is None:
             ratio = _doc_ratio(s1.lengths[s1.chunk].sum(), s2.lengths[s2.chunk].sum())
         has1, has2 = s1.lengths > 0, s2.lengths > 0
-        both = has1[:, None] & has2[None, :]
         one = has1[:, None] ^ has2[None, :]
-        lc = length_cost(np.maximum(s1.lengths, 1), np.maximum(s2.lengths, 1), ratio,
-                         self.length_var)
-        ac = self._anchor_cost(s1, s2)
-        text = np.where(both, lc + ac, 0.0)
+        r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
+        lc_both = length_cost(s1.lengths[r1], s2.lengths[r2], ratio, self.length_var)
+        text = np.zeros(cost.shape)
+        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(
+            [s1.texts[i] for i in r1], [s2.texts[j] for j in r2])
         text[one] = -math.log(self.empty_text_prob)
 
         if pruned:
@@ -666,6 +348,8 @@ class TreeAligner:
             text[far] = INF
         if text_similarity is not None:
             # Only plausible chunk pairs are scored (the callable may be costly).
+            lc = np.full(cost.shape, INF)
+            lc[np.ix_(r1, r2)] = lc_both
             cand = (s1.chunk[:, None] & s2.chunk[None, :]) & (lc < 12.0) & np.isfinite(text)
             cache: dict = {}
             for i, j in zip(*np.nonzero(cand)):
@@ -678,10 +362,10 @@ class TreeAligner:
         return cost + text, ratio
 
     @staticmethod
-    def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
+    def _anchor_cost(texts1: list[str], texts2: list[str]) -> np.ndarray:
         """−log of (shared anchors + ½) / (anchors + 1): ½ when neither text has any."""
-        a1 = [anchors(t) if t else (frozenset(), frozenset()) for t in s1.texts]
-        a2 = [anchors(t) if t else (frozenset(), frozenset()) for t in s2.texts]
+        a1 = [anchors(t) for t in texts1]
+        a2 = [anchors(t) for t in texts2]
 
         def incidence(sets_a, sets_b):
             vocab: dict[str, int] = {}
@@ -741,7 +425,7 @@ class TreeAligner:
         total, pairs = dec.trace()
         pre = {id(node): k for k, node in enumerate(tree1.iter())}
         pairs.sort(key=lambda p: pre[id(s1.nodes[p[0]])])
-        triples = [(s1.nodes[i], s2.nodes[j], dec.S[i][j]) for i, j in pairs]
+        triples = [(s1.nodes[i], s2.nodes[j], float(dec.S[i, j])) for i, j in pairs]
         return self._result(triples, (n1, n2), total, "tree", "", pruned)
 
     def _posterior(self, cost: float) -> float:
@@ -837,59 +521,87 @@ class TreeAligner:
         conditioning tag, spread by the initial prior P0 rather than uniformly, so that a
         tag never seen in training keeps mapping to itself. The length ratio is
         re-estimated from the aligned chunks. Pairs over ``max_nodes`` are skipped.
+
+        When an iteration leaves the parameters as they were (converged), its alignments
+        are the training pairs' decoding under the fitted model: kept in ``alignments_``
+        (one per pair, None if skipped), a caller need not decode those pairs again.
         """
-        pairs = [(a, b) for a, b in tree_pairs
-                 if a.size <= self.max_nodes and b.size <= self.max_nodes]
+        given = list(tree_pairs)
+
+        def e_step(aligner) -> list:
+            out: list = [(None, None)] * len(given)
+            for k, (t1, t2) in enumerate(given):
+                if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
+                    al = aligner.align(t1, t2, text_similarity)
+                    out[k] = (e_step_counts(al, t2), al)
+            return out
+
+        return self.fit_with(e_step)
+
+    def fit_with(self, e_step: Callable) -> "TreeAligner":
+        """:meth:`fit` with the E-step done by ``e_step(aligner)``: per training pair,
+        (:func:`e_step_counts` of its Viterbi alignment or None, what to keep for it in
+        ``alignments_``). A caller runs the E-step where its pages are (a process pool)."""
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
-                     "length_ratio_"):
+                     "length_ratio_", "alignments_", "_tag_costs"):
             self.__dict__.pop(name, None)
         self.history_ = []
         previous = None
         self.n_iter_ = 0
         for it in range(self.n_iter):
+            before = self._params()
+            decoded = e_step(self)
             counts: dict[str, Counter] = {}
             vocab2: set[str] = set()
-            L = Md = Mi = 0
-            len1 = len2 = 0.0
-            log_prob = 0.0
-            used = 0
-            for t1, t2 in pairs:
-                al = self.align(t1, t2, text_similarity)
-                if al.method != "tree":
+            L = Md = Mi = used = 0
+            len1 = len2 = log_prob = 0.0
+            for got, _ in decoded:
+                if got is None:
                     continue
                 used += 1
-                log_prob += al.log_prob
-                for u, v, _ in al.node_pairs:
-                    counts.setdefault(u.tag, Counter())[v.tag] += 1
-                    if u.is_chunk and v.is_chunk:
-                        len1 += len(u.text)
-                        len2 += len(v.text)
-                vocab2.update(n.tag for n in t2.iter())
-                L += al.n_aligned
-                Md += al.n_deleted
-                Mi += al.n_inserted
+                log_prob += got["log_prob"]
+                for t1, c in got["counts"].items():
+                    counts.setdefault(t1, Counter()).update(c)
+                len1 += got["len1"]
+                len2 += got["len2"]
+                vocab2.update(got["tags2"])
+                L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
             self.n_iter_ = it + 1
             self.history_.append({"iteration": it + 1, "pairs": used,
                                   "log_prob": round(log_prob, 4), "aligned": L,
                                   "deleted": Md, "inserted": Mi})
             if not used:
                 break
-            # M-step.
-            self.tag_counts_ = counts
-            self.vocab_size_ = len(vocab2) + 1
-            if self.tie_deletion:
-                p = (Md + Mi + 1) / (L + Md + Mi + 2)
-                self.delete_prob_ = self.insert_prob_ = float(np.clip(p, 1e-4, 0.5))
-            else:
-                self.delete_prob_ = float(np.clip((Md + 1) / (L + Md + 2), 1e-4, 0.5))
-                self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
-            if self.length_ratio is None and len1 > 0 and len2 > 0:
-                self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
+            self._m_step(counts, len(vocab2) + 1, L, Md, Mi, len1, len2)
+            if self._params() == before:
+                self.alignments_ = [kept for _, kept in decoded]
             signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
             if signature == previous:
                 break
             previous = signature
         return self
+
+    def _m_step(self, counts: dict, vocab_size: int, L: int, Md: int, Mi: int,
+                len1: float, len2: float) -> None:
+        """Re-estimate Pr(t2 | t1), p_d (p_i) and the length ratio from Viterbi counts (§4.2)."""
+        self.tag_counts_ = counts
+        self.vocab_size_ = vocab_size
+        if self.tie_deletion:
+            p = (Md + Mi + 1) / (L + Md + Mi + 2)
+            self.delete_prob_ = self.insert_prob_ = float(np.clip(p, 1e-4, 0.5))
+        else:
+            self.delete_prob_ = float(np.clip((Md + 1) / (L + Md + 2), 1e-4, 0.5))
+            self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
+        if self.length_ratio is None and len1 > 0 and len2 > 0:
+            self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
+        self.__dict__.pop("_tag_costs", None)
+
+    def _params(self) -> tuple:
+        """The fitted parameters the decoder uses (to tell when EM has converged)."""
+        counts = getattr(self, "tag_counts_", None)
+        return ({k: dict(v) for k, v in counts.items()} if counts is not None else None,
+                getattr(self, "vocab_size_", None), self._delete_prob(), self._insert_prob(),
+                self._length_ratio())
 
     @property
     def tag_probs_(self) -> dict:
@@ -965,343 +677,22 @@ def _doc_ratio(len1: float, len2: float) -> float:
     return float(np.clip(len2 / len1, 0.2, 5.0)) if len1 > 0 and len2 > 0 else 1.0
 
 
-class _Decoder:
-    """Bottom-up DP over all node pairs (§4.3): Jiang, Wang & Zhang's alignment of trees.
-
-    ``A[i][j]`` is the best cost (−log probability) of aligning subtree i of T1 with
-    subtree j of T2 (§4.1 tree cases: roots aligned and their child forests aligned; a
-    root deleted and its children aligned with the other tree; or the converse). Forests
-    of children are aligned by a sequence DP over the §4.1 forest configurations: trees
-    aligned, a tree deleted, a tree inserted, a node deleted with its children aligned in
-    its place, a node inserted likewise. Departure: inside a spliced node's children no
-    further splice is considered (one level): each forest DP then costs
-    O(m·n + grandchildren·n) instead of Jiang et al.'s range tables, and the whole
-    decoding about O(|T1|·|T2|) in practice rather than O(|T1||T2|(d1+d2)²). On random
-    trees it finds the unrestricted optimum in ~98% of cases (tests check validity).
-    """
-
-    def __init__(self, s1: _Side, s2: _Side, S: np.ndarray, dcost: float, icost: float,
-                 splice: bool):
-        self.s1, self.s2 = s1, s2
-        self.S = S.tolist()
-        self.dcost, self.icost = dcost, icost
-        self.splice = splice
-        self.ch1, self.ch2 = s1.children, s2.children
-        # Splicing a node matters only when two or more of its children align to different
-        # trees; with one child it is already in A (node deleted, child aligned).
-        self.sp1 = [splice and len(c) >= 2 for c in self.ch1]
-        self.sp2 = [splice and len(c) >= 2 for c in self.ch2]
-        self.D = (s1.size * dcost).astype(float).tolist()     # delete whole subtree
-        self.I = (s2.size * icost).astype(float).tolist()     # insert whole subtree
-        self.A: list[list[float]] = []
-
-    def run(self, deadline: float | None) -> None:
-        """Fill A bottom-up: T1 nodes in post-order, and for each all T2 nodes (§4.3)."""
-        S, ch1, ch2, D, I = self.S, self.ch1, self.ch2, self.D, self.I
-        dcost, icost = self.dcost, self.icost
-        forest = self._forest
-        n2 = len(ch2)
-        internal2 = [j for j in range(n2) if ch2[j]]
-        # The only child of a T2 node, or -1: single-child chains (li > a, p > b) are
-        # common, and their forest alignments have a closed form, inlined below.
-        only2 = [c[0] if len(c) == 1 else -1 for c in ch2]
-        A = self.A
-        for i, ci in enumerate(ch1):
-            if deadline is not None and time.monotonic() > deadline:
-                raise _Timeout()
-            Si = S[i]
-            Ai = list(Si)
-            A.append(Ai)
-            Di = D[i]
-            if not ci:
-                for j in internal2:
-                    s = Si[j]
-                    if s == INF:
-                        continue
-                    best = s + (I[j] - icost)         # aligned, children of j inserted
-                    d = only2[j]
-                    if d >= 0:                        # j inserted, i aligned to its child
-                        f = Ai[d]
-                        w = Di + I[d]
-                        c = icost + (f if f < w else w)
-                    else:
-                        c = icost + forest([i], ch2[j])
-                    Ai[j] = c if c < best else best
-                continue
-            dchildren = Di - dcost
-            only1 = ci[0] if len(ci) == 1 else -1
-            if only1 >= 0:
-                Ac = A[only1]
-                Dc = D[only1]
-            for j in range(n2):
-                s = Si[j]
-                if s == INF:
-                    continue
-                cj = ch2[j]
-                Ij = I[j]
-                if cj:
-                    d = only2[j]
-                    if d >= 0 and only1 >= 0:
-                        f = Ac[d]
-                        w = Dc + I[d]
-                        best = s + (f if f < w else w)
-                    else:
-                        best = s + forest(ci, cj)
-                    if d >= 0:
-                        f = Ai[d]
-                        w = Di + I[d]
-                        c = icost + (f if f < w else w)
-                    else:
-                        c = icost + forest([i], cj)
-                    if c < best:
-                        best = c
-                else:
-                    best = s + dchildren
-                if only1 >= 0:
-                    f = Ac[j]
-                    w = Dc + Ij
-                    c = dcost + (f if f < w else w)
-                else:
-                    c = dcost + forest(ci, [j])
-                Ai[j] = c if c < best else best
-
-    def _forest(self, xs: list[int], ys: list[int], trace: bool = False):
-        """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
-        A, D, I = self.A, self.D, self.I
-        ch1, ch2 = self.ch1, self.ch2
-        sp1, sp2 = self.sp1, self.sp2
-        dcost, icost = self.dcost, self.icost
-        m, n = len(xs), len(ys)
-        if not trace:
-            # Closed forms for a single tree on one side (most calls). Splicing a node
-            # against a single tree is already in A (a tree's node deleted, the other
-            # tree aligned with one of its children), so it needs no DP here.
-            if n == 1:
-                y = ys[0]
-                if m == 1:
-                    x = xs[0]
-                    v = A[x][y]
-                    w = D[x] + I[y]
-                    return v if v < w else w
-                if not sp2[y]:
-                    best = I[y]
-                    total = 0.0
-                    for x in xs:
-                        total += D[x]
-                        c = A[x][y] - D[x]
-                        if c < best:
-                            best = c
-                    return total + best
-            elif m == 1:
-                x = xs[0]
-                if not sp1[x]:
-                    Ax = A[x]
-                    best = D[x]
-                    total = 0.0
-                    for y in ys:
-                        total += I[y]
-                        c = Ax[y] - I[y]
-                        if c < best:
-                            best = c
-                    return total + best
-        Iy = [I[y] for y in ys]
-        prev = [0.0] * (n + 1)
-        acc = 0.0
-        for t in range(n):
-            acc += Iy[t]
-            prev[t + 1] = acc
-        rows = [prev] if trace else None
-        xtabs: dict = {}
-        ytabs: dict = {}
-        ystate: list = [None] * (n + 1)
-        for t in range(1, n + 1):
-            if sp2[ys[t - 1]]:
-                row = [prev[t - 1] + icost]
-                for g in ch2[ys[t - 1]]:
-                    row.append(row[-1] + I[g])
-                ystate[t] = row
-                if trace:
-                    ytabs[t] = [row]
-        for s in range(1, m + 1):
-            x = xs[s - 1]
-            Ax = A[x]
-            Dx = D[x]
-            cur = [prev[0] + Dx] + [0.0] * n
-            xspl = None
-            if sp1[x]:
-                # Node x deleted, its children aligned in its place (§4.1).
-                inner = [p + dcost for p in prev]
-                tab = [inner] if trace else None
-                for g in ch1[x]:
-                    Ag = A[g]
-                    Dg = D[g]
-                    new = [inner[0] + Dg]
-                    for t in range(1, n + 1):
-                        v = inner[t - 1] + Ag[ys[t - 1]]
-                        w = inner[t] + Dg
-                        if w < v:
-                            v = w
-                        w = new[t - 1] + Iy[t - 1]
-                        if w < v:
-                            v = w
-                        new.append(v)
-                    inner = new
-                    if trace:
-                        tab.append(inner)
-                xspl = inner
-                if trace:
-                    xtabs[s] = tab
-            for t in range(1, n + 1):
-                y = ys[t - 1]
-                v = prev[t - 1] + Ax[y]            # trees aligned (§4.1 case (4))
-                w = prev[t] + Dx                    # tree x deleted
-                if w < v:
-                    v = w
-                w = cur[t - 1] + Iy[t - 1]          # tree y inserted
-                if w < v:
-                    v = w
-                if xspl is not None:
-                    w = xspl[t]
-                    if w < v:
-                        v = w
-                yrow = ystate[t]
-                if yrow is not None:
-                    # Node y inserted, its children aligned in its place (§4.1).
-                    gy = ch2[y]
-                    new = [cur[t - 1] + icost]
-                    for b in range(1, len(gy) + 1):
-                        g = gy[b - 1]
-                        u = yrow[b - 1] + Ax[g]
-                        w = new[b - 1] + I[g]
-                        if w < u:
-                            u = w
-                        w = yrow[b] + Dx
-                        if w < u:
-                            u = w
-                        new.append(u)
-                    ystate[t] = new
-                    if trace:
-                        ytabs[t].append(new)
-                    w = new[-1]
-                    if w < v:
-                        v = w
-                cur[t] = v
-            prev = cur
-            if trace:
-                rows.append(cur)
-        if trace:
-            return prev[n], (rows, xtabs, ytabs)
-        return prev[n]
-
-    def trace(self) -> tuple[float, list[tuple[int, int]]]:
-        """Viterbi alignment: the node pairs of the best alignment of the two trees."""
-        r1, r2 = len(self.ch1) - 1, len(self.ch2) - 1
-        pairs: list[tuple[int, int]] = []
-        total = None
-        tasks: list[tuple] = [("forest", [r1], [r2])]
-        while tasks:
-            task = tasks.pop()
-            if task[0] == "forest":
-                cost, tables = self._forest(task[1], task[2], trace=True)
-                if total is None:
-                    total = cost
-                self._trace_forest(task[1], task[2], tables, tasks)
-            else:
-                self._trace_tree(task[1], task[2], pairs, tasks)
-        return total, pairs
-
-    def _trace_tree(self, u, v, pairs, tasks) -> None:
-        A, S = self.A, self.S
-        ci, cj = self.ch1[u], self.ch2[v]
-        cost = A[u][v]
-        if not ci and not cj:
-            pairs.append((u, v))
-            return
-        sub = S[u][v] + self._forest(ci, cj)
-        if _close(sub, cost):
-            pairs.append((u, v))
-            if ci and cj:
-                tasks.append(("forest", ci, cj))
-            return
-        if ci and _close(self.dcost + self._forest(ci, [v]), cost):
-            tasks.append(("forest", ci, [v]))
-            return
-        if cj and _close(self.icost + self._forest([u], cj), cost):
-            tasks.append(("forest", [u], cj))
-            return
-        raise AssertionError(f"tree traceback failed at {u},{v}")
-
-    def _trace_forest(self, xs, ys, tables, tasks) -> None:
-        rows, xtabs, ytabs = tables
-        A, D, I = self.A, self.D, self.I
-        ch1, ch2 = self.ch1, self.ch2
-        s, t = len(xs), len(ys)
-        state = "C"
-        a = b = 0
-        while True:
-            if state == "C":
-                if s == 0 and t == 0:
-                    return
-                if s == 0:
-                    t -= 1
-                    continue
-                if t == 0:
-                    s -= 1
-                    continue
-                x, y = xs[s - 1], ys[t - 1]
-                v = rows[s][t]
-                if _close(rows[s - 1][t - 1] + A[x][y], v):
-                    tasks.append(("tree", x, y))
-                    s, t = s - 1, t - 1
-                elif _close(rows[s - 1][t] + D[x], v):
-                    s -= 1
-                elif _close(rows[s][t - 1] + I[y], v):
-                    t -= 1
-                elif s in xtabs and _close(xtabs[s][-1][t], v):
-                    state, a = "X", len(ch1[x])
-                elif t in ytabs and _close(ytabs[t][s][-1], v):
-                    state, b = "Y", len(ch2[y])
-                else:
-                    raise AssertionError("forest traceback failed")
-            elif state == "X":
-                tab = xtabs[s]
-                if a == 0:
-                    state = "C"
-                    s -= 1
-                    continue
-                g = ch1[xs[s - 1]][a - 1]
-                v = tab[a][t]
-                if t > 0 and _close(tab[a - 1][t - 1] + A[g][ys[t - 1]], v):
-                    tasks.append(("tree", g, ys[t - 1]))
-                    a, t = a - 1, t - 1
-                elif _close(tab[a - 1][t] + D[g], v):
-                    a -= 1
-                elif t > 0 and _close(tab[a][t - 1] + I[ys[t - 1]], v):
-                    t -= 1
-                else:
-                    raise AssertionError("splice traceback failed")
-            else:  # "Y"
-                tab = ytabs[t]
-                if b == 0:
-                    state = "C"
-                    t -= 1
-                    continue
-                g = ch2[ys[t - 1]][b - 1]
-                v = tab[s][b]
-                if s > 0 and _close(tab[s - 1][b - 1] + A[xs[s - 1]][g], v):
-                    tasks.append(("tree", xs[s - 1], g))
-                    s, b = s - 1, b - 1
-                elif _close(tab[s][b - 1] + I[g], v):
-                    b -= 1
-                elif s > 0 and _close(tab[s - 1][b] + D[xs[s - 1]], v):
-                    s -= 1
-                else:
-                    raise AssertionError("splice traceback failed")
-
-
-def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+def e_step_counts(al: Alignment, tree2: Node) -> dict | None:
+    """What one pair's Viterbi alignment adds to the counts of the M-step (§4.2); None
+    when it is no tree alignment (the linear fallback's is not counted)."""
+    if al.method != "tree":
+        return None
+    counts: dict[str, Counter] = {}
+    len1 = len2 = 0
+    for u, v, _ in al.node_pairs:
+        counts.setdefault(u.tag, Counter())[v.tag] += 1
+        if u.is_chunk and v.is_chunk:
+            len1 += len(u.text)
+            len2 += len(v.text)
+    return {"counts": counts, "tags2": {n.tag for n in tree2.iter()}, "len1": len1,
+            "len2": len2, "log_prob": al.log_prob, "L": al.n_aligned, "Md": al.n_deleted,
+            "Mi": al.n_inserted}
 
 
 __all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
-           "Alignment", "TreeAligner"]
+           "Alignment", "TreeAligner", "e_step_counts"]

@@ -20,13 +20,17 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import os
 from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from functools import partial
 from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree
+from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree, e_step_counts
 from bitextcrawl.bitext.sentences import align_chunks
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.tmx import write_tmx
@@ -36,6 +40,12 @@ logger = logging.getLogger(__name__)
 
 # Enough pairs to estimate tag mapping and deletion rates; more only costs time.
 TRAINING_PAIRS = 25
+# Viterbi-EM iterations of the site's tree aligner (§4.2).
+FIT_ITERATIONS = 3
+# A worker costs one to three seconds to start (imports, compiled code), 20 to 100 pairs'
+# work: fewer pairs than this each, fewer workers (bench_align --scale: 18 pairs took
+# 0.7 s in one process, 3.3 s with two).
+MIN_PAIRS_PER_WORKER = 50
 # Sentence pairs per page pair kept for the report's samples.
 SAMPLE_ROWS = 3
 
@@ -314,16 +324,114 @@ def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
 
 def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
     """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
-    params.setdefault("n_iter", 3)
+    params.setdefault("n_iter", FIT_ITERATIONS)
     return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
 
 
+def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str) -> tuple:
+    """(method, sentence pairs, link pairs) of one aligned page pair."""
+    return (alignment.method, pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score),
+            list(alignment.link_pairs))
+
+
+def _align_task(aligner, l1: str, l2: str, task: tuple):
+    """Align one page pair from its HTML: a pool worker's job (trees built here too).
+
+    Returns :func:`_pair_result`'s tuple, or the error's text when the pair cannot be
+    aligned (one bad page never stops the rest).
+    """
+    url_1, html_1, url_2, html_2 = task
+    try:
+        t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+        return _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+    except (ValueError, RecursionError) as exc:
+        return str(exc)
+
+
+def _e_step_task(aligner, l1: str, l2: str, task: tuple):
+    """One training pair's E-step in a pool worker (§4.2): its counts, and its result
+    (:func:`_pair_result`), which is final when EM has converged."""
+    url_1, html_1, url_2, html_2 = task
+    t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+    if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
+        return None, None
+    alignment = aligner.align(t1, t2)
+    return e_step_counts(alignment, t2), _pair_result(aligner, alignment, t1, t2, l1, l2)
+
+
+def _html_tasks(lang_pairs, page_index):
+    for pair in lang_pairs:
+        p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
+        yield p1.url, p1.html, p2.url, p2.html
+
+
+def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
+    """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
+    what EM kept of them (``TreeAligner.alignments_``).
+
+    With a pool (and no caller's similarity, a closure that cannot be pickled), each
+    EM iteration's alignments are made in the pool's processes; they give the same
+    counts in the same order as here, so the same model.
+    """
+    training = lang_pairs[:TRAINING_PAIRS]
+    if pool is not None and similarity is None:
+        tasks = list(_html_tasks(training, page_index))
+
+        def e_step(aligner):
+            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks))
+
+        aligner = TreeAligner(n_iter=FIT_ITERATIONS).fit_with(e_step)
+    else:
+        for pair in training:
+            for page in (page_index[pair.url_1], page_index[pair.url_2]):
+                trees[page.url] = build_tree(page.html, page.url)
+        aligner = fit_aligner([(trees[p.url_1], trees[p.url_2]) for p in training],
+                              similarity)
+    return aligner, aligner.__dict__.pop("alignments_", None) or []
+
+
+def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool):
+    """Per page pair, in order: :func:`_align_task`'s result.
+
+    Pairs that training decoded already (``fitted``) are not decoded again. The others
+    go to ``pool`` (an executor, or None for this process); a caller's text similarity
+    (a closure, not picklable) keeps the work in this process.
+    """
+    todo, results = [], [None] * len(lang_pairs)
+    for k, pair in enumerate(lang_pairs):
+        kept = fitted[k] if k < len(fitted) else None
+        if isinstance(kept, tuple):          # made in the pool
+            results[k] = kept
+        elif kept is not None:
+            t1, t2 = trees[pair.url_1], trees[pair.url_2]
+            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2)
+        else:
+            todo.append(k)
+    if pool is None or similarity is not None:
+        def run(k):
+            p1, p2 = page_index[lang_pairs[k].url_1], page_index[lang_pairs[k].url_2]
+            try:
+                alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
+            except (ValueError, RecursionError) as exc:
+                return str(exc)
+            return _pair_result(aligner, alignment, t1, t2, l1, l2)
+        done = map(run, todo)
+    else:
+        tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
+        done = pool.map(partial(_align_task, aligner, l1, l2), tasks, chunksize=4)
+    done = iter(done)
+    for k in range(len(lang_pairs)):
+        yield next(done) if results[k] is None else results[k]
+
+
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
-                text_similarity: TextSimilaritySource = None, lang_check=None):
+                text_similarity: TextSimilaritySource = None, lang_check=None, pool=None):
     """Bitext rows (dicts) and parallel links; one language pair at a time.
 
     ``lang_check``: a :class:`~bitextcrawl.bitext.langcheck.SentenceLanguageCheck`, or
-    None to keep every row (see :func:`check_rows`)."""
+    None to keep every row (see :func:`check_rows`). ``pool``: an executor whose
+    processes align the page pairs once the aligner is fitted (None: this process);
+    rows come out in the pairs' order either way."""
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -334,35 +442,31 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         similarity = _resolve_similarity(text_similarity, l1, l2)
         if similarity is not None:
             counts[f"bitext/bitext/{l1}-{l2}/text_similarity"] = 1
-        trees = {}
-        training = []
-        for pair in lang_pairs[:TRAINING_PAIRS]:
-            p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
-            trees[p1.url] = build_tree(p1.html, p1.url)
-            trees[p2.url] = build_tree(p2.html, p2.url)
-            training.append((trees[p1.url], trees[p2.url]))
-        aligner = fit_aligner(training, similarity)
+        trees: dict = {}
+        aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool)
         rows = []
-        for pair in progress(lang_pairs, f"bitext {l1}-{l2}", len(lang_pairs)):
-            p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
-            try:
-                alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
-            except (ValueError, RecursionError) as exc:  # one bad page never stops the rest
+        outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
+                                l1, l2, pool)
+        for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
+                                                  len(lang_pairs))):
+            url_1, url_2 = page_index[pair.url_1].url, page_index[pair.url_2].url
+            if isinstance(out, str):
                 counts["bitext/bitext/failed_pairs"] += 1
-                logger.warning("cannot align %s / %s: %s", p1.url, p2.url, exc)
+                logger.warning("cannot align %s / %s: %s", url_1, url_2, out)
                 continue
-            counts[f"bitext/bitext/method/{alignment.method}"] += 1
-            for s1, s2, score in pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score):
+            method, sentences, link_pairs = out
+            counts[f"bitext/bitext/method/{method}"] += 1
+            for s1, s2, score in sentences:
                 if s1.strip() == s2.strip():  # untranslated text is not bitext
                     counts["bitext/bitext/identical_skipped"] += 1
                     continue
-                rows.append({"url_1": p1.url, "url_2": p2.url, "sentence_1": s1,
+                rows.append({"url_1": url_1, "url_2": url_2, "sentence_1": s1,
                              "sentence_2": s2, "score": round(score * pair.score, 4),
                              "lang_1": l1, "lang_2": l2})
-            for h1, h2 in alignment.link_pairs:
+            for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
-                                  "from": [p1.url, p2.url]})
+                                  "from": [url_1, url_2]})
         if lang_check is not None:
             rows = check_rows(rows, lang_check, counts)
         results[(l1, l2)] = (rows, aligner)
@@ -394,9 +498,35 @@ def check_rows(rows: list[dict], lang_check, counts: Counter) -> list[dict]:
     return kept
 
 
+def pool_size(workers: int, n_pairs: int) -> int:
+    """Processes :func:`worker_pool` starts for ``n_pairs`` page pairs (1: none)."""
+    workers = workers or os.cpu_count() or 1
+    return max(1, min(workers, n_pairs // MIN_PAIRS_PER_WORKER))
+
+
+@contextmanager
+def worker_pool(workers: int, n_pairs: int):
+    """A process pool of ``workers`` (0: the machine's cores) for ``n_pairs`` page pairs,
+    or None where one process does (one worker, or too few pairs to pay for starting more).
+
+    Processes come from a fork server (a clean process that imported this module once),
+    not forked from the caller: the crawl's process has Twisted's threads, and a fork
+    copies their locks as they are.
+    """
+    workers = pool_size(workers, n_pairs)
+    if workers <= 1:
+        yield None
+        return
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__])
+    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        yield pool
+
+
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                  text_similarity: TextSimilaritySource = None, lang_check=None,
-                 compress: bool = False, samples: dict | None = None) -> dict:
+                 compress: bool = False, samples: dict | None = None,
+                 workers: int = 1) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
@@ -404,11 +534,15 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     ``(l1, l2) -> callable | None``); see the module docstring. ``lang_check``: see
     :func:`bitext_rows`. ``compress``: ``.gz`` files. ``samples``: if given, filled with
     the first few rows of each page pair, ``(url_1, url_2) -> [(s1, s2)]`` (the report's).
+    ``workers``: processes that align the page pairs (see :func:`worker_pool`); the
+    files are the same whatever their number.
     """
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
-    results, links = bitext_rows(pairs, page_index, counts, progress, text_similarity,
-                                 lang_check)
+    with worker_pool(workers, len(pairs)) as pool:
+        counts["bitext/bitext/workers"] = pool_size(workers, len(pairs))
+        results, links = bitext_rows(pairs, page_index, counts, progress, text_similarity,
+                                     lang_check, pool)
     all_rows = []
     for i, ((l1, l2), (rows, aligner)) in enumerate(sorted(results.items())):
         name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"

@@ -29,6 +29,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bitextcrawl.pages.language import load_model
 from bitextcrawl.sites.detect import switch_language
@@ -45,6 +46,8 @@ THIRD_LANG_PROB = 0.9
 # A script is one of a language's scripts from this share of its letters on (Japanese:
 # kanji, hiragana and katakana; Russian: Cyrillic, not the Latin of code and names).
 SCRIPT_MIN_SHARE = 0.2
+# Predictions kept by a SentenceLanguageCheck (texts; cleared when full).
+PREDICTIONS_KEPT = 1 << 16
 _WORD = re.compile(r"[^\W\d_]+")
 _WS = re.compile(r"\s+")
 
@@ -63,10 +66,18 @@ class SentenceLanguageCheck:
 
     def __post_init__(self):
         self.model = load_model(self.model_file)
+        self._predictions: dict[str, tuple[str, float]] = {}
 
     def predict(self, text: str) -> tuple[str, float]:
-        labels, probs = self.model.predict(_WS.sub(" ", text).strip(), k=1)
-        return labels[0].replace("__label__", ""), float(min(1.0, probs[0]))
+        # Menus and footers repeat on every page: each text is read once (bounded).
+        got = self._predictions.get(text)
+        if got is None:
+            labels, probs = self.model.predict(_WS.sub(" ", text).strip(), k=1)
+            got = labels[0].replace("__label__", ""), float(min(1.0, probs[0]))
+            if len(self._predictions) >= PREDICTIONS_KEPT:
+                self._predictions.clear()
+            self._predictions[text] = got
+        return got
 
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
         if sum(c.isalpha() for c in text) < self.min_letters:
@@ -83,12 +94,15 @@ class SentenceLanguageCheck:
         return None
 
 
+@lru_cache(maxsize=1 << 14)
 def script(char: str) -> str:
     """A letter's script, by the first word of its Unicode name (LATIN, CYRILLIC, CJK…)."""
     return unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
 
 
+@lru_cache(maxsize=1 << 14)
 def text_scripts(text: str) -> Counter:
+    """Letters per script (shared between calls with the same text: do not modify)."""
     return Counter(script(c) for c in text if c.isalpha())
 
 

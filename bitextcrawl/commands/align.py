@@ -148,5 +148,6 @@ class Command(ScrapyCommand):
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
         db_path = pattern_db_path(s, opts.output)
         stats = run_closing(pages, config, opts.output, pattern_db=PatternDB(db_path),
-                            crawl_stats=dict(input_stats), bitext=not opts.no_bitext)
+                            crawl_stats=dict(input_stats), bitext=not opts.no_bitext,
+                            workers=s.getint("BITEXT_WORKERS"))
         print(f"{stats['pairs']} pairs from {stats['pages']} pages -> {opts.output}")

@@ -45,12 +45,14 @@ def write_json(path: str, obj) -> None:
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
-                redirects: dict | None = None, timeline: list | None = None) -> dict:
+                redirects: dict | None = None, timeline: list | None = None,
+                workers: int = 1) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
 
     ``redirects``: requested URL -> target, as the crawl saw them (the page store keeps them).
     ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
     With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
+    ``workers``: processes that align the page pairs for the bitext (``BITEXT_WORKERS``).
     """
     gz = ".gz" if config.compress else ""
     os.makedirs(output_dir, exist_ok=True)
@@ -90,7 +92,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
         bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress,
                                      lang_check=lang_check, compress=config.compress,
-                                     samples=samples)
+                                     samples=samples, workers=workers)
         timings["bitext"] += round(time.perf_counter() - t, 3)
     counts.update(bitext_counts)
 
@@ -154,7 +156,8 @@ class ClosingPipeline:
                        if isinstance(v, (int, float, str))}
         stats = run_closing(pages, config, spider.output_dir,
                             pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats,
-                            redirects=redirects, timeline=self._timeline())
+                            redirects=redirects, timeline=self._timeline(),
+                            workers=self.crawler.settings.getint("BITEXT_WORKERS"))
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

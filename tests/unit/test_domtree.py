@@ -9,8 +9,9 @@ import random
 import numpy as np
 import pytest
 
+from bitextcrawl.bitext.dom import _number
 from bitextcrawl.bitext.domtree import (
-    Node, TreeAligner, _Decoder, _number, _Side, anchors, build_tree, prior_tag_prob,
+    Node, TreeAligner, _Decoder, _Side, anchors, build_tree, prior_tag_prob,
 )
 
 EN = """<html><head><title>Annual report 2004</title><script>var x = "hidden";</script>

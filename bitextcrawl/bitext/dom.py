@@ -1,0 +1,306 @@
+"""The document tree of a page (seed 001: Shi et al. 2006, §4), for DOM tree alignment.
+
+Document tree (§4): element and text nodes only; an image's ALT text is a text node; a text
+leaf is merged into its parent element; ``script``/``style`` and other invisible content is
+dropped. One departure, for the sake of the chunks: the text of an element is its whole
+*run* of phrasing content (text plus inline elements such as ``a``, ``b``, ``span``), so
+that ``<p>See <a>the guide</a> now.</p>`` is one chunk "See the guide now." (the STRAND
+linearisation in :mod:`bitextcrawl.pages.strand` makes the same choice: translators move
+emphasis and links inside a sentence). The inline elements stay in the tree as children
+(marked ``inline``), so that ``a``, ``b``/``strong`` and ``img`` nodes are still aligned and
+hyperlinks are still paired; their text is not emitted again as a chunk of its own.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Iterator
+from urllib.parse import urljoin
+
+from bitextcrawl.pages import strand
+from bitextcrawl.pages import text as textmod
+from bitextcrawl.pages.urls import canonical
+
+TEXT_TAG = "#text"
+
+# Invisible content, dropped with its text (§4 keeps what a reader sees).
+DROPPED_TAGS = strand.DROPPED_TAGS | {"iframe", "object", "canvas"}
+# Phrasing content: its text joins the run of the enclosing element (see module docstring).
+PHRASING_TAGS = frozenset(strand.INLINE_TAGS | {"img", "button", "del", "ins", "map", "area"})
+LINK_TAGS = frozenset({"a", "area"})
+_SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
+
+
+# --------------------------------------------------------------------------------------
+# Document tree (§4)
+# --------------------------------------------------------------------------------------
+
+class Node:
+    """A node of the document tree: an element, with its text leaf merged in (§4 (iii))."""
+
+    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth")
+
+    def __init__(self, tag: str, text: str = "", href: str | None = None,
+                 inline: bool = False):
+        self.tag = tag
+        self.text = text
+        self.href = href
+        self.children: list[Node] = []
+        self.parent: Node | None = None
+        self.inline = inline       # text already part of an ancestor's chunk
+        self.index = 0             # breadth-first number (the paper's D_i^N), root = 1
+        self.depth = 0
+
+    def __repr__(self) -> str:
+        text = (self.text[:30] + "…") if len(self.text) > 30 else self.text
+        return f"<Node {self.index} {self.tag} {text!r}{' href' if self.href else ''}>"
+
+    def append(self, child: "Node") -> None:
+        child.parent = self
+        self.children.append(child)
+
+    def iter(self) -> Iterator["Node"]:
+        """Pre-order (document order) traversal."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def postorder(self) -> list["Node"]:
+        out: list[Node] = []
+        stack: list[tuple[Node, bool]] = [(self, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                out.append(node)
+            else:
+                stack.append((node, True))
+                stack.extend((c, False) for c in reversed(node.children))
+        return out
+
+    @property
+    def size(self) -> int:
+        return sum(1 for _ in self.iter())
+
+    @property
+    def is_chunk(self) -> bool:
+        """True when the node's text is a chunk of its own (not inside an ancestor's)."""
+        return bool(self.text) and not self.inline
+
+    def chunks(self) -> list[str]:
+        """Text chunks of the tree in document order."""
+        return [n.text for n in self.iter() if n.is_chunk]
+
+    def links(self) -> list[str]:
+        return [n.href for n in self.iter() if n.href]
+
+    def to_dict(self) -> dict:
+        d: dict = {"tag": self.tag}
+        if self.text:
+            d["text"] = self.text
+        if self.href:
+            d["href"] = self.href
+        if self.inline:
+            d["inline"] = True
+        if self.children:
+            d["children"] = [c.to_dict() for c in self.children]
+        return d
+
+
+def _tag_of(el) -> str | None:
+    tag = el.tag
+    if not isinstance(tag, str):      # comment, processing instruction
+        return None
+    return _local_name(tag)
+
+
+@lru_cache(maxsize=1024)
+def _local_name(tag: str) -> str:
+    return tag.lower().rsplit("}", 1)[-1]
+
+
+def _resolve(href: str | None, base_url: str) -> str | None:
+    href = (href or "").strip()
+    if not href or href.lower().startswith(_SKIP_HREF):
+        return None
+    try:
+        return canonical(urljoin(base_url, href)) if base_url else canonical(href)
+    except ValueError:
+        return None
+
+
+def _is_phrasing(el) -> bool:
+    """Phrasing element whose whole content is phrasing too (``<a><div>`` is a block)."""
+    tag = _tag_of(el)
+    if tag not in PHRASING_TAGS:
+        return False
+    for d in el.iterdescendants():
+        t = _tag_of(d)
+        if t is not None and t not in PHRASING_TAGS and t not in DROPPED_TAGS and t != "br":
+            return False
+    return True
+
+
+def _phrasing_text(el, out: list[str]) -> None:
+    """Visible text of a phrasing element (ALT text included), without its tail."""
+    tag = _tag_of(el)
+    if tag == "img":
+        alt = el.get("alt")
+        if alt:
+            out.append(" " + alt + " ")
+        return
+    if tag == "br":
+        out.append(" ")
+        return
+    if el.text:
+        out.append(el.text)
+    for child in el:
+        t = _tag_of(child)
+        if t is not None and t not in DROPPED_TAGS:
+            _phrasing_text(child, out)
+        if child.tail:
+            out.append(child.tail)
+
+
+def _inline_node(el, base_url: str) -> Node:
+    """Node of a phrasing element inside a run (its text belongs to the run's chunk)."""
+    tag = _tag_of(el)
+    node = Node(tag, inline=True)
+    if tag in LINK_TAGS:
+        node.href = _resolve(el.get("href"), base_url)
+    buf: list[str] = []
+    _phrasing_text(el, buf)
+    node.text = strand.normalise_space("".join(buf))
+    if tag != "img":
+        for child in el:
+            t = _tag_of(child)
+            if t is not None and t not in DROPPED_TAGS and t != "br":
+                node.append(_inline_node(child, base_url))
+    return node
+
+
+def _element_node(el, base_url: str) -> Node:
+    """Node of a block-level element (§4: element + merged text leaf)."""
+    tag = _tag_of(el)
+    node = Node(tag)
+    if tag in LINK_TAGS:
+        node.href = _resolve(el.get("href"), base_url)
+    if tag == "img":                   # §4 (ii): ALT text as a text node, merged (iii)
+        node.text = strand.normalise_space(el.get("alt") or "")
+        return node
+    if tag == "head":                  # only the title of the head is visible
+        for title in el.iter("title"):
+            node.append(_element_node(title, base_url))
+            break
+        return node
+
+    # Split the content into runs of phrasing content separated by block children.
+    segments: list[object] = []        # ("run", pieces, elements) | Node
+    pieces: list[str] = []
+    elements: list = []
+
+    def close_run():
+        text = strand.normalise_space("".join(pieces))
+        if text:
+            segments.append(("run", text, list(elements)))
+        else:
+            # A run with no text (an image without ALT, an empty link): its elements
+            # are plain children.
+            for e in elements:
+                segments.append(_inline_node(e, base_url))
+                segments[-1].inline = False
+        pieces.clear()
+        elements.clear()
+
+    if el.text:
+        pieces.append(el.text)
+    for child in el:
+        t = _tag_of(child)
+        if t is None or t in DROPPED_TAGS:
+            pass
+        elif t != "br" and _is_phrasing(child):
+            _phrasing_text(child, pieces)
+            elements.append(child)
+        else:
+            close_run()
+            segments.append(_element_node(child, base_url))
+        if child.tail:
+            pieces.append(child.tail)
+    close_run()
+
+    runs = [s for s in segments if isinstance(s, tuple)]
+    if len(runs) == 1 and len(segments) == 1:
+        # §4 (iii): the text (leaf) merged into its parent element.
+        _, text, els = runs[0]
+        node.text = text
+        for e in els:
+            node.append(_inline_node(e, base_url))
+        return node
+    for seg in segments:
+        if isinstance(seg, tuple):
+            _, text, els = seg
+            tnode = Node(TEXT_TAG, text)
+            for e in els:
+                tnode.append(_inline_node(e, base_url))
+            node.append(tnode)
+        else:
+            node.append(seg)
+    return node
+
+
+def _number(root: Node) -> Node:
+    """Breadth-first indices (the paper's D_i^N, root = 1) and depths."""
+    queue = [root]
+    root.depth = 0
+    i = 0
+    while i < len(queue):
+        node = queue[i]
+        i += 1
+        node.index = i
+        for c in node.children:
+            c.depth = node.depth + 1
+            queue.append(c)
+    return root
+
+
+def build_tree(html, base_url: str = "") -> Node:
+    """Document tree of a page (§4): element/text nodes, ALT text as text, leaf merged.
+
+    ``html`` is the decoded HTML (``PageRecord.html``) or an lxml document; hyperlinks are
+    resolved against ``base_url`` (and the page's ``<base href>``), fragments removed.
+    """
+    doc = textmod.parse(html) if isinstance(html, str) else html
+    root_el = doc.getroottree().getroot() if hasattr(doc, "getroottree") else doc
+    base = root_el.find(".//base[@href]")
+    if base is not None:
+        base_url = urljoin(base_url, base.get("href").strip()) if base_url else \
+            base.get("href").strip()
+    if _tag_of(root_el) is None:
+        return _number(Node("html"))
+    return _number(_element_node(root_el, base_url))
+
+
+def linearise(tree: Node) -> list[tuple[str, Node]]:
+    """STRAND-style linearisation of a document tree: (token, node) in document order.
+
+    Tokens are ``[START:TAG]``, ``[Chunk]`` (one per text chunk, right after its start
+    tag) and ``[END:TAG]``, as in :mod:`bitextcrawl.pages.strand` but keeping inline
+    elements, so that hyperlinks can be paired by the fallback alignment.
+    """
+    out: list[tuple[str, Node]] = []
+    stack: list[tuple[Node, bool]] = [(tree, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            out.append((strand.END.format(node.tag.upper()), node))
+            continue
+        out.append((strand.START.format(node.tag.upper()), node))
+        if node.is_chunk:
+            out.append(("[Chunk]", node))
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(node.children))
+    return out
+
+
+__all__ = ["Node", "build_tree", "linearise", "TEXT_TAG"]
