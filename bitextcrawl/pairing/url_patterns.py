@@ -478,6 +478,8 @@ class UrlPatternLearner:
         (also those of a marker unit, below).
     marker_units: enable the marker-unit patterns (kinds ``one_sided``, ``glued``,
         ``two_place``: a marker on one side only, glued to a word, or two places at once).
+    keep_parsed: keep the parsed URLs for the next fit (an online learner, re-fitted as
+        pages arrive).
 
     Fitted attributes: ``site_``, ``site_size_`` (|w|), ``patterns_`` (every pattern that won at
     least one pair in the competition, strongest first, credible or not: see ``.credible``),
@@ -489,8 +491,10 @@ class UrlPatternLearner:
                  pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
                  slug_ids: bool = True, id_markers: bool = True,
                  min_marker_pairs: int = DEFAULT_MIN_MARKER_PAIRS,
-                 marker_purity: float = DEFAULT_MARKER_PURITY, marker_units: bool = True):
+                 marker_purity: float = DEFAULT_MARKER_PURITY, marker_units: bool = True,
+                 keep_parsed: bool = False):
         self.langs = tuple(langs)
+        self.keep_parsed = keep_parsed
         self.local_threshold = local_threshold
         self.rescue_threshold = rescue_threshold
         self.pattern_db = pattern_db
@@ -530,17 +534,22 @@ class UrlPatternLearner:
         self.url_langs_ = ulang
         self.site_size_ = max(len(urls), int(site_size or 0))
         self.site_ = _majority_site(urls)
+        # parsed URLs: the last fit's, for these URLs only, when kept for the next one
+        parts = None
+        if self.keep_parsed:
+            old = getattr(self, "url_parts_", {})
+            parts = self.url_parts_ = {u: old[u] for u in urls if u in old}
 
         # 1-2. candidate pairs (inverted index) and their character-level patterns; the
         #      id-anchored language numbers from a second inverted index
-        cands = _candidates(urls, ulang, self.max_bucket)
+        cands = _candidates(urls, ulang, self.max_bucket, parts)
         if self.id_markers:
             cands.update(_marker_candidates(urls, ulang, self.max_bucket, self.marker_purity))
         self.unit_texts_: dict[tuple, tuple] = {}
         if self.marker_units:
             unit_cands, self.unit_texts_ = _unit_candidates(
                 urls, ulang, self.max_bucket, self.marker_purity, self.min_marker_pairs,
-                self.token_langs_, langs)
+                self.token_langs_, langs, parts)
             cands.update(unit_cands)
         if self.slug_ids:
             cands.update(_slug_candidates(urls, ulang))
@@ -850,7 +859,8 @@ def _cross_language_groups(bucket: list, lang_of, max_bucket: int):
                 yield la, lb, g1s, g2s
 
 
-def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
+def _candidates(urls: list[str], ulang: list[int], max_bucket: int,
+                parts: dict | None = None) -> dict[tuple, list]:
     """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
 
     Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
@@ -863,11 +873,12 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
     sizes = Counter(li for li in ulang if li >= 0)
     probe = sizes.most_common(1)[0][0] if len(sizes) > 1 else -2
     index: dict[str, int | list[int]] = {}
+    mask_keys = _mask_keys if parts is None else (lambda url: _url_parts(url, parts)[2])
     for g, url in enumerate(urls):
         li = ulang[g]
         if li < 0 or li == probe:
             continue
-        for key in _mask_keys(url):
+        for key in mask_keys(url):
             bucket = index.get(key)
             if bucket is None:
                 index[key] = g          # most keys are unique: no list for them
@@ -878,7 +889,7 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
     for g, url in enumerate(urls):
         if ulang[g] != probe:
             continue
-        for key in _mask_keys(url):
+        for key in mask_keys(url):
             bucket = index.get(key)
             if bucket is None:
                 continue
@@ -1048,6 +1059,17 @@ def _parse(url: str):
     query = m.group(4)
     return [head, host, m.group(3).split("/"),
             query.split("&") if query is not None else None, url[m.end():]]
+
+
+def _url_parts(url: str, memo: dict) -> tuple:
+    """(parsed URL, its units, its mask keys), made once per URL in ``memo``: an online
+    learner re-fits on the same URLs and a few more, and these were half of a fit.
+    Callers copy a parsed URL before changing it."""
+    got = memo.get(url)
+    if got is None:
+        p = _parse(url)
+        got = memo[url] = (p, _units(p), _mask_keys(url))
+    return got
 
 
 def _copy(p) -> list:
@@ -1246,7 +1268,8 @@ def _code_like(text: str) -> str | None:
 
 def _unit_candidates(urls: list[str], ulang: list[int], max_bucket: int, purity: float,
                      min_count: int, names: dict[str, str] | None = None,
-                     langs: tuple = ()) -> tuple[dict[tuple, list], dict[tuple, tuple]]:
+                     langs: tuple = (), parts: dict | None = None
+                     ) -> tuple[dict[tuple, list], dict[tuple, tuple]]:
     """Marker-unit candidate pairs (see the section comment), by an inverted index.
 
     Departure (precision): a side's units must include a language marker, i.e. a code-like
@@ -1264,8 +1287,11 @@ def _unit_candidates(urls: list[str], ulang: list[int], max_bucket: int, purity:
         li = ulang[g]
         if li < 0:
             continue
-        p = _parse(url)
-        us = _units(p)
+        if parts is None:
+            p = _parse(url)
+            us = _units(p)
+        else:
+            p, us, _ = _url_parts(url, parts)
         parsed[g] = (p, us)
         for slot, text in us:
             counts[slot[0], text][li] += 1
