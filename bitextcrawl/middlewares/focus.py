@@ -117,6 +117,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
         self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
+        self._langs, self._langs_of = (), None
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -139,7 +140,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     @property
     def langs(self) -> tuple:
-        return tuple(getattr(self.crawler.spider, "langs", ()))
+        # (asked several times for every link: made once per spider)
+        spider = self.crawler.spider
+        if self._langs_of is not spider:
+            self._langs = tuple(getattr(spider, "langs", ()))
+            self._langs_of = spider
+        return self._langs
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
