@@ -2,6 +2,7 @@
 
     python bench/bench_crawl.py [--pairs 1000] [--scheme prefix]
     python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # issue 13 (alias --nginx)
+    python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # issue 15
 
 Default: the plain spider follows the same links (same site, same robots.txt, same
 concurrency) and stores nothing. Both run as ``scrapy crawl`` subprocesses against
@@ -16,7 +17,9 @@ followed; pairing at close is the same). Each row gives responses, 404s, 301s, p
 predicted for the language pair, true positives against the gold, P/R/F1 and responses
 per pair found (responses / true positives); a markdown table for the README and, per
 site, whether bitext stays within 3 responses per pair and reaches unfocused's recall
-close the output.
+close the output. nginx.org and WET are also crawled by the plain spider (issue 15): the
+whole ``bitext`` crawl, alignment and bitext included, against it, in wall seconds of
+the ``scrapy crawl`` process, with the closing pipeline's share and its bitext stage's.
 """
 
 from __future__ import annotations
@@ -99,6 +102,15 @@ VARIANTS = [
                    "-s", "BITEXT_PARALLEL_LINKS_ENABLED=False"]),
 ]
 PER_PAIR_TARGET = 3.0  # issue 13: at most three responses per pair found
+WHOLE_CRAWL_TARGET = 2.0  # issue 15: a whole crawl within twice a plain spider's
+
+
+def plain_spider_env(tmp: Path) -> dict:
+    """The environment in which ``scrapy crawl plain`` finds the plain spider."""
+    (tmp / "plainbench").mkdir(exist_ok=True)
+    (tmp / "plainbench" / "__init__.py").write_text("")
+    (tmp / "plainbench" / "plain.py").write_text(PLAIN_SPIDER)
+    return {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}"}
 
 
 def crawl_stats(out: Path, log: str) -> dict:
@@ -113,7 +125,8 @@ def crawl_stats(out: Path, log: str) -> dict:
     return {k: stat(log, k) for k in keys}
 
 
-def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
+def bench_site(name: str, start_url: str, langs: str, gold: list,
+               variants: list | None = None) -> list[dict]:
     """Both crawls of one served site; one row each, printed as soon as it is known."""
     from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
 
@@ -121,7 +134,7 @@ def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
             for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     rows = []
-    for crawl, extra in VARIANTS:
+    for crawl, extra in variants or VARIANTS:
         out = Path(tempfile.mkdtemp(prefix=f"bench-real-{crawl}-"))
         wall, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
                          f"start_url={start_url}", "-a", f"langs={langs}",
@@ -132,7 +145,11 @@ def bench_site(name: str, start_url: str, langs: str, gold: list) -> list[dict]:
         scores = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl", langs.split(",")),
                           directory_index="index.html")
         responses = int(stats.get("downloader/response_count", 0))
+        closing = json.loads((out / "stats.json").read_text(encoding="utf-8")) \
+            if (out / "stats.json").exists() else {}
         row = {"site": name, "crawl": crawl, "responses": responses,
+               "closing_s": closing.get("seconds", 0.0),
+               "bitext_s": (closing.get("timings_s") or {}).get("bitext", 0.0),
                "404": int(stats.get("downloader/response_status_count/404", 0)),
                "301": int(stats.get("downloader/response_status_count/301", 0)),
                "predicted": scores["predicted"], "tp": scores["tp"], "gold": scores["gold"],
@@ -151,12 +168,25 @@ def print_row(r: dict) -> None:
           flush=True)
 
 
-def real_site_rows() -> list[dict]:
-    """The nginx.org and WET copies of ../shared/data, each served from its folder."""
+def plain_crawl(name: str, start_url: str, env: dict) -> dict:
+    """The plain spider over the same served site, with the same loopback settings."""
+    sets = [x for k, v in LOOPBACK.items() if k != "CONCURRENT_REQUESTS_PER_DOMAIN"
+            for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
+    wall, log = run([sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
+                     f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain",
+                     *sets], env)
+    return {"site": name, "responses": int(stat(log, "downloader/response_count")),
+            "crawl_s": round(stat(log, "elapsed_time_seconds"), 1), "wall_s": round(wall, 1)}
+
+
+def real_site_rows(variants: list | None = None) -> tuple[list[dict], list[dict]]:
+    """The nginx.org and WET copies of ../shared/data, each served from its folder: the
+    bitext and unfocused rows, and the plain spider's crawl of each."""
     from bitextcrawl.demo.server import serve_directory
     from bitextcrawl.pairing.evaluate import read_gold
 
-    rows = []
+    rows, plain = [], []
+    env = plain_spider_env(Path(tempfile.mkdtemp(prefix="bench-real-plain-")))
     for name, folder, start, langs, gold_file in REAL_CRAWLS:
         if not (SHARED / folder).is_dir() or not (SHARED / gold_file).exists():
             print(f"{name}: skipped, {SHARED / folder} or {SHARED / gold_file} not found",
@@ -165,8 +195,29 @@ def real_site_rows() -> list[dict]:
         with serve_directory(str(SHARED / folder)) as server:
             # golds hold site-relative paths; the crawl sees them under this server's root
             gold = read_gold(SHARED / gold_file, base=server.url + "/")
-            rows += bench_site(name, server.url + start, langs, gold)
-    return rows
+            rows += bench_site(name, server.url + start, langs, gold, variants)
+            plain.append(plain_crawl(name, server.url + start, env))
+    return rows, plain
+
+
+def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
+    """Issue 15's test per real site: the whole bitext crawl (alignment and bitext
+    included) within twice the plain spider's crawl of the same site."""
+    bitext = {r["site"]: r for r in rows if r["crawl"] == "bitext"}
+    lines = []
+    for p in plain:
+        b = bitext.get(p["site"])
+        if not b or not p["wall_s"]:
+            continue
+        ratio = b["wall_s"] / p["wall_s"]
+        ok = ratio <= WHOLE_CRAWL_TARGET
+        lines.append(f"{p['site']}: whole crawl {b['wall_s']:.1f} s ({b['responses']} responses;"
+                     f" closing {b['closing_s']:.1f} s, of it bitext {b['bitext_s']:.1f} s)"
+                     f" against the plain spider's {p['wall_s']:.1f} s ({p['responses']}"
+                     f" responses): {ratio:.2f}x {'<=' if ok else '>'} {WHOLE_CRAWL_TARGET}"
+                     f" ({'yes' if ok else 'NO'}); without the bitext stage"
+                     f" {(b['wall_s'] - b['bitext_s']) / p['wall_s']:.2f}x")
+    return lines
 
 
 def manual_rows(langs: list[str]) -> list[dict]:
@@ -212,7 +263,7 @@ def verdicts(rows: list[dict]) -> list[str]:
     return lines
 
 
-def real_sites(manual_langs: list[str]) -> None:
+def real_sites(manual_langs: list[str], variants: list | None = None) -> None:
     """Responses, pairs found and responses per pair found, bitext against unfocused,
     on the real sites and the generated manual (issue 13)."""
     if not SHARED.is_dir():
@@ -220,11 +271,13 @@ def real_sites(manual_langs: list[str]) -> None:
     print(f"{'site':14s} {'crawl':9s} {'responses':>9s} {'404':>5s} {'301':>5s} "
           f"{'predicted':>9s} {'tp/gold':>9s} {'P':>6s} {'R':>6s} {'F1':>6s} "
           f"{'resp/pair':>9s} {'wall s':>7s}", flush=True)
-    rows = (real_site_rows() if SHARED.is_dir() else []) + manual_rows(manual_langs)
+    rows, plain = real_site_rows(variants) if SHARED.is_dir() else ([], [])
+    rows += manual_rows(manual_langs) if manual_langs else []
     print()
     print(markdown(rows))
     print()
     print("\n".join(verdicts(rows)))
+    print("\n".join(whole_crawl_lines(rows, plain)))
 
 
 def main() -> None:
@@ -235,19 +288,21 @@ def main() -> None:
                     help="responses per pair found, bitext against unfocused, on nginx.org,"
                          " WET and the generated manual instead")
     ap.add_argument("--manual-langs", default="fr",
-                    help="with --real: the manual's languages, one crawl pair each (fr,ja,ko)")
+                    help="with --real: the manual's languages, one crawl pair each (fr,ja,ko);"
+                         " empty: no manual")
+    ap.add_argument("--crawls", default=",".join(name for name, _ in VARIANTS),
+                    help="with --real: which crawls of each site (bitext,unfocused)")
     args = ap.parse_args()
     if args.real:
-        real_sites([x.strip() for x in args.manual_langs.split(",") if x.strip()])
+        wanted = {x.strip() for x in args.crawls.split(",")}
+        real_sites([x.strip() for x in args.manual_langs.split(",") if x.strip()],
+                   [v for v in VARIANTS if v[0] in wanted])
         return
     port = free_port()
     site = generate_site(SiteSpec(scheme=args.scheme, n_pairs=args.pairs, third_lang=None,
                                   seed=1), port)
     tmp = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
-    (tmp / "plainbench").mkdir()
-    (tmp / "plainbench" / "__init__.py").write_text("")
-    (tmp / "plainbench" / "plain.py").write_text(PLAIN_SPIDER)
-    env = {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}"}
+    env = plain_spider_env(tmp)
     sets = [x for k, v in LOOPBACK.items() for x in ("-s", f"{k}={v}")]
     results = {}
     with serve_site(site, port):

@@ -24,7 +24,8 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bitextcrawl.pairing.structural_em import StructuralEM  # noqa: E402
-from bitextcrawl.pairing.structure import encode, pair_features_matrix, strand_features  # noqa: E402
+from bitextcrawl.pairing.structure import (  # noqa: E402
+    Vocabulary, encode, pair_features_matrix, strand_features)
 
 BLOCKS = ["P", "DIV", "LI", "H2", "H3", "TD", "BLOCKQUOTE", "FIGURE"]
 CANDIDATES_PER_PAGE = 10
@@ -109,10 +110,11 @@ def bench(n_pairs):
           f"{np.mean(sizes):.0f} tokens/page on average, min {min(sizes)}, max {max(sizes)})")
 
     with _Timer() as t_enc:
-        enc_en = {k: encode(v) for k, v in en.items()}
-        enc_fr = {k: encode(v) for k, v in fr.items()}
+        vocabulary = Vocabulary()
+        enc_en = {k: encode(v, vocabulary) for k, v in en.items()}
+        enc_fr = {k: encode(v, vocabulary) for k, v in fr.items()}
     with _Timer() as t_feat:
-        X = pair_features_matrix(enc_en, enc_fr, pairs)
+        X = pair_features_matrix(enc_en, enc_fr, pairs, vocabulary)
     n_aligned = 0
     with _Timer() as t_align:
         for i, j in pairs:

@@ -42,7 +42,7 @@ from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.signals import held_links, pages_paired, request_discarded
-from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
+from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -117,6 +117,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.untranslated: dict[str, str] = {}
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
+        self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
+        self._langs, self._langs_of = (), None
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -139,10 +141,24 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     @property
     def langs(self) -> tuple:
-        return tuple(getattr(self.crawler.spider, "langs", ()))
+        # (asked several times for every link: made once per spider)
+        spider = self.crawler.spider
+        if self._langs_of is not spider:
+            self._langs = tuple(getattr(spider, "langs", ()))
+            self._langs_of = spider
+        return self._langs
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
+        # Asked for each link of a page, then again for its request: the answer holds
+        # until the next page is learned.
+        key = (url, link.get("text"), link.get("hreflang")) if link else (url, None, None)
+        got = self.link_langs.get(key)
+        if got is None:
+            got = self.link_langs[key] = self._link_language(url, link)
+        return got
+
+    def _link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         named = link_named_language(link) if link else None
         if named:
             return named, "hreflang" if link.get("hreflang") else "anchor"
@@ -493,6 +509,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if not isinstance(item, PageRecord):
             return item
         self.tokens.learn(item.url, item.lang)
+        self.link_langs.clear()
         if self._tokens_changed(item.url):
             self._rejudge_queued()
         if item.lang_prob >= TOKEN_MIN_PROB:
@@ -515,7 +532,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if into:
                 self._yield(item.url)
             self.page_switches[item.url] = (item.lang, frozenset(switches),
-                                            languages_named_unlinked(item.html, item.lang, langs)
+                                            page_named_unlinked(item, langs)
                                             if self.no_translation else frozenset())
             for lang in switches:
                 self.switch_pages[item.lang, lang] += 1

@@ -51,8 +51,10 @@ class PageRecord:
     # Transient, for the WARC writer only; never exported.
     body: bytes | None = field(default=None, repr=False, compare=False)
     http_headers: list | None = field(default=None, repr=False, compare=False)
+    # Transient: what several stages of a crawl derive from the record, made once.
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
-    TRANSIENT = ("body", "http_headers")
+    TRANSIENT = ("body", "http_headers", "derived")
 
     def to_dict(self) -> dict:
         # Shallow on purpose: dataclasses.asdict deep-copies the HTML and every link.

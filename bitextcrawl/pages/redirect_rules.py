@@ -115,6 +115,8 @@ class RedirectRules:
 
     def rewrite(self, url: str) -> str | None:
         """The URL the site would redirect ``url`` to, if one learned rule says so."""
+        if not self.rules_:   # (most sites: asked for every link)
+            return None
         parts = _split(url)
         if parts is None or not parts[2]:
             return None

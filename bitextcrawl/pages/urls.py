@@ -63,6 +63,8 @@ def looks_like_trap(url: str, max_repeats: int = 3, max_segments: int = 20) -> b
     segments = [s for s in path.split("/") if s]
     if len(segments) > max_segments:
         return True
+    if len(segments) <= max_repeats:   # (no segment can repeat more often)
+        return False
     counts = Counter(segments)
     return bool(counts) and max(counts.values()) > max_repeats
 
@@ -80,11 +82,13 @@ _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
 _TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
 
 
-def url_language_tokens(url: str) -> set[str]:
-    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live."""
+@lru_cache(maxsize=65536)
+def url_language_tokens(url: str) -> frozenset[str]:
+    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live.
+    (Cached: the focus middleware asks twice for every link it sees.)"""
     parts = urlsplit(url)
     text = f"{parts.hostname or ''}/{parts.path}?{parts.query}".lower()
-    return {t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha()}
+    return frozenset(t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha())
 
 
 class UrlLanguageTokens:
@@ -100,11 +104,19 @@ class UrlLanguageTokens:
         self.purity = purity
         self.counts: dict[str, Counter] = {}
         self.pages: Counter = Counter()   # pages learned per language
+        # Answers since the last page learned: a crawl asks for every link of every page
+        # (swap, predict), and each answer would scan all tokens.
+        self._token_lang: dict[str, str | None] = {}
+        self._token_of: dict[str, str | None] = {}
+        self._swaps: dict[tuple, str | None] = {}
 
     def learn(self, url: str, lang: str) -> None:
         self.pages[lang] += 1
         for token in url_language_tokens(url):
             self.counts.setdefault(token, Counter())[lang] += 1
+        self._token_lang.clear()
+        self._token_of.clear()
+        self._swaps.clear()
 
     def lift(self, token: str) -> float:
         """How much more often the token's language is seen with the token than on the
@@ -129,6 +141,13 @@ class UrlLanguageTokens:
         return best[0], best[1]
 
     def token_lang(self, token: str) -> str | None:
+        try:
+            return self._token_lang[token]
+        except KeyError:
+            lang = self._token_lang[token] = self._learned_lang(token)
+            return lang
+
+    def _learned_lang(self, token: str) -> str | None:
         counts = self.counts.get(token)
         if not counts:
             return None
@@ -147,15 +166,24 @@ class UrlLanguageTokens:
 
     def token_of(self, lang: str) -> str | None:
         """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
+        if lang in self._token_of:
+            return self._token_of[lang]
         best, most = None, 0
         for token, counts in self.counts.items():
             if self.token_lang(token) == lang and counts[lang] > most:
                 best, most = token, counts[lang]
+        self._token_of[lang] = best
         return best
 
     def swap(self, url: str, lang: str, other: str) -> str | None:
         """``url`` with the token of ``lang`` replaced by the token of ``other`` (one
         occurrence in the path or query), or None."""
+        key = (url, lang, other)
+        if key not in self._swaps:
+            self._swaps[key] = self._swap(url, lang, other)
+        return self._swaps[key]
+
+    def _swap(self, url: str, lang: str, other: str) -> str | None:
         a, b = self.token_of(lang), self.token_of(other)
         if not a or not b:
             return None

@@ -29,8 +29,8 @@ from __future__ import annotations
 import gzip
 import math
 import re
+import sys
 import unicodedata
-from functools import lru_cache
 import zlib
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
@@ -67,8 +67,6 @@ def tokenize(text: str) -> list[str]:
     return list(_tokens(text or ""))
 
 
-# fit, the site mean and the pair similarities tokenise the same pages again: once is enough.
-@lru_cache(maxsize=65536)
 def _tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     append = out.append
@@ -295,7 +293,7 @@ def _hash_bucket(token: str, dim: int) -> tuple[int, float]:
     return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
 
 
-def site_term_stats(texts: Sequence[str]) -> dict:
+def site_term_stats(texts: Sequence[str], tokenize=tokenize) -> dict:
     """What LSI needs of a site's pages, read once: df and mean tf (1 + log f) of every term.
 
     ``{"n_docs": N, "df": Counter, "tf_mean": {term: Σ_pages tf / N}}``.
@@ -310,6 +308,28 @@ def site_term_stats(texts: Sequence[str]) -> dict:
             tf_sum[t] = get(t, 0.0) + (1.0 + math.log(c) if c > 1 else 1.0)
     n = len(texts)
     return {"n_docs": n, "df": df, "tf_mean": {t: v / n for t, v in tf_sum.items()} if n else {}}
+
+
+class _TokenCache:
+    """Tokens of the texts a model has read, up to ``max_tokens`` in all: fit, the site
+    mean and the pair similarities read the same pages again, and tokenising is most
+    of their cost. Texts past the budget are tokenised each time they are read."""
+
+    def __init__(self, max_tokens: int):
+        self.max_tokens = max_tokens
+        self.size = 0
+        self.tokens: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, text: str) -> tuple[str, ...]:
+        text = text or ""
+        got = self.tokens.get(text)
+        if got is None:
+            got = _tokens(text)
+            if self.size + len(got) <= self.max_tokens:
+                # (interned: a site's pages share most of their words)
+                got = self.tokens[text] = tuple(map(sys.intern, got))
+                self.size += len(got)
+        return got
 
 
 class LSIModel:
@@ -342,6 +362,9 @@ class LSIModel:
         Size of the hashed vectors of the degenerate mode.
     random_state : int
         Seed of the ARPACK start vector (results are reproducible).
+    token_cache : int
+        Tokens of the texts read kept for the model's later reads, at most this many
+        in all (each fit starts afresh); a pointer each, the words being shared.
 
     Degenerate mode (``mode_ == "shared_tokens"``): fewer than ``min_pairs`` training
     pairs, or no term/rank left. Pages are represented by the idf-weighted anchor
@@ -359,8 +382,11 @@ class LSIModel:
 
     def __init__(self, rank: int | None = None, *, max_rank: int = 100, min_df: int = 2,
                  max_df: float = 1.0, min_pairs: int = 3, normalize_docs: bool = True,
-                 degenerate_dim: int = 1024, random_state: int = 0):
+                 degenerate_dim: int = 1024, random_state: int = 0,
+                 token_cache: int = 5_000_000):
         self.rank = rank
+        self.token_cache = token_cache
+        self._tokenize = _TokenCache(token_cache)
         self.max_rank = max_rank
         self.min_df = min_df
         self.max_df = max_df
@@ -383,6 +409,7 @@ class LSIModel:
         """
         pair_texts = [(a or "", b or "") for a, b in pair_texts]
         site_texts = list(site_texts) if site_texts else []
+        tokenize = self._tokenize = _TokenCache(self.token_cache)
         population = site_texts or [t for pair in pair_texts for t in pair]
         self.n_pairs_ = len(pair_texts)
         self.n_site_docs_ = len(site_texts)
@@ -395,7 +422,7 @@ class LSIModel:
         # documents of the domain; here they are the site's pages (site_texts), since the
         # same idf weighs every single page folded in later, and a site has far more
         # pages than known pairs.
-        site_stats = site_term_stats(population)
+        site_stats = site_term_stats(population, tokenize)
         df = site_stats["df"]
         pair_counts = [Counter(tokenize(a) + tokenize(b)) for a, b in pair_texts]
         in_pairs: set[str] = set().union(*pair_counts) if pair_counts else set()
@@ -497,6 +524,7 @@ class LSIModel:
         """The tf-idf vectors of ``texts`` over the fitted vocabulary (n x n_terms, sparse)."""
         self._check()
         vocab, idf = self.vocabulary_, self.idf_
+        tokenize = self._tokenize
         indptr = [0]
         indices: list[np.ndarray] = []
         data: list[np.ndarray] = []
@@ -624,9 +652,11 @@ class LSIModel:
         for a, b, flip in ((v1, v2, False), (v2, v1, True)):
             kk = min(k, len(b))
             for start in range(0, len(a), block):
+                # negated in place: the block is the biggest array here, never copied
                 sims = a[start:start + block] @ b.T
-                top = np.argpartition(-sims, kk - 1, axis=1)[:, :kk]
-                vals = np.take_along_axis(sims, top, axis=1)
+                np.negative(sims, out=sims)
+                top = np.argpartition(sims, kk - 1, axis=1)[:, :kk]
+                vals = -np.take_along_axis(sims, top, axis=1)
                 for r, (cols, ss) in enumerate(zip(top, vals)):
                     for c, s in zip(cols.tolist(), ss.tolist()):
                         if s > min_similarity:
@@ -650,6 +680,11 @@ class LSIModel:
             "explained_variance_ratio": round(self.explained_variance_ratio_, 4),
             "top_singular_values": [round(float(x), 4) for x in self.singular_values_[:5]],
         }
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_tokenize"] = _TokenCache(self.token_cache)   # the texts stay here
+        return state
 
     def get_params(self) -> dict:
         return {k: getattr(self, k) for k in ("rank", "max_rank", "min_df", "max_df", "min_pairs",

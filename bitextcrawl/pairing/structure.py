@@ -16,13 +16,14 @@ other ``[Chunk:*]`` token whatever its length, and tags match when they are equa
 The alignment runs in C++ (``rapidfuzz.distance.Indel``, bit-parallel LCS). To get
 there without a Python-level DP, each page is *encoded* once into a ``str`` with
 one code point per token (all chunks share one code point); encodings can be
-cached per page and reused for every candidate pair the page is in.
+cached per page and reused for every candidate pair the page is in. Code points are
+given by a :class:`Vocabulary`, one per batch of pages compared with each other: no
+table outlives the pages it was made for.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from collections import Counter
@@ -47,34 +48,50 @@ TEMPLATE_MIN_PAGES = 5
 # correct, only a little slower.
 _CHUNK_CODE = "\x01"
 _CHUNK_RE = re.compile(_CHUNK_CODE)
-# token -> code point, and chunk token -> its length. Chunk tokens are cached too
-# (one entry per distinct length), so encoding is one dict lookup per token.
-_codes: dict[str, str] = {}
-_chunk_lengths: dict[str, int] = {}
-_n_tags = 0
-_vocab_lock = threading.Lock()
 
 
-def _code(token: str) -> str:
-    global _n_tags
-    with _vocab_lock:
-        code = _codes.get(token)
+class Vocabulary:
+    """Token -> code point for the pages of one comparison batch, and chunk token -> its
+    length (one entry per distinct length): encoding is one dict lookup per token. Two
+    pages compare only under the same vocabulary."""
+
+    def __init__(self):
+        self.codes: dict[str, str] = {}
+        self.chunk_lengths: dict[str, int] = {}
+        self.n_tags = 0
+
+    def code(self, token: str) -> str:
+        code = self.codes.get(token)
         if code is not None:
             return code
         if is_chunk(token):
             try:
-                _chunk_lengths[token] = max(chunk_length(token), 0)
+                self.chunk_lengths[token] = max(chunk_length(token), 0)
             except ValueError:  # a malformed length counts as an empty chunk
-                _chunk_lengths[token] = 0
+                self.chunk_lengths[token] = 0
             code = _CHUNK_CODE
         else:
-            cp = _n_tags + 2
+            cp = self.n_tags + 2
             if cp >= 0xD800:  # skip the surrogate block: not valid in a str for rapidfuzz
                 cp += 0x800
-            _n_tags += 1
+            self.n_tags += 1
             code = chr(cp)
-        _codes[token] = code
+        self.codes[token] = code
         return code
+
+    def encode(self, tokens: Sequence[str] | EncodedTokens) -> EncodedTokens:
+        """Encode STRAND tokens (all ``[Chunk:*]`` map to one symbol); a page encoded
+        under another vocabulary is encoded again from its tokens."""
+        if isinstance(tokens, EncodedTokens):
+            if tokens.vocabulary is self:
+                return tokens
+            tokens = tokens.tokens
+        get, code = self.codes.get, self.code
+        codes = "".join([get(t) or code(t) for t in tokens])
+        positions = tuple([m.start() for m in _CHUNK_RE.finditer(codes)])
+        length = self.chunk_lengths.__getitem__
+        return EncodedTokens(codes, positions, sum([length(tokens[i]) for i in positions]),
+                             self, tokens)
 
 
 @dataclass(frozen=True)
@@ -84,20 +101,22 @@ class EncodedTokens:
     codes: str                       # one character per STRAND token
     chunk_positions: tuple[int, ...]  # token positions of the chunk tokens, increasing
     text_length: int                 # L: sum of the [Chunk:LEN] lengths
+    vocabulary: Vocabulary = field(repr=False, compare=False)
+    tokens: Sequence[str] = field(repr=False, compare=False)   # (the page's own list)
 
     def __len__(self) -> int:
         return len(self.codes)
 
 
-def encode(tokens: Sequence[str] | EncodedTokens) -> EncodedTokens:
-    """Encode STRAND tokens for alignment (all ``[Chunk:*]`` map to one symbol)."""
-    if isinstance(tokens, EncodedTokens):
-        return tokens
-    get = _codes.get
-    codes = "".join([get(t) or _code(t) for t in tokens])
-    positions = tuple([m.start() for m in _CHUNK_RE.finditer(codes)])
-    length = _chunk_lengths.__getitem__
-    return EncodedTokens(codes, positions, sum([length(tokens[i]) for i in positions]))
+def encode(tokens: Sequence[str] | EncodedTokens,
+           vocabulary: Vocabulary | None = None) -> EncodedTokens:
+    """Encode STRAND tokens for alignment (all ``[Chunk:*]`` map to one symbol), under
+    ``vocabulary`` (pages to compare share one), else under a new one."""
+    if vocabulary is None:
+        if isinstance(tokens, EncodedTokens):
+            return tokens
+        vocabulary = Vocabulary()
+    return vocabulary.encode(tokens)
 
 
 @dataclass
@@ -127,7 +146,8 @@ def strand_features(tokens1: Sequence[str] | EncodedTokens,
                     tokens2: Sequence[str] | EncodedTokens,
                     *, align_chunks: bool = True) -> StrandFeatures:
     """W, M, N, L1, L2 of two STRAND sequences, W = M + N − 2·LCS (seed 000, §2)."""
-    e1, e2 = encode(tokens1), encode(tokens2)
+    e1 = encode(tokens1)
+    e2 = encode(tokens2, e1.vocabulary)
     m, n = len(e1.codes), len(e2.codes)
     if not align_chunks:
         w = Indel.distance(e1.codes, e2.codes)
@@ -162,12 +182,15 @@ def features_matrix(features: Iterable[StrandFeatures]) -> np.ndarray:
 
 def pair_features_matrix(pages1: Mapping[str, Sequence[str] | EncodedTokens],
                          pages2: Mapping[str, Sequence[str] | EncodedTokens],
-                         pairs: Iterable[tuple[str, str]]) -> np.ndarray:
+                         pairs: Iterable[tuple[str, str]],
+                         vocabulary: Vocabulary | None = None) -> np.ndarray:
     """X = (w, m, n, l1, l2) for many candidate pairs, encoding each page once (seed 000, §2).
 
-    ``pages1``/``pages2`` map a key (e.g. URL) to STRAND tokens; ``pairs`` holds
-    (key1, key2). Only W needs the alignment here, so no chunk pairs are made.
+    ``pages1``/``pages2`` map a key (e.g. URL) to STRAND tokens, or to pages encoded
+    under ``vocabulary``; ``pairs`` holds (key1, key2). Only W needs the alignment
+    here, so no chunk pairs are made.
     """
+    vocabulary = vocabulary or Vocabulary()
     cache1: dict[str, EncodedTokens] = {}
     cache2: dict[str, EncodedTokens] = {}
     rows: list[tuple[int, int, int, int, int]] = []
@@ -175,10 +198,10 @@ def pair_features_matrix(pages1: Mapping[str, Sequence[str] | EncodedTokens],
     for k1, k2 in pairs:
         e1 = cache1.get(k1)
         if e1 is None:
-            e1 = cache1[k1] = encode(pages1[k1])
+            e1 = cache1[k1] = vocabulary.encode(pages1[k1])
         e2 = cache2.get(k2)
         if e2 is None:
-            e2 = cache2[k2] = encode(pages2[k2])
+            e2 = cache2[k2] = vocabulary.encode(pages2[k2])
         rows.append((dist(e1.codes, e2.codes), len(e1.codes), len(e2.codes),
                      e1.text_length, e2.text_length))
     if not rows:

@@ -93,7 +93,7 @@ from bitextcrawl.pairing.url_tokens import (DEFAULT_LOCAL_THRESHOLD, DEFAULT_MAR
                                             _marker_candidates, _shape_regex, pattern_id)
 from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, UNIT_KINDS,
                                            _UnitApplier, _id_signature, _majority_site,
-                                           _slug_candidates, _unit_candidates)
+                                           _slug_candidates, _unit_candidates, _url_parts)
 
 # The learner is here; its parts are in url_tokens (tokens, differences, token and id_marker
 # candidates), url_units (marker units, slug_id) and pattern_db (C(p) across runs). These
@@ -185,6 +185,8 @@ class UrlPatternLearner:
         (also those of a marker unit, below).
     marker_units: enable the marker-unit patterns (kinds ``one_sided``, ``glued``,
         ``two_place``: a marker on one side only, glued to a word, or two places at once).
+    keep_parsed: keep the parsed URLs for the next fit (an online learner, re-fitted as
+        pages arrive).
 
     Fitted attributes: ``site_``, ``site_size_`` (|w|), ``patterns_`` (every pattern that won at
     least one pair in the competition, strongest first, credible or not: see ``.credible``),
@@ -196,8 +198,10 @@ class UrlPatternLearner:
                  pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
                  slug_ids: bool = True, id_markers: bool = True,
                  min_marker_pairs: int = DEFAULT_MIN_MARKER_PAIRS,
-                 marker_purity: float = DEFAULT_MARKER_PURITY, marker_units: bool = True):
+                 marker_purity: float = DEFAULT_MARKER_PURITY, marker_units: bool = True,
+                 keep_parsed: bool = False):
         self.langs = tuple(langs)
+        self.keep_parsed = keep_parsed
         self.local_threshold = local_threshold
         self.rescue_threshold = rescue_threshold
         self.pattern_db = pattern_db
@@ -294,14 +298,20 @@ class UrlPatternLearner:
         """Steps 1-2: candidate pairs (inverted index) and their character-level patterns;
         the id-anchored language numbers from a second inverted index; marker units and
         slug ids where they are on."""
-        cands = _candidates(urls, ulang, self.max_bucket)
+        # parsed URLs: the last fit's, for these URLs only, when kept for the next one
+        parts = None
+        if self.keep_parsed:
+            old = getattr(self, "url_parts_", {})
+            parts = self.url_parts_ = {u: old[u] for u in urls if u in old}
+        cands = _candidates(urls, ulang, self.max_bucket,
+                            None if parts is None else (lambda url: _url_parts(url, parts)[2]))
         if self.id_markers:
             cands.update(_marker_candidates(urls, ulang, self.max_bucket, self.marker_purity))
         self.unit_texts_: dict[tuple, tuple] = {}
         if self.marker_units:
             unit_cands, self.unit_texts_ = _unit_candidates(
                 urls, ulang, self.max_bucket, self.marker_purity, self.min_marker_pairs,
-                self.token_langs_, self.langs)
+                self.token_langs_, self.langs, parts)
             cands.update(unit_cands)
         if self.slug_ids:
             cands.update(_slug_candidates(urls, ulang))

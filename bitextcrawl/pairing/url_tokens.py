@@ -220,7 +220,8 @@ def _cross_language_groups(bucket: list, lang_of, max_bucket: int):
                 yield la, lb, g1s, g2s
 
 
-def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tuple, list]:
+def _candidates(urls: list[str], ulang: list[int], max_bucket: int,
+                mask_keys=None) -> dict[tuple, list]:
     """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
 
     Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
@@ -233,11 +234,12 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
     sizes = Counter(li for li in ulang if li >= 0)
     probe = sizes.most_common(1)[0][0] if len(sizes) > 1 else -2
     index: dict[str, int | list[int]] = {}
+    mask_keys = mask_keys or _mask_keys   # (an online learner's memo of them)
     for g, url in enumerate(urls):
         li = ulang[g]
         if li < 0 or li == probe:
             continue
-        for key in _mask_keys(url):
+        for key in mask_keys(url):
             bucket = index.get(key)
             if bucket is None:
                 index[key] = g          # most keys are unique: no list for them
@@ -248,7 +250,7 @@ def _candidates(urls: list[str], ulang: list[int], max_bucket: int) -> dict[tupl
     for g, url in enumerate(urls):
         if ulang[g] != probe:
             continue
-        for key in _mask_keys(url):
+        for key in mask_keys(url):
             bucket = index.get(key)
             if bucket is None:
                 continue

@@ -13,7 +13,7 @@ from typing import Iterable
 
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEPARATORS, SLUG_ID, TOKEN, _SPLIT,
-                                            _URL_PARTS, _cross_language_groups)
+                                            _URL_PARTS, _cross_language_groups, _mask_keys)
 
 # ----------------------------------------------------------------------------- marker units
 #
@@ -81,6 +81,17 @@ def _stem_index(toks: list[str]) -> int:
     if n >= 3 and toks[n - 2] == "." and _EXT.fullmatch(toks[n - 1]):
         return n - 3
     return n - 1
+
+
+def _url_parts(url: str, memo: dict) -> tuple:
+    """(parsed URL, its units, its mask keys), made once per URL in ``memo``: an online
+    learner re-fits on the same URLs and a few more, and these were half of a fit.
+    Callers copy a parsed URL before changing it."""
+    got = memo.get(url)
+    if got is None:
+        p = _parse(url)
+        got = memo[url] = (p, _units(p), _mask_keys(url))
+    return got
 
 
 def _units(p) -> list[tuple[tuple, str]]:
@@ -288,7 +299,8 @@ def _unit_index(urls: list[str], ulang: list[int], parsed: list, marker_of) -> d
 
 def _unit_candidates(urls: list[str], ulang: list[int], max_bucket: int, purity: float,
                      min_count: int, names: dict[str, str] | None = None,
-                     langs: tuple = ()) -> tuple[dict[tuple, list], dict[tuple, tuple]]:
+                     langs: tuple = (), parts: dict | None = None
+                     ) -> tuple[dict[tuple, list], dict[tuple, tuple]]:
     """Marker-unit candidate pairs (see the section comment), by an inverted index.
 
     Departure (precision): a side's units must include a language marker, i.e. a code-like
@@ -306,8 +318,11 @@ def _unit_candidates(urls: list[str], ulang: list[int], max_bucket: int, purity:
         li = ulang[g]
         if li < 0:
             continue
-        p = _parse(url)
-        us = _units(p)
+        if parts is None:
+            p = _parse(url)
+            us = _units(p)
+        else:
+            p, us, _ = _url_parts(url, parts)
         parsed[g] = (p, us)
         for slot, text in us:
             counts[slot[0], text][li] += 1

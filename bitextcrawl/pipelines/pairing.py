@@ -52,7 +52,7 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from bitextcrawl.sites.detect import languages_named_unlinked, link_named_language
+from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -161,7 +161,7 @@ class UrlPairingPipeline:
                 self.dirs.add((lang, folder(url)))
         self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
                                          rescue_threshold=self.rescue_threshold,
-                                         pattern_db=self.pattern_db)
+                                         pattern_db=self.pattern_db, keep_parsed=True)
         if any(self.urls_by_lang.values()):
             self._fit()
 
@@ -274,7 +274,7 @@ class UrlPairingPipeline:
             if item.lang_prob >= TOKEN_MIN_PROB:
                 self.url_tokens.learn(item.url, item.lang)
         if item.lang in self.langs:
-            unlinked = languages_named_unlinked(item.html, item.lang, self.langs)
+            unlinked = page_named_unlinked(item, self.langs)
             if unlinked:  # its switch bar says it has no translation into these
                 self.untranslated[item.url] = unlinked
 

@@ -399,6 +399,16 @@ _CODE_TAGS = frozenset({"code", "pre", "kbd", "samp", "var", "tt", "td", "th"})
 SWITCH_BAR_GAP = 120
 
 
+def page_named_unlinked(page, langs: Iterable[str]) -> frozenset:
+    """:func:`languages_named_unlinked` of a page record, read once per record (the focus
+    middleware and the URL-pairing pipeline both ask)."""
+    key = ("named_unlinked", tuple(langs))
+    got = page.derived.get(key)
+    if got is None:
+        got = page.derived[key] = languages_named_unlinked(page.html, page.lang, key[1])
+    return got
+
+
 def languages_named_unlinked(html: str, page_lang: str, langs: Iterable[str]) -> frozenset:
     """Languages of ``langs`` whose name the page shows as a switch that is no link (an
     element's whole text, not inside ``<a href>``, beside another language's name, linked

@@ -311,3 +311,20 @@ def test_nearest_pairs_ignores_pages_without_known_terms(model, corpus):
     _, test, _ = corpus
     pairs = model.nearest_pairs([test[0][0], "zzzz qqqq"], [test[0][1], "xxxx yyyy"], k=2)
     assert {(i, j) for i, j, _ in pairs} == {(0, 0)}
+
+
+def test_token_cache_is_per_fit_and_bounded(corpus):
+    train, test, _ = corpus
+    site = [t for pair in train + test for t in pair]
+    big = LSIModel().fit(train, site)
+    small = LSIModel(token_cache=1000).fit(train, site)
+    assert small._tokenize.size <= 1000 < big._tokenize.size
+    t1, t2 = [a for a, _ in test], [b for _, b in test]
+    assert np.array_equal(big.transform(t1), small.transform(t1))
+    assert big.nearest_pairs(t1, t2, k=3) == small.nearest_pairs(t1, t2, k=3)
+    # a new fit starts afresh; a copied model takes no texts along
+    cache = big._tokenize
+    big.fit(train[:5], [t for pair in train[:5] for t in pair])
+    assert big._tokenize is not cache
+    import pickle
+    assert pickle.loads(pickle.dumps(big))._tokenize.size == 0

@@ -86,6 +86,22 @@ def test_url_language_tokens_learned():
     assert tokens.predict("http://x.org/other.html") == set()
 
 
+def test_url_language_token_answers_follow_each_page_learned():
+    # answers are kept between pages learned: each new page may change them
+    tokens = UrlLanguageTokens(min_pages=3, purity=0.9)
+    for i in range(3):
+        tokens.learn(f"http://x.org/de/p{i}.html", "de")
+    assert tokens.token_of("de") is None    # no page of another language yet
+    for i in range(3):
+        tokens.learn(f"http://x.org/en/p{i}.html", "en")
+    assert (tokens.token_of("de"), tokens.token_of("en")) == ("de", "en")
+    assert tokens.swap("http://x.org/de/a.html", "de", "en") == "http://x.org/en/a.html"
+    for i in range(3):   # ``de`` pages in English now: ``de`` names no language
+        tokens.learn(f"http://x.org/de/q{i}.html", "en")
+    assert tokens.token_of("de") is None and tokens.token_lang("de") is None
+    assert tokens.swap("http://x.org/de/a.html", "de", "en") is None
+
+
 def test_language_identification_and_declarations():
     lid = LanguageIdentifier()
     assert lid.identify("Ceci est une page écrite en français pour le test.").lang == "fr"

@@ -8,7 +8,7 @@ from lxml import html as lxml_html
 
 from bitextcrawl.pages.strand import linearise
 from bitextcrawl.pairing.structure import (
-    StrandFeatures, encode, features_matrix, pair_features_matrix, strand_features,
+    StrandFeatures, Vocabulary, encode, features_matrix, pair_features_matrix, strand_features,
 )
 
 # The paper's example (§2): the English page has an extra <h1> block.
@@ -189,3 +189,18 @@ def test_stripped_pages_feed_pair_features_matrix():
     # the look-alike's relative cost grows once the shared template is gone
     assert bare[1, 0] / (bare[1, 1] + bare[1, 2]) > whole[1, 0] / (whole[1, 1] + whole[1, 2])
     assert bare[2, 2] == 0 and bare[2, 0] == bare[2, 1]       # nothing left of f_empty
+
+
+def test_vocabulary_per_batch():
+    # code points come from the batch's own vocabulary: pages encoded apart compare as
+    # if encoded together, and no table is left behind at module level
+    e1, e2 = encode(PAPER_EN), encode(PAPER_KK)
+    assert e1.vocabulary is not e2.vocabulary
+    assert strand_features(e1, e2).as_row() == strand_features(PAPER_EN, PAPER_KK).as_row()
+    vocabulary = Vocabulary()
+    s1, s2 = vocabulary.encode(PAPER_EN), vocabulary.encode(PAPER_KK)
+    assert vocabulary.encode(s1) is s1 and s2.vocabulary is vocabulary
+    X = pair_features_matrix({"en": s1}, {"kk": e2}, [("en", "kk")], vocabulary)
+    assert np.array_equal(X, pair_features_matrix({"en": PAPER_EN}, {"kk": PAPER_KK},
+                                                  [("en", "kk")]))
+    assert len(Vocabulary().encode(["[START:P]", "[Chunk:3]"]).vocabulary.codes) == 2

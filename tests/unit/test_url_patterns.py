@@ -676,3 +676,18 @@ def test_real_lett_site_id_marker():
     assert found >= 15
     assert all(expected.get(p.url_1) == p.url_2 for p in judged)  # no wrong pair
     assert lr.counterparts(pairs[0].url_1, "en") == []
+
+
+def test_refits_on_kept_parsed_urls_learn_what_a_fresh_fit_learns():
+    # an online learner re-fits on the URLs of its last fit and more: the URLs it parsed
+    # then are reused, and nothing learned may differ from a learner fitted once
+    for scheme in ("prefix", "suffix", "query"):
+        en, fr = scheme_urls(scheme, 120)
+        online = UrlPatternLearner(langs=("en", "fr"), keep_parsed=True)
+        for n in (10, 40, 120):
+            online.fit({"en": en[:n], "fr": fr[:n]})
+            fresh = UrlPatternLearner(langs=("en", "fr")).fit({"en": en[:n], "fr": fr[:n]})
+            assert online.pairs() == fresh.pairs() and len(fresh.pairs()) == n
+            assert [repr(p) for p in online.patterns_] == [repr(p) for p in fresh.patterns_]
+        assert set(online.url_parts_) == set(en + fr)
+        assert not getattr(fresh, "url_parts_", None)
