@@ -68,17 +68,12 @@ def getbool(settings, name: str) -> bool:
 
 
 def resolve_renamed_settings(settings) -> None:
-    """Write every renamed setting's value under its new name (an old name set in a
-    profile or with ``-s`` wins, with a deprecation warning) and under its old name too,
-    for the modules that still read the old one (see the README's settings table)."""
+    """Write every renamed setting's value under its new name: an old name set in a
+    profile or with ``-s`` wins, with a deprecation warning."""
     for old, new in RENAMED_SETTINGS.items():
         if _old_name_in_effect(settings, old, new):
             _warn(old, new)
             settings.set(new, settings.getbool(old), priority=settings.getpriority(old))
-        priority = settings.getpriority(new)
-        if priority is None:
-            continue
-        settings.set(old, settings.getbool(new), priority=priority)
 
 
 class RenamedSettings:

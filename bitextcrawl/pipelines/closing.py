@@ -15,6 +15,7 @@ from collections import Counter, defaultdict
 
 from scrapy.exceptions import NotConfigured
 
+from bitextcrawl.config import pattern_db_path
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.align import AlignConfig, align_site
@@ -126,8 +127,7 @@ class ClosingPipeline:
     def __init__(self, crawler):
         self.crawler = crawler
         s = crawler.settings
-        self.pattern_db_path = s.get("BITEXT_PATTERN_DB") or os.path.join("output",
-                                                                           "patterns-db.json")
+        self.pattern_db_path = pattern_db_path(s)
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -44,7 +44,6 @@ Stats ``bitext/recovery/*``: ``tried``, ``found``, ``failed``, ``wrong_language`
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections import defaultdict
 from urllib.parse import urlsplit
@@ -52,6 +51,7 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
+from bitextcrawl.config import getbool, pattern_db_path
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
@@ -106,7 +106,7 @@ class UrlPairingPipeline:
         self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
         self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
-        self.recovery = s.getbool("BITEXT_DEEP_RECOVERY")
+        self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
         self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
         self.stop_after = max(1, s.getint("BITEXT_RECOVERY_STOP_AFTER"))
         self.min_success = s.getfloat("BITEXT_RECOVERY_MIN_SUCCESS")
@@ -140,8 +140,7 @@ class UrlPairingPipeline:
 
     def open_spider(self):
         spider = self.crawler.spider
-        db_path = self.crawler.settings.get("BITEXT_PATTERN_DB") or os.path.join(
-            "output", "patterns-db.json")
+        db_path = pattern_db_path(self.crawler.settings)
         self.pattern_db = PatternDB(db_path)  # read-only here: the closing pipeline updates it
         self.langs = spider.langs
         store = open_store(self.crawler.settings, spider.output_dir)

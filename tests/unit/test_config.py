@@ -44,23 +44,21 @@ def test_old_name_in_a_profile_module_wins_over_the_imported_default():
         assert config.getbool(settings, "BITEXT_FOCUS_PROMOTE_ENABLED") is False
 
 
-def test_addon_writes_both_names_once():
+def test_addon_writes_the_new_name_once():
     settings = project_settings(BITEXT_PARALLEL_LINKS="False")
     with pytest.warns(ScrapyDeprecationWarning):
         config.RenamedSettings().update_settings(settings)
     assert settings.getbool("BITEXT_PARALLEL_LINKS_ENABLED") is False
-    assert settings.getbool("BITEXT_PARALLEL_LINKS") is False
-    # old names still read elsewhere see the defaults of the new ones
-    assert settings.getbool("BITEXT_FOCUS_ONE_WAY") is True
+    assert settings.getbool("BITEXT_FOCUS_ONE_WAY_ENABLED") is True
 
 
 def test_distributed_profile_switches_off_hold_and_promote():
     settings = Settings()
     settings.setmodule("settings.distributed")
     config.resolve_renamed_settings(settings)
-    for name in ("BITEXT_FOCUS_HOLD_QUEUED", "BITEXT_FOCUS_PROMOTE"):
+    for name in ("BITEXT_FOCUS_HOLD_QUEUED_ENABLED", "BITEXT_FOCUS_PROMOTE_ENABLED"):
         assert settings.getbool(name) is False
-        assert config.getbool(settings, name + "_ENABLED") is False
+        assert config.getbool(settings, name) is False
 
 
 def test_pattern_db_path():
