@@ -2,7 +2,7 @@
 
 The DP is Jiang, Wang & Zhang's (1995) alignment of trees, run over all node pairs. Its
 inner loops are compiled with numba (``cache=True``: compiled once per machine, then
-loaded from ``__pycache__``): in pure Python they were half of the bitext stage's CPU
+loaded from ``__pycache__``, except from a zipped egg): in pure Python they were half of the bitext stage's CPU
 (the other half the same DP run again by Viterbi EM). The compiled kernels do the same
 floating-point operations in the same order as the Python code they replace, so the
 costs, and the alignments, are unchanged. The traceback follows only the best
@@ -14,6 +14,7 @@ Trees are arrays in post-order (children before parents): the children of node i
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -21,6 +22,9 @@ import numpy as np
 from numba import njit
 
 INF = float("inf")
+# Compiled code is cached beside this file; from a zipped egg (Scrapyd deploys one) numba
+# has no place for it and refuses ``cache=True``: compiled once per process there.
+_CACHE = os.path.isdir(os.path.dirname(os.path.abspath(__file__)))
 # T1 rows decoded per call of the compiled kernel; the time limit is checked between calls.
 ROWS_PER_CALL = 32
 
@@ -64,7 +68,7 @@ class _Side:
         )
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _single_tree(A, D, I, xs, ys, sp1, sp2):
     """Closed forms of a forest against a single tree (NaN where the full DP is needed).
 
@@ -104,7 +108,7 @@ def _single_tree(A, D, I, xs, ys, sp1, sp2):
     return np.nan
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _splice_x(A, D, I, g_list, ys, prev, dcost, inner, new):
     """Node x deleted, its children ``g_list`` aligned in its place (§4.1): last row."""
     n = ys.shape[0]
@@ -127,7 +131,7 @@ def _splice_x(A, D, I, g_list, ys, prev, dcost, inner, new):
     return inner
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
     closed = _single_tree(A, D, I, xs, ys, sp1, sp2)
@@ -208,7 +212,7 @@ def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     return prev[n]
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """:func:`_forest`'s full DP with its tables kept, for the traceback.
 
@@ -279,7 +283,7 @@ def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, ico
     return rows, xoff, xtab, yoff, ytab
 
 
-@njit(cache=True)
+@njit(cache=_CACHE)
 def _fill_rows(lo, hi, A, S, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2, only2, self1, self2,
                dcost, icost):
     """Rows lo..hi-1 of A, bottom-up (§4.3): T1 nodes in post-order, each against all of T2."""
