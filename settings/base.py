@@ -39,7 +39,7 @@ DOWNLOADER_MIDDLEWARES = {
     # site's robots.txt (see the module); ours is the same middleware, fixed.
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     # Requests queued before their links were held back wait with them (focus.py).
-    "bitextcrawl.middlewares.focus.HeldLinksMiddleware": 50,
+    "bitextcrawl.middlewares.held_links.HeldLinksMiddleware": 50,
     # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
     "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,

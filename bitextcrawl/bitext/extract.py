@@ -31,10 +31,12 @@ from typing import Callable, Mapping
 import numpy as np
 
 from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree, e_step_counts
-from bitextcrawl.bitext.sentences import align_chunks
+from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.tmx import write_tmx
 from bitextcrawl.formats.tsv import write_bitext_tsv
+from bitextcrawl.pages.tokens import as_lexicon, lexicon_similarity, segment, tokenize
+from bitextcrawl.pairing.lsi import LSIModel
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +107,6 @@ def lsi_text_similarity(model, *, midpoint: float = LSI_MIDPOINT, slope: float =
     vocab = model.vocabulary_
     cache: dict[str, np.ndarray | None] = {}
 
-    from bitextcrawl.pairing.lsi import tokenize
 
     def vector(text: str):
         v = cache.get(text, False)
@@ -134,17 +135,15 @@ def lexicon_text_similarity(lexicon, *, midpoint: float = LEXICON_MIDPOINT,
                             min_words: int = LEXICON_MIN_WORDS) -> TextSimilarity:
     """Chunk text similarity from a user's bilingual lexicon (``word1<TAB>word2``).
 
-    :func:`~bitextcrawl.pairing.lsi.lexicon_similarity` (share of lexicon-covered words
+    :func:`~bitextcrawl.pages.tokens.lexicon_similarity` (share of lexicon-covered words
     whose translation is on the other side) through a logistic curve; chunks with fewer
     than ``min_words`` lexicon words on both sides give 1.0 (no evidence).
     """
-    from bitextcrawl.pairing.lsi import _as_lexicon, _segment, lexicon_similarity
-
-    lex = _as_lexicon(lexicon)
+    lex = as_lexicon(lexicon)
 
     def similarity(t1: str, t2: str) -> float:
-        n1 = sum(1 for w in _segment(t1, lex.sources, lex.src_maxlen) if w in lex.sources)
-        n2 = sum(1 for w in _segment(t2, lex.targets, lex.tgt_maxlen) if w in lex.targets)
+        n1 = sum(1 for w in segment(t1, lex.sources, lex.src_maxlen) if w in lex.sources)
+        n2 = sum(1 for w in segment(t2, lex.targets, lex.tgt_maxlen) if w in lex.targets)
         if min(n1, n2) < min_words:
             return 1.0
         return _logistic(lexicon_similarity(t1, t2, lex), midpoint, slope)
@@ -176,8 +175,6 @@ def site_text_similarity(pairs, page_index: dict, lexicon=None,
     pages of the two languages), here on the verified pairs themselves. For callers
     that keep the ETS stage's fitted model, ``lsi_text_similarity(model)`` is cheaper.
     """
-    from bitextcrawl.pairing.lsi import LSIModel
-
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -224,39 +221,10 @@ def _anchor_cost(text1: str, text2: str) -> float:
     return -math.log((shared + 0.5) / (total + 1.0))
 
 
-def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
-                min_gain: float = GAP_MIN_GAIN, max_cost: float = GAP_MAX_COST) -> list:
-    """Aligned text chunks (text_1, text_2, score) for sentence alignment, gaps repaired.
-
-    The tree alignment (§4) pairs one node with one node. When a translator merged two
-    paragraphs into one, or split one in two, one of the two is left unaligned: its
-    sentences are lost, and the aligned chunk pair holds sentences with no counterpart,
-    which Gale–Church may pair wrongly. Departure from the paper, to recover them: the
-    aligned chunk pairs (posterior ≥ ``min_score``) are anchors in document order; where
-    the unaligned chunks between two anchors are on one side only and are siblings of
-    an anchor's chunk on that side, they are joined to that anchor (before or after it)
-    if that makes the anchor's text fit better by more than ``min_gain`` nats under the
-    aligner's own text model: Gale–Church length cost (ratio estimated on the page
-    pair's chunks) plus shared numbers and names. A split-off piece brings the lengths
-    closer and the names and numbers the other side was missing; a paragraph only one
-    version has brings neither, and stays out. Where one chunk on one side and two or
-    three sibling chunks on the other are all unaligned between two anchors (neither
-    piece of a merged paragraph was close enough alone), they become one chunk pair if
-    their text cost is at most ``max_cost`` and they share a number or a name; its score
-    is ``min_score``. Lines are kept apart (a chunk's sentences are split as before).
-    ``bench/bench_bitext.py`` measures the effect.
-    """
-    from bitextcrawl.bitext.sentences import GC_S2, estimate_ratio, length_cost
-
-    chunks1 = [n for n in tree1.iter() if n.is_chunk]
-    chunks2 = [n for n in tree2.iter() if n.is_chunk]
-    pos1 = {id(n): i for i, n in enumerate(chunks1)}
-    pos2 = {id(n): i for i, n in enumerate(chunks2)}
-    found = [[pos1[id(u)], pos2[id(v)], score] for u, v, score in alignment.node_pairs
-             if u.is_chunk and v.is_chunk and score >= min_score
-             and id(u) in pos1 and id(v) in pos2]
-    if not found:
-        return []
+def _repaired_groups(found: list, chunks1: list, chunks2: list, min_gain: float,
+                     max_cost: float) -> tuple[list, list]:
+    """The anchors' chunk groups with one-sided gaps joined, and the new pairs of two-sided
+    gaps as ``(gap index, (chunks 1, chunks 2))`` (see :func:`chunk_pairs`)."""
     groups = [([a[0]], [a[1]]) for a in found]
     extra: list = []   # (gap index, (chunks 1, chunks 2)): new pairs from two-sided gaps
     monotone = all(found[k][0] < found[k + 1][0] and found[k][1] < found[k + 1][1]
@@ -307,6 +275,41 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
                     best = (gain, g, joined[side])
             if best is not None:
                 groups[best[1]][side][:] = best[2]
+    return groups, extra
+
+
+def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
+                min_gain: float = GAP_MIN_GAIN, max_cost: float = GAP_MAX_COST) -> list:
+    """Aligned text chunks (text_1, text_2, score) for sentence alignment, gaps repaired.
+
+    The tree alignment (§4) pairs one node with one node. When a translator merged two
+    paragraphs into one, or split one in two, one of the two is left unaligned: its
+    sentences are lost, and the aligned chunk pair holds sentences with no counterpart,
+    which Gale–Church may pair wrongly. Departure from the paper, to recover them: the
+    aligned chunk pairs (posterior ≥ ``min_score``) are anchors in document order; where
+    the unaligned chunks between two anchors are on one side only and are siblings of
+    an anchor's chunk on that side, they are joined to that anchor (before or after it)
+    if that makes the anchor's text fit better by more than ``min_gain`` nats under the
+    aligner's own text model: Gale–Church length cost (ratio estimated on the page
+    pair's chunks) plus shared numbers and names. A split-off piece brings the lengths
+    closer and the names and numbers the other side was missing; a paragraph only one
+    version has brings neither, and stays out. Where one chunk on one side and two or
+    three sibling chunks on the other are all unaligned between two anchors (neither
+    piece of a merged paragraph was close enough alone), they become one chunk pair if
+    their text cost is at most ``max_cost`` and they share a number or a name; its score
+    is ``min_score``. Lines are kept apart (a chunk's sentences are split as before).
+    ``bench/bench_bitext.py`` measures the effect.
+    """
+    chunks1 = [n for n in tree1.iter() if n.is_chunk]
+    chunks2 = [n for n in tree2.iter() if n.is_chunk]
+    pos1 = {id(n): i for i, n in enumerate(chunks1)}
+    pos2 = {id(n): i for i, n in enumerate(chunks2)}
+    found = [[pos1[id(u)], pos2[id(v)], score] for u, v, score in alignment.node_pairs
+             if u.is_chunk and v.is_chunk and score >= min_score
+             and id(u) in pos1 and id(v) in pos2]
+    if not found:
+        return []
+    groups, extra = _repaired_groups(found, chunks1, chunks2, min_gain, max_cost)
     # In document order: the new pair of gap k goes before anchor k.
     ordered = [(k - 0.5, g, min_score) for k, g in extra]
     ordered += [(k, g, a[2]) for k, (g, a) in enumerate(zip(groups, found))]

@@ -36,6 +36,7 @@ from collections import Counter, deque
 from typing import Iterable
 
 from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree
+from bitextcrawl.pages.tokens import anchor_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +81,6 @@ def aligned_share(alignment: Alignment, tree1: Node, tree2: Node) -> float:
 
 def anchor_similarity(text1: str, text2: str) -> float | None:
     """Cosine of the anchor-token sets (numbers, codes, names); None if both have none."""
-    from bitextcrawl.pairing.lsi import anchor_tokens
-
     a, b = set(anchor_tokens(text1 or "")), set(anchor_tokens(text2 or ""))
     if not a and not b:
         return None

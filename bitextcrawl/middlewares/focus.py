@@ -33,17 +33,21 @@ import logging
 from collections import Counter, defaultdict
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
+# (the downloader side; settings written before it had its own module name it here)
+from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
-from bitextcrawl.signals import held_links, pages_paired, request_discarded
+from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.store import open_store
+
+__all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 
 logger = logging.getLogger(__name__)
 
@@ -652,6 +656,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self.stats.inc_value("bitext/focus/dropped_no_translation")
                 return None
             request.meta["bitext_same_lang"] = lang  # checked again before download
+        self._prioritise(request, response, page, lang, evidence)
+        # Yield learning, by the language the link leads to: a same-language link (or one
+        # of unknown language), or an ordinary link into another wanted language — which
+        # a site makes where its own translation is missing, so it is worth no more.
+        chain = lang if lang in langs else page.lang
+        request.meta["bitext_chain"] = chain
+        if self._update_holding(chain) and request.url not in self.switch_targets:
+            self.hold(request, chain)
+            return None
+        return self.unfiltered(request)
+
+    def _prioritise(self, request, response, page, lang: str | None, evidence: str) -> None:
+        """The priority of a link from a wanted-language page that is no switch."""
         if self._untranslated_link(page, lang, evidence):
             self.untranslated[request.url] = lang
         if request.url in self.untranslated or (
@@ -667,7 +684,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # (nginx.org from /cn/: English FAQ pages went out before ten English pages
             # had come to judge by)
             self.stats.inc_value("bitext/focus/one_way_so_far")
-        elif lang in langs:
+        elif lang in self.langs:
             request.priority += self.bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             if lang == page.lang and self._counterpart_will_tell(request.url, lang):
@@ -678,74 +695,3 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 # its pages bound the number of pairs: they go first
                 request.priority += self.scarce_bonus
                 self.stats.inc_value("bitext/focus/scarce_lang_link")
-        # Yield learning, by the language the link leads to: a same-language link (or one
-        # of unknown language), or an ordinary link into another wanted language — which
-        # a site makes where its own translation is missing, so it is worth no more.
-        chain = lang if lang in langs else page.lang
-        request.meta["bitext_chain"] = chain
-        if self._update_holding(chain) and request.url not in self.switch_targets:
-            self.hold(request, chain)
-            return None
-        return self.unfiltered(request)
-
-
-class HeldLinksMiddleware:
-    """Downloader middleware: a request already queued when its language started to be
-    held waits with the held links instead of being downloaded; a same-language request
-    whose counterpart has been stored since without a switch back is dropped."""
-
-    def __init__(self, crawler):
-        self.crawler = crawler
-        # A request held here has passed the dupefilter: where that filter is shared by
-        # several workers (the distributed profile), no other worker may fetch it, and a
-        # worker that holds it never sees the switch that makes it a counterpart.
-        self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        if not crawler.settings.getbool("BITEXT_FOCUS_ENABLED"):
-            raise NotConfigured
-        return cls(crawler)
-
-    def _discard(self, request, stat: str, reason: str, counted_done: bool = False):
-        """Drop ``request`` for good; the frontier journal counts it done (unless it was
-        already: the second copy of a promoted URL, counted when the first went out)."""
-        self.crawler.stats.inc_value(f"bitext/focus/{stat}")
-        if not counted_done:
-            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
-        request.meta["bitext_held"] = True   # (not an error)
-        raise IgnoreRequest(reason)
-
-    def process_request(self, request, spider=None):
-        focus = getattr(self.crawler, "bitext_focus", None)
-        if focus is None:
-            return None
-        if request.url in focus.unwanted and request.url not in focus.switch_targets:
-            self._discard(request, "dropped_other_lang/url_token_queued",
-                          "its URL names a language not wanted")
-        if focus.second_copy(request):
-            self._discard(request, "promoted_copy_dropped",
-                          "the other copy of a promoted request went out first",
-                          counted_done=True)
-        same = request.meta.get("bitext_same_lang")
-        if same and focus._no_translation(request.url, same):
-            # its counterpart, stored since the link was found, has no switch back
-            self._discard(request, "dropped_no_translation",
-                          "no translation: the counterpart page has no switch to it")
-        lang = request.meta.get("bitext_chain") or focus.untranslated.get(request.url)
-        if self.hold_queued and lang and lang in focus.holding \
-                and not request.meta.get("bitext_released") \
-                and request.url not in focus.switch_targets:
-            # (a switch target is a counterpart: the switch's own request may have been
-            # dropped by the dupefilter in favour of this one)
-            # a copy that the dupefilter lets through when released (this one was seen)
-            focus.hold(request.replace(dont_filter=True), lang)
-            focus.filtered.add(request.url)
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest(f"held: links between {lang} pages yield too little")
-        focus.switch_sent(request.url)
-        if request.url in focus.promoted and request.url not in focus.requested:
-            # the other copy, still queued, will be dropped: done as far as a crash goes
-            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
-        focus.requested.add(request.url)
-        return None

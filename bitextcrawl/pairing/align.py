@@ -483,20 +483,11 @@ def best_rejected(final: dict, chosen, threshold: float, n: int = REJECTED_KEPT)
              else "below_threshold"} for s, a, b in rest]
 
 
-def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
-                        result: AlignResult, pattern_db=None, graph=None,
-                        lexicon=None) -> list[Pair]:
-    """Every stage for one language pair of one site, in the order of the module docstring."""
+def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
+                   config: AlignConfig, result: AlignResult, pattern_db=None) -> Evidence:
+    """Stages 1-3: URL patterns (seed 003), hreflang, parallel links (seed 001 §3)."""
     stages = set(config.stages)
-    key = f"{l1}-{l2}"
-    pages1 = {p.url: p for p in site.pages if p.lang == l1}
-    pages2 = {p.url: p for p in site.pages if p.lang == l2}
-    result.counts[f"bitext/align/{key}/pages_1"] = len(pages1)
-    result.counts[f"bitext/align/{key}/pages_2"] = len(pages2)
-    if not pages1 or not pages2:
-        return []
     evidence = Evidence()
-
     t = time.perf_counter()
     if "url_pattern" in stages:
         evidence.url_pattern = url_pattern_stage(pages1, pages2, l1, l2, site, config,
@@ -509,7 +500,51 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         evidence.parallel_link = parallel_link_stage(evidence, pages1, pages2, site.resolve)
         _timed(result, "parallel_links", t)
     for name in ("url_pattern", "hreflang", "parallel_link"):
-        result.counts[f"bitext/align/{key}/{name}_pairs"] = len(getattr(evidence, name))
+        result.counts[f"bitext/align/{l1}-{l2}/{name}_pairs"] = len(getattr(evidence, name))
+    return evidence
+
+
+def _pair_record(u1: str, u2: str, score: float, l1: str, l2: str, scores: _Scores, i: int,
+                 evidence: Evidence, internal: dict, final: dict, stages: set) -> Pair:
+    """A chosen pair with the sources and features it was decided on."""
+    w, m, n, l1_len, l2_len = (int(v) for v in scores.X[i])
+    sources = evidence.sources((u1, u2))
+    if scores.p_struct[i] >= 0.5:
+        sources.append("structure")
+    if "content" in stages and scores.content[i] >= 0.5:
+        sources.append("content")
+    if "ets" in stages:
+        sources.append("ets")
+    features = {
+        "w": w, "m": m, "n": n, "l1": l1_len, "l2": l2_len,
+        "p_structure": round(float(scores.p_struct[i]), 4),
+        "llr": round(float(scores.llr[i]), 3),
+        "content": round(float(scores.content[i]), 4),
+        "internal": round(internal[(u1, u2)], 4),
+        "ets": round(float(final.get((u1, u2), score)), 4),
+    }
+    if scores.anchor is not None:
+        features["anchor"] = round(float(scores.anchor[i]), 4)
+    if (u1, u2) in evidence.url_pattern:
+        features["pattern"] = evidence.url_pattern[(u1, u2)][1]
+    if (u1, u2) in evidence.parallel_link:
+        features["parallel_links"] = evidence.parallel_link[(u1, u2)]
+    return Pair(u1, u2, l1, l2, min(1.0, max(0.0, float(score))), sources, features)
+
+
+def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
+                        result: AlignResult, pattern_db=None, graph=None,
+                        lexicon=None) -> list[Pair]:
+    """Every stage for one language pair of one site, in the order of the module docstring."""
+    stages = set(config.stages)
+    key = f"{l1}-{l2}"
+    pages1 = {p.url: p for p in site.pages if p.lang == l1}
+    pages2 = {p.url: p for p in site.pages if p.lang == l2}
+    result.counts[f"bitext/align/{key}/pages_1"] = len(pages1)
+    result.counts[f"bitext/align/{key}/pages_2"] = len(pages2)
+    if not pages1 or not pages2:
+        return []
+    evidence = known_evidence(pages1, pages2, l1, l2, site, config, result, pattern_db)
     known = evidence.known()
     settled = evidence.settled()
 
@@ -562,32 +597,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     result.scores[key] = sorted(round(float(v), 4) for v in final.values())
     result.rejected[key] = best_rejected(final, chosen, config.threshold)
     index = {pair: i for i, pair in enumerate(scores.cands)}
-    out = []
-    for u1, u2, score in chosen:
-        i = index[(u1, u2)]
-        w, m, n, l1_len, l2_len = (int(v) for v in scores.X[i])
-        sources = evidence.sources((u1, u2))
-        if scores.p_struct[i] >= 0.5:
-            sources.append("structure")
-        if "content" in stages and scores.content[i] >= 0.5:
-            sources.append("content")
-        if "ets" in stages:
-            sources.append("ets")
-        features = {
-            "w": w, "m": m, "n": n, "l1": l1_len, "l2": l2_len,
-            "p_structure": round(float(scores.p_struct[i]), 4),
-            "llr": round(float(scores.llr[i]), 3),
-            "content": round(float(scores.content[i]), 4),
-            "internal": round(internal[(u1, u2)], 4),
-            "ets": round(float(final.get((u1, u2), score)), 4),
-        }
-        if scores.anchor is not None:
-            features["anchor"] = round(float(scores.anchor[i]), 4)
-        if (u1, u2) in evidence.url_pattern:
-            features["pattern"] = evidence.url_pattern[(u1, u2)][1]
-        if (u1, u2) in evidence.parallel_link:
-            features["parallel_links"] = evidence.parallel_link[(u1, u2)]
-        out.append(Pair(u1, u2, l1, l2, min(1.0, max(0.0, float(score))), sources, features))
+    out = [_pair_record(u1, u2, score, l1, l2, scores, index[(u1, u2)], evidence, internal,
+                        final, stages) for u1, u2, score in chosen]
     result.counts[f"bitext/align/{key}/pairs"] = len(out)
     return out
 

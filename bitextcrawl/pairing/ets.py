@@ -386,11 +386,23 @@ class ETS:
         # matches the weighted denominators max(ΣW(PG(e)), ΣW(PG(c))).
         wq = np.sqrt(w_l[li] * w_r[ri]) if n else np.zeros(0)
 
+        p, q = self._neighbour_pairs(adj_l, adj_r, li, ri)
+        # Page keys of each neighbour pair inside its group: (p, x) and (p, y), compressed
+        # to 0..K-1, for the greedy matching of Algorithm 1.
+        kx = np.unique(p.astype(np.int64) * (len(left_idx) + 1) + li[q], return_inverse=True)[1]
+        ky = np.unique(p.astype(np.int64) * (len(right_idx) + 1) + ri[q], return_inverse=True)[1]
+        return {"n": n, "p": p, "q": q, "kx": kx.astype(np.int32).ravel(),
+                "ky": ky.astype(np.int32).ravel(), "wq": wq, "den": den,
+                "has_neighbours": has_nb, "n_popular": n_pop}
+
+    def _neighbour_pairs(self, adj_l, adj_r, li: np.ndarray, ri: np.ndarray):
+        """(p, q) index arrays: candidate pair q = (x, y) has x ∈ PG(e_p) and y ∈ PG(c_p)."""
+        n = len(li)
         ps, qs = [], []
         if n:
             cols = np.arange(n)
-            q_l = sp.csr_matrix((np.ones(n), (li, cols)), shape=(len(left_idx), n))
-            q_r = sp.csr_matrix((np.ones(n), (ri, cols)), shape=(len(right_idx), n))
+            q_l = sp.csr_matrix((np.ones(n), (li, cols)), shape=(adj_l.shape[0], n))
+            q_r = sp.csr_matrix((np.ones(n), (ri, cols)), shape=(adj_r.shape[0], n))
             # Rows are cut into chunks of bounded work (nnz of the two products), so a
             # home page whose neighbours are the whole site does not blow the memory up.
             cand_l = np.asarray(q_l.sum(axis=1)).ravel()
@@ -414,14 +426,7 @@ class ETS:
                 start = stop
         p = np.concatenate(ps) if ps else np.zeros(0, dtype=np.int32)
         q = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int32)
-        del ps, qs
-        # Page keys of each neighbour pair inside its group: (p, x) and (p, y), compressed
-        # to 0..K-1, for the greedy matching of Algorithm 1.
-        kx = np.unique(p.astype(np.int64) * (len(left_idx) + 1) + li[q], return_inverse=True)[1]
-        ky = np.unique(p.astype(np.int64) * (len(right_idx) + 1) + ri[q], return_inverse=True)[1]
-        return {"n": n, "p": p, "q": q, "kx": kx.astype(np.int32).ravel(),
-                "ky": ky.astype(np.int32).ravel(), "wq": wq, "den": den,
-                "has_neighbours": has_nb, "n_popular": n_pop}
+        return p, q
 
     def _side_adjacency(self, graph: nx.DiGraph, index: dict[str, int], pairable: np.ndarray):
         """Symmetric same-language neighbour matrix (links in and out) restricted to the

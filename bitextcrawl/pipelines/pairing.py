@@ -380,18 +380,10 @@ class UrlPairingPipeline:
             request = focus.unfiltered(request)
         self.crawler.engine.crawl(request)
 
-    def spider_idle(self):
-        if not self.recovery or self.learner is None:
-            return
-        self.relearn()
-        spider = self.crawler.spider
-        budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
-        if spider.max_pages:
-            budget = min(budget, spider.max_pages - spider.pages_seen)
+    def _recovery_sources(self) -> tuple[list, dict]:
+        """Pages whose counterparts are guessed: the unpaired stored pages and the links the
+        focus middleware holds, as ``(url, lang, held)``; and the pages of each language."""
         sizes = {lang: len(self.urls_by_lang.get(lang, ())) for lang in self.langs}
-        candidates: dict[tuple, list] = defaultdict(list)
-        skipped_stopped = skipped_alias = 0
-        target_dirs: dict[tuple, tuple[str, str]] = {}
         sources = [(url, lang, False) for url, lang in self.unpaired()]
         for _, answer in self.crawler.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
@@ -401,6 +393,15 @@ class UrlPairingPipeline:
                     # held links are pages of that language too: a language whose links
                     # the focus holds back is not the scarce side
                     sizes[lang] += len(held)
+        return sources, sizes
+
+    def _recovery_candidates(self, sources: list, spider) -> tuple[dict, dict, int]:
+        """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``; the
+        language and folder each direction's guesses go into; how many were skipped for a
+        stopped direction."""
+        candidates: dict[tuple, list] = defaultdict(list)
+        skipped_stopped = skipped_alias = 0
+        target_dirs: dict[tuple, tuple[str, str]] = {}
         skipped_untranslated = 0
         for url, lang, held in sources:
             for target, pid, other in self.learner.counterpart_targets(url, lang, self.langs):
@@ -432,6 +433,18 @@ class UrlPairingPipeline:
             self.stats.inc_value(STAT + "skipped_untranslated", skipped_untranslated)
         if skipped_stopped:
             self.stats.inc_value(STAT + "skipped_stopped", skipped_stopped)
+        return candidates, target_dirs, skipped_stopped
+
+    def spider_idle(self):
+        if not self.recovery or self.learner is None:
+            return
+        self.relearn()
+        spider = self.crawler.spider
+        budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
+        if spider.max_pages:
+            budget = min(budget, spider.max_pages - spider.pages_seen)
+        sources, sizes = self._recovery_sources()
+        candidates, target_dirs, skipped_stopped = self._recovery_candidates(sources, spider)
         if not candidates:
             return
         if budget <= 0:

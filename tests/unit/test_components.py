@@ -25,7 +25,8 @@ from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
 from bitextcrawl.extensions.resume import FrontierJournal
 from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
-from bitextcrawl.middlewares.focus import FocusMiddleware, HeldLinksMiddleware
+from bitextcrawl.middlewares.focus import FocusMiddleware
+from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
 from bitextcrawl.middlewares.redirects import QueuedRewriteMiddleware, RedirectRewriteMiddleware
 from bitextcrawl.pages.record import PageRecord, build_record

@@ -249,7 +249,7 @@ def test_a_switch_target_is_never_held(tmp_path):
     switch is a counterpart: neither the link nor the queued request is held."""
     from scrapy.exceptions import IgnoreRequest
 
-    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
@@ -273,7 +273,7 @@ def test_a_switch_target_is_never_held(tmp_path):
 def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
     """The distributed profile (BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False): a request that passed the
     shared dupefilter goes out, though its language is held; new links are still held."""
-    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
@@ -291,7 +291,7 @@ def test_a_request_held_at_download_outlives_a_copy_the_dupefilter_drops(tmp_pat
     dropped by that filter, so the held one must stay held, to be released later."""
     from scrapy.exceptions import IgnoreRequest
 
-    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
@@ -332,7 +332,7 @@ def test_a_switch_to_a_url_queued_low_jumps_the_queue_once(tmp_path):
     copy reaches the downloader second is dropped there."""
     from scrapy.exceptions import IgnoreRequest
 
-    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
@@ -361,7 +361,7 @@ def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path)
     /cn/, have the bonus at once.)"""
     from scrapy.exceptions import IgnoreRequest
 
-    from bitextcrawl.middlewares.focus import HeldLinksMiddleware
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path)
     crawler.engine = type("Engine", (), {"crawl": lambda self, r: scheduled.append(r)})()
     scheduled = []
