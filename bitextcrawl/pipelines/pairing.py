@@ -370,6 +370,11 @@ class UrlPairingPipeline:
                         key[1], key[2], key[0], sum(x.found for x in family),
                         sum(x.tried for x in family), sum(bool(x.tried) for x in family))
 
+    def _count(self, **counts: int) -> None:
+        for name, n in counts.items():
+            if n:
+                self.stats.inc_value(STAT + name, n)
+
     def _stop(self, d: _Direction) -> None:
         d.stopped = True
         self.stats.inc_value(STAT + "stopped_directions")
@@ -427,12 +432,8 @@ class UrlPairingPipeline:
                     continue
                 candidates[key].append((url, held, target))
                 target_dirs.setdefault(key, (other, folder(target)))
-        if skipped_alias:
-            self.stats.inc_value(STAT + "skipped_index_alias", skipped_alias)
-        if skipped_untranslated:
-            self.stats.inc_value(STAT + "skipped_untranslated", skipped_untranslated)
-        if skipped_stopped:
-            self.stats.inc_value(STAT + "skipped_stopped", skipped_stopped)
+        self._count(skipped_index_alias=skipped_alias, skipped_untranslated=skipped_untranslated,
+                    skipped_stopped=skipped_stopped)
         return candidates, target_dirs, skipped_stopped
 
     def spider_idle(self):
@@ -497,12 +498,8 @@ class UrlPairingPipeline:
                 name = f"{key[1]}->{key[2]}"
                 per_direction[name] = per_direction.get(name, 0) + len(take)
             scheduled += len(take)
-        if deferred:
-            self.stats.inc_value(STAT + "deferred", deferred)
-        if over:
-            self.stats.inc_value(STAT + "over_budget", over)
+        self._count(deferred=deferred, over_budget=over, tried=scheduled)
         if scheduled:
-            self.stats.inc_value(STAT + "tried", scheduled)
             self.stats.inc_value(STAT + "rounds")
             logger.info("Deep page recovery: requesting %d counterpart URLs (%s; %d left for "
                         "later rounds, %d from stopped directions)", scheduled,
