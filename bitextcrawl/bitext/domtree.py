@@ -496,7 +496,7 @@ class TreeAligner:
         if u.text and v.text:
             c += float(length_cost(np.array([len(u.text)]), np.array([len(v.text)]),
                                    ratio, self.length_var)[0, 0])
-            c += _pair_anchor_cost(u.text, v.text)
+            c += pair_anchor_cost(u.text, v.text)
             if text_similarity is not None and u.is_chunk and v.is_chunk:
                 c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
         elif u.text or v.text:
@@ -664,7 +664,8 @@ class TreeAligner:
         return "\n".join(lines)
 
 
-def _pair_anchor_cost(t1: str, t2: str) -> float:
+def pair_anchor_cost(t1: str, t2: str) -> float:
+    """−log (shared anchors + ½) / (anchors + 1) of two texts, as the aligner scores them (§4.1)."""
     (n1, m1), (n2, m2) = anchors(t1), anchors(t2)
     shared_num = len(n1 & n2)
     shared_names = len(m1 & m2)

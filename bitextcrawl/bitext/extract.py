@@ -30,7 +30,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.domtree import TreeAligner, anchors, build_tree, e_step_counts
+from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
+                                        pair_anchor_cost)
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.tmx import write_tmx
@@ -213,14 +214,6 @@ def align_pair(aligner: TreeAligner, page1, page2, trees: dict, text_similarity=
     return aligner.align(t1, t2, text_similarity), t1, t2
 
 
-def _anchor_cost(text1: str, text2: str) -> float:
-    """−log (shared anchors + ½) / (anchors + 1), as the tree aligner scores texts (§4.1)."""
-    (n1, m1), (n2, m2) = anchors(text1), anchors(text2)
-    shared = len(n1 & n2) + len(m1 & m2)
-    total = len(n1) + len(n2) - len(n1 & n2) + len(m1 & m2)
-    return -math.log((shared + 0.5) / (total + 1.0))
-
-
 def _repaired_groups(found: list, chunks1: list, chunks2: list, min_gain: float,
                      max_cost: float) -> tuple[list, list]:
     """The anchors' chunk groups with one-sided gaps joined, and the new pairs of two-sided
@@ -241,7 +234,7 @@ def _repaired_groups(found: list, chunks1: list, chunks2: list, min_gain: float,
         def fit(group) -> float:
             t1 = "\n".join(chunks1[i].text for i in group[0])
             t2 = "\n".join(chunks2[j].text for j in group[1])
-            return length_cost(len(t1), len(t2), c, var) + _anchor_cost(t1, t2)
+            return length_cost(len(t1), len(t2), c, var) + pair_anchor_cost(t1, t2)
 
         bounds = [(-1, -1)] + [(a, b) for a, b, _ in found] + [(len(chunks1), len(chunks2))]
         for k in range(len(bounds) - 1):
