@@ -25,7 +25,7 @@ from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
-from bitextcrawl.pipelines.closing import progress, run_closing
+from bitextcrawl.outputs import progress, run_closing
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ goes through three phases, each ended by the crawl running dry (``spider_idle``)
 2. **crawl**: the held links are released and the site is crawled up to ``max_pages`` pages,
    with deep page recovery;
 3. **close**: the round over, the spider runs the closing alignment of each site into its own
-   output dir (:func:`~bitextcrawl.pipelines.closing.run_closing`; the single-site
+   output dir (:func:`~bitextcrawl.outputs.run_closing`; the single-site
    ``ClosingPipeline`` is not used), which records its patterns in the shared pattern
    database (``BITEXT_PATTERN_DB``), so C(w) is known and later sites can rescue weak keys.
 
@@ -58,7 +58,8 @@ from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
 from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
-from bitextcrawl.pipelines.closing import ClosingPipeline, run_closing
+from bitextcrawl.outputs import run_closing
+from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
                                          site_link_evidence, site_root)

@@ -39,7 +39,7 @@ from bitextcrawl.demo.sentence_gold import main_paragraphs, norm, whole_sentence
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.lsi import LSIModel
-from bitextcrawl.pipelines.closing import run_closing
+from bitextcrawl.outputs import run_closing
 from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration

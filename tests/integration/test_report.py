@@ -14,7 +14,7 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.records import site_records
 from bitextcrawl.pairing.align import AlignConfig
-from bitextcrawl.pipelines.closing import run_closing
+from bitextcrawl.outputs import run_closing
 
 pytestmark = pytest.mark.integration
 

@@ -1,0 +1,117 @@
+"""The closing step, page records -> the output dir: pairs.jsonl, patterns.json, bitext,
+report.html, stats.json. No Scrapy here: the crawl's :class:`ClosingPipeline
+<bitextcrawl.pipelines.closing.ClosingPipeline>` and ``scrapy align`` both call
+:func:`run_closing`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+
+from bitextcrawl.formats.atomic import atomic_open
+from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pairing.align import AlignConfig, align_site
+from bitextcrawl.pairing.url_patterns import PatternDB
+
+logger = logging.getLogger(__name__)
+
+
+def progress(iterable, desc: str, total: int | None = None):
+    """tqdm where a terminal is attached, log lines otherwise."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        yield from tqdm(iterable, desc=desc, total=total)
+        return
+    step = max(1, (total or 0) // 10)
+    for i, item in enumerate(iterable, 1):
+        if total and (i % step == 0 or i == total):
+            logger.info("%s: %d/%d", desc, i, total)
+        yield item
+
+
+def write_json(path: str, obj) -> None:
+    with atomic_open(path) as fh:
+        json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+
+
+def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
+                crawl_stats: dict | None = None, bitext: bool = True,
+                redirects: dict | None = None, timeline: list | None = None,
+                workers: int = 1) -> dict:
+    """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
+
+    ``redirects``: requested URL -> target, as the crawl saw them (the page store keeps them).
+    ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
+    With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
+    ``workers``: processes that align the page pairs for the bitext (``BITEXT_WORKERS``).
+    """
+    gz = ".gz" if config.compress else ""
+    os.makedirs(output_dir, exist_ok=True)
+    start = time.perf_counter()
+    by_site = defaultdict(list)
+    for page in pages:
+        by_site[page.site].append(page)
+    pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
+    counts: Counter = Counter()
+    timings: Counter = Counter()
+    for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
+        result = align_site(site_pages, config, pattern_db=pattern_db, redirects=redirects)
+        pairs.extend(result.pairs)
+        patterns[site] = result.patterns
+        models[site] = result.models
+        em_points[site] = result.em_points
+        scores[site] = result.scores
+        rejected[site] = result.rejected
+        counts.update(result.counts)
+        timings.update(result.timings)
+    if pattern_db is not None:
+        pattern_db.save()
+
+    write_jsonl(os.path.join(output_dir, "pairs.jsonl" + gz), (p.to_dict() for p in pairs))
+    write_json(os.path.join(output_dir, "patterns.json"), patterns)
+
+    bitext_counts, samples = {}, {}
+    if bitext:
+        from bitextcrawl.bitext.extract import write_bitext
+
+        t = time.perf_counter()
+        lang_check = None
+        if config.sentence_lang_check:
+            from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+
+            lang_check = SentenceLanguageCheck()
+        page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
+        bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress,
+                                     lang_check=lang_check, compress=config.compress,
+                                     samples=samples, workers=workers)
+        timings["bitext"] += round(time.perf_counter() - t, 3)
+    counts.update(bitext_counts)
+
+    stats = {
+        "crawl": crawl_stats or {},
+        "align": dict(counts),
+        "timings_s": dict(timings),
+        "models": models,
+        "pages": sum(len(v) for v in by_site.values()),
+        "pairs": len(pairs),
+        "seconds": round(time.perf_counter() - start, 3),
+        "timeline": timeline or [],
+        "threshold": config.threshold,
+        "langs": list(config.langs),
+    }
+    write_json(os.path.join(output_dir, "stats.json"), stats)
+    from bitextcrawl.report.html import ReportData, write_report
+
+    write_report(os.path.join(output_dir, "report.html"),
+                 ReportData(pairs=pairs, pages_by_site=by_site, stats=stats,
+                            em_points=em_points, scores=scores, rejected=rejected,
+                            samples=samples, patterns=patterns))
+    logger.info("Closing pipeline: %d pairs from %d pages in %.1fs -> %s",
+                len(pairs), stats["pages"], stats["seconds"], output_dir)
+    return stats
