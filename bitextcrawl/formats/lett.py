@@ -25,9 +25,9 @@ from typing import Iterator
 
 from bitextcrawl.formats.inputs import count as _count
 from bitextcrawl.formats.inputs import iter_lines
-from bitextcrawl.formats.warc import HTML_TYPES, decode_html
+from bitextcrawl.formats.warc import decode_html
 from bitextcrawl.pages.record import PageRecord, build_record
-from bitextcrawl.pages.text import is_binary
+from bitextcrawl.pages.text import body_rejection
 
 IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".ico", ".svg",
                     ".tif", ".tiff")
@@ -71,22 +71,17 @@ def parse_lett_line(line: str, identify=None, stats=None) -> PageRecord | None:
     if mime.startswith("image/") or is_image_url(url):
         _count(stats, "skipped/image")
         return None
-    if mime and mime not in HTML_TYPES:
-        _count(stats, "skipped/non_html")
-        return None
     try:
         body = _b64(html_b64)
     except (binascii.Error, ValueError):
         _count(stats, "skipped/bad_base64")
         return None
-    if not body.strip():
-        _count(stats, "skipped/empty")
-        return None
-    if is_image_body(body):
+    if body.strip() and is_image_body(body):
         _count(stats, "skipped/image")
         return None
-    if is_binary(body):
-        _count(stats, "skipped/binary")
+    reason = body_rejection(body, mime)
+    if reason is not None:
+        _count(stats, "skipped/" + reason)
         return None
     m = _CHARSET.search(encoding)
     content_type = f"text/html; charset={m.group(1)}" if m else (encoding.strip() or None)

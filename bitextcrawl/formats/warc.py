@@ -31,10 +31,9 @@ from warcio.warcwriter import WARCWriter
 
 from bitextcrawl.formats.inputs import count as _count
 from bitextcrawl.pages.record import PageRecord, build_record
-from bitextcrawl.pages.text import is_binary, repair_decoding
+from bitextcrawl.pages.text import body_rejection, repair_decoding
 from bitextcrawl.pages.urls import follow_redirects
 
-HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Headers that describe the wire form of a body we no longer have.
 _WIRE_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
 _META_CHARSET = re.compile(
@@ -241,14 +240,9 @@ def _page_from_record(record, identify, stats, redirects=None) -> PageRecord | N
     content_type = http.get_header("Content-Type") or ""
     body = record.content_stream().read()
     mime = content_type.split(";", 1)[0].strip().lower()
-    if mime and mime not in HTML_TYPES:
-        _count(stats, "skipped/non_html")
-        return None
-    if not body.strip():
-        _count(stats, "skipped/empty")
-        return None
-    if is_binary(body):
-        _count(stats, "skipped/binary")
+    reason = body_rejection(body, mime)
+    if reason is not None:
+        _count(stats, "skipped/" + reason)
         return None
     if not mime and not looks_like_html(body):
         _count(stats, "skipped/non_html")

@@ -16,12 +16,11 @@ from scrapy.http import TextResponse
 
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import build_record
-from bitextcrawl.pages.text import is_binary, repair_decoding
+from bitextcrawl.pages.text import body_rejection, repair_decoding
 from bitextcrawl.pages.urls import site_of
 
 logger = logging.getLogger(__name__)
 
-HTML_TYPES = (b"text/html", b"application/xhtml+xml")
 
 
 class LanguageIdMiddleware:
@@ -46,16 +45,13 @@ class LanguageIdMiddleware:
             return response
         if response.status != 200 or request.meta.get("bitext_raw"):
             return response
-        content_type = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower()
+        mime = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower()
         body = response.body
-        if not body.strip():
-            self.stats.inc_value("bitext/bad/empty")
-            return response
-        if is_binary(body):
-            self.stats.inc_value("bitext/bad/binary")
-            return response
-        if content_type and content_type not in HTML_TYPES:
-            self.stats.inc_value("bitext/skipped/non_html")
+        reason = body_rejection(body, mime.decode("latin-1"))
+        if reason is not None:
+            # (an empty or binary body the server calls a page is bad; another type, skipped)
+            self.stats.inc_value(("bitext/skipped/" if reason == "non_html" else "bitext/bad/")
+                                 + reason)
             return response
         if not isinstance(response, TextResponse):
             self.stats.inc_value("bitext/skipped/non_html")
@@ -83,7 +79,7 @@ class LanguageIdMiddleware:
             status=response.status,
             charset=charset,
             charset_repaired=repaired,
-            content_type=content_type.decode("latin-1"),
+            content_type=mime.decode("latin-1"),
             content_language=content_language.decode("latin-1") if content_language else None,
             depth=request.meta.get("depth", 0),
             discovered_by=request.meta.get("bitext_discovered_by", "link"),

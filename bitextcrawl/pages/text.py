@@ -36,6 +36,24 @@ def is_binary(body: bytes) -> bool:
     return len(_CONTROL.findall(head)) > len(head) * 0.05
 
 
+# Media types of HTML pages; a response, WARC record or lett line of another declared type
+# is no page (none declared: the body is looked at).
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
+def body_rejection(body: bytes, mime: str = "") -> str | None:
+    """Why a body is no HTML page, one set of reasons for the crawl and for every input
+    format: ``non_html`` (another media type declared), ``empty``, ``binary``; None if
+    it may be one. ``mime``: the declared type, lower case, without parameters."""
+    if mime and mime not in HTML_TYPES:
+        return "non_html"
+    if not body.strip():
+        return "empty"
+    if is_binary(body):
+        return "binary"
+    return None
+
+
 def repair_decoding(body: bytes, text: str, encoding: str) -> tuple[str, str, bool]:
     """Re-decode a body whose declared charset was wrong (many U+FFFD in ``text``).
 
