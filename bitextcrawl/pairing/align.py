@@ -40,7 +40,7 @@ from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import SLUG_ID, UrlPatternLearner
-from bitextcrawl.sites.detect import languages_named_unlinked
+from bitextcrawl.sites.detect import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 
@@ -429,15 +429,10 @@ def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
     and the shared template said yes, and nothing the papers model said no.
     """
     known = evidence.known()
-    marks: dict[str, frozenset] = {}
-
-    def marked(url: str, page, other: str) -> bool:
-        if url not in marks:
-            marks[url] = languages_named_unlinked(page.html, page.lang, (l1, l2))
-        return other in marks[url]
-
+    langs = (l1, l2)
     return {(a, b) for a, b in cands if (a, b) not in known
-            and (marked(a, pages1[a], l2) or marked(b, pages2[b], l1))}
+            and (l2 in page_named_unlinked(pages1[a], langs)
+                 or l1 in page_named_unlinked(pages2[b], langs))}
 
 
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,

@@ -70,20 +70,11 @@ def _hash_bucket(token: str, dim: int) -> tuple[int, float]:
 
 
 def site_term_stats(texts: Sequence[str], tokenize=tokenize) -> dict:
-    """What LSI needs of a site's pages, read once: df and mean tf (1 + log f) of every term.
-
-    ``{"n_docs": N, "df": Counter, "tf_mean": {term: Σ_pages tf / N}}``.
-    """
+    """What LSI's idf needs of a site's pages: ``{"n_docs": N, "df": Counter}``."""
     df: Counter = Counter()
-    tf_sum: dict[str, float] = {}
-    get = tf_sum.get
     for text in texts:
-        counts = Counter(tokenize(text))
-        df.update(counts.keys())
-        for t, c in counts.items():
-            tf_sum[t] = get(t, 0.0) + (1.0 + math.log(c) if c > 1 else 1.0)
-    n = len(texts)
-    return {"n_docs": n, "df": df, "tf_mean": {t: v / n for t, v in tf_sum.items()} if n else {}}
+        df.update(set(tokenize(text)))
+    return {"n_docs": len(texts), "df": df}
 
 
 class _TokenCache:
