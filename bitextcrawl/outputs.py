@@ -10,11 +10,14 @@ import json
 import logging
 import os
 import sys
+import itertools
 import time
 from collections import Counter, defaultdict
 
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pages.compact import FullRecords, Interner, compact
+from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.url_patterns import PatternDB
 
@@ -40,11 +43,54 @@ def write_json(path: str, obj) -> None:
         json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
 
 
+# Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
+# a page recurs in nearby ones (``extract.ordered_map`` has up to 64 pairs in flight).
+BITEXT_RECORDS_KEPT = 512
+# Records whose HTML export_pages reads at a time.
+EXPORT_BATCH = 256
+
+
+def read_sites(pages) -> tuple[dict, object]:
+    """Site -> its records, and ``load(urls) -> {url: record}`` for the full records.
+
+    From a page store (anything with ``get_many``, see :mod:`bitextcrawl.store`), the
+    records are read once and kept :func:`~bitextcrawl.pages.compact.compact` (no HTML),
+    and ``load`` is the store's ``get_many``; from any other iterable they are kept as
+    they are and ``load`` is None.
+    """
+    load = getattr(pages, "get_many", None)
+    intern = Interner()
+    by_site = defaultdict(list)
+    for page in pages:
+        by_site[page.site].append(page if load is None else compact(page, intern))
+    return by_site, load
+
+
+def export_pages(store, path: str) -> int:
+    """``pages.jsonl`` of a page store: one record per content (``canonical_records``),
+    the records read once without their HTML, then a batch at a time with it."""
+    intern = Interner()
+    pages = canonical_records((compact(p, intern) for p in store), redirects=store.redirects())
+
+    def dicts():
+        while batch := list(itertools.islice(pages, EXPORT_BATCH)):
+            full = store.get_many(p.url for p in batch)
+            for p in batch:
+                d = p.to_dict()
+                d["html"] = full[p.url].html
+                yield d
+
+    return write_jsonl(path, dicts())
+
+
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
                 redirects: dict | None = None, timeline: list | None = None,
                 workers: int = 1) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
+
+    ``pages``: a page store, read once, whose HTML is read a pair at a time when aligned
+    (the memory held is the site's records without HTML), or an iterable of records.
 
     ``redirects``: requested URL -> target, as the crawl saw them (the page store keeps them).
     ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
@@ -54,14 +100,13 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     gz = ".gz" if config.compress else ""
     os.makedirs(output_dir, exist_ok=True)
     start = time.perf_counter()
-    by_site = defaultdict(list)
-    for page in pages:
-        by_site[page.site].append(page)
+    by_site, load = read_sites(pages)
     pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
     counts: Counter = Counter()
     timings: Counter = Counter()
     for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
-        result = align_site(site_pages, config, pattern_db=pattern_db, redirects=redirects)
+        result = align_site(site_pages, config, pattern_db=pattern_db, redirects=redirects,
+                            load=load)
         pairs.extend(result.pairs)
         patterns[site] = result.patterns
         models[site] = result.models
@@ -87,6 +132,8 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
 
             lang_check = SentenceLanguageCheck()
         page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
+        if load is not None:
+            page_index = FullRecords(page_index, load, keep=BITEXT_RECORDS_KEPT)
         bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress,
                                      lang_check=lang_check, compress=config.compress,
                                      samples=samples, workers=workers)

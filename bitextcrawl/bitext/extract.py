@@ -22,7 +22,7 @@ import logging
 import math
 import multiprocessing
 import os
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial
@@ -51,6 +51,10 @@ FIT_ITERATIONS = 3
 MIN_PAIRS_PER_WORKER = 50
 # Sentence pairs per page pair kept for the report's samples.
 SAMPLE_ROWS = 3
+# Page pairs a pool is given at a time, and chunks of them in flight: the tasks carry the
+# pages' HTML, read from the page store as the pairs come (``ordered_map``).
+CHUNK_PAIRS = 4
+CHUNKS_AHEAD = 16
 
 TextSimilarity = Callable[[str, str], float]
 # What ``write_bitext(text_similarity=...)`` accepts: None, a mapping
@@ -414,10 +418,32 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
         done = map(run, todo)
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
-        done = pool.map(partial(_align_task, aligner, l1, l2), tasks, chunksize=4)
+        done = ordered_map(pool, partial(_align_task, aligner, l1, l2), tasks)
     done = iter(done)
     for k in range(len(lang_pairs)):
         yield next(done) if results[k] is None else results[k]
+
+
+def _run_chunk(fn, chunk: list) -> list:
+    return [fn(task) for task in chunk]
+
+
+def ordered_map(pool, fn, tasks, chunk: int = CHUNK_PAIRS, ahead: int = CHUNKS_AHEAD):
+    """``pool.map(fn, tasks)`` in order, taking ``tasks`` as it goes: ``Executor.map``
+    submits every task at once, and each holds the HTML of two pages."""
+    pending: deque = deque()
+    batch: list = []
+    for task in tasks:
+        batch.append(task)
+        if len(batch) == chunk:
+            if len(pending) >= ahead:
+                yield from pending.popleft().result()
+            pending.append(pool.submit(_run_chunk, fn, batch))
+            batch = []
+    if batch:
+        pending.append(pool.submit(_run_chunk, fn, batch))
+    while pending:
+        yield from pending.popleft().result()
 
 
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import tempfile
 from collections import Counter
 
 from scrapy.commands import ScrapyCommand
@@ -25,6 +26,7 @@ from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.store.sqlite import SQLitePageStore
 from bitextcrawl.outputs import progress, run_closing
 
 logger = logging.getLogger(__name__)
@@ -68,6 +70,30 @@ def nothing_read(stats: Counter, path: str | None = None) -> str:
     return "; ".join(found) if found else "no record at all: an empty file?"
 
 
+def read_inputs(paths, identify, store) -> tuple[Counter, Counter, list]:
+    """Every input's pages into ``store`` (the first record of a URL kept): the inputs'
+    stats, the pages by language, and ``(path, stats)`` of the inputs without a page."""
+    input_stats: Counter = Counter()
+    by_lang: Counter = Counter()
+    empty = []
+    for path in paths:
+        file_stats: Counter = Counter()
+        before = sum(by_lang.values())
+        try:
+            for page in progress(iter_pages(path, identify=identify, stats=file_stats),
+                                 f"read {os.path.basename(path)}"):
+                if not store.add(page):
+                    file_stats["bitext/input/skipped/duplicate_url"] += 1
+                    continue
+                by_lang[page.lang] += 1
+        except (OSError, ValueError) as exc:
+            fail("align", f"cannot read {path}: {exc}")
+        input_stats.update(file_stats)
+        if sum(by_lang.values()) == before and not file_stats["bitext/input/skipped/duplicate_url"]:
+            empty.append((path, file_stats))
+    return input_stats, by_lang, empty
+
+
 class Command(ScrapyCommand):
     requires_project = True
     requires_crawler_process = False
@@ -104,25 +130,20 @@ class Command(ScrapyCommand):
         configure_logging(self.settings)
         identifier = LanguageIdentifier(s.get("BITEXT_LID_MODEL") or None,
                                         s.getfloat("BITEXT_LID_MIN_PROB"))
-        input_stats: Counter = Counter()
-        pages, seen, empty = [], set(), []
-        for path in args:
-            file_stats: Counter = Counter()
-            before = len(pages)
+        # The pages go to a store on disk as they are read: the closing step holds them
+        # without their HTML and reads a pair's HTML when it aligns the pair.
+        with tempfile.TemporaryDirectory(prefix="bitextcrawl-align-") as tmp:
+            store = SQLitePageStore(tmp)
             try:
-                for page in progress(iter_pages(path, identify=identifier.identify,
-                                                stats=file_stats), f"read {os.path.basename(path)}"):
-                    if page.url in seen:
-                        file_stats["bitext/input/skipped/duplicate_url"] += 1
-                        continue
-                    seen.add(page.url)
-                    pages.append(page)
-            except (OSError, ValueError) as exc:
-                fail("align", f"cannot read {path}: {exc}")
-            input_stats.update(file_stats)
-            if len(pages) == before and not file_stats["bitext/input/skipped/duplicate_url"]:
-                empty.append((path, file_stats))
-        if not pages:
+                self.align(args, opts, langs, identifier, store)
+            finally:
+                store.close()
+
+    def align(self, args, opts, langs, identifier, store) -> None:
+        s = self.settings
+        input_stats, by_lang, empty = read_inputs(args, identifier.identify, store)
+        n_pages = sum(by_lang.values())
+        if not n_pages:
             if len(empty) == 1:
                 path, file_stats = empty[0]
                 why = f"no readable page in {path} ({nothing_read(file_stats, path)})"
@@ -132,22 +153,21 @@ class Command(ScrapyCommand):
             fail("align", f"{why}: expected {EXPECTED}; nothing written to {opts.output}")
         for path, file_stats in empty:
             logger.warning("No readable page in %s (%s)", path, nothing_read(file_stats, path))
-        by_lang = Counter(page.lang for page in pages)
         missing = [lang for lang in langs if not by_lang[lang]]
         if langs[0] in missing or len(missing) == len(langs) - 1:
             found = ", ".join(f"{lang} {n}" for lang, n in by_lang.most_common(8))
             suggest = ",".join(lang for lang, _ in by_lang.most_common(2))
-            fail("align", f"{len(pages)} pages read, none in {', '.join(missing)} "
+            fail("align", f"{n_pages} pages read, none in {', '.join(missing)} "
                           f"(pages by language: {found}): pass the languages of the input, "
                           f"e.g. --langs {suggest}; nothing written to {opts.output}")
-        logger.info("Read %d pages from %d input(s); %s", len(pages), len(args), dict(input_stats))
+        logger.info("Read %d pages from %d input(s); %s", n_pages, len(args), dict(input_stats))
         s = s.copy()
         resolve_renamed_settings(s)  # the add-on's work, for the settings of no crawler
         config = AlignConfig.from_settings(s, langs)
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
         db_path = pattern_db_path(s, opts.output)
-        stats = run_closing(pages, config, opts.output, pattern_db=PatternDB(db_path),
+        stats = run_closing(store, config, opts.output, pattern_db=PatternDB(db_path),
                             crawl_stats=dict(input_stats), bitext=not opts.no_bitext,
                             workers=s.getint("BITEXT_WORKERS"))
         print(f"{stats['pairs']} pairs from {stats['pages']} pages -> {opts.output}")

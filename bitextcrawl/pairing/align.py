@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
+from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import SitePages, canonical_pages
 from bitextcrawl.pairing.anchors import anchor_overlaps
@@ -293,7 +294,7 @@ def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePa
 
 
 def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
-                        resolve: dict) -> dict:
+                        resolve: dict, load=None) -> dict:
     """Seed 001 §3 steps 3 and 5: hyperlinks aligned inside known pairs propose more pairs.
 
     DOM alignment costs about a second per pair on real pages, so this runs only where URL
@@ -307,6 +308,8 @@ def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
     for alias, url in resolve.items():
         if url in index and alias not in index:
             index[alias] = index[url]
+    if load is not None:  # compact records: the HTML of a page is read when aligned
+        index = FullRecords(index, load)
     found = parallel_link_pairs(sorted(known, key=lambda k: (-known[k], k)), index,
                                 recursive=True, max_pairs=200)
     out: dict = {}
@@ -479,7 +482,8 @@ def best_rejected(final: dict, chosen, threshold: float, n: int = REJECTED_KEPT)
 
 
 def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
-                   config: AlignConfig, result: AlignResult, pattern_db=None) -> Evidence:
+                   config: AlignConfig, result: AlignResult, pattern_db=None,
+                   load=None) -> Evidence:
     """Stages 1-3: URL patterns (seed 003), hreflang, parallel links (seed 001 §3)."""
     stages = set(config.stages)
     evidence = Evidence()
@@ -492,7 +496,8 @@ def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages
         evidence.hreflang = hreflang_pairs(pages1, pages2, l1, l2)
     if "parallel_link" in stages:
         t = time.perf_counter()
-        evidence.parallel_link = parallel_link_stage(evidence, pages1, pages2, site.resolve)
+        evidence.parallel_link = parallel_link_stage(evidence, pages1, pages2, site.resolve,
+                                                     load)
         _timed(result, "parallel_links", t)
     for name in ("url_pattern", "hreflang", "parallel_link"):
         result.counts[f"bitext/align/{l1}-{l2}/{name}_pairs"] = len(getattr(evidence, name))
@@ -529,7 +534,7 @@ def _pair_record(u1: str, u2: str, score: float, l1: str, l2: str, scores: _Scor
 
 def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         result: AlignResult, pattern_db=None, graph=None,
-                        lexicon=None) -> list[Pair]:
+                        lexicon=None, load=None) -> list[Pair]:
     """Every stage for one language pair of one site, in the order of the module docstring."""
     stages = set(config.stages)
     key = f"{l1}-{l2}"
@@ -539,7 +544,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     result.counts[f"bitext/align/{key}/pages_2"] = len(pages2)
     if not pages1 or not pages2:
         return []
-    evidence = known_evidence(pages1, pages2, l1, l2, site, config, result, pattern_db)
+    evidence = known_evidence(pages1, pages2, l1, l2, site, config, result, pattern_db, load)
     known = evidence.known()
     settled = evidence.settled()
 
@@ -599,10 +604,12 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
 
 def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
-               redirects: dict | None = None) -> AlignResult:
+               redirects: dict | None = None, load=None) -> AlignResult:
     """All language pairs of one site's pages; each URL in at most one pair per language pair.
 
-    ``redirects`` (requested URL -> target) resolve URLs the way the crawl saw them."""
+    ``redirects`` (requested URL -> target) resolve URLs the way the crawl saw them.
+    ``load(urls) -> {url: record}`` reads full records where ``pages`` are compact
+    (:mod:`~bitextcrawl.pages.compact`: no HTML); None: ``pages`` carry their HTML."""
     result = AlignResult()
     langs = config.langs
     site = canonical_pages(pages, redirects=redirects)
@@ -615,7 +622,7 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
         logger.info("Aligning %s-%s pages", langs[0], other)
         result.pairs.extend(align_language_pair(site, langs[0], other, config, result,
                                                 pattern_db=pattern_db, graph=graph,
-                                                lexicon=lexicon))
+                                                lexicon=lexicon, load=load))
     if pattern_db is not None and result.learned_patterns and site.pages:
         # One entry per site: PatternDB.update replaces a site's entry, so all language
         # pairs' patterns go in together, with the same |w| their C(p,w) used.

@@ -41,19 +41,20 @@ class ClosingPipeline:
                         "or run `scrapy align %s/pages.jsonl`.", spider.output_dir)
             self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
             return
-        store = open_store(self.crawler.settings, spider.output_dir)
-        try:
-            pages = list(store)
-            redirects = store.redirects()
-        finally:
-            store.close()
         config = AlignConfig.from_settings(self.crawler.settings, spider.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}
-        stats = run_closing(pages, config, spider.output_dir,
-                            pattern_db=PatternDB(self.pattern_db_path), crawl_stats=crawl_stats,
-                            redirects=redirects, timeline=self._timeline(),
-                            workers=self.crawler.settings.getint("BITEXT_WORKERS"))
+        # The store itself, not its records: run_closing keeps them without their HTML
+        # and reads a page's HTML when its pair is aligned.
+        store = open_store(self.crawler.settings, spider.output_dir)
+        try:
+            stats = run_closing(store, config, spider.output_dir,
+                                pattern_db=PatternDB(self.pattern_db_path),
+                                crawl_stats=crawl_stats, redirects=store.redirects(),
+                                timeline=self._timeline(),
+                                workers=self.crawler.settings.getint("BITEXT_WORKERS"))
+        finally:
+            store.close()
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

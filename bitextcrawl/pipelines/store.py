@@ -12,10 +12,9 @@ import os
 from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 
-from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.formats.warc import WarcPageWriter
+from bitextcrawl.outputs import export_pages
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.signals import url_rewritten
 from bitextcrawl.store import open_store
 
@@ -96,7 +95,6 @@ class PageStorePipeline:
         if self.warc is not None:
             self.warc.close()
         path = os.path.join(self.output_dir, "pages.jsonl")
-        n = write_jsonl(path, (p.to_dict() for p in canonical_records(
-            self.store, redirects=self.store.redirects())))
+        n = export_pages(self.store, path)
         logger.info("Exported %d page records (one per content) to %s", n, path)
         self.store.close()

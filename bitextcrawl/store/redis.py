@@ -120,6 +120,20 @@ class RedisPageStore:
         for d in self.iter_dicts():
             yield PageRecord.from_dict(d)
 
+    def get_many(self, urls) -> dict[str, PageRecord]:
+        """URL -> record of the given URLs that are stored."""
+        urls = list(urls)
+        out = {}
+        for start in range(0, len(urls), BATCH):
+            batch = urls[start:start + BATCH]
+            for url, blob in zip(batch, self.server.hmget(self.pages_key, batch)):
+                if blob is not None:
+                    out[url] = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+        return out
+
+    def get(self, url: str) -> PageRecord | None:
+        return self.get_many([url]).get(url)
+
     def get_meta(self, key: str, default=None):
         value = self.server.hget(self.meta_key, key)
         return json.loads(value) if value is not None else default

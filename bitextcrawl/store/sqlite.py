@@ -27,6 +27,8 @@ CREATE INDEX IF NOT EXISTS pages_hash ON pages (content_hash);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS redirects (url TEXT PRIMARY KEY, target TEXT NOT NULL);
 """
+# URLs per query of get_many (SQLite's default limit of bound parameters is 999 or more).
+GET_BATCH = 500
 
 
 class SQLitePageStore:
@@ -76,6 +78,22 @@ class SQLitePageStore:
     def iter_dicts(self) -> Iterator[dict]:
         for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
             yield json.loads(zlib.decompress(blob))
+
+    def get_many(self, urls) -> dict[str, PageRecord]:
+        """URL -> record of the given URLs that are stored (the closing step reads the
+        HTML of a few pages at a time, not the whole store)."""
+        urls = list(urls)
+        out = {}
+        for start in range(0, len(urls), GET_BATCH):
+            batch = urls[start:start + GET_BATCH]
+            marks = ",".join("?" * len(batch))
+            for url, blob in self.db.execute(
+                    f"SELECT url, record FROM pages WHERE url IN ({marks})", batch):
+                out[url] = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+        return out
+
+    def get(self, url: str) -> PageRecord | None:
+        return self.get_many([url]).get(url)
 
     def add_redirect(self, url: str, target: str) -> None:
         """Remember that ``url`` answered with a redirect to ``target``."""
