@@ -8,7 +8,10 @@ Page records are built by the crawl's own code (fastText included); the network 
 skipped. ``--scale``: for generated sites of those sizes and for the real sites of
 ../shared/data, CPU seconds per page pair of pairing and of the bitext stage, the bitext
 stage's wall time with one worker and with N (default: the machine's cores), and peak
-RSS; each site in a child process so its peak memory is its own.
+RSS. The records are made once in a process of their own and kept as ``pages.jsonl`` in
+``--cache``; each site is then aligned the way ``scrapy align`` does it (records to a
+page store on disk, held without HTML, a pair's HTML read when it is aligned) in a child
+process, so that its peak memory is its own and not the generator's.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -128,6 +132,7 @@ def real_ablation() -> None:
 
 
 SCALE_KIND = {"scheme": "mixed"}
+CACHE = Path(tempfile.gettempdir()) / "bitextcrawl-bench-align"
 REAL_SITES = ("lett", "nginx", "wet")
 
 
@@ -144,48 +149,99 @@ def scale_pages(what: str):
     return site.pages, site.langs, None, site.redirects
 
 
-def one_scale(what: str, workers: int) -> dict:
-    """Pairing, then the bitext stage with one worker and with ``workers`` (a child process)."""
-    import tempfile
+def prepare(what: str, cache: Path) -> Path:
+    """``<what>.pages.jsonl`` and ``<what>.json`` (languages, gold, redirects) in
+    ``cache``, made in this process unless there already."""
+    from bitextcrawl.formats.jsonl import write_jsonl
 
+    meta = cache / f"{what}.json"
+    if not meta.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        pages, langs, gold, redirects = scale_pages(what)
+        write_jsonl(cache / f"{what}.pages.jsonl", (p.to_dict() for p in pages))
+        with open(meta, "w") as fh:
+            json.dump({"langs": list(langs), "redirects": redirects,
+                       "gold": sorted(gold) if gold is not None else None}, fh)
+    return meta
+
+
+def stored_pages(what: str, cache: Path, store):
+    """The prepared records of ``what`` into ``store``, as ``scrapy align`` reads its
+    inputs: (records without HTML, load, languages, gold or None, redirects)."""
+    from bitextcrawl.formats import iter_pages
+    from bitextcrawl.outputs import read_sites
+
+    meta = json.loads((cache / f"{what}.json").read_text())
+    for page in iter_pages(cache / f"{what}.pages.jsonl"):
+        store.add(page)
+    by_site, load = read_sites(store)
+    pages = [p for site in sorted(by_site) for p in by_site[site]]
+    gold = {tuple(p) for p in meta["gold"]} if meta["gold"] is not None else None
+    return pages, load, tuple(meta["langs"]), gold, meta["redirects"]
+
+
+def one_scale(what: str, workers: int, cache: Path, one_run: bool = False) -> dict:
+    """Pairing, then the bitext stage with one worker and with ``workers`` (a child
+    process); ``one_run``: with ``workers`` only."""
+    from bitextcrawl.store.sqlite import SQLitePageStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLitePageStore(tmp)
+        try:
+            row = _one_scale(what, workers, cache, one_run, store)
+        finally:
+            store.close()
+    return row
+
+
+def _one_scale(what: str, workers: int, cache: Path, one_run: bool, store) -> dict:
     from bitextcrawl.bitext.extract import pool_size, write_bitext
     from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+    from bitextcrawl.outputs import BITEXT_RECORDS_KEPT
+    from bitextcrawl.pages.compact import FullRecords
 
-    pages, langs, gold, redirects = scale_pages(what)
+    pages, load, langs, gold, redirects = stored_pages(what, cache, store)
     cpu = time.process_time()
-    result = align_site(pages, AlignConfig(langs=langs), redirects=redirects)
+    result = align_site(pages, AlignConfig(langs=langs), redirects=redirects, load=load)
     pairing_cpu = time.process_time() - cpu
     n = max(len(result.pairs), 1)
     row = {"site": what, "pages": len(pages), "pairs": len(result.pairs),
            "pairing_cpu": pairing_cpu / n}
     if gold is not None:
         row["f1"] = round(evaluate(gold, [(p.url_1, p.url_2) for p in result.pairs])["f1"], 4)
-    index = {p.url: p for p in pages}
+    index = FullRecords({p.url: p for p in pages}, load, keep=BITEXT_RECORDS_KEPT)
     check = SentenceLanguageCheck()
-    for w in (1, workers):
+    for w in ((workers,) if one_run else (1, workers)):
         with tempfile.TemporaryDirectory() as out:
             cpu, wall = time.process_time(), time.perf_counter()
             counts = write_bitext(result.pairs, index, out, lang_check=check, workers=w)
             row[f"bitext_wall_{w}"] = time.perf_counter() - wall
             if w == 1:   # the pool's CPU is its processes': counted where there is none
                 row["bitext_cpu"] = (time.process_time() - cpu) / n
-                row["sentence_pairs"] = counts.get("bitext/bitext/sentence_pairs", 0)
+            row["sentence_pairs"] = counts.get("bitext/bitext/sentence_pairs", 0)
     row["workers"] = pool_size(workers, len(result.pairs))
     row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     return row
 
 
-def scale(sizes: list[int], workers: int) -> None:
-    """One child process a site, so that each peak RSS is its own."""
+def _child(*args: str) -> str:
+    out = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    if out.returncode:
+        raise SystemExit(out.stderr[-3000:])
+    return out.stdout
+
+
+def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int) -> None:
+    """One child process a site, so that each peak RSS is its own (the records are made
+    in another one before)."""
     rows = []
     sites = [str(n) for n in sizes] + [s for s in REAL_SITES if (SHARED / "nginx").is_dir()]
     for what in sites:
-        out = subprocess.run([sys.executable, __file__, "--one", what, "--workers", str(workers)],
-                             capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)})
-        if out.returncode:
-            raise SystemExit(out.stderr[-3000:])
-        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        _child("--prepare", what, "--cache", str(cache))
+        one_run = ["--one-run"] if what.isdigit() and int(what) >= one_run_from else []
+        out = _child("--one", what, "--workers", str(workers), "--cache", str(cache), *one_run)
+        rows.append(json.loads(out.strip().splitlines()[-1]))
     print(f"closing pipeline cost (CPU seconds per page pair; bitext wall seconds with 1 and "
           f"with {workers} workers; peak RSS of the main process)")
     print("| site | pages | pairs | pairing CPU/pair | bitext CPU/pair | bitext wall, 1 worker "
@@ -193,8 +249,10 @@ def scale(sizes: list[int], workers: int) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         name = f"generated ({r['site']} pages asked; F1 {r['f1']})" if "f1" in r else r["site"]
+        one = (f"{r['bitext_cpu']:.4f} | {r['bitext_wall_1']:.1f}" if "bitext_cpu" in r
+               else "not run | not run")
         print(f"| {name} | {r['pages']:,} | {r['pairs']:,} | {r['pairing_cpu']:.4f} | "
-              f"{r['bitext_cpu']:.4f} | {r['bitext_wall_1']:.1f} | "
+              f"{one} | "
               f"{r[f'bitext_wall_{workers}']:.1f} ({r['workers']}) | {r['peak_rss_mb']:,.0f} | "
               f"{r['sentence_pairs']:,} |")
 
@@ -205,15 +263,26 @@ def main() -> None:
     ap.add_argument("--scale", nargs="*", type=int)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="bitext workers of the second run (default: the machine's cores)")
+    ap.add_argument("--cache", type=Path, default=CACHE,
+                    help="where --scale keeps the records it made, reused by later runs (delete "
+                         "it after changing the generator; default: %(default)s)")
+    ap.add_argument("--one-run-from", type=int, default=50000,
+                    help="generated sites of this many pages or more: the bitext stage with "
+                         "all workers only (default %(default)s)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--one-run", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--prepare", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.prepare:
+        prepare(args.prepare, args.cache)
+        return
     if args.one:
-        print(json.dumps(one_scale(args.one, args.workers)))
+        print(json.dumps(one_scale(args.one, args.workers, args.cache, args.one_run)))
         return
     if args.ablation or args.scale is None:
         ablation()
     if args.scale is not None or not args.ablation:
-        scale(args.scale or [2000, 20000], args.workers)
+        scale(args.scale or [2000, 20000], args.workers, args.cache, args.one_run_from)
 
 
 if __name__ == "__main__":

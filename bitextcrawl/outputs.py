@@ -18,7 +18,7 @@ from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact
 from bitextcrawl.pages.site import canonical_records
-from bitextcrawl.pairing.align import AlignConfig, align_site
+from bitextcrawl.pairing.align import HTML_FEATURES, AlignConfig, align_site
 from bitextcrawl.pairing.url_patterns import PatternDB
 
 logger = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def read_sites(pages) -> tuple[dict, object]:
     intern = Interner()
     by_site = defaultdict(list)
     for page in pages:
-        by_site[page.site].append(page if load is None else compact(page, intern))
+        by_site[page.site].append(page if load is None else compact(page, intern, HTML_FEATURES))
     return by_site, load
 
 

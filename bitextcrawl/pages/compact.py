@@ -1,9 +1,11 @@
 """Page records without their HTML, for the closing step of a large site.
 
-Pairing reads a record's text, STRAND tokens and chunks, links and hreflang, never its
-HTML; the bitext stage and the parallel-link stage read the HTML of one pair at a time.
-So the closing step holds :func:`compact` records of the whole site and fetches the HTML
-of a page from its store when a pair needs it (:class:`FullRecords`).
+Pairing reads a record's text, STRAND tokens and chunks, links and hreflang, and of its
+HTML only a few features (image names, code tokens, switch-bar names: each made by
+:func:`html_feature`, once per record); the bitext stage and the parallel-link stage read
+the HTML of one pair at a time. So the closing step holds :func:`compact` records of the
+whole site, those features made before the HTML is dropped, and fetches the HTML of a
+page from its store when a pair needs it (:class:`FullRecords`).
 
 Measured on a generated 20,000-page site (``pages.jsonl`` read back): records take
 605 MiB, of which HTML 143 MiB, STRAND tokens and chunks 276 MiB (2.8 million token
@@ -30,9 +32,24 @@ class Interner(dict):
         return self.setdefault(value, value)
 
 
-def compact(record, intern: Interner):
+def html_feature(page, name: str, compute: Callable[[str], object]):
+    """``compute(html)`` of a page record, made once and kept in ``page.derived`` (which
+    :func:`compact` keeps when it drops the HTML); each time for a page given as a dict."""
+    if isinstance(page, dict):
+        return compute(page.get("html") or "")
+    got = page.derived.get(name)
+    if got is None:
+        got = page.derived[name] = compute(page.html or "")
+    return got
+
+
+def compact(record, intern: Interner, features: Iterable[Callable] = ()):
     """``record`` without its HTML (and raw body), equal strings shared: STRAND tokens
-    and link URLs and anchors recur over a site. Changes ``record`` in place."""
+    and link URLs and anchors recur over a site. ``features``: functions of a record that
+    read its HTML through :func:`html_feature`, called first so that the record keeps
+    what they read. Changes ``record`` in place."""
+    for feature in features:
+        feature(record)
     record.html = ""
     record.body = None
     record.http_headers = None

@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from bitextcrawl.pages.compact import html_feature
+
 __all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps"]
 
 _TOKEN = re.compile(r"[^\s\"'()\[\]{}<>«»“”„,;]+")
@@ -61,6 +63,22 @@ def _tokens(text: str) -> Iterable[str]:
             yield tok
 
 
+def _code_anchors(html: str) -> frozenset[str]:
+    """The anchors of the code a page quotes (``<code>``, ``<pre>``)."""
+    out = set()
+    for m in _CODE.finditer(html):
+        code = htmlmod.unescape(_TAG.sub(" ", m.group(2)))
+        for tok in _tokens(code):
+            if len(tok) >= _MIN_CODE_TOKEN:
+                out.add("c:" + tok.lower())
+    return frozenset(out)
+
+
+def page_code_anchors(page) -> frozenset[str]:
+    """:func:`_code_anchors` of a page record, made once (``pages.compact.html_feature``)."""
+    return html_feature(page, "code_anchors", _code_anchors)
+
+
 def page_anchors(page) -> frozenset[str]:
     """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
     out: set[str] = set()
@@ -70,12 +88,7 @@ def page_anchors(page) -> frozenset[str]:
     for tok in _tokens(text):
         if _ANCHORISH.search(tok):
             out.add("t:" + tok.lower())
-    raw = _get(page, "html", "") or ""
-    for m in _CODE.finditer(raw):
-        code = htmlmod.unescape(_TAG.sub(" ", m.group(2)))
-        for tok in _tokens(code):
-            if len(tok) >= _MIN_CODE_TOKEN:
-                out.add("c:" + tok.lower())
+    out.update(page_code_anchors(page))
     own = _host(_get(page, "url", "") or "")
     for link in _get(page, "links", None) or ():
         url = link.get("url") if isinstance(link, dict) else getattr(link, "url", None)

@@ -64,6 +64,7 @@ from collections import defaultdict
 from typing import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
 
+from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
 
@@ -97,6 +98,11 @@ def _image_names(html: str) -> set[str]:
         if name:
             out.add(name)
     return out
+
+
+def page_image_names(page) -> set[str]:
+    """The file names of a page's images (made once per record, see ``html_feature``)."""
+    return html_feature(page, "image_names", _image_names)
 
 
 def _link_urls(page) -> list[str]:
@@ -135,7 +141,7 @@ def page_features(page, other_urls: frozenset[str] | set[str] = frozenset()) -> 
     feats: set[tuple[str, str]] = set()
     for num in _numbers((_get(page, "title", "") or "") + "\n" + text):
         feats.add(("num", num))
-    for name in _image_names(_get(page, "html", "") or ""):
+    for name in page_image_names(page):
         feats.add(("img", name))
     own = canonical(_get(page, "url"))
     feats.add(("sw", own))

@@ -33,6 +33,7 @@ from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.language import normalise_tag
 from bitextcrawl.pages.urls import site_of
 
@@ -405,18 +406,28 @@ def page_named_unlinked(page, langs: Iterable[str]) -> frozenset:
     key = ("named_unlinked", tuple(langs))
     got = page.derived.get(key)
     if got is None:
-        got = page.derived[key] = languages_named_unlinked(page.html, page.lang, key[1])
+        got = page.derived[key] = named_unlinked(page_switch_names(page), page.lang, key[1])
     return got
+
+
+def page_switch_names(page) -> list:
+    """:func:`switch_names` of a page record, made once (``pages.compact.html_feature``)."""
+    return html_feature(page, "switch_names", switch_names)
 
 
 def languages_named_unlinked(html: str, page_lang: str, langs: Iterable[str]) -> frozenset:
     """Languages of ``langs`` whose name the page shows as a switch that is no link (an
     element's whole text, not inside ``<a href>``, beside another language's name, linked
     or not): a site's "not translated" mark (nginx.org's ``<a class="notrans">русский</a>``)."""
+    return named_unlinked(switch_names(html), page_lang, langs)
+
+
+def switch_names(html: str) -> list[tuple[int, int, str, bool]]:
+    """The language names a page shows as an element's whole text: (start, end,
+    language, unlinked), in order."""
+    names = []
     if not html:
-        return frozenset()
-    wanted = set(langs)
-    names = []   # (start, end, language, unlinked)
+        return names
     for m in _NAMED_ELEMENT.finditer(html):
         tag, attrs, text = m.groups()
         if tag.lower() in _CODE_TAGS:
@@ -426,6 +437,12 @@ def languages_named_unlinked(html: str, page_lang: str, langs: Iterable[str]) ->
             # a link, or a switch that navigates by script (a <select>'s options, data-href)
             linked = "href" in attrs.lower() or "onclick" in attrs.lower() or tag.lower() == "option"
             names.append((m.start(), m.end(), named, not linked))
+    return names
+
+
+def named_unlinked(names: list, page_lang: str, langs: Iterable[str]) -> frozenset:
+    """:func:`languages_named_unlinked` from a page's :func:`switch_names`."""
+    wanted = set(langs)
     out = set()
     for i, (start, end, named, unlinked) in enumerate(names):
         if not unlinked or named == page_lang or named not in wanted or named in out:
