@@ -242,6 +242,7 @@ def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int) -> Non
         one_run = ["--one-run"] if what.isdigit() and int(what) >= one_run_from else []
         out = _child("--one", what, "--workers", str(workers), "--cache", str(cache), *one_run)
         rows.append(json.loads(out.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)   # a long run's progress
     print(f"closing pipeline cost (CPU seconds per page pair; bitext wall seconds with 1 and "
           f"with {workers} workers; peak RSS of the main process)")
     print("| site | pages | pairs | pairing CPU/pair | bitext CPU/pair | bitext wall, 1 worker "
