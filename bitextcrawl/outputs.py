@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
-from bitextcrawl.pages.compact import FullRecords, Interner, compact
+from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
 from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.pairing.align import HTML_FEATURES, AlignConfig, align_site
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -83,6 +83,26 @@ def export_pages(store, path: str) -> int:
     return write_jsonl(path, dicts())
 
 
+def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
+               samples: dict, workers: int) -> dict:
+    """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts."""
+    from bitextcrawl.bitext.extract import write_bitext
+
+    lang_check = None
+    if config.sentence_lang_check:
+        from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+
+        lang_check = SentenceLanguageCheck()
+    page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
+    if load is not None:
+        for page in page_index.values():   # the most memory held from here on
+            drop_pairing_features(page)
+        page_index = FullRecords(page_index, load, keep=BITEXT_RECORDS_KEPT)
+    return write_bitext(pairs, page_index, output_dir, progress=progress,
+                        lang_check=lang_check, compress=config.compress,
+                        samples=samples, workers=workers)
+
+
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
                 redirects: dict | None = None, timeline: list | None = None,
@@ -121,24 +141,11 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     write_jsonl(os.path.join(output_dir, "pairs.jsonl" + gz), (p.to_dict() for p in pairs))
     write_json(os.path.join(output_dir, "patterns.json"), patterns)
 
-    bitext_counts, samples = {}, {}
+    samples = {}
     if bitext:
-        from bitextcrawl.bitext.extract import write_bitext
-
         t = time.perf_counter()
-        lang_check = None
-        if config.sentence_lang_check:
-            from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-
-            lang_check = SentenceLanguageCheck()
-        page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
-        if load is not None:
-            page_index = FullRecords(page_index, load, keep=BITEXT_RECORDS_KEPT)
-        bitext_counts = write_bitext(pairs, page_index, output_dir, progress=progress,
-                                     lang_check=lang_check, compress=config.compress,
-                                     samples=samples, workers=workers)
+        counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers))
         timings["bitext"] += round(time.perf_counter() - t, 3)
-    counts.update(bitext_counts)
 
     stats = {
         "crawl": crawl_stats or {},

@@ -69,6 +69,16 @@ def compact(record, intern: Interner, features: Iterable[Callable] = ()):
     return record
 
 
+def drop_pairing_features(record):
+    """``record`` without what only pairing reads (STRAND tokens, chunks, links, HTML
+    features): the bitext stage and the report read its URL, language, title and text."""
+    record.strand = []
+    record.chunks = []
+    record.links = []
+    record.derived = {}
+    return record
+
+
 class FullRecords(Mapping):
     """URL -> the full record (HTML included) of the pages of ``index``, read with
     ``load(urls) -> {url: record}`` when asked for and a few kept (pairs are read in
