@@ -167,7 +167,7 @@ def prepare(what: str, cache: Path) -> Path:
 
 def stored_pages(what: str, cache: Path, store):
     """The prepared records of ``what`` into ``store``, as ``scrapy align`` reads its
-    inputs: (records without HTML, load, languages, gold or None, redirects)."""
+    inputs: (site -> records without HTML, load, languages, gold or None, redirects)."""
     from bitextcrawl.formats import iter_pages
     from bitextcrawl.outputs import read_sites
 
@@ -175,9 +175,8 @@ def stored_pages(what: str, cache: Path, store):
     for page in iter_pages(cache / f"{what}.pages.jsonl"):
         store.add(page)
     by_site, load = read_sites(store)
-    pages = [p for site in sorted(by_site) for p in by_site[site]]
     gold = {tuple(p) for p in meta["gold"]} if meta["gold"] is not None else None
-    return pages, load, tuple(meta["langs"]), gold, meta["redirects"]
+    return by_site, load, tuple(meta["langs"]), gold, meta["redirects"]
 
 
 def one_scale(what: str, workers: int, cache: Path, one_run: bool = False) -> dict:
@@ -195,26 +194,24 @@ def one_scale(what: str, workers: int, cache: Path, one_run: bool = False) -> di
 
 
 def _one_scale(what: str, workers: int, cache: Path, one_run: bool, store) -> dict:
-    from bitextcrawl.bitext.extract import pool_size, write_bitext
-    from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-    from bitextcrawl.outputs import BITEXT_RECORDS_KEPT
-    from bitextcrawl.pages.compact import FullRecords
+    from bitextcrawl.bitext.extract import pool_size
+    from bitextcrawl.outputs import run_bitext
 
-    pages, load, langs, gold, redirects = stored_pages(what, cache, store)
+    by_site, load, langs, gold, redirects = stored_pages(what, cache, store)
+    pages = [p for site in sorted(by_site) for p in by_site[site]]
+    config = AlignConfig(langs=langs)
     cpu = time.process_time()
-    result = align_site(pages, AlignConfig(langs=langs), redirects=redirects, load=load)
+    result = align_site(pages, config, redirects=redirects, load=load)
     pairing_cpu = time.process_time() - cpu
     n = max(len(result.pairs), 1)
     row = {"site": what, "pages": len(pages), "pairs": len(result.pairs),
            "pairing_cpu": pairing_cpu / n}
     if gold is not None:
         row["f1"] = round(evaluate(gold, [(p.url_1, p.url_2) for p in result.pairs])["f1"], 4)
-    index = FullRecords({p.url: p for p in pages}, load, keep=BITEXT_RECORDS_KEPT)
-    check = SentenceLanguageCheck()
     for w in ((workers,) if one_run else (1, workers)):
-        with tempfile.TemporaryDirectory() as out:
+        with tempfile.TemporaryDirectory() as out:   # as the closing step makes them
             cpu, wall = time.process_time(), time.perf_counter()
-            counts = write_bitext(result.pairs, index, out, lang_check=check, workers=w)
+            counts = run_bitext(result.pairs, by_site, load, config, out, {}, w)
             row[f"bitext_wall_{w}"] = time.perf_counter() - wall
             if w == 1:   # the pool's CPU is its processes': counted where there is none
                 row["bitext_cpu"] = (time.process_time() - cpu) / n
