@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
-from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
+from bitextcrawl.pages.compact import (DROPPED, FullRecords, Interner, compact,
+                                       drop_pairing_features)
 from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.pairing.align import HTML_FEATURES, AlignConfig, align_site
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -77,7 +78,8 @@ def export_pages(store, path: str) -> int:
             full = store.get_many(p.url for p in batch)
             for p in batch:
                 d = p.to_dict()
-                d["html"] = full[p.url].html
+                for name in DROPPED:
+                    d[name] = getattr(full[p.url], name)
                 yield d
 
     return write_jsonl(path, dicts())

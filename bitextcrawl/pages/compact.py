@@ -24,6 +24,10 @@ from typing import Callable, Iterable
 _SHARED_LINK_FIELDS = ("url", "text", "hreflang")
 
 
+# Exported fields :func:`compact` may empty: a full record is read for them.
+DROPPED = ("html", "chunks")
+
+
 class Interner(dict):
     """One copy of each equal string (dict.setdefault, no global interning), and of each
     equal link: records are read, never changed, by the stages that get them."""
@@ -63,6 +67,11 @@ def compact(record, intern: Interner, features: Iterable[Callable] = ()):
     record.body = None
     record.http_headers = None
     record.strand = [intern(t) for t in record.strand]
+    if record.strand and record.text.strip() and record.text_length > 0:
+        # Pairing reads the chunks' text only for a page without main text or STRAND
+        # tokens (candidates.page_text_length, page_chunk_count, page_features,
+        # anchors.page_anchors): 100 MB of strings on a 100,000-page site otherwise.
+        record.chunks = []
     record.links = [intern.link(link) for link in record.links]
     record.site = intern(record.site)
     record.lang = intern(record.lang)
