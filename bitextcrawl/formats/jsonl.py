@@ -48,13 +48,25 @@ def iter_jsonl_pages(path: str | os.PathLike, stats: collections.Counter | None 
         yield page
 
 
+class JsonlSink:
+    """``append(d)`` writes ``d`` as a line of an open file, as :func:`write_jsonl` does:
+    for a list too long to hold (the bitext's parallel links)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+        self.n = 0
+
+    def append(self, d: dict) -> None:
+        self.fh.write(json.dumps(d, ensure_ascii=False, sort_keys=False))
+        self.fh.write("\n")
+        self.n += 1
+
+
 def write_jsonl(path: str | os.PathLike, dicts: Iterable[dict]) -> int:
     """Write one JSON object a line, atomically (temporary file in the same folder, then
     ``os.replace``): readers never see a half-written file. Returns the number of lines."""
-    n = 0
     with atomic_open(path) as fh:
+        sink = JsonlSink(fh)
         for d in dicts:
-            fh.write(json.dumps(d, ensure_ascii=False, sort_keys=False))
-            fh.write("\n")
-            n += 1
-    return n
+            sink.append(d)
+    return sink.n
