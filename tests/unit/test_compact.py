@@ -1,0 +1,61 @@
+"""Records without HTML for the closing step (pages/compact.py) and the store's get_many."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitextcrawl.pages.compact import FullRecords, Interner, compact
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.pairing.align import HTML_FEATURES
+from bitextcrawl.pairing.anchors import page_anchors
+from bitextcrawl.pairing.candidates import page_features
+from bitextcrawl.sites.detect import page_named_unlinked
+from bitextcrawl.store.sqlite import SQLitePageStore
+
+HTML = """<html lang="{lang}"><body><nav><a href="/en/x.html">english</a>
+<span>français</span></nav><h1>Title {n}</h1><p>Some text {n}, 2024 figures.</p>
+<img src="/img/chart-{n}.png"><pre>nginx_http_core_module listen</pre></body></html>"""
+
+
+def record(n: int, lang: str = "en"):
+    return build_record(f"http://s.test/{lang}/{n}.html", HTML.format(lang=lang, n=n))
+
+
+def test_compact_keeps_what_pairing_reads():
+    full, page = record(1), record(1)
+    compact(page, Interner(), HTML_FEATURES)
+    assert page.html == "" and page.chunks == []   # main text and STRAND tokens: not read
+    assert page.strand == full.strand and page.links == full.links
+    assert page_anchors(page) == page_anchors(full)
+    assert page_features(page) == page_features(full)
+    # "français" beside a linked "english", not a link itself: no French version
+    assert page_named_unlinked(page, ("en", "fr")) == page_named_unlinked(full, ("en", "fr"))
+    assert page_named_unlinked(page, ("en", "fr")) == {"fr"}
+
+
+def test_compact_shares_equal_strings_and_links():
+    intern = Interner()
+    a, b = compact(record(1), intern), compact(record(2), intern)
+    assert a.strand[0] is b.strand[0]
+    assert a.links[0] is b.links[0]
+
+
+def test_store_get_many_and_full_records(tmp_path):
+    store = SQLitePageStore(str(tmp_path))
+    pages = [record(n) for n in range(3)]
+    for page in pages:
+        store.add(page)
+    got = store.get_many([pages[0].url, "http://s.test/missing", pages[2].url])
+    assert sorted(got) == [pages[0].url, pages[2].url]
+    assert got[pages[0].url].html == pages[0].html
+    assert store.get(pages[1].url).to_dict() == pages[1].to_dict()
+    intern = Interner()
+    index = {p.url: compact(p, intern) for p in store}
+    full = FullRecords(index, store.get_many, keep=1)
+    assert len(full) == 3 and pages[1].url in full and "http://s.test/missing" not in full
+    assert full[pages[1].url].html == pages[1].html
+    assert full[pages[1].url] is full[pages[1].url]   # kept
+    assert full[pages[0].url].html == pages[0].html
+    with pytest.raises(KeyError):
+        full["http://s.test/missing"]
+    store.close()
