@@ -84,15 +84,19 @@ def test_langid_makes_a_page_record_and_counts_rejections(tmp_path):
     assert page.lang == "en" and page.title == "Annual report" and page.body
     assert stats(crawler)["bitext/lang/en"] == 1
 
-    binary = Request(f"{H}/logo.html")
-    mw.process_response(binary, Response(binary.url, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+    binary = Request(f"{H}/brochure.html")
+    mw.process_response(binary, Response(binary.url, body=b"\x00\x01\x02\x03" * 100,
                                          request=binary))
+    logo = Request(f"{H}/logo.html")
+    mw.process_response(logo, Response(logo.url, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+                                       request=logo))
     pdf = Request(f"{H}/a.pdf")
     mw.process_response(pdf, TextResponse(pdf.url, body=b"text", encoding="utf-8",
                                           headers={"Content-Type": "application/pdf"},
                                           request=pdf))
-    assert "bitext_page" not in binary.meta and "bitext_page" not in pdf.meta
+    assert not any("bitext_page" in r.meta for r in (binary, logo, pdf))
     assert stats(crawler)["bitext/bad/binary"] == 1
+    assert stats(crawler)["bitext/skipped/image"] == 1
     assert stats(crawler)["bitext/skipped/non_html"] == 1
 
 
