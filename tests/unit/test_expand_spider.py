@@ -12,6 +12,7 @@ from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
@@ -28,22 +29,23 @@ PROJECT_PIPELINES = {
 
 
 class RecordingPipeline:
-    """Sees what a per-site pipeline sees."""
+    """Sees what a per-site pipeline sees: the crawler, and the site's crawl context."""
 
     instances: list = []
 
-    def __init__(self, crawler):
+    def __init__(self, crawler, context):
         self.crawler = crawler
+        self.context = context
         self.events = []
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        context.signals.connect(self.spider_idle, signal=signals.spider_idle)
         RecordingPipeline.instances.append(self)
 
     @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler)
+    def from_crawler(cls, crawler, context=None):
+        return cls(crawler, context or CrawlContext.from_crawler(crawler))
 
     def open_spider(self):
-        self.events.append(("open", self.crawler.spider.site, self.crawler.spider.output_dir))
+        self.events.append(("open", self.context.site, self.context.output_dir))
 
     def process_item(self, item):
         self.events.append(("item", item.url))
