@@ -5,8 +5,8 @@ from its arguments; the expand spider one more per site it opens), and kept on t
 as Scrapy keeps ``crawler.stats``: every middleware, pipeline and extension reaches it with
 ``CrawlContext.from_crawler(crawler)``, none reads crawl state off the spider.
 
-It holds the output dir, the languages, the scope and the page budget; the one open page
-store (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by
+It holds the output dir, the languages, the scope and the page budget; the pattern
+database the crawl's URL-pattern learners read; the one open page store (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by
 :meth:`close` when the engine stops or the expand spider closes the site); the signals the
 site's components listen on (the crawler's; an expand site's own); and the request factory.
 Nothing else: what the components compute stays in them and in the pure modules.
@@ -20,6 +20,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
+from bitextcrawl.pairing.pattern_db import PatternDB
 from bitextcrawl.store import PageStore, open_store
 
 ATTRIBUTE = "bitext_context"   # where the crawler keeps it
@@ -42,6 +43,7 @@ class CrawlContext:
         self._request_factory = request_factory
         self._scope = scope
         self._store: PageStore | None = None
+        self._pattern_db: PatternDB | None = None
         self.closed = False
 
     @classmethod
@@ -71,6 +73,14 @@ class CrawlContext:
                 raise RuntimeError(f"the crawl context of {self.output_dir} is closed")
             self._store = open_store(self.settings, self.output_dir)
         return self._store
+
+    @property
+    def pattern_db(self) -> PatternDB:
+        """The pattern database as it stood when first asked (read-only during the crawl:
+        the closing alignment reads it afresh and records this site in it)."""
+        if self._pattern_db is None:
+            self._pattern_db = PatternDB(self.pattern_db_path)
+        return self._pattern_db
 
     def in_scope(self, url: str) -> bool:
         return self._scope(url)

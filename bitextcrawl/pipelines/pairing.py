@@ -56,7 +56,7 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
-from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.signals import held_links, pages_paired
 
 logger = logging.getLogger(__name__)
@@ -141,8 +141,7 @@ class UrlPairingPipeline:
         return cls(crawler, context)
 
     def open_spider(self):
-        # read-only here: the closing pipeline updates it
-        self.pattern_db = PatternDB(self.context.pattern_db_path)
+        self.pattern_db = self.context.pattern_db  # read-only: the closing pipeline updates it
         store = self.context.store
         # a resumed crawl starts from what is stored
         self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}

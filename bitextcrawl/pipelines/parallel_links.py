@@ -52,7 +52,7 @@ from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
-from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.sites.detect import link_named_language
 
 logger = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ class ParallelLinkPipeline:
     # ---- state ------------------------------------------------------------------------
 
     def open_spider(self):
-        self.pattern_db = PatternDB(self.context.pattern_db_path)  # read-only
+        self.pattern_db = self.context.pattern_db  # read-only
         store = self.context.store
         if len(store):  # a resumed crawl: rebuild the page index and the state
             for record in store:

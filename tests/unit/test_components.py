@@ -83,11 +83,12 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
     parallel = ParallelLinkPipeline.from_crawler(crawler)
     focus = FocusMiddleware.from_crawler(crawler)
     assert store.context is pairing.context is parallel.context is focus.context is context
-    store.open_spider()
-    pairing.open_spider()
-    assert store.store is context.store   # one open store
+    for component in (store, pairing, parallel):
+        component.open_spider()
+    assert store.store is context.store   # one open store, one pattern DB read
+    assert pairing.pattern_db is parallel.pattern_db is context.pattern_db
     store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
-    for component in (store, pairing):
+    for component in (parallel, pairing, store):
         component.close_spider()
     focus.spider_closed()                 # after the pipelines, still writing to the store
     assert context.store.get_meta("focus")["pages"] == {}
