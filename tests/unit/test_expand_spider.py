@@ -134,10 +134,17 @@ def test_real_pipelines_open_per_site(crawler):
     pipes = SitePipelines(crawler)
     pipes.open_spider()
     crawler.spider.open_site(SITE, [SITE + "/"])
-    kinds = [type(p) for p in crawler.spider.sites[SITE].pipelines]
+    site = crawler.spider.sites[SITE]
+    kinds = [type(p) for p in site.pipelines]
     assert kinds == [PageStorePipeline, UrlPairingPipeline]
-    pipes.close_spider()  # an interrupted crawl: every open site is flushed
-    assert not pipes.sites
+    # each site its own crawl context; the crawl's own is the expand dir's
+    assert all(p.context is site.context for p in site.pipelines)
+    assert site.context is not CrawlContext.from_crawler(crawler)
+    assert site.context.in_scope(SITE + "/fr/") and not site.context.in_scope("http://b.org/")
+    assert site.context.page_request(SITE + "/fr/").meta["bitext_expand_site"] == SITE
+    assert site.pipelines[0].store is site.context.store
+    pipes.close_spider()  # an interrupted crawl: every open site is flushed, its store closed
+    assert not pipes.sites and site.context.closed
 
 
 def test_check_phase_follows_root_links_and_holds_the_rest(crawler):
