@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from scrapy.utils.misc import load_object
 
 from bitextcrawl.pages.record import PageRecord
 
 
+@runtime_checkable
 class PageStore(Protocol):
     """What the crawl asks of a page store (:mod:`.sqlite`, :mod:`.redis`)."""
 

@@ -37,6 +37,9 @@ from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.resolver import LocalhostResolver
 from bitextcrawl.spiders.bitext import BitextSpider
+from bitextcrawl.store import PageStore
+from bitextcrawl.store.redis import RedisPageStore
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 H = "http://www.example.org"
 ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "
@@ -95,6 +98,10 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
     crawler.signals.send_catch_log(signals.engine_stopped)
     assert context.closed and context._store is None
     context.close()                       # closed once: a second close does nothing
+
+
+def test_both_page_stores_implement_the_store_protocol():
+    assert issubclass(SQLitePageStore, PageStore) and issubclass(RedisPageStore, PageStore)
 
 
 def test_crawl_context_resumes_the_page_count_and_is_required(tmp_path):
