@@ -6,9 +6,10 @@ as Scrapy keeps ``crawler.stats``: every middleware, pipeline and extension reac
 ``CrawlContext.from_crawler(crawler)``, none reads crawl state off the spider.
 
 It holds the output dir, the languages, the scope and the page budget; the pattern
-database the crawl's URL-pattern learners read; the one open page store (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by
-:meth:`close` when the engine stops or the expand spider closes the site); the signals the
-site's components listen on (the crawler's; an expand site's own); and the request factory.
+database the crawl's URL-pattern learners read; the one open page store
+(:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by :meth:`close`
+when the engine stops or the expand spider is done with the site); the signals the site's
+components listen on (the crawler's; an expand site's own); and the request factory.
 Nothing else: what the components compute stays in them and in the pure modules.
 """
 
