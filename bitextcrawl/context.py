@@ -6,7 +6,8 @@ as Scrapy keeps ``crawler.stats``: every middleware, pipeline and extension reac
 ``CrawlContext.from_crawler(crawler)``, none reads crawl state off the spider.
 
 It holds the output dir, the languages, the scope and the page budget; the pattern
-database the crawl's URL-pattern learners read; the one open page store
+database the crawl's URL-pattern learners read and a factory of those learners; the one
+open page store
 (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by :meth:`close`
 when the engine stops or the expand spider is done with the site); the signals the site's
 components listen on (the crawler's; an expand site's own); and the request factory.
@@ -22,6 +23,7 @@ from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
 from bitextcrawl.pairing.pattern_db import PatternDB
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.store import PageStore, open_store
 
 ATTRIBUTE = "bitext_context"   # where the crawler keeps it
@@ -82,6 +84,16 @@ class CrawlContext:
         if self._pattern_db is None:
             self._pattern_db = PatternDB(self.pattern_db_path)
         return self._pattern_db
+
+    def url_pattern_learner(self, langs: tuple[str, ...] | None = None,
+                            **options) -> UrlPatternLearner:
+        """A URL-pattern learner for this crawl (seed 003): its languages (or ``langs``),
+        the thresholds of the settings, the pattern database; ``options`` as the learner's."""
+        s = self.settings
+        return UrlPatternLearner(langs=tuple(langs or self.langs),
+                                 local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
+                                 rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
+                                 pattern_db=self.pattern_db, **options)
 
     def in_scope(self, url: str) -> bool:
         return self._scope(url)

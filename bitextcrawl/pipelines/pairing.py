@@ -56,7 +56,6 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.signals import held_links, pages_paired
 
 logger = logging.getLogger(__name__)
@@ -105,8 +104,6 @@ class UrlPairingPipeline:
         self.langs = self.context.langs
         self.stats = crawler.stats
         s = crawler.settings
-        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
-        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
         self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
@@ -141,7 +138,8 @@ class UrlPairingPipeline:
         return cls(crawler, context)
 
     def open_spider(self):
-        self.pattern_db = self.context.pattern_db  # read-only: the closing pipeline updates it
+        # read as the crawl starts; read-only here: the closing pipeline updates it
+        self.pattern_db = self.context.pattern_db
         store = self.context.store
         # a resumed crawl starts from what is stored
         self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
@@ -155,9 +153,7 @@ class UrlPairingPipeline:
             for url in urls:
                 self.seq[url] = len(self.seq) + 1
                 self.dirs.add((lang, folder(url)))
-        self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
-                                         rescue_threshold=self.rescue_threshold,
-                                         pattern_db=self.pattern_db, keep_parsed=True)
+        self.learner = self.context.url_pattern_learner(keep_parsed=True)
         if any(self.urls_by_lang.values()):
             self._fit()
 

@@ -52,7 +52,6 @@ from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.sites.detect import link_named_language
 
 logger = logging.getLogger(__name__)
@@ -93,8 +92,6 @@ class ParallelLinkPipeline:
         s = crawler.settings
         self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
-        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
-        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.trap_repeats = s.getint("BITEXT_TRAP_MAX_REPEATS")
         self.trap_segments = s.getint("BITEXT_TRAP_MAX_SEGMENTS")
         self.pages: dict[str, _Page] = {}          # stored pages in the wanted languages
@@ -125,7 +122,7 @@ class ParallelLinkPipeline:
     # ---- state ------------------------------------------------------------------------
 
     def open_spider(self):
-        self.pattern_db = self.context.pattern_db  # read-only
+        self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only
         store = self.context.store
         if len(store):  # a resumed crawl: rebuild the page index and the state
             for record in store:
@@ -217,10 +214,7 @@ class ParallelLinkPipeline:
                 if t in self.pages and self.pages[t].lang == first:
                     out[(t, u2)] = None
             if self.use_patterns and not cached:
-                learner = UrlPatternLearner(langs=(first, other),
-                                            local_threshold=self.local_threshold,
-                                            rescue_threshold=self.rescue_threshold,
-                                            pattern_db=self.pattern_db)
+                learner = self.context.url_pattern_learner(langs=(first, other))
                 learner.fit({first: urls1, other: urls2})
                 pattern_pairs.extend((p.url_1, p.url_2) for p in learner.pairs())
         self._pattern_cache = (len(self.pages), pattern_pairs)

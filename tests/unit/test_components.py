@@ -90,6 +90,8 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
         component.open_spider()
     assert store.store is context.store   # one open store, one pattern DB read
     assert pairing.pattern_db is parallel.pattern_db is context.pattern_db
+    assert pairing.learner.pattern_db is context.pattern_db and pairing.learner.keep_parsed
+    assert context.url_pattern_learner(langs=("fr", "en")).langs == ("fr", "en")
     store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
     for component in (parallel, pairing, store):
         component.close_spider()
