@@ -21,6 +21,7 @@ from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutErro
 
 from bitextcrawl import config
 from bitextcrawl.config import RenamedSettings
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
@@ -81,7 +82,7 @@ class BitextSpider(scrapy.Spider):
         self.site = site_of(start_url)
         self._langs_arg = langs
         self._max_pages_arg = max_pages
-        self.pages_seen = 0
+        self.context: CrawlContext | None = None   # made by from_crawler
         self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
 
     @classmethod
@@ -104,18 +105,28 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        settings = crawler.settings
-        spider.langs = settings_langs(spider._langs_arg, settings)
-        spider.max_pages = (whole_number("max_pages", spider._max_pages_arg)
-                            or settings.getint("BITEXT_MAX_PAGES") or 0)
-        spider.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
-            "output", site_name(spider.start_url))
-        spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
-        spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
-        spider.skip_duplicate_links = config.getbool(
-            settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
-        spider.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
+        spider.configure(crawler.settings)
+        spider.context = spider.make_context(crawler.settings).install(crawler)
         return spider
+
+    def configure(self, settings) -> None:
+        """The spider's own settings, read once its arguments are known."""
+        self.langs = settings_langs(self._langs_arg, settings)
+        self.max_pages = (whole_number("max_pages", self._max_pages_arg)
+                          or settings.getint("BITEXT_MAX_PAGES") or 0)
+        self.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
+            "output", site_name(self.start_url))
+        self.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
+        self.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        self.skip_duplicate_links = config.getbool(
+            settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
+        self.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
+
+    def make_context(self, settings) -> CrawlContext:
+        """The context of this crawl, which every component reaches from the crawler."""
+        return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
+                            start_url=self.start_url, max_pages=self.max_pages,
+                            request_factory=self.page_request, scope=self.in_scope)
 
     async def start(self):
         yield self.page_request(self.start_url, discovered_by="start")
@@ -134,10 +145,9 @@ class BitextSpider(scrapy.Spider):
         if page is None:  # not an HTML page; the language-ID middleware counted why
             return
         stats = self.crawler.stats
-        if self.max_pages and self.pages_seen >= self.max_pages:
+        if not self.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
-        self.pages_seen += 1
         if page.requested_url and page.requested_url != page.url:
             stats.inc_value("bitext/http/redirected")
         duplicate = False

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.defer import Deferred
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.records import site_records
 from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
@@ -36,6 +37,9 @@ from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.resolver import LocalhostResolver
 from bitextcrawl.spiders.bitext import BitextSpider
+from bitextcrawl.store import PageStore
+from bitextcrawl.store.redis import RedisPageStore
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 H = "http://www.example.org"
 ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "
@@ -63,6 +67,57 @@ class RunningEngine:
 def generated_records(n_pairs=8):
     site = generate_site(SiteSpec(scheme="prefix", n_pairs=n_pairs, seed=3), 8000)
     return site, site_records(site, langs=("en", "fr"))
+
+
+# ---- the crawl context ---------------------------------------------------------------------
+
+def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(tmp_path):
+    crawler = crawler_for(tmp_path, start_url=f"{H}/en/", BITEXT_MAX_PAGES=5)
+    context = CrawlContext.from_crawler(crawler)
+    assert context is crawler.spider.context
+    assert context.output_dir == str(tmp_path / "out") and context.langs == ("en", "fr")
+    assert context.site == "http://example.org" and context.budget_left() == 5
+    assert context.in_scope(f"{H}/fr/a.html") and not context.in_scope("http://other.org/")
+    request = context.page_request(f"{H}/fr/a.html", discovered_by="pattern", depth=2)
+    assert request.callback == crawler.spider.parse and request.meta["depth"] == 2
+    assert request.meta["bitext_discovered_by"] == "pattern"
+    store = PageStorePipeline.from_crawler(crawler)
+    pairing = UrlPairingPipeline.from_crawler(crawler)
+    parallel = ParallelLinkPipeline.from_crawler(crawler)
+    focus = FocusMiddleware.from_crawler(crawler)
+    assert store.context is pairing.context is parallel.context is focus.context is context
+    for component in (store, pairing, parallel):
+        component.open_spider()
+    assert store.store is context.store   # one open store, one pattern DB read
+    assert pairing.pattern_db is parallel.pattern_db is context.pattern_db
+    assert pairing.learner.pattern_db is context.pattern_db and pairing.learner.keep_parsed
+    assert context.url_pattern_learner(langs=("fr", "en")).langs == ("fr", "en")
+    store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
+    for component in (parallel, pairing, store):
+        component.close_spider()
+    focus.spider_closed()                 # after the pipelines, still writing to the store
+    assert context.store.get_meta("focus")["pages"] == {}
+    crawler.signals.send_catch_log(signals.engine_stopped)
+    assert context.closed and context._store is None
+    context.close()                       # closed once: a second close does nothing
+
+
+def test_both_page_stores_implement_the_store_protocol():
+    assert issubclass(SQLitePageStore, PageStore) and issubclass(RedisPageStore, PageStore)
+
+
+def test_crawl_context_resumes_the_page_count_and_is_required(tmp_path):
+    first = crawler_for(tmp_path)
+    store = PageStorePipeline.from_crawler(first)
+    store.open_spider()
+    store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
+    store.close_spider()
+    CrawlContext.from_crawler(first).close()
+    again = crawler_for(tmp_path)         # a resumed crawl: what is stored counts
+    PageStorePipeline.from_crawler(again).open_spider()
+    assert CrawlContext.from_crawler(again).pages_seen == 1
+    with pytest.raises(NotConfigured):    # a spider of another project: no context
+        UrlPairingPipeline.from_crawler(get_crawler())
 
 
 # ---- downloader middlewares ---------------------------------------------------------------
