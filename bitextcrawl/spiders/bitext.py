@@ -84,6 +84,9 @@ class BitextSpider(scrapy.Spider):
         self._max_pages_arg = max_pages
         self.context: CrawlContext | None = None   # made by from_crawler
         self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
+        # URLs answered in this run (pages, redirects' sources, errors): a link to one of
+        # them would only be dropped by the dupefilter, after every middleware judged it.
+        self.answered: set[str] = set()
 
     @classmethod
     def update_settings(cls, settings):
@@ -141,6 +144,7 @@ class BitextSpider(scrapy.Spider):
         return site_of(url) == self.site
 
     def parse(self, response):
+        self._answered(response.request)
         page = response.meta.get("bitext_page")
         if page is None:  # not an HTML page; the language-ID middleware counted why
             return
@@ -170,7 +174,15 @@ class BitextSpider(scrapy.Spider):
             if self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
                 stats.inc_value("bitext/links/skipped_extension")  # an archive, image, ...
                 continue
+            if url in self.answered:
+                stats.inc_value("bitext/links/already_answered")
+                continue
             yield self.page_request(url, link=link)
+
+    def _answered(self, request) -> None:
+        """The server answered ``request`` (a page or an HTTP error): its URLs are done."""
+        self.answered.update(request.meta.get("redirect_urls", ()))
+        self.answered.add(request.url)
 
     def on_error(self, failure):
         """Count what went wrong by kind; the crawl goes on."""
@@ -184,6 +196,7 @@ class BitextSpider(scrapy.Spider):
         elif discovered_by == "parallel_link":
             stats.inc_value("bitext/parallel_links/failed")
         if failure.check(HttpError):
+            self._answered(request)
             status = failure.value.response.status
             stats.inc_value(f"bitext/http/{status}")
             stats.inc_value(f"bitext/bad/http_{status // 100}xx")

@@ -13,9 +13,11 @@ import json
 import pytest
 from scrapy import Request, signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
@@ -411,3 +413,35 @@ def test_old_import_paths_of_moved_components_still_load():
         is RedisFrontierScheduler
     assert load_object("bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware") \
         is RobotsTxtMiddleware
+
+
+# ---- the spider ---------------------------------------------------------------------------
+
+def test_spider_sends_no_request_for_a_url_the_server_already_answered(tmp_path):
+    crawler = crawler_for(tmp_path)
+    spider = crawler.spider
+    html = ENGLISH.replace("</main>", f"<a href='{H}/en/a.html'>A</a>"
+                                      f"<a href='{H}/en/b.html'>B</a></main>")
+
+    def answer(url, body=html, status=200):
+        request = Request(url, meta={"redirect_urls": [url + "?old"]} if status == 200 else {})
+        response = HtmlResponse(url, status=status, body=body.encode(), request=request)
+        if status == 200:
+            request.meta["bitext_page"] = build_record(url, body)
+        return request, response
+
+    _, gone = answer(f"{H}/en/b.html", status=404)
+    spider.on_error(_http_error(gone))
+    _, response = answer(f"{H}/en/")
+    out = list(spider.parse(response))
+    urls = [r.url for r in out if isinstance(r, Request)]
+    assert urls == [f"{H}/en/a.html"]          # b.html answered 404: the dupefilter's anyway
+    assert stats(crawler)["bitext/links/already_answered"] == 1
+    assert {f"{H}/en/", f"{H}/en/?old"} <= spider.answered
+
+
+def _http_error(response):
+    """What Scrapy hands a spider's errback for an HTTP error status."""
+    failure = Failure(HttpError(response))
+    failure.request = response.request
+    return failure
