@@ -164,20 +164,23 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value("bitext/links/skipped_duplicate_page")
             return
         for link in page.links:
-            url = link["url"]
-            if not self.in_scope(url):
-                stats.inc_value("bitext/links/offsite")
-                continue
-            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
-                stats.inc_value("bitext/bad/trap")
-                continue
-            if self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
-                stats.inc_value("bitext/links/skipped_extension")  # an archive, image, ...
-                continue
-            if url in self.answered:
-                stats.inc_value("bitext/links/already_answered")
-                continue
-            yield self.page_request(url, link=link)
+            if self.followable(link["url"], self.in_scope):
+                yield self.page_request(link["url"], link=link)
+
+    def followable(self, url: str, in_scope) -> bool:
+        """Is a link to ``url`` worth a request? If not, why is counted."""
+        reason = None
+        if not in_scope(url):
+            reason = "links/offsite"
+        elif looks_like_trap(url, self.trap_repeats, self.trap_segments):
+            reason = "bad/trap"
+        elif self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
+            reason = "links/skipped_extension"  # an archive, image, ...
+        elif url in self.answered:
+            reason = "links/already_answered"
+        if reason is not None:
+            self.crawler.stats.inc_value("bitext/" + reason)
+        return reason is None
 
     def _answered(self, request) -> None:
         """The server answered ``request`` (a page or an HTTP error): its URLs are done."""

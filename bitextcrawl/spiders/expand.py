@@ -55,7 +55,7 @@ from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.pages.urls import site_name, site_of
 from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -395,11 +395,7 @@ class ExpandSpider(BitextSpider):
         links = detection_order(page.links, self.langs) if from_root else page.links
         for link in links:
             url = link["url"]
-            if not site.in_scope(url):
-                stats.inc_value("bitext/links/offsite")
-                continue
-            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
-                stats.inc_value("bitext/bad/trap")
+            if not self.followable(url, site.in_scope):
                 continue
             if from_root and site.check_budget > 0 and url not in site.check_urls:
                 site.check_budget -= 1
