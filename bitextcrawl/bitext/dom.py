@@ -38,7 +38,8 @@ _SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
 class Node:
     """A node of the document tree: an element, with its text leaf merged in (§4 (iii))."""
 
-    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth")
+    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth",
+                 "memo")
 
     def __init__(self, tag: str, text: str = "", href: str | None = None,
                  inline: bool = False):
@@ -50,6 +51,7 @@ class Node:
         self.inline = inline       # text already part of an ancestor's chunk
         self.index = 0             # breadth-first number (the paper's D_i^N), root = 1
         self.depth = 0
+        self.memo: dict | None = None   # the aligner's arrays of the tree rooted here
 
     def __repr__(self) -> str:
         text = (self.text[:30] + "…") if len(self.text) > 30 else self.text

@@ -38,7 +38,6 @@ from functools import lru_cache
 from typing import Callable, Iterable
 
 import numpy as np
-from scipy import sparse
 from scipy.special import log_ndtr
 
 # The document tree, re-exported: callers import it from here.
@@ -142,14 +141,22 @@ def anchors(text: str) -> tuple[frozenset, frozenset]:
         w = m.group()
         if len(w) < 2:
             continue
-        start = m.start()
-        # (rstrip: a regex search of the prefix for every word was quadratic)
-        at_sentence_start = start == 0 or text[:start].rstrip()[-1:] in _SENT_END_CHARS
         if cjk and w.isascii():
             names.add(w.lower())
-        elif any(c.isupper() for c in w[1:]) or (w[0].isupper() and not at_sentence_start):
+        elif not w[1:].islower() and any(c.isupper() for c in w[1:]):
+            names.add(w.lower())
+        elif w[0].isupper() and not _at_sentence_start(text, m.start()):
             names.add(w.lower())
     return nums, frozenset(names)
+
+
+def _at_sentence_start(text: str, start: int) -> bool:
+    """``start`` is 0 or the last non-space character before it ends a sentence (a scan
+    back, not ``text[:start].rstrip()``: that copy for every word was quadratic)."""
+    k = start - 1
+    while k >= 0 and text[k].isspace():
+        k -= 1
+    return start == 0 if k < 0 else text[k] in _SENT_END_CHARS
 
 
 def length_cost(l1: np.ndarray, l2: np.ndarray, ratio: float, var: float) -> np.ndarray:
@@ -158,9 +165,15 @@ def length_cost(l1: np.ndarray, l2: np.ndarray, ratio: float, var: float) -> np.
     Departure: lengths are put in common units with √ratio on each side, so that the cost
     is symmetric in the two languages (G&C's δ uses ratio c on one side only).
     """
+    return _length_cost_pairs(np.asarray(l1, dtype=float)[:, None],
+                              np.asarray(l2, dtype=float)[None, :], ratio, var)
+
+
+def _length_cost_pairs(l1: np.ndarray, l2: np.ndarray, ratio: float,
+                       var: float) -> np.ndarray:
+    """:func:`length_cost` of the pairs (l1[k], l2[k]) (broadcast: all l1 × l2 there)."""
     r = math.sqrt(ratio)
-    n1 = np.asarray(l1, dtype=float)[:, None] * r
-    n2 = np.asarray(l2, dtype=float)[None, :] / r
+    n1, n2 = l1 * r, l2 / r
     mean = np.maximum((n1 + n2) / 2.0, 1e-9)
     delta = np.abs(n2 - n1) / np.sqrt(var * mean)
     return -(math.log(2.0) + log_ndtr(-delta))
@@ -339,8 +352,7 @@ class TreeAligner:
         r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
         lc_both = length_cost(s1.lengths[r1], s2.lengths[r2], ratio, self.length_var)
         text = np.zeros(cost.shape)
-        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(
-            [s1.texts[i] for i in r1], [s2.texts[j] for j in r2])
+        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(s1, s2)
         text[one] = -math.log(self.empty_text_prob)
 
         if pruned:
@@ -362,37 +374,14 @@ class TreeAligner:
         return cost + text, ratio
 
     @staticmethod
-    def _anchor_cost(texts1: list[str], texts2: list[str]) -> np.ndarray:
-        """−log of (shared anchors + ½) / (anchors + 1): ½ when neither text has any."""
-        a1 = [anchors(t) for t in texts1]
-        a2 = [anchors(t) for t in texts2]
-
-        def incidence(sets_a, sets_b):
-            vocab: dict[str, int] = {}
-            rows, cols = [], []
-            for sets in (sets_a, sets_b):
-                r, c = [], []
-                for i, s in enumerate(sets):
-                    for w in s:
-                        r.append(i)
-                        c.append(vocab.setdefault(w, len(vocab)))
-                rows.append(r)
-                cols.append(c)
-            v = max(len(vocab), 1)
-            m1 = sparse.csr_matrix((np.ones(len(rows[0])), (rows[0], cols[0])),
-                                   shape=(len(sets_a), v))
-            m2 = sparse.csr_matrix((np.ones(len(rows[1])), (rows[1], cols[1])),
-                                   shape=(len(sets_b), v))
-            return m1, m2
-
-        n1m, n2m = incidence([a[0] for a in a1], [a[0] for a in a2])
-        shared_num = (n1m @ n2m.T).toarray()
-        num1 = np.asarray(n1m.sum(axis=1)).ravel()
-        num2 = np.asarray(n2m.sum(axis=1)).ravel()
-        m1, m2 = incidence([a[1] for a in a1], [a[1] for a in a2])
-        shared_names = (m1 @ m2.T).toarray()
+    def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
+        """−log of (shared anchors + ½) / (anchors + 1) for the texts of two trees (rows:
+        nodes with text), ½ when neither text has any."""
+        a1, a2 = _side_anchors(s1), _side_anchors(s2)
+        shared_num = _shared_counts(a1[0], a2[0], a1[2], a2[2])
+        shared_names = _shared_counts(a1[1], a2[1], a1[3], a2[3])
         # Unmatched names are not counted against a pair: names get translated.
-        total = num1[:, None] + num2[None, :] - shared_num + shared_names
+        total = a1[4][:, None] + a2[4][None, :] - shared_num + shared_names
         return -np.log((shared_num + shared_names + 0.5) / (total + 1.0))
 
     # ---- decoding (§4.3) ---------------------------------------------------------------
@@ -401,7 +390,7 @@ class TreeAligner:
               text_similarity: TextSimilarity | None = None) -> Alignment:
         """Viterbi alignment of two document trees (§4.1 model, §4.3 bottom-up DP)."""
         start = time.monotonic()
-        n1, n2 = tree1.size, tree2.size
+        n1, n2 = len(_Side.of(tree1).nodes), len(_Side.of(tree2).nodes)
         if n1 > self.max_nodes or n2 > self.max_nodes:
             al = self._align_linear(tree1, tree2, text_similarity,
                                     f"more than {self.max_nodes} nodes ({n1}/{n2})")
@@ -428,10 +417,13 @@ class TreeAligner:
         triples = [(s1.nodes[i], s2.nodes[j], float(dec.S[i, j])) for i, j in pairs]
         return self._result(triples, (n1, n2), total, "tree", "", pruned)
 
-    def _posterior(self, cost: float) -> float:
-        """Pr(aligned | u, v) against deleting u and inserting v: a/(a+b) in 0..1."""
-        dcost, icost, _ = self._costs()
-        x = cost - (dcost + icost)
+    def _posterior(self, cost: float, indel: float | None = None) -> float:
+        """Pr(aligned | u, v) against deleting u and inserting v: a/(a+b) in 0..1
+        (``indel``: −log p_d·p_i, the cost of deleting u and inserting v)."""
+        if indel is None:
+            dcost, icost, _ = self._costs()
+            indel = dcost + icost
+        x = cost - indel
         if x > 700:
             return 0.0
         return 1.0 / (1.0 + math.exp(x))
@@ -439,8 +431,9 @@ class TreeAligner:
     def _result(self, triples, n_nodes, total, method, reason, pruned) -> Alignment:
         """Alignment from (node1, node2, substitution cost) triples in document order."""
         node_pairs, text_pairs, link_pairs, seen_links = [], [], [], set()
+        dcost, icost, _ = self._costs()
         for u, v, cost in triples:
-            score = self._posterior(cost)
+            score = self._posterior(cost, dcost + icost)
             node_pairs.append((u, v, score))
             if u.is_chunk and v.is_chunk and score >= self.min_score:
                 text_pairs.append((u.text, v.text, score))
@@ -472,36 +465,49 @@ class TreeAligner:
             ratio = _doc_ratio(sum(len(n.text) for n in tree1.iter() if n.is_chunk),
                                sum(len(n.text) for n in tree2.iter() if n.is_chunk))
         dcost, icost, _ = self._costs()
-        triples = []
-        total = 0.0
+        matched = []
         for op in LCSseq.opcodes(seq1, seq2):
             if op.tag != "equal":
                 continue
             for k in range(op.src_end - op.src_start):
                 tok, u = lin1[op.src_start + k]
                 if tok.startswith("[START:"):
-                    v = lin2[op.dest_start + k][1]
-                    cost = self._pair_cost(u, v, ratio, text_similarity)
-                    total += cost
-                    triples.append((u, v, cost))
+                    matched.append((u, lin2[op.dest_start + k][1]))
+        triples = []
+        total = 0.0
+        for (u, v), cost in zip(matched, self._pair_costs(matched, ratio, text_similarity)):
+            total += cost
+            triples.append((u, v, cost))
         n1 = sum(1 for _ in tree1.iter())
         n2 = sum(1 for _ in tree2.iter())
         total += (n1 - len(triples)) * dcost + (n2 - len(triples)) * icost
         return self._result(triples, (n1, n2), total, "linear", reason, False)
 
-    def _pair_cost(self, u: Node, v: Node, ratio: float, text_similarity) -> float:
-        """−log[(1−p_d) Pr(tag_u→tag_v) Pr(text)] of one node pair (§4.1)."""
+    def _pair_costs(self, pairs: list, ratio: float, text_similarity) -> list[float]:
+        """−log[(1−p_d) Pr(tag_u→tag_v) Pr(text)] of node pairs (u, v) (§4.1); the length
+        model's costs in one array operation (elementwise, the same values one by one)."""
         _, _, sub = self._costs()
-        c = sub - math.log(self.tag_prob(u.tag, v.tag))
-        if u.text and v.text:
-            c += float(length_cost(np.array([len(u.text)]), np.array([len(v.text)]),
-                                   ratio, self.length_var)[0, 0])
-            c += pair_anchor_cost(u.text, v.text)
-            if text_similarity is not None and u.is_chunk and v.is_chunk:
-                c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
-        elif u.text or v.text:
-            c -= math.log(self.empty_text_prob)
-        return c
+        tag_costs = self.__dict__.setdefault("_tag_costs", {})   # emptied by fit()
+        both = [k for k, (u, v) in enumerate(pairs) if u.text and v.text]
+        lc = _length_cost_pairs(np.array([len(pairs[k][0].text) for k in both], dtype=float),
+                                np.array([len(pairs[k][1].text) for k in both], dtype=float),
+                                ratio, self.length_var)
+        lc = dict(zip(both, lc.tolist()))
+        out = []
+        for k, (u, v) in enumerate(pairs):
+            tc = tag_costs.get((u.tag, v.tag))
+            if tc is None:
+                tc = tag_costs[u.tag, v.tag] = -math.log(self.tag_prob(u.tag, v.tag))
+            c = sub + tc
+            if k in lc:
+                c += lc[k]
+                c += pair_anchor_cost(u.text, v.text)
+                if text_similarity is not None and u.is_chunk and v.is_chunk:
+                    c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
+            elif u.text or v.text:
+                c -= math.log(self.empty_text_prob)
+            out.append(c)
+        return out
 
     # ---- training (§4.2) -----------------------------------------------------------------
 
@@ -671,6 +677,38 @@ def pair_anchor_cost(t1: str, t2: str) -> float:
     shared_names = len(m1 & m2)
     total = len(n1) + len(n2) - shared_num + shared_names
     return -math.log((shared_num + shared_names + 0.5) / (total + 1.0))
+
+
+def _side_anchors(side: _Side) -> tuple:
+    """A tree's anchors, once per tree: the number sets and the name sets of its nodes with
+    text, all numbers and all names, and the count of numbers of each node."""
+    got = side.memo.get("anchors")
+    if got is None:
+        both = [anchors(side.texts[i]) for i in np.flatnonzero(side.lengths > 0)]
+        nums, names = [a[0] for a in both], [a[1] for a in both]
+        got = (nums, names, frozenset().union(*nums), frozenset().union(*names),
+               np.array([len(n) for n in nums], dtype=float))
+        side.memo["anchors"] = got
+    return got
+
+
+def _shared_counts(sets1: list, sets2: list, all1: frozenset, all2: frozenset) -> np.ndarray:
+    """``out[i, j]`` = |sets1[i] ∩ sets2[j]|: a product of incidence matrices over the
+    words both sides have (integers, exact in floating point)."""
+    common = {w: k for k, w in enumerate(all1 & all2)}
+    if not common:
+        return np.zeros((len(sets1), len(sets2)))
+
+    def incidence(sets):
+        m = np.zeros((len(sets), len(common)))
+        for i, found in enumerate(sets):
+            for w in found:
+                k = common.get(w)
+                if k is not None:
+                    m[i, k] = 1.0
+        return m
+
+    return incidence(sets1) @ incidence(sets2).T
 
 
 def _doc_ratio(len1: float, len2: float) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -44,9 +44,19 @@ class _Side:
     chunk: np.ndarray         # bool: text is a chunk of its own
     rank: np.ndarray          # pre-order rank / n (relative document position)
     size: np.ndarray
+    memo: dict = field(default_factory=dict)   # the aligner's per-tree features
 
     @classmethod
     def of(cls, tree) -> "_Side":
+        """The tree's arrays, made once per tree (EM aligns a tree several times)."""
+        side = tree.memo.get("side") if tree.memo is not None else None
+        if side is None:
+            side = cls._of(tree)
+            tree.memo = {"side": side}
+        return side
+
+    @classmethod
+    def _of(cls, tree) -> "_Side":
         nodes = tree.postorder()
         pos = {id(n): i for i, n in enumerate(nodes)}
         pre = {id(n): i for i, n in enumerate(tree.iter())}
