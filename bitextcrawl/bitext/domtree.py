@@ -378,10 +378,11 @@ class TreeAligner:
         """−log of (shared anchors + ½) / (anchors + 1) for the texts of two trees (rows:
         nodes with text), ½ when neither text has any."""
         a1, a2 = _side_anchors(s1), _side_anchors(s2)
-        shared_num = _shared_counts(a1[0], a2[0], a1[2], a2[2])
-        shared_names = _shared_counts(a1[1], a2[1], a1[3], a2[3])
+        shape = (len(a1[2]), len(a2[2]))
+        shared_num = _shared_counts(a1[0], a2[0], shape)
+        shared_names = _shared_counts(a1[1], a2[1], shape)
         # Unmatched names are not counted against a pair: names get translated.
-        total = a1[4][:, None] + a2[4][None, :] - shared_num + shared_names
+        total = a1[2][:, None] + a2[2][None, :] - shared_num + shared_names
         return -np.log((shared_num + shared_names + 0.5) / (total + 1.0))
 
     # ---- decoding (§4.3) ---------------------------------------------------------------
@@ -680,35 +681,34 @@ def pair_anchor_cost(t1: str, t2: str) -> float:
 
 
 def _side_anchors(side: _Side) -> tuple:
-    """A tree's anchors, once per tree: the number sets and the name sets of its nodes with
-    text, all numbers and all names, and the count of numbers of each node."""
+    """A tree's anchors, once per tree: per anchor, the rows (nodes with text, in order)
+    that have it, numbers and names apart; and the count of numbers of each row."""
     got = side.memo.get("anchors")
     if got is None:
-        both = [anchors(side.texts[i]) for i in np.flatnonzero(side.lengths > 0)]
-        nums, names = [a[0] for a in both], [a[1] for a in both]
-        got = (nums, names, frozenset().union(*nums), frozenset().union(*names),
-               np.array([len(n) for n in nums], dtype=float))
+        nums: dict[str, list] = {}
+        names: dict[str, list] = {}
+        counts = []
+        for row, i in enumerate(np.flatnonzero(side.lengths > 0)):
+            found_nums, found_names = anchors(side.texts[i])
+            counts.append(len(found_nums))
+            for w in found_nums:
+                nums.setdefault(w, []).append(row)
+            for w in found_names:
+                names.setdefault(w, []).append(row)
+        got = (nums, names, np.array(counts, dtype=float))
         side.memo["anchors"] = got
     return got
 
 
-def _shared_counts(sets1: list, sets2: list, all1: frozenset, all2: frozenset) -> np.ndarray:
-    """``out[i, j]`` = |sets1[i] ∩ sets2[j]|: a product of incidence matrices over the
-    words both sides have (integers, exact in floating point)."""
-    common = {w: k for k, w in enumerate(all1 & all2)}
-    if not common:
-        return np.zeros((len(sets1), len(sets2)))
-
-    def incidence(sets):
-        m = np.zeros((len(sets), len(common)))
-        for i, found in enumerate(sets):
-            for w in found:
-                k = common.get(w)
-                if k is not None:
-                    m[i, k] = 1.0
-        return m
-
-    return incidence(sets1) @ incidence(sets2).T
+def _shared_counts(rows1: dict, rows2: dict, shape: tuple) -> np.ndarray:
+    """``out[i, j]``: anchors that rows i and j both have, from each side's rows per anchor
+    (integers, exact in floating point)."""
+    out = np.zeros(shape)
+    for w, r1 in rows1.items():
+        r2 = rows2.get(w)
+        if r2 is not None:
+            out[np.ix_(r1, r2)] += 1.0
+    return out
 
 
 def _doc_ratio(len1: float, len2: float) -> float:

@@ -80,7 +80,7 @@ class SentenceLanguageCheck:
         return got
 
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
-        if sum(c.isalpha() for c in text) < self.min_letters:
+        if not _has_letters(text, self.min_letters):
             return None
         top, prob = self.predict(text)
         if top == lang:
@@ -94,6 +94,18 @@ class SentenceLanguageCheck:
         return None
 
 
+def _has_letters(text: str, n: int) -> bool:
+    """``text`` has at least ``n`` letters (counted up to ``n``)."""
+    if n <= 0:
+        return True
+    for c in text:
+        if c.isalpha():
+            n -= 1
+            if not n:
+                return True
+    return False
+
+
 @lru_cache(maxsize=1 << 14)
 def script(char: str) -> str:
     """A letter's script, by the first word of its Unicode name (LATIN, CYRILLIC, CJK…)."""
@@ -103,7 +115,7 @@ def script(char: str) -> str:
 @lru_cache(maxsize=1 << 14)
 def text_scripts(text: str) -> Counter:
     """Letters per script (shared between calls with the same text: do not modify)."""
-    return Counter(script(c) for c in text if c.isalpha())
+    return Counter(map(script, filter(str.isalpha, text)))
 
 
 def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, frozenset]:
