@@ -283,6 +283,12 @@ def build_tree(html, base_url: str = "") -> Node:
     return _number(_element_node(root_el, base_url))
 
 
+@lru_cache(maxsize=1024)
+def _tag_tokens(tag: str) -> tuple[str, str]:
+    """The STRAND start and end tokens of a tag."""
+    return strand.START.format(tag.upper()), strand.END.format(tag.upper())
+
+
 def linearise(tree: Node) -> list[tuple[str, Node]]:
     """STRAND-style linearisation of a document tree: (token, node) in document order.
 
@@ -294,10 +300,11 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     stack: list[tuple[Node, bool]] = [(tree, False)]
     while stack:
         node, done = stack.pop()
+        start, end = _tag_tokens(node.tag)
         if done:
-            out.append((strand.END.format(node.tag.upper()), node))
+            out.append((end, node))
             continue
-        out.append((strand.START.format(node.tag.upper()), node))
+        out.append((start, node))
         if node.is_chunk:
             out.append(("[Chunk]", node))
         stack.append((node, True))

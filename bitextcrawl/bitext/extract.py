@@ -22,6 +22,8 @@ import logging
 import math
 import multiprocessing
 import os
+import sys
+import types
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -348,11 +350,26 @@ def _e_step_task(aligner, l1: str, l2: str, task: tuple):
     """One training pair's E-step in a pool worker (§4.2): its counts, and its result
     (:func:`_pair_result`), which is final when EM has converged."""
     url_1, html_1, url_2, html_2 = task
-    t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+    t1, t2 = _training_tree(url_1, html_1), _training_tree(url_2, html_2)
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
     return e_step_counts(alignment, t2), _pair_result(aligner, alignment, t1, t2, l1, l2)
+
+
+# A pool worker's trees of training pages: EM sends each training pair once an iteration.
+_TRAINING_TREES: dict = {}
+
+
+def _training_tree(url: str, html: str):
+    """A training page's document tree, built once in a pool worker for all EM iterations."""
+    key = (url, html)
+    tree = _TRAINING_TREES.get(key)
+    if tree is None:
+        if len(_TRAINING_TREES) >= 4 * TRAINING_PAIRS:
+            _TRAINING_TREES.clear()
+        tree = _TRAINING_TREES[key] = build_tree(html, url)
+    return tree
 
 
 def _html_tasks(lang_pairs, page_index):
@@ -459,6 +476,11 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 rows.append({"url_1": url_1, "url_2": url_2, "sentence_1": s1,
                              "sentence_2": s2, "score": round(score * pair.score, 4),
                              "lang_1": l1, "lang_2": l2})
+                if pool is not None and lang_check is not None:
+                    # Read now, while the workers align the next pairs: check_rows
+                    # then finds them read.
+                    lang_check.prefetch(s1)
+                    lang_check.prefetch(s2)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
@@ -514,9 +536,33 @@ def worker_pool(workers: int, n_pairs: int):
         yield None
         return
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload"])
     with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        _start_workers(pool, workers)
         yield pool
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+def _start_workers(pool, workers: int) -> None:
+    """Start the pool's processes now, without the caller's main module.
+
+    A process started by a fork server runs the parent's ``__main__`` again (the
+    ``scrapy`` script: 0.3 s of CPU and 26 MB a worker; a benchmark script, all it
+    imports); the tasks are this module's functions and need none of it. The processes
+    are started while ``__main__`` is a bare module, by one no-op task per worker.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        started = [pool.submit(_worker_pid) for _ in range(workers)]
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+    for future in started:
+        future.result()
 
 
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,

@@ -79,6 +79,11 @@ class SentenceLanguageCheck:
             self._predictions[text] = got
         return got
 
+    def prefetch(self, text: str) -> None:
+        """Read ``text`` now if :meth:`reason` would (its prediction is kept)."""
+        if _has_letters(text, self.min_letters):
+            self.predict(text)
+
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
         if not _has_letters(text, self.min_letters):
             return None

@@ -49,10 +49,11 @@ class _Side:
     @classmethod
     def of(cls, tree) -> "_Side":
         """The tree's arrays, made once per tree (EM aligns a tree several times)."""
-        side = tree.memo.get("side") if tree.memo is not None else None
+        if tree.memo is None:
+            tree.memo = {}
+        side = tree.memo.get("side")
         if side is None:
-            side = cls._of(tree)
-            tree.memo = {"side": side}
+            side = tree.memo["side"] = cls._of(tree)
         return side
 
     @classmethod
@@ -529,3 +530,17 @@ class _Decoder:
 
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def load_kernels() -> None:
+    """Load (or compile) the compiled kernels now: two three-node trees decoded and traced.
+
+    A process pays this once (~0.7 s of CPU, most of it numba's own start-up); the bitext
+    pool's fork server calls it so that its workers are forked with the kernels loaded.
+    """
+    side = _Side(nodes=[None] * 3, children=[[], [], [0, 1]], tags=[""] * 3, texts=[""] * 3,
+                 lengths=np.zeros(3), chunk=np.zeros(3, dtype=bool), rank=np.zeros(3),
+                 size=np.array([1, 1, 3], dtype=np.int64))
+    dec = _Decoder(side, side, np.ones((3, 3)), 2.0, 2.0, True)
+    dec.run(None)
+    dec.trace()
