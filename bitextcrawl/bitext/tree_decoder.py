@@ -95,28 +95,28 @@ def _single_tree(A, D, I, xs, ys, sp1, sp2):
             w = D[x] + I[y]
             return v if v < w else w
         if not sp2[y]:
-            best = I[y]
-            total = 0.0
-            for k in range(m):
-                x = xs[k]
-                total += D[x]
-                c = A[x, y] - D[x]
-                if c < best:
-                    best = c
-            return total + best
+            return _many_against_one(A, D, xs, y, I[y])
     elif m == 1:
         x = xs[0]
         if not sp1[x]:
-            best = D[x]
-            total = 0.0
-            for k in range(n):
-                y = ys[k]
-                total += I[y]
-                c = A[x, y] - I[y]
-                if c < best:
-                    best = c
-            return total + best
+            return _many_against_one(A.T, I, ys, x, D[x])
     return np.nan
+
+
+@njit(cache=_CACHE)
+def _many_against_one(A, C, many, one, best):
+    """A forest ``many`` against a single tree ``one`` (§4.1): all of the forest's trees
+    deleted or inserted (cost ``C``) but one, aligned with ``one``, or all of them and
+    ``one`` too (``best`` on entry: ``one``'s own cost). The forest's trees are rows of
+    ``A`` (T1's side; for T2's the caller passes ``A.T``)."""
+    total = 0.0
+    for k in range(many.shape[0]):
+        z = many[k]
+        total += C[z]
+        c = A[z, one] - C[z]
+        if c < best:
+            best = c
+    return total + best
 
 
 @njit(cache=_CACHE)
@@ -224,6 +224,20 @@ def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
 
 
 @njit(cache=_CACHE)
+def _splice_offsets(zs, sp, ptr, width):
+    """Where each spliced node of a forest has its table of (children + 1) × ``width``
+    cells in one flat array (−1: not spliced), and the array's size."""
+    off = np.full(zs.shape[0] + 1, -1, dtype=np.int64)
+    size = 0
+    for s in range(1, zs.shape[0] + 1):
+        z = zs[s - 1]
+        if sp[z]:
+            off[s] = size
+            size += (ptr[z + 1] - ptr[z] + 1) * width
+    return off, size
+
+
+@njit(cache=_CACHE)
 def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """:func:`_forest`'s full DP with its tables kept, for the traceback.
 
@@ -237,21 +251,9 @@ def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, ico
     rows[0, 0] = 0.0
     for t in range(n):
         rows[0, t + 1] = rows[0, t] + I[ys[t]]
-    xoff = np.full(m + 1, -1, dtype=np.int64)
-    size = 0
-    for s in range(1, m + 1):
-        x = xs[s - 1]
-        if sp1[x]:
-            xoff[s] = size
-            size += (ptr1[x + 1] - ptr1[x] + 1) * (n + 1)
+    xoff, size = _splice_offsets(xs, sp1, ptr1, n + 1)
     xtab = np.empty(max(size, 1))
-    yoff = np.full(n + 1, -1, dtype=np.int64)
-    size = 0
-    for t in range(1, n + 1):
-        y = ys[t - 1]
-        if sp2[y]:
-            yoff[t] = size
-            size += (m + 1) * (ptr2[y + 1] - ptr2[y] + 1)
+    yoff, size = _splice_offsets(ys, sp2, ptr2, m + 1)
     ytab = np.empty(max(size, 1))
     for t in range(1, n + 1):
         y = ys[t - 1]
