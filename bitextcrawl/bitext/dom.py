@@ -283,6 +283,14 @@ def build_tree(html, base_url: str = "") -> Node:
     return _number(_element_node(root_el, base_url))
 
 
+def release(tree: Node) -> None:
+    """Unlink a tree no longer needed (parents, the aligner's arrays): reference counting
+    then frees it at once, without waiting for (and adding to) cyclic garbage collection."""
+    tree.memo = None
+    for node in tree.iter():
+        node.parent = None
+
+
 @lru_cache(maxsize=1024)
 def _tag_tokens(tag: str) -> tuple[str, str]:
     """The STRAND start and end tokens of a tag."""
@@ -312,4 +320,4 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     return out
 
 
-__all__ = ["Node", "build_tree", "linearise", "TEXT_TAG"]
+__all__ = ["Node", "build_tree", "linearise", "release", "TEXT_TAG"]

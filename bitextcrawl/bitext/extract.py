@@ -18,6 +18,7 @@ off by default: ``bench/bench_bitext.py`` measures what it changes (see the READ
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import multiprocessing
@@ -27,11 +28,12 @@ import types
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from functools import partial
+from functools import partial, wraps
 from typing import Callable, Mapping
 
 import numpy as np
 
+from bitextcrawl.bitext.dom import release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
@@ -341,7 +343,10 @@ def _align_task(aligner, l1: str, l2: str, task: tuple):
     url_1, html_1, url_2, html_2 = task
     try:
         t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
-        return _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+        release(t1)
+        release(t2)
+        return out
     except (ValueError, RecursionError) as exc:
         return str(exc)
 
@@ -427,7 +432,11 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
                 alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
             except (ValueError, RecursionError) as exc:
                 return str(exc)
-            return _pair_result(aligner, alignment, t1, t2, l1, l2)
+            out = _pair_result(aligner, alignment, t1, t2, l1, l2)
+            for page, tree in ((p1, t1), (p2, t2)):
+                if page.url not in trees:
+                    release(tree)
+            return out
         done = map(run, todo)
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
@@ -437,6 +446,23 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
         yield next(done) if results[k] is None else results[k]
 
 
+def _gc_frozen(function):
+    """``function`` with the objects that exist when it is called out of the cyclic garbage
+    collector's sight (``gc.freeze``): the pages, records and caches of the caller are
+    not scanned again by each full collection that the trees made here set off (on
+    nginx.org, 11 full collections took 1.7 s of the stage's 15 s of CPU). What the
+    function makes is collected as usual."""
+    @wraps(function)
+    def frozen(*args, **kwargs):
+        gc.freeze()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.unfreeze()
+    return frozen
+
+
+@_gc_frozen
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 text_similarity: TextSimilaritySource = None, lang_check=None, pool=None):
     """Bitext rows (dicts) and parallel links; one language pair at a time.

@@ -58,24 +58,33 @@ class _Side:
 
     @classmethod
     def _of(cls, tree) -> "_Side":
-        nodes = tree.postorder()
-        pos = {id(n): i for i, n in enumerate(nodes)}
-        pre = {id(n): i for i, n in enumerate(tree.iter())}
-        n = len(nodes)
-        size = np.ones(n, dtype=np.int64)
-        children = []
-        for i, node in enumerate(nodes):
-            ch = [pos[id(c)] for c in node.children]
+        """One depth-first walk: post-order nodes, their pre-order ranks, children, sizes."""
+        nodes, ranks, children, sizes = [], [], [], []
+        stack = [(tree, iter(tree.children), [], 0)]
+        visited = 1
+        while stack:
+            top = stack[-1]
+            child = next(top[1], None)
+            if child is not None:
+                stack.append((child, iter(child.children), [], visited))
+                visited += 1
+                continue
+            stack.pop()
+            if stack:
+                stack[-1][2].append(len(nodes))
+            node, _, ch, rank = top
+            nodes.append(node)
+            ranks.append(rank)
             children.append(ch)
-            for c in ch:
-                size[i] += size[c]
+            sizes.append(1 + sum([sizes[c] for c in ch]))
+        n = len(nodes)
         return cls(
             nodes=nodes, children=children, tags=[x.tag for x in nodes],
             texts=[x.text for x in nodes],
             lengths=np.array([len(x.text) for x in nodes], dtype=float),
             chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
-            rank=np.array([pre[id(x)] for x in nodes], dtype=float) / max(n - 1, 1),
-            size=size,
+            rank=np.array(ranks, dtype=float) / max(n - 1, 1),
+            size=np.array(sizes, dtype=np.int64),
         )
 
 
