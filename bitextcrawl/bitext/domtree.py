@@ -205,6 +205,8 @@ class TreeAligner:
         relative document positions differ by at most ``band`` can be aligned (pruning).
     time_limit : seconds of decoding before falling back to the linear alignment.
     min_score : text pairs below this posterior score are not output.
+    em_sample : Viterbi-EM iterations before the last decode only this many training
+        pairs (None: all); see :meth:`fit_with`.
     """
 
     def __init__(self, max_nodes: int = 1500, n_iter: int = 5, delete_prob: float = 0.1,
@@ -212,7 +214,7 @@ class TreeAligner:
                  length_ratio: float | None = None, length_var: float = 6.8,
                  empty_text_prob: float = 0.1, splice: bool = True, band: float = 0.25,
                  band_min_pairs: int = 250_000, time_limit: float = 30.0,
-                 min_score: float = 0.5):
+                 min_score: float = 0.5, em_sample: int | None = None):
         self.max_nodes = max_nodes
         self.n_iter = n_iter
         self.delete_prob = delete_prob
@@ -226,6 +228,7 @@ class TreeAligner:
         self.band_min_pairs = band_min_pairs
         self.time_limit = time_limit
         self.min_score = min_score
+        self.em_sample = em_sample
 
     # ---- parameters ------------------------------------------------------------------
 
@@ -472,9 +475,9 @@ class TreeAligner:
         """
         given = list(tree_pairs)
 
-        def e_step(aligner) -> list:
-            out: list = [(None, None)] * len(given)
-            for k, (t1, t2) in enumerate(given):
+        def e_step(aligner, limit=None) -> list:
+            out: list = [(None, None)] * len(given[:limit])
+            for k, (t1, t2) in enumerate(given[:limit]):
                 if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
                     al = aligner.align(t1, t2, text_similarity)
                     out[k] = (e_step_counts(al, t2), al)
@@ -483,33 +486,28 @@ class TreeAligner:
         return self.fit_with(e_step)
 
     def fit_with(self, e_step: Callable) -> "TreeAligner":
-        """:meth:`fit` with the E-step done by ``e_step(aligner)``: per training pair,
-        (:func:`e_step_counts` of its Viterbi alignment or None, what to keep for it in
-        ``alignments_``). A caller runs the E-step where its pages are (a process pool)."""
+        """:meth:`fit` with the E-step done by ``e_step(aligner, limit)``: per training pair
+        (the first ``limit``, or all when None), (:func:`e_step_counts` of its Viterbi
+        alignment or None, what to keep for it in ``alignments_``). A caller runs the
+        E-step where its pages are (a process pool).
+
+        With ``em_sample``, the iterations but the last decode only that many pairs; the
+        last (also after the sample's counts stop changing) decodes them all and its
+        alignments are kept, each training pair decoded once (approximation, §4.2: they
+        are decoded with the parameters before the last M-step; bench_bitext P/R
+        unchanged)."""
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
                      "length_ratio_", "alignments_", "_tag_costs"):
             self.__dict__.pop(name, None)
         self.history_ = []
         previous = None
         self.n_iter_ = 0
+        final = not self.em_sample       # without a sample, every iteration decodes all
         for it in range(self.n_iter):
+            last = final or it == self.n_iter - 1
             before = self._params()
-            decoded = e_step(self)
-            counts: dict[str, Counter] = {}
-            vocab2: set[str] = set()
-            L = Md = Mi = used = 0
-            len1 = len2 = log_prob = 0.0
-            for got, _ in decoded:
-                if got is None:
-                    continue
-                used += 1
-                log_prob += got["log_prob"]
-                for t1, c in got["counts"].items():
-                    counts.setdefault(t1, Counter()).update(c)
-                len1 += got["len1"]
-                len2 += got["len2"]
-                vocab2.update(got["tags2"])
-                L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
+            decoded = e_step(self, None if last else self.em_sample)
+            counts, vocab2, L, Md, Mi, len1, len2, log_prob, used = _summed(decoded)
             self.n_iter_ = it + 1
             self.history_.append({"iteration": it + 1, "pairs": used,
                                   "log_prob": round(log_prob, 4), "aligned": L,
@@ -517,11 +515,15 @@ class TreeAligner:
             if not used:
                 break
             self._m_step(counts, len(vocab2) + 1, L, Md, Mi, len1, len2)
-            if self._params() == before:
+            if self._params() == before or (self.em_sample and last):
                 self.alignments_ = [kept for _, kept in decoded]
+            if self.em_sample and last:
+                break
             signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
             if signature == previous:
-                break
+                if not self.em_sample:
+                    break
+                final = True             # converged on the sample: all pairs once
             previous = signature
         return self
 
@@ -563,7 +565,7 @@ class TreeAligner:
         d = {"params": {k: getattr(self, k) for k in (
             "max_nodes", "n_iter", "delete_prob", "insert_prob", "tie_deletion",
             "length_ratio", "length_var", "empty_text_prob", "splice", "band",
-            "band_min_pairs", "time_limit", "min_score")}}
+            "band_min_pairs", "time_limit", "min_score", "em_sample")}}
         if hasattr(self, "tag_counts_"):
             d["fitted"] = {
                 "tag_counts": {k: dict(v) for k, v in self.tag_counts_.items()},
@@ -616,6 +618,27 @@ def _tree_size(tree: Node) -> int:
         side = tree.memo.get("side")
         tree.memo["size"] = len(side.nodes) if side is not None else tree.size
     return tree.memo["size"]
+
+
+def _summed(decoded: list) -> tuple:
+    """The M-step's counts (§4.2) summed over the E-step's pairs: tag pairs, side-2 tags,
+    L, Md, Mi, chunk lengths, log-probability and the number of pairs counted."""
+    counts: dict[str, Counter] = {}
+    vocab2: set[str] = set()
+    L = Md = Mi = used = 0
+    len1 = len2 = log_prob = 0.0
+    for got, _ in decoded:
+        if got is None:
+            continue
+        used += 1
+        log_prob += got["log_prob"]
+        for t1, c in got["counts"].items():
+            counts.setdefault(t1, Counter()).update(c)
+        len1 += got["len1"]
+        len2 += got["len2"]
+        vocab2.update(got["tags2"])
+        L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
+    return counts, vocab2, L, Md, Mi, len1, len2, log_prob, used
 
 
 def e_step_counts(al: Alignment, tree2: Node) -> dict | None:

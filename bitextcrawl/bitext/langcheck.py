@@ -147,9 +147,13 @@ def wrong_script(text: str, scripts: frozenset, other: frozenset) -> bool:
     return bool(found) and not (found.keys() & own)
 
 
+# Menus and language switches repeat on every page: each text is read once (bounded).
+_switch_language = lru_cache(maxsize=1 << 14)(switch_language)
+
+
 def is_language_name_pair(text_1: str, text_2: str) -> bool:
     """The sides name two different languages ("English" / "Français", "EN" / "FR")."""
-    lang_1, lang_2 = switch_language(text_1), switch_language(text_2)
+    lang_1, lang_2 = _switch_language(text_1), _switch_language(text_2)
     return lang_1 is not None and lang_2 is not None and lang_1 != lang_2
 
 
