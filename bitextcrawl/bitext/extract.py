@@ -56,6 +56,9 @@ EM_SAMPLE = 10
 # work: fewer pairs than this each, fewer workers (bench_align --scale: 18 pairs took
 # 0.7 s in one process, 3.3 s with two).
 MIN_PAIRS_PER_WORKER = 50
+# Allocations between two young-generation collections during the stage (Python: 700).
+# The trees' nodes die with their pair (dom.release): fewer collections promote fewer of them.
+GC_YOUNG_THRESHOLD = 20_000
 # Sentence pairs per page pair kept for the report's samples.
 SAMPLE_ROWS = 3
 
@@ -458,10 +461,13 @@ def _gc_frozen(function):
     function makes is collected as usual."""
     @wraps(function)
     def frozen(*args, **kwargs):
+        threshold = gc.get_threshold()
         gc.freeze()
+        gc.set_threshold(GC_YOUNG_THRESHOLD, *threshold[1:])
         try:
             return function(*args, **kwargs)
         finally:
+            gc.set_threshold(*threshold)
             gc.unfreeze()
     return frozen
 
