@@ -290,7 +290,9 @@ class TreeAligner:
         has1, has2 = s1.lengths > 0, s2.lengths > 0
         one = has1[:, None] ^ has2[None, :]
         r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
-        lc_both = length_cost(s1.lengths[r1], s2.lengths[r2], ratio, self.length_var)
+        (u1, at1), (u2, at2) = _distinct_lengths(s1, r1), _distinct_lengths(s2, r2)
+        # Menus and titles repeat lengths: the length model once per distinct pair.
+        lc_both = length_cost(u1, u2, ratio, self.length_var)[at1[:, None], at2[None, :]]
         text = np.zeros(cost.shape)
         text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(s1, s2)
         text[one] = -math.log(self.empty_text_prob)
@@ -608,6 +610,14 @@ class TreeAligner:
         else:
             lines.append("  not trained (initial tag prior)")
         return "\n".join(lines)
+
+
+def _distinct_lengths(side: _Side, rows: np.ndarray) -> tuple:
+    """The distinct text lengths of a tree's ``rows`` and where each row's is among them."""
+    got = side.memo.get("lengths")
+    if got is None:
+        got = side.memo["lengths"] = np.unique(side.lengths[rows], return_inverse=True)
+    return got
 
 
 def _tree_size(tree: Node) -> int:
