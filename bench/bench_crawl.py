@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -70,13 +71,18 @@ LOOPBACK = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
             "LOG_LEVEL": "INFO", "RETRY_TIMES": "0", "STATS_DUMP": "True"}
 
 
-def run(cmd: list[str], env: dict) -> tuple[float, str]:
+def run(cmd: list[str], env: dict) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds (user + system, the whole process: start-up included)
+    and the log of one ``scrapy crawl``; CPU is the figure that holds on a shared machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode:
         raise SystemExit(proc.stderr[-3000:])
-    return wall, proc.stderr
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.stderr
 
 
 def stat(log: str, key: str) -> float:
@@ -136,7 +142,7 @@ def bench_site(name: str, start_url: str, langs: str, gold: list,
     rows = []
     for crawl, extra in variants or VARIANTS:
         out = Path(tempfile.mkdtemp(prefix=f"bench-real-{crawl}-"))
-        wall, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
+        wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
                          f"start_url={start_url}", "-a", f"langs={langs}",
                          "-s", f"BITEXT_OUTPUT_DIR={out}",
                          "-s", f"BITEXT_PATTERN_DB={out / 'db.json'}", *sets, *extra], env)
@@ -154,7 +160,7 @@ def bench_site(name: str, start_url: str, langs: str, gold: list,
                "301": int(stats.get("downloader/response_status_count/301", 0)),
                "predicted": scores["predicted"], "tp": scores["tp"], "gold": scores["gold"],
                "precision": scores["precision"], "recall": scores["recall"],
-               "f1": scores["f1"], "wall_s": round(wall, 1),
+               "f1": scores["f1"], "wall_s": round(wall, 1), "cpu_s": round(cpu, 1),
                "per_pair": responses / scores["tp"] if scores["tp"] else float("inf")}
         print_row(row)
         rows.append(row)
@@ -172,11 +178,12 @@ def plain_crawl(name: str, start_url: str, env: dict) -> dict:
     """The plain spider over the same served site, with the same loopback settings."""
     sets = [x for k, v in LOOPBACK.items() if k != "CONCURRENT_REQUESTS_PER_DOMAIN"
             for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
-    wall, log = run([sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
+    wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
                      f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain",
                      *sets], env)
     return {"site": name, "responses": int(stat(log, "downloader/response_count")),
-            "crawl_s": round(stat(log, "elapsed_time_seconds"), 1), "wall_s": round(wall, 1)}
+            "crawl_s": round(stat(log, "elapsed_time_seconds"), 1), "wall_s": round(wall, 1),
+            "cpu_s": round(cpu, 1)}
 
 
 def real_site_rows(variants: list | None = None) -> tuple[list[dict], list[dict]]:
@@ -216,7 +223,9 @@ def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
                      f" against the plain spider's {p['wall_s']:.1f} s ({p['responses']}"
                      f" responses): {ratio:.2f}x {'<=' if ok else '>'} {WHOLE_CRAWL_TARGET}"
                      f" ({'yes' if ok else 'NO'}); without the bitext stage"
-                     f" {(b['wall_s'] - b['bitext_s']) / p['wall_s']:.2f}x")
+                     f" {(b['wall_s'] - b['bitext_s']) / p['wall_s']:.2f}x; CPU"
+                     f" {b['cpu_s']:.1f} s against {p['cpu_s']:.1f} s:"
+                     f" {b['cpu_s'] / p['cpu_s']:.2f}x")
     return lines
 
 
@@ -304,34 +313,47 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="bench-crawl-"))
     env = plain_spider_env(tmp)
     sets = [x for k, v in LOOPBACK.items() for x in ("-s", f"{k}={v}")]
+
+    def commands(start_url: str) -> dict:
+        return {
+            "plain": [sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
+                      f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain", *sets],
+            "bitext": [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
+                       f"start_url={start_url}", "-a", "langs=en,fr", "-s",
+                       f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
+                       f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
+                       "BITEXT_ALIGN_ENABLED=False", *sets],
+        }
+
     results = {}
     with serve_site(site, port):
-        for name, cmd in (
-            ("plain", [sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
-                       f"start_url={site.start_url}", "-s", "SPIDER_MODULES=plainbench.plain",
-                       *sets]),
-            ("bitext", [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
-                        f"start_url={site.start_url}", "-a", "langs=en,fr", "-s",
-                        f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
-                        f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
-                        "BITEXT_ALIGN_ENABLED=False", *sets]),
-        ):
-            wall, log = run(cmd, env)
+        for name, cmd in commands(site.start_url).items():
+            wall, cpu, log = run(cmd, env)
             pages = stat(log, "response_received_count")
             elapsed = stat(log, "elapsed_time_seconds")
             results[name] = {"pages": int(pages), "crawl_s": round(elapsed, 2),
                              "pages_per_s": round(pages / elapsed, 1) if elapsed else 0,
-                             "wall_s": round(wall, 2),
+                             "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
                              "peak_mem_mb": round(stat(log, "memusage/max") / 2**20, 1)}
+    # Start-up and shutdown alone: the same commands on a port nothing listens on.
+    for name, cmd in commands(f"http://127.0.0.1:{free_port()}/").items():
+        results[name]["startup_cpu_s"] = round(run(cmd, env)[1], 2)
+        results[name]["crawl_cpu_ms_per_page"] = round(
+            1000 * (results[name]["cpu_s"] - results[name]["startup_cpu_s"])
+            / max(1, results[name]["pages"]), 2)
     print(f"site: {args.scheme} scheme, {len(site.page_langs)} pages, loopback")
     for name, r in results.items():
         print(f"{name:7s} {r['pages']:6d} pages  {r['pages_per_s']:7.1f} pages/s  "
-              f"crawl {r['crawl_s']:6.2f} s  "
-              f"wall {r['wall_s']:6.2f} s  peak {r['peak_mem_mb']} MiB")
+              f"crawl {r['crawl_s']:6.2f} s  wall {r['wall_s']:6.2f} s  CPU {r['cpu_s']:6.2f} s"
+              f" (start-up {r['startup_cpu_s']:.2f} s; {r['crawl_cpu_ms_per_page']:.2f} ms a"
+              f" page)  peak {r['peak_mem_mb']} MiB")
     ratio = results["bitext"]["pages_per_s"] / results["plain"]["pages_per_s"]
     print(f"ratio bitext/plain pages/s: {ratio:.2f}  (bitext: language ID, store, WARC, focus,"
           " online URL patterns and deep recovery; the closing alignment is timed by"
           " bench/bench_align.py)")
+    per_page = {name: r["crawl_cpu_ms_per_page"] for name, r in results.items()}
+    print(f"ratio of CPU per page, plain/bitext: {per_page['plain'] / per_page['bitext']:.2f}"
+          "  (start-up set aside; the figure a shared machine moves least)")
     print(json.dumps(results))
 
 

@@ -19,6 +19,11 @@ AUTOTHROTTLE_START_DELAY = 0.5
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 DOWNLOAD_TIMEOUT = 30
 RETRY_TIMES = 2
+# Scrapy 2.19 starts CONCURRENT_ITEMS asyncio tasks for every callback's output (a page's
+# record and its requests): at the default, 100, those tasks were a fifth of the crawl's
+# CPU (bench/bench_crawl.py). Below 16 the output queue (2 x CONCURRENT_ITEMS) fills on
+# a page of many links and holds its requests back, which changed what was crawled.
+CONCURRENT_ITEMS = 16
 
 # Bad input: cap page size, bound redirects and depth.
 DOWNLOAD_MAXSIZE = 5 * 1024 * 1024

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -27,6 +28,22 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "README.md").exists():
         pytest.skip(f"real data not found at {SHARED_DATA} (../shared/data beside the project)")
     return SHARED_DATA
+
+
+def read_jsonl(path) -> list[dict]:
+    """The records of a JSON Lines file (blank lines skipped)."""
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def read_pages(output_dir: Path) -> list[dict]:
+    """The page records of a crawl's ``pages.jsonl``."""
+    return read_jsonl(Path(output_dir) / "pages.jsonl")
+
+
+def read_pairs(output_dir: Path) -> set[tuple[str, str]]:
+    """The ``(url_1, url_2)`` pairs of a crawl's ``pairs.jsonl``."""
+    return {(p["url_1"], p["url_2"]) for p in read_jsonl(Path(output_dir) / "pairs.jsonl")}
 
 
 def crawl_command(start_url: str, output_dir: Path, langs: str = "en,fr",

@@ -38,7 +38,8 @@ _SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
 class Node:
     """A node of the document tree: an element, with its text leaf merged in (§4 (iii))."""
 
-    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth")
+    __slots__ = ("tag", "text", "href", "children", "parent", "inline", "index", "depth",
+                 "memo")
 
     def __init__(self, tag: str, text: str = "", href: str | None = None,
                  inline: bool = False):
@@ -50,6 +51,7 @@ class Node:
         self.inline = inline       # text already part of an ancestor's chunk
         self.index = 0             # breadth-first number (the paper's D_i^N), root = 1
         self.depth = 0
+        self.memo: dict | None = None   # the aligner's arrays of the tree rooted here
 
     def __repr__(self) -> str:
         text = (self.text[:30] + "…") if len(self.text) > 30 else self.text
@@ -281,6 +283,20 @@ def build_tree(html, base_url: str = "") -> Node:
     return _number(_element_node(root_el, base_url))
 
 
+def release(tree: Node) -> None:
+    """Unlink a tree no longer needed (parents, the aligner's arrays): reference counting
+    then frees it at once, without waiting for (and adding to) cyclic garbage collection."""
+    tree.memo = None
+    for node in tree.iter():
+        node.parent = None
+
+
+@lru_cache(maxsize=1024)
+def _tag_tokens(tag: str) -> tuple[str, str]:
+    """The STRAND start and end tokens of a tag."""
+    return strand.START.format(tag.upper()), strand.END.format(tag.upper())
+
+
 def linearise(tree: Node) -> list[tuple[str, Node]]:
     """STRAND-style linearisation of a document tree: (token, node) in document order.
 
@@ -292,10 +308,11 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     stack: list[tuple[Node, bool]] = [(tree, False)]
     while stack:
         node, done = stack.pop()
+        start, end = _tag_tokens(node.tag)
         if done:
-            out.append((strand.END.format(node.tag.upper()), node))
+            out.append((end, node))
             continue
-        out.append((strand.START.format(node.tag.upper()), node))
+        out.append((start, node))
         if node.is_chunk:
             out.append(("[Chunk]", node))
         stack.append((node, True))
@@ -303,4 +320,4 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     return out
 
 
-__all__ = ["Node", "build_tree", "linearise", "TEXT_TAG"]
+__all__ = ["Node", "build_tree", "linearise", "release", "TEXT_TAG"]

@@ -30,19 +30,18 @@ large page pairs are pruned to a band of relative document positions, and pages 
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Callable, Iterable
 
 import numpy as np
-from scipy import sparse
-from scipy.special import log_ndtr
 
 # The document tree, re-exported: callers import it from here.
 from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise
+from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
+                                         _shared_counts, anchors, length_cost,
+                                         pair_anchor_cost)
 from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout
 
 INF = float("inf")
@@ -115,55 +114,6 @@ def prior_tag_prob(t1: str, t2: str) -> float:
             z += W_SAME
         _prior_norm[t1] = z
     return _prior_weight(t1, t2) / z
-
-
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
-_URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
-_SENT_END_CHARS = frozenset(".!?:;。！？")
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-# Bounded: a tree's texts are scored against every tree it is aligned with (EM included).
-@lru_cache(maxsize=1 << 16)
-def anchors(text: str) -> tuple[frozenset, frozenset]:
-    """Language-independent anchors of a text: (numbers, names).
-
-    Numbers keep their digits only (``3.5`` = ``3,5``, ``1,000`` = ``1 000``'s parts);
-    names are URLs, e-mails, acronyms and capitalised words not at a sentence start, and
-    Latin-script words inside CJK text, lower-cased.
-    """
-    nums = frozenset(re.sub(r"\D", "", m) for m in _NUMBER.findall(text))
-    names: set[str] = set()
-    for m in _URLISH.findall(text):
-        names.add(m.lower().rstrip(".,;:"))
-    cjk = _CJK.search(text) is not None
-    for m in _WORD.finditer(text):
-        w = m.group()
-        if len(w) < 2:
-            continue
-        start = m.start()
-        # (rstrip: a regex search of the prefix for every word was quadratic)
-        at_sentence_start = start == 0 or text[:start].rstrip()[-1:] in _SENT_END_CHARS
-        if cjk and w.isascii():
-            names.add(w.lower())
-        elif any(c.isupper() for c in w[1:]) or (w[0].isupper() and not at_sentence_start):
-            names.add(w.lower())
-    return nums, frozenset(names)
-
-
-def length_cost(l1: np.ndarray, l2: np.ndarray, ratio: float, var: float) -> np.ndarray:
-    """−log P(δ) of a Gale–Church length model on character lengths (G&C 1993, eq. for δ).
-
-    Departure: lengths are put in common units with √ratio on each side, so that the cost
-    is symmetric in the two languages (G&C's δ uses ratio c on one side only).
-    """
-    r = math.sqrt(ratio)
-    n1 = np.asarray(l1, dtype=float)[:, None] * r
-    n2 = np.asarray(l2, dtype=float)[None, :] / r
-    mean = np.maximum((n1 + n2) / 2.0, 1e-9)
-    delta = np.abs(n2 - n1) / np.sqrt(var * mean)
-    return -(math.log(2.0) + log_ndtr(-delta))
 
 
 # --------------------------------------------------------------------------------------
@@ -255,6 +205,8 @@ class TreeAligner:
         relative document positions differ by at most ``band`` can be aligned (pruning).
     time_limit : seconds of decoding before falling back to the linear alignment.
     min_score : text pairs below this posterior score are not output.
+    em_sample : Viterbi-EM iterations before the last decode only this many training
+        pairs (None: all); see :meth:`fit_with`.
     """
 
     def __init__(self, max_nodes: int = 1500, n_iter: int = 5, delete_prob: float = 0.1,
@@ -262,7 +214,7 @@ class TreeAligner:
                  length_ratio: float | None = None, length_var: float = 6.8,
                  empty_text_prob: float = 0.1, splice: bool = True, band: float = 0.25,
                  band_min_pairs: int = 250_000, time_limit: float = 30.0,
-                 min_score: float = 0.5):
+                 min_score: float = 0.5, em_sample: int | None = None):
         self.max_nodes = max_nodes
         self.n_iter = n_iter
         self.delete_prob = delete_prob
@@ -276,6 +228,7 @@ class TreeAligner:
         self.band_min_pairs = band_min_pairs
         self.time_limit = time_limit
         self.min_score = min_score
+        self.em_sample = em_sample
 
     # ---- parameters ------------------------------------------------------------------
 
@@ -337,10 +290,11 @@ class TreeAligner:
         has1, has2 = s1.lengths > 0, s2.lengths > 0
         one = has1[:, None] ^ has2[None, :]
         r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
-        lc_both = length_cost(s1.lengths[r1], s2.lengths[r2], ratio, self.length_var)
+        (u1, at1), (u2, at2) = _distinct_lengths(s1, r1), _distinct_lengths(s2, r2)
+        # Menus and titles repeat lengths: the length model once per distinct pair.
+        lc_both = length_cost(u1, u2, ratio, self.length_var)[at1[:, None], at2[None, :]]
         text = np.zeros(cost.shape)
-        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(
-            [s1.texts[i] for i in r1], [s2.texts[j] for j in r2])
+        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(s1, s2)
         text[one] = -math.log(self.empty_text_prob)
 
         if pruned:
@@ -362,37 +316,15 @@ class TreeAligner:
         return cost + text, ratio
 
     @staticmethod
-    def _anchor_cost(texts1: list[str], texts2: list[str]) -> np.ndarray:
-        """−log of (shared anchors + ½) / (anchors + 1): ½ when neither text has any."""
-        a1 = [anchors(t) for t in texts1]
-        a2 = [anchors(t) for t in texts2]
-
-        def incidence(sets_a, sets_b):
-            vocab: dict[str, int] = {}
-            rows, cols = [], []
-            for sets in (sets_a, sets_b):
-                r, c = [], []
-                for i, s in enumerate(sets):
-                    for w in s:
-                        r.append(i)
-                        c.append(vocab.setdefault(w, len(vocab)))
-                rows.append(r)
-                cols.append(c)
-            v = max(len(vocab), 1)
-            m1 = sparse.csr_matrix((np.ones(len(rows[0])), (rows[0], cols[0])),
-                                   shape=(len(sets_a), v))
-            m2 = sparse.csr_matrix((np.ones(len(rows[1])), (rows[1], cols[1])),
-                                   shape=(len(sets_b), v))
-            return m1, m2
-
-        n1m, n2m = incidence([a[0] for a in a1], [a[0] for a in a2])
-        shared_num = (n1m @ n2m.T).toarray()
-        num1 = np.asarray(n1m.sum(axis=1)).ravel()
-        num2 = np.asarray(n2m.sum(axis=1)).ravel()
-        m1, m2 = incidence([a[1] for a in a1], [a[1] for a in a2])
-        shared_names = (m1 @ m2.T).toarray()
+    def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
+        """−log of (shared anchors + ½) / (anchors + 1) for the texts of two trees (rows:
+        nodes with text), ½ when neither text has any."""
+        a1, a2 = _side_anchors(s1), _side_anchors(s2)
+        shape = (len(a1[2]), len(a2[2]))
+        shared_num = _shared_counts(a1[0], a2[0], shape)
+        shared_names = _shared_counts(a1[1], a2[1], shape)
         # Unmatched names are not counted against a pair: names get translated.
-        total = num1[:, None] + num2[None, :] - shared_num + shared_names
+        total = a1[2][:, None] + a2[2][None, :] - shared_num + shared_names
         return -np.log((shared_num + shared_names + 0.5) / (total + 1.0))
 
     # ---- decoding (§4.3) ---------------------------------------------------------------
@@ -401,7 +333,7 @@ class TreeAligner:
               text_similarity: TextSimilarity | None = None) -> Alignment:
         """Viterbi alignment of two document trees (§4.1 model, §4.3 bottom-up DP)."""
         start = time.monotonic()
-        n1, n2 = tree1.size, tree2.size
+        n1, n2 = _tree_size(tree1), _tree_size(tree2)
         if n1 > self.max_nodes or n2 > self.max_nodes:
             al = self._align_linear(tree1, tree2, text_similarity,
                                     f"more than {self.max_nodes} nodes ({n1}/{n2})")
@@ -428,10 +360,13 @@ class TreeAligner:
         triples = [(s1.nodes[i], s2.nodes[j], float(dec.S[i, j])) for i, j in pairs]
         return self._result(triples, (n1, n2), total, "tree", "", pruned)
 
-    def _posterior(self, cost: float) -> float:
-        """Pr(aligned | u, v) against deleting u and inserting v: a/(a+b) in 0..1."""
-        dcost, icost, _ = self._costs()
-        x = cost - (dcost + icost)
+    def _posterior(self, cost: float, indel: float | None = None) -> float:
+        """Pr(aligned | u, v) against deleting u and inserting v: a/(a+b) in 0..1
+        (``indel``: −log p_d·p_i, the cost of deleting u and inserting v)."""
+        if indel is None:
+            dcost, icost, _ = self._costs()
+            indel = dcost + icost
+        x = cost - indel
         if x > 700:
             return 0.0
         return 1.0 / (1.0 + math.exp(x))
@@ -439,8 +374,9 @@ class TreeAligner:
     def _result(self, triples, n_nodes, total, method, reason, pruned) -> Alignment:
         """Alignment from (node1, node2, substitution cost) triples in document order."""
         node_pairs, text_pairs, link_pairs, seen_links = [], [], [], set()
+        dcost, icost, _ = self._costs()
         for u, v, cost in triples:
-            score = self._posterior(cost)
+            score = self._posterior(cost, dcost + icost)
             node_pairs.append((u, v, score))
             if u.is_chunk and v.is_chunk and score >= self.min_score:
                 text_pairs.append((u.text, v.text, score))
@@ -472,36 +408,49 @@ class TreeAligner:
             ratio = _doc_ratio(sum(len(n.text) for n in tree1.iter() if n.is_chunk),
                                sum(len(n.text) for n in tree2.iter() if n.is_chunk))
         dcost, icost, _ = self._costs()
-        triples = []
-        total = 0.0
+        matched = []
         for op in LCSseq.opcodes(seq1, seq2):
             if op.tag != "equal":
                 continue
             for k in range(op.src_end - op.src_start):
                 tok, u = lin1[op.src_start + k]
                 if tok.startswith("[START:"):
-                    v = lin2[op.dest_start + k][1]
-                    cost = self._pair_cost(u, v, ratio, text_similarity)
-                    total += cost
-                    triples.append((u, v, cost))
+                    matched.append((u, lin2[op.dest_start + k][1]))
+        triples = []
+        total = 0.0
+        for (u, v), cost in zip(matched, self._pair_costs(matched, ratio, text_similarity)):
+            total += cost
+            triples.append((u, v, cost))
         n1 = sum(1 for _ in tree1.iter())
         n2 = sum(1 for _ in tree2.iter())
         total += (n1 - len(triples)) * dcost + (n2 - len(triples)) * icost
         return self._result(triples, (n1, n2), total, "linear", reason, False)
 
-    def _pair_cost(self, u: Node, v: Node, ratio: float, text_similarity) -> float:
-        """−log[(1−p_d) Pr(tag_u→tag_v) Pr(text)] of one node pair (§4.1)."""
+    def _pair_costs(self, pairs: list, ratio: float, text_similarity) -> list[float]:
+        """−log[(1−p_d) Pr(tag_u→tag_v) Pr(text)] of node pairs (u, v) (§4.1); the length
+        model's costs in one array operation (elementwise, the same values one by one)."""
         _, _, sub = self._costs()
-        c = sub - math.log(self.tag_prob(u.tag, v.tag))
-        if u.text and v.text:
-            c += float(length_cost(np.array([len(u.text)]), np.array([len(v.text)]),
-                                   ratio, self.length_var)[0, 0])
-            c += pair_anchor_cost(u.text, v.text)
-            if text_similarity is not None and u.is_chunk and v.is_chunk:
-                c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
-        elif u.text or v.text:
-            c -= math.log(self.empty_text_prob)
-        return c
+        tag_costs = self.__dict__.setdefault("_tag_costs", {})   # emptied by fit()
+        both = [k for k, (u, v) in enumerate(pairs) if u.text and v.text]
+        lc = _length_cost_pairs(np.array([len(pairs[k][0].text) for k in both], dtype=float),
+                                np.array([len(pairs[k][1].text) for k in both], dtype=float),
+                                ratio, self.length_var)
+        lc = dict(zip(both, lc.tolist()))
+        out = []
+        for k, (u, v) in enumerate(pairs):
+            tc = tag_costs.get((u.tag, v.tag))
+            if tc is None:
+                tc = tag_costs[u.tag, v.tag] = -math.log(self.tag_prob(u.tag, v.tag))
+            c = sub + tc
+            if k in lc:
+                c += lc[k]
+                c += pair_anchor_cost(u.text, v.text)
+                if text_similarity is not None and u.is_chunk and v.is_chunk:
+                    c -= math.log(min(max(float(text_similarity(u.text, v.text)), 0.01), 1.0))
+            elif u.text or v.text:
+                c -= math.log(self.empty_text_prob)
+            out.append(c)
+        return out
 
     # ---- training (§4.2) -----------------------------------------------------------------
 
@@ -528,9 +477,9 @@ class TreeAligner:
         """
         given = list(tree_pairs)
 
-        def e_step(aligner) -> list:
-            out: list = [(None, None)] * len(given)
-            for k, (t1, t2) in enumerate(given):
+        def e_step(aligner, limit=None) -> list:
+            out: list = [(None, None)] * len(given[:limit])
+            for k, (t1, t2) in enumerate(given[:limit]):
                 if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
                     al = aligner.align(t1, t2, text_similarity)
                     out[k] = (e_step_counts(al, t2), al)
@@ -539,33 +488,28 @@ class TreeAligner:
         return self.fit_with(e_step)
 
     def fit_with(self, e_step: Callable) -> "TreeAligner":
-        """:meth:`fit` with the E-step done by ``e_step(aligner)``: per training pair,
-        (:func:`e_step_counts` of its Viterbi alignment or None, what to keep for it in
-        ``alignments_``). A caller runs the E-step where its pages are (a process pool)."""
+        """:meth:`fit` with the E-step done by ``e_step(aligner, limit)``: per training pair
+        (the first ``limit``, or all when None), (:func:`e_step_counts` of its Viterbi
+        alignment or None, what to keep for it in ``alignments_``). A caller runs the
+        E-step where its pages are (a process pool).
+
+        With ``em_sample``, the iterations but the last decode only that many pairs; the
+        last (also after the sample's counts stop changing) decodes them all and its
+        alignments are kept, each training pair decoded once (approximation, §4.2: they
+        are decoded with the parameters before the last M-step; bench_bitext P/R
+        unchanged)."""
         for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
                      "length_ratio_", "alignments_", "_tag_costs"):
             self.__dict__.pop(name, None)
         self.history_ = []
         previous = None
         self.n_iter_ = 0
+        final = not self.em_sample       # without a sample, every iteration decodes all
         for it in range(self.n_iter):
+            last = final or it == self.n_iter - 1
             before = self._params()
-            decoded = e_step(self)
-            counts: dict[str, Counter] = {}
-            vocab2: set[str] = set()
-            L = Md = Mi = used = 0
-            len1 = len2 = log_prob = 0.0
-            for got, _ in decoded:
-                if got is None:
-                    continue
-                used += 1
-                log_prob += got["log_prob"]
-                for t1, c in got["counts"].items():
-                    counts.setdefault(t1, Counter()).update(c)
-                len1 += got["len1"]
-                len2 += got["len2"]
-                vocab2.update(got["tags2"])
-                L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
+            decoded = e_step(self, None if last else self.em_sample)
+            counts, vocab2, L, Md, Mi, len1, len2, log_prob, used = _summed(decoded)
             self.n_iter_ = it + 1
             self.history_.append({"iteration": it + 1, "pairs": used,
                                   "log_prob": round(log_prob, 4), "aligned": L,
@@ -573,11 +517,15 @@ class TreeAligner:
             if not used:
                 break
             self._m_step(counts, len(vocab2) + 1, L, Md, Mi, len1, len2)
-            if self._params() == before:
+            if self._params() == before or (self.em_sample and last):
                 self.alignments_ = [kept for _, kept in decoded]
+            if self.em_sample and last:
+                break
             signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
             if signature == previous:
-                break
+                if not self.em_sample:
+                    break
+                final = True             # converged on the sample: all pairs once
             previous = signature
         return self
 
@@ -619,7 +567,7 @@ class TreeAligner:
         d = {"params": {k: getattr(self, k) for k in (
             "max_nodes", "n_iter", "delete_prob", "insert_prob", "tie_deletion",
             "length_ratio", "length_var", "empty_text_prob", "splice", "band",
-            "band_min_pairs", "time_limit", "min_score")}}
+            "band_min_pairs", "time_limit", "min_score", "em_sample")}}
         if hasattr(self, "tag_counts_"):
             d["fitted"] = {
                 "tag_counts": {k: dict(v) for k, v in self.tag_counts_.items()},
@@ -664,18 +612,43 @@ class TreeAligner:
         return "\n".join(lines)
 
 
-def pair_anchor_cost(t1: str, t2: str) -> float:
-    """−log (shared anchors + ½) / (anchors + 1) of two texts, as the aligner scores them (§4.1)."""
-    (n1, m1), (n2, m2) = anchors(t1), anchors(t2)
-    shared_num = len(n1 & n2)
-    shared_names = len(m1 & m2)
-    total = len(n1) + len(n2) - shared_num + shared_names
-    return -math.log((shared_num + shared_names + 0.5) / (total + 1.0))
+def _distinct_lengths(side: _Side, rows: np.ndarray) -> tuple:
+    """The distinct text lengths of a tree's ``rows`` and where each row's is among them."""
+    got = side.memo.get("lengths")
+    if got is None:
+        got = side.memo["lengths"] = np.unique(side.lengths[rows], return_inverse=True)
+    return got
 
 
-def _doc_ratio(len1: float, len2: float) -> float:
-    """Characters of side 2 per character of side 1 on a page pair, clipped to 0.2..5."""
-    return float(np.clip(len2 / len1, 0.2, 5.0)) if len1 > 0 and len2 > 0 else 1.0
+def _tree_size(tree: Node) -> int:
+    """Nodes of a tree, counted once per tree."""
+    if tree.memo is None:
+        tree.memo = {}
+    if "size" not in tree.memo:
+        side = tree.memo.get("side")
+        tree.memo["size"] = len(side.nodes) if side is not None else tree.size
+    return tree.memo["size"]
+
+
+def _summed(decoded: list) -> tuple:
+    """The M-step's counts (§4.2) summed over the E-step's pairs: tag pairs, side-2 tags,
+    L, Md, Mi, chunk lengths, log-probability and the number of pairs counted."""
+    counts: dict[str, Counter] = {}
+    vocab2: set[str] = set()
+    L = Md = Mi = used = 0
+    len1 = len2 = log_prob = 0.0
+    for got, _ in decoded:
+        if got is None:
+            continue
+        used += 1
+        log_prob += got["log_prob"]
+        for t1, c in got["counts"].items():
+            counts.setdefault(t1, Counter()).update(c)
+        len1 += got["len1"]
+        len2 += got["len2"]
+        vocab2.update(got["tags2"])
+        L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
+    return counts, vocab2, L, Md, Mi, len1, len2, log_prob, used
 
 
 def e_step_counts(al: Alignment, tree2: Node) -> dict | None:

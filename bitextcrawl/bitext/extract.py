@@ -18,18 +18,22 @@ off by default: ``bench/bench_bitext.py`` measures what it changes (see the READ
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import multiprocessing
 import os
+import sys
+import types
 from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from functools import partial
+from functools import partial, wraps
 from typing import Callable, Mapping
 
 import numpy as np
 
+from bitextcrawl.bitext.dom import release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
@@ -46,10 +50,16 @@ logger = logging.getLogger(__name__)
 TRAINING_PAIRS = 25
 # Viterbi-EM iterations of the site's tree aligner (§4.2).
 FIT_ITERATIONS = 3
+# Training pairs decoded by the EM iterations before the last (which decodes them all,
+# once): bench_bitext P/R unchanged (TreeAligner.fit_with).
+EM_SAMPLE = 10
 # A worker costs one to three seconds to start (imports, compiled code), 20 to 100 pairs'
 # work: fewer pairs than this each, fewer workers (bench_align --scale: 18 pairs took
 # 0.7 s in one process, 3.3 s with two).
 MIN_PAIRS_PER_WORKER = 50
+# Allocations between two young-generation collections during the stage (Python: 700).
+# The trees' nodes die with their pair (dom.release): fewer collections promote fewer of them.
+GC_YOUNG_THRESHOLD = 20_000
 # Sentence pairs per page pair kept for the report's samples.
 SAMPLE_ROWS = 3
 # Page pairs a pool is given at a time, and chunks of them in flight: the tasks carry the
@@ -326,6 +336,7 @@ def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
 def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
     """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
     params.setdefault("n_iter", FIT_ITERATIONS)
+    params.setdefault("em_sample", EM_SAMPLE)
     return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
 
 
@@ -344,7 +355,10 @@ def _align_task(aligner, l1: str, l2: str, task: tuple):
     url_1, html_1, url_2, html_2 = task
     try:
         t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
-        return _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+        release(t1)
+        release(t2)
+        return out
     except (ValueError, RecursionError) as exc:
         return str(exc)
 
@@ -353,11 +367,26 @@ def _e_step_task(aligner, l1: str, l2: str, task: tuple):
     """One training pair's E-step in a pool worker (§4.2): its counts, and its result
     (:func:`_pair_result`), which is final when EM has converged."""
     url_1, html_1, url_2, html_2 = task
-    t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+    t1, t2 = _training_tree(url_1, html_1), _training_tree(url_2, html_2)
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
     return e_step_counts(alignment, t2), _pair_result(aligner, alignment, t1, t2, l1, l2)
+
+
+# A pool worker's trees of training pages: EM sends each training pair once an iteration.
+_TRAINING_TREES: dict = {}
+
+
+def _training_tree(url: str, html: str):
+    """A training page's document tree, built once in a pool worker for all EM iterations."""
+    key = (url, html)
+    tree = _TRAINING_TREES.get(key)
+    if tree is None:
+        if len(_TRAINING_TREES) >= 4 * TRAINING_PAIRS:
+            _TRAINING_TREES.clear()
+        tree = _TRAINING_TREES[key] = build_tree(html, url)
+    return tree
 
 
 def _html_tasks(lang_pairs, page_index):
@@ -378,10 +407,10 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
     if pool is not None and similarity is None:
         tasks = list(_html_tasks(training, page_index))
 
-        def e_step(aligner):
-            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks))
+        def e_step(aligner, limit=None):
+            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks[:limit]))
 
-        aligner = TreeAligner(n_iter=FIT_ITERATIONS).fit_with(e_step)
+        aligner = TreeAligner(n_iter=FIT_ITERATIONS, em_sample=EM_SAMPLE).fit_with(e_step)
     else:
         for pair in training:
             for page in (page_index[pair.url_1], page_index[pair.url_2]):
@@ -415,7 +444,11 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
                 alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
             except (ValueError, RecursionError) as exc:
                 return str(exc)
-            return _pair_result(aligner, alignment, t1, t2, l1, l2)
+            out = _pair_result(aligner, alignment, t1, t2, l1, l2)
+            for page, tree in ((p1, t1), (p2, t2)):
+                if page.url not in trees:
+                    release(tree)
+            return out
         done = map(run, todo)
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
@@ -447,6 +480,26 @@ def ordered_map(pool, fn, tasks, chunk: int = CHUNK_PAIRS, ahead: int = CHUNKS_A
         yield from pending.popleft().result()
 
 
+def _gc_frozen(function):
+    """``function`` with the objects that exist when it is called out of the cyclic garbage
+    collector's sight (``gc.freeze``): the pages, records and caches of the caller are
+    not scanned again by each full collection that the trees made here set off (on
+    nginx.org, 11 full collections took 1.7 s of the stage's 15 s of CPU). What the
+    function makes is collected as usual."""
+    @wraps(function)
+    def frozen(*args, **kwargs):
+        threshold = gc.get_threshold()
+        gc.freeze()
+        gc.set_threshold(GC_YOUNG_THRESHOLD, *threshold[1:])
+        try:
+            return function(*args, **kwargs)
+        finally:
+            gc.set_threshold(*threshold)
+            gc.unfreeze()
+    return frozen
+
+
+@_gc_frozen
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 text_similarity: TextSimilaritySource = None, lang_check=None, pool=None,
                 links=None):
@@ -487,6 +540,11 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 rows.append({"url_1": url_1, "url_2": url_2, "sentence_1": s1,
                              "sentence_2": s2, "score": round(score * pair.score, 4),
                              "lang_1": l1, "lang_2": l2})
+                if pool is not None and lang_check is not None:
+                    # Read now, while the workers align the next pairs: check_rows
+                    # then finds them read.
+                    lang_check.prefetch(s1)
+                    lang_check.prefetch(s2)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
@@ -542,9 +600,33 @@ def worker_pool(workers: int, n_pairs: int):
         yield None
         return
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
+    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload"])
     with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+        _start_workers(pool, workers)
         yield pool
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+def _start_workers(pool, workers: int) -> None:
+    """Start the pool's processes now, without the caller's main module.
+
+    A process started by a fork server runs the parent's ``__main__`` again (the
+    ``scrapy`` script: 0.3 s of CPU and 26 MB a worker; a benchmark script, all it
+    imports); the tasks are this module's functions and need none of it. The processes
+    are started while ``__main__`` is a bare module, by one no-op task per worker.
+    """
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        started = [pool.submit(_worker_pid) for _ in range(workers)]
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+    for future in started:
+        future.result()
 
 
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,

@@ -79,8 +79,13 @@ class SentenceLanguageCheck:
             self._predictions[text] = got
         return got
 
+    def prefetch(self, text: str) -> None:
+        """Read ``text`` now if :meth:`reason` would (its prediction is kept)."""
+        if _has_letters(text, self.min_letters):
+            self.predict(text)
+
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
-        if sum(c.isalpha() for c in text) < self.min_letters:
+        if not _has_letters(text, self.min_letters):
             return None
         top, prob = self.predict(text)
         if top == lang:
@@ -94,6 +99,18 @@ class SentenceLanguageCheck:
         return None
 
 
+def _has_letters(text: str, n: int) -> bool:
+    """``text`` has at least ``n`` letters (counted up to ``n``)."""
+    if n <= 0:
+        return True
+    for c in text:
+        if c.isalpha():
+            n -= 1
+            if not n:
+                return True
+    return False
+
+
 @lru_cache(maxsize=1 << 14)
 def script(char: str) -> str:
     """A letter's script, by the first word of its Unicode name (LATIN, CYRILLIC, CJK…)."""
@@ -103,7 +120,7 @@ def script(char: str) -> str:
 @lru_cache(maxsize=1 << 14)
 def text_scripts(text: str) -> Counter:
     """Letters per script (shared between calls with the same text: do not modify)."""
-    return Counter(script(c) for c in text if c.isalpha())
+    return Counter(map(script, filter(str.isalpha, text)))
 
 
 def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, frozenset]:
@@ -130,9 +147,13 @@ def wrong_script(text: str, scripts: frozenset, other: frozenset) -> bool:
     return bool(found) and not (found.keys() & own)
 
 
+# Menus and language switches repeat on every page: each text is read once (bounded).
+_switch_language = lru_cache(maxsize=1 << 14)(switch_language)
+
+
 def is_language_name_pair(text_1: str, text_2: str) -> bool:
     """The sides name two different languages ("English" / "Français", "EN" / "FR")."""
-    lang_1, lang_2 = switch_language(text_1), switch_language(text_2)
+    lang_1, lang_2 = _switch_language(text_1), _switch_language(text_2)
     return lang_1 is not None and lang_2 is not None and lang_1 != lang_2
 
 

@@ -212,6 +212,8 @@ def align_sentences(sents1: Sequence[str], sents2: Sequence[str], *, c: float = 
     l1 = [len(s) for s in sents1]
     l2 = [len(s) for s in sents2]
     var = _units(c, s2)
+    if n == 1 and m == 1:
+        return _one_to_one(sents1[0], sents2[0], c, var)
     if band is None and n * m > 250_000:
         band = max(50, abs(n - m) + 20)
     inf = float("inf")
@@ -256,6 +258,21 @@ def align_sentences(sents1: Sequence[str], sents2: Sequence[str], *, c: float = 
             score = math.exp(-length_cost(la, lb, c, var))
             out.append((_join(sents1[a0:a1]), _join(sents2[b0:b1]), min(1.0, score)))
     return out
+
+
+def _one_to_one(sent1: str, sent2: str, c: float, var: float) -> list:
+    """:func:`align_sentences` of one sentence against one (most chunk pairs): the DP's
+    three paths to cell (1, 1), summed in its order; the 1-1 bead unless 1-0 + 0-1 is
+    strictly cheaper (G&C 1993)."""
+    l1, l2 = len(sent1), len(sent2)
+    p11, p10, p01 = _BEADS[0][2], _BEADS[1][2], _BEADS[2][2]
+    one = length_cost(l1, l2, c, var)
+    cost = 0.0 + p11 + one
+    if (0.0 + p01 + length_cost(0, l2, c, var)) + p10 + length_cost(l1, 0, c, var) < cost:
+        return []
+    if (0.0 + p10 + length_cost(l1, 0, c, var)) + p01 + length_cost(0, l2, c, var) < cost:
+        return []
+    return [(sent1, sent2, min(1.0, math.exp(-one)))]
 
 
 def estimate_ratio(text_pairs: Iterable[Sequence]) -> float:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -44,27 +44,47 @@ class _Side:
     chunk: np.ndarray         # bool: text is a chunk of its own
     rank: np.ndarray          # pre-order rank / n (relative document position)
     size: np.ndarray
+    memo: dict = field(default_factory=dict)   # the aligner's per-tree features
 
     @classmethod
     def of(cls, tree) -> "_Side":
-        nodes = tree.postorder()
-        pos = {id(n): i for i, n in enumerate(nodes)}
-        pre = {id(n): i for i, n in enumerate(tree.iter())}
-        n = len(nodes)
-        size = np.ones(n, dtype=np.int64)
-        children = []
-        for i, node in enumerate(nodes):
-            ch = [pos[id(c)] for c in node.children]
+        """The tree's arrays, made once per tree (EM aligns a tree several times)."""
+        if tree.memo is None:
+            tree.memo = {}
+        side = tree.memo.get("side")
+        if side is None:
+            side = tree.memo["side"] = cls._of(tree)
+        return side
+
+    @classmethod
+    def _of(cls, tree) -> "_Side":
+        """One depth-first walk: post-order nodes, their pre-order ranks, children, sizes."""
+        nodes, ranks, children, sizes = [], [], [], []
+        stack = [(tree, iter(tree.children), [], 0)]
+        visited = 1
+        while stack:
+            top = stack[-1]
+            child = next(top[1], None)
+            if child is not None:
+                stack.append((child, iter(child.children), [], visited))
+                visited += 1
+                continue
+            stack.pop()
+            if stack:
+                stack[-1][2].append(len(nodes))
+            node, _, ch, rank = top
+            nodes.append(node)
+            ranks.append(rank)
             children.append(ch)
-            for c in ch:
-                size[i] += size[c]
+            sizes.append(1 + sum([sizes[c] for c in ch]))
+        n = len(nodes)
         return cls(
             nodes=nodes, children=children, tags=[x.tag for x in nodes],
             texts=[x.text for x in nodes],
             lengths=np.array([len(x.text) for x in nodes], dtype=float),
             chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
-            rank=np.array([pre[id(x)] for x in nodes], dtype=float) / max(n - 1, 1),
-            size=size,
+            rank=np.array(ranks, dtype=float) / max(n - 1, 1),
+            size=np.array(sizes, dtype=np.int64),
         )
 
 
@@ -84,28 +104,28 @@ def _single_tree(A, D, I, xs, ys, sp1, sp2):
             w = D[x] + I[y]
             return v if v < w else w
         if not sp2[y]:
-            best = I[y]
-            total = 0.0
-            for k in range(m):
-                x = xs[k]
-                total += D[x]
-                c = A[x, y] - D[x]
-                if c < best:
-                    best = c
-            return total + best
+            return _many_against_one(A, D, xs, y, I[y])
     elif m == 1:
         x = xs[0]
         if not sp1[x]:
-            best = D[x]
-            total = 0.0
-            for k in range(n):
-                y = ys[k]
-                total += I[y]
-                c = A[x, y] - I[y]
-                if c < best:
-                    best = c
-            return total + best
+            return _many_against_one(A.T, I, ys, x, D[x])
     return np.nan
+
+
+@njit(cache=_CACHE)
+def _many_against_one(A, C, many, one, best):
+    """A forest ``many`` against a single tree ``one`` (§4.1): all of the forest's trees
+    deleted or inserted (cost ``C``) but one, aligned with ``one``, or all of them and
+    ``one`` too (``best`` on entry: ``one``'s own cost). The forest's trees are rows of
+    ``A`` (T1's side; for T2's the caller passes ``A.T``)."""
+    total = 0.0
+    for k in range(many.shape[0]):
+        z = many[k]
+        total += C[z]
+        c = A[z, one] - C[z]
+        if c < best:
+            best = c
+    return total + best
 
 
 @njit(cache=_CACHE)
@@ -213,6 +233,20 @@ def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
 
 
 @njit(cache=_CACHE)
+def _splice_offsets(zs, sp, ptr, width):
+    """Where each spliced node of a forest has its table of (children + 1) × ``width``
+    cells in one flat array (−1: not spliced), and the array's size."""
+    off = np.full(zs.shape[0] + 1, -1, dtype=np.int64)
+    size = 0
+    for s in range(1, zs.shape[0] + 1):
+        z = zs[s - 1]
+        if sp[z]:
+            off[s] = size
+            size += (ptr[z + 1] - ptr[z] + 1) * width
+    return off, size
+
+
+@njit(cache=_CACHE)
 def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """:func:`_forest`'s full DP with its tables kept, for the traceback.
 
@@ -226,21 +260,9 @@ def _forest_tables(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, ico
     rows[0, 0] = 0.0
     for t in range(n):
         rows[0, t + 1] = rows[0, t] + I[ys[t]]
-    xoff = np.full(m + 1, -1, dtype=np.int64)
-    size = 0
-    for s in range(1, m + 1):
-        x = xs[s - 1]
-        if sp1[x]:
-            xoff[s] = size
-            size += (ptr1[x + 1] - ptr1[x] + 1) * (n + 1)
+    xoff, size = _splice_offsets(xs, sp1, ptr1, n + 1)
     xtab = np.empty(max(size, 1))
-    yoff = np.full(n + 1, -1, dtype=np.int64)
-    size = 0
-    for t in range(1, n + 1):
-        y = ys[t - 1]
-        if sp2[y]:
-            yoff[t] = size
-            size += (m + 1) * (ptr2[y + 1] - ptr2[y] + 1)
+    yoff, size = _splice_offsets(ys, sp2, ptr2, m + 1)
     ytab = np.empty(max(size, 1))
     for t in range(1, n + 1):
         y = ys[t - 1]
@@ -519,3 +541,17 @@ class _Decoder:
 
 def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+def load_kernels() -> None:
+    """Load (or compile) the compiled kernels now: two three-node trees decoded and traced.
+
+    A process pays this once (~0.7 s of CPU, most of it numba's own start-up); the bitext
+    pool's fork server calls it so that its workers are forked with the kernels loaded.
+    """
+    side = _Side(nodes=[None] * 3, children=[[], [], [0, 1]], tags=[""] * 3, texts=[""] * 3,
+                 lengths=np.zeros(3), chunk=np.zeros(3, dtype=bool), rank=np.zeros(3),
+                 size=np.array([1, 1, 3], dtype=np.int64))
+    dec = _Decoder(side, side, np.ones((3, 3)), 2.0, 2.0, True)
+    dec.run(None)
+    dec.trace()

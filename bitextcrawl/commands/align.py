@@ -65,7 +65,7 @@ def nothing_read(stats: Counter, path: str | None = None) -> str:
         elif what == "broken_line":
             found.append(f"{n} line{'s' * (n != 1)} that {'are' if n != 1 else 'is'} "
                          "not a page record")
-        elif kind.endswith("/skipped"):
+        elif kind.endswith(("/skipped", "/bad")):
             found.append(f"{n} record{'s' * (n != 1)} skipped as {what.replace('_', ' ')}")
     return "; ".join(found) if found else "no record at all: an empty file?"
 

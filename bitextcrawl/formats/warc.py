@@ -13,11 +13,10 @@ original headers would try to decompress plain bytes.
 
 from __future__ import annotations
 
-import codecs
 import collections
 import os
-import re
 import zlib
+from functools import partial
 from datetime import datetime, timezone
 from http import HTTPStatus
 from io import BytesIO
@@ -30,19 +29,11 @@ from warcio.timeutils import iso_date_to_datetime
 from warcio.warcwriter import WARCWriter
 
 from bitextcrawl.formats.inputs import count as _count
-from bitextcrawl.pages.record import PageRecord, build_record
-from bitextcrawl.pages.text import body_rejection, repair_decoding
+from bitextcrawl.pages.record import PageRecord, record_from_body
 from bitextcrawl.pages.urls import follow_redirects
 
 # Headers that describe the wire form of a body we no longer have.
 _WIRE_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
-_META_CHARSET = re.compile(
-    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-_HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b",
-                         re.IGNORECASE | re.DOTALL)
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
-         (codecs.BOM_UTF16_BE, "utf-16"))
 
 
 def warc_date(fetched_at: float) -> str:
@@ -168,45 +159,6 @@ def truncate_to_last_record(path: str) -> int:
 
 # --------------------------------------------------------------------------- reading
 
-def _valid_codec(name: str | None) -> str | None:
-    if not name:
-        return None
-    try:
-        return codecs.lookup(name.strip().strip("\"'")).name
-    except LookupError:
-        return None
-
-
-def charset_from_content_type(content_type: str | None) -> str | None:
-    m = _HEADER_CHARSET.search(content_type or "")
-    return _valid_codec(m.group(1)) if m else None
-
-
-def charset_from_meta(body: bytes) -> str | None:
-    """The charset of ``<meta charset>`` / ``<meta http-equiv content="...; charset=">``."""
-    m = _META_CHARSET.search(body[:4096])
-    return _valid_codec(m.group(1).decode("ascii", "ignore")) if m else None
-
-
-def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str, bool]:
-    """Bytes of an HTML page to text: BOM, then the HTTP charset, then ``<meta charset>``,
-    then UTF-8; a decoding that visibly failed is repaired (``repair_decoding``).
-    Returns (text, charset, repaired)."""
-    encoding = None
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            encoding = name
-            break
-    encoding = encoding or charset_from_content_type(content_type) \
-        or charset_from_meta(body) or "utf-8"
-    text = body.decode(encoding, errors="replace")
-    return repair_decoding(body, text, encoding)
-
-
-def looks_like_html(body: bytes) -> bool:
-    return bool(_HTML_SNIFF.match(body[:2048].lstrip(codecs.BOM_UTF8)))
-
-
 def _fetched_at(date: str | None) -> float:
     if not date:
         return 0.0
@@ -237,21 +189,10 @@ def _page_from_record(record, identify, stats, redirects=None) -> PageRecord | N
     if not 200 <= status < 300:
         _count(stats, "skipped/status")
         return None
-    content_type = http.get_header("Content-Type") or ""
-    body = record.content_stream().read()
-    mime = content_type.split(";", 1)[0].strip().lower()
-    reason = body_rejection(body, mime)
-    if reason is not None:
-        _count(stats, "skipped/" + reason)
-        return None
-    if not mime and not looks_like_html(body):
-        _count(stats, "skipped/non_html")
-        return None
-    html, charset, repaired = decode_html(body, content_type)
-    return build_record(
-        url, html, identify,
-        requested_url=url, status=status, charset=charset, charset_repaired=repaired,
-        content_type=mime or "text/html",
+    return record_from_body(
+        url, record.content_stream().read(), identify, partial(_count, stats),
+        content_type=http.get_header("Content-Type") or "",
+        requested_url=url, status=status,
         content_language=http.get_header("Content-Language"),
         fetched_at=_fetched_at(record.rec_headers.get_header("WARC-Date")),
     )
@@ -270,8 +211,9 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
 
     Redirect records (3xx with a ``Location``) are counted (``bitext/input/redirects``)
     and the URLs redirecting to a page become its ``aliases`` (see below).
-    Non-HTML, binary, empty, other non-2xx and unreadable records are skipped and counted in
-    ``stats`` under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
+    Records that are no page are counted in ``stats`` under ``bitext/input/`` with the
+    crawl's names (``skipped/non_html``, ``bad/binary``, ... see ``pages.record``), other
+    non-2xx and unreadable records under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
     the complete records before the damage and counts ``bitext/input/errors/truncated``
     (a record cut short is not yielded).
     """

@@ -37,6 +37,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.language import lang_code
@@ -45,7 +46,6 @@ from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
-from bitextcrawl.store import open_store
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 
@@ -122,7 +122,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
         self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
-        self._langs, self._langs_of = (), None
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -144,13 +143,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return cls(crawler)
 
     @property
+    def context(self) -> CrawlContext | None:
+        """The crawl's context; None under a spider of another project (``scrapy shell``)."""
+        return getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
+
+    @property
     def langs(self) -> tuple:
-        # (asked several times for every link: made once per spider)
-        spider = self.crawler.spider
-        if self._langs_of is not spider:
-            self._langs = tuple(getattr(spider, "langs", ()))
-            self._langs_of = spider
-        return self._langs
+        context = self.context
+        return context.langs if context is not None else ()
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
@@ -211,7 +211,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _should_hold(self, lang: str) -> bool:
         """Hold same-language links of ``lang``: enough of them followed, too few yielded,
         and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
-        if getattr(self.crawler.spider, "site", None) is None:
+        if getattr(self.context, "site", None) is None:
             # (the expand spider crawls many sites at once: one site's links say
             # nothing of another's)
             return False
@@ -255,7 +255,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
-        start = getattr(self.crawler.spider, "start_url", "") or ""
+        start = getattr(self.context, "start_url", "") or ""
         rest = start.partition("://")[2]
         folder = rest[:rest.rfind("/") + 1] if "/" in rest else ""
         if folder.count("/") < 2:   # the root: says nothing
@@ -421,8 +421,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def spider_idle(self):
         """Release held links of a language whose yield has come back (recovery or later
         pages paired them) — unless ``max_pages`` is reached."""
-        spider = self.crawler.spider
-        if getattr(spider, "max_pages", 0) and spider.pages_seen >= spider.max_pages:
+        left = self.context.budget_left() if self.context is not None else None
+        if left is not None and left <= 0:
             return
         released = self._rejudge_held()
         for lang, held in self.held.items():
@@ -449,14 +449,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly, and
         the counts its holding decisions rest on (with the page count alone, a resumed
         crawl judged a two-way site one-way and held its links)."""
-        spider = self.crawler.spider
-        if not hasattr(spider, "output_dir"):
+        context = self.context
+        if context is None:
             return
-        store = open_store(self.crawler.settings, spider.output_dir)
-        try:
-            state = store.get_meta("focus", None) or {}
-        finally:
-            store.close()
+        state = context.store.get_meta("focus", None) or {}
         for lang, (n, y) in state.get("yield", {}).items():
             self.samples[lang] += n
             self.sample_yield[lang] += y
@@ -472,8 +468,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if requested:
                 self.requested.add(url)
         for lang, url, priority, depth in state.get("held", []):
-            request = spider.page_request(url, priority=priority, depth=depth,
-                                          bitext_chain=lang).replace(dont_filter=True)
+            request = context.page_request(url, priority=priority, depth=depth,
+                                           bitext_chain=lang).replace(dont_filter=True)
             self.held[lang][url] = request
         if state.get("held"):
             logger.info("Focus: %d held links back from the last run", len(state["held"]))
@@ -481,27 +477,22 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
-        spider = self.crawler.spider
-        if hasattr(spider, "output_dir"):
-            store = open_store(self.crawler.settings, spider.output_dir)
-            try:
-                store.set_meta("focus", {
-                    "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
-                              for lang in self.samples},
-                    "pages": dict(self.pages_by_lang),
-                    **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
-                       for name in ("switch_pages", "into_pages", "unlinked_pages")},
-                    "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
-                                      for url, (lang, switches, unlinked)
-                                      in sorted(self.page_switches.items())],
-                    "switch_targets": sorted(self.switch_targets),
-                    # two copies of a promoted URL may both wait in the JOBDIR queue
-                    "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
-                    "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
-                             for lang, held in sorted(self.held.items())
-                             for url, r in sorted(held.items())]})
-            finally:
-                store.close()
+        if self.context is not None:
+            self.context.store.set_meta("focus", {
+                "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
+                          for lang in self.samples},
+                "pages": dict(self.pages_by_lang),
+                **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
+                   for name in ("switch_pages", "into_pages", "unlinked_pages")},
+                "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
+                                  for url, (lang, switches, unlinked)
+                                  in sorted(self.page_switches.items())],
+                "switch_targets": sorted(self.switch_targets),
+                # two copies of a promoted URL may both wait in the JOBDIR queue
+                "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
+                "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
+                         for lang, held in sorted(self.held.items())
+                         for url, r in sorted(held.items())]})
         for lang in self.langs:
             if self.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",

@@ -1,9 +1,10 @@
 """Language-ID downloader middleware: every HTML response becomes a page record.
 
-The page is parsed once here (``pages.record.build_record``) and its language is
+The page is parsed once here (``pages.record.record_from_body``) and its language is
 identified by fastText lid.176 on its main text, so the spider and the focus
 middleware know the language before they follow its links. Bad input is counted
-under ``bitext/bad/*`` and passed on without a record; the crawl goes on.
+under ``bitext/bad/*`` or ``bitext/skipped/*`` and passed on without a record; the
+crawl goes on.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
-from bitextcrawl.pages.record import build_record
-from bitextcrawl.pages.text import body_rejection, repair_decoding
+from bitextcrawl.pages.record import record_from_body
 from bitextcrawl.pages.urls import site_of
 
 logger = logging.getLogger(__name__)
-
 
 
 class LanguageIdMiddleware:
@@ -45,54 +44,36 @@ class LanguageIdMiddleware:
             return response
         if response.status != 200 or request.meta.get("bitext_raw"):
             return response
-        mime = response.headers.get(b"Content-Type", b"").split(b";")[0].strip().lower()
-        body = response.body
-        reason = body_rejection(body, mime.decode("latin-1"))
-        if reason is not None:
-            # (an empty or binary body the server calls a page is bad; another type, skipped)
-            self.stats.inc_value(("bitext/skipped/" if reason == "non_html" else "bitext/bad/")
-                                 + reason)
-            return response
-        if not isinstance(response, TextResponse):
-            self.stats.inc_value("bitext/skipped/non_html")
-            return response
-        try:
-            html, charset, repaired = repair_decoding(body, response.text, response.encoding)
-        except (LookupError, UnicodeError) as exc:
-            self.stats.inc_value("bitext/bad/charset")
-            logger.warning("cannot decode %s: %s", response.url, exc)
-            return response
-        if repaired:
-            self.stats.inc_value("bitext/bad/charset_repaired")
-        if "</html" not in html[-2000:].lower():
-            self.stats.inc_value("bitext/bad/unclosed_html")  # truncated or sloppy: parsed anyway
         content_language = response.headers.get(b"Content-Language")
         agreement = self.agreement.setdefault(site_of(response.url), DeclarationAgreement())
 
         def identify(text, html_lang, content_lang):
             return self.identifier.identify(text, html_lang, content_lang, agreement)
 
-        record = build_record(
-            response.url, html, identify,
+        record = record_from_body(
+            response.url, response.body, identify, self._count,
+            content_type=response.headers.get(b"Content-Type", b"").decode("latin-1"),
+            decode=((lambda: (response.text, response.encoding))
+                    if isinstance(response, TextResponse) else None),
             requested_url=(request.meta.get("redirect_urls") or [request.url])[0],
             redirect_urls=request.meta.get("redirect_urls", ()),
             status=response.status,
-            charset=charset,
-            charset_repaired=repaired,
-            content_type=mime.decode("latin-1"),
             content_language=content_language.decode("latin-1") if content_language else None,
             depth=request.meta.get("depth", 0),
             discovered_by=request.meta.get("bitext_discovered_by", "link"),
             fetched_at=time.time(),
         )
-        record.body = body
+        if record is None:
+            return response
+        record.body = response.body
         record.http_headers = [(k.decode("latin-1"), v.decode("latin-1"))
                                for k, values in response.headers.items() for v in values]
         self.stats.inc_value(f"bitext/lang/{record.lang}")
-        if not record.text_length:
-            self.stats.inc_value("bitext/bad/no_text")
         request.meta["bitext_page"] = record
         return response
+
+    def _count(self, key: str) -> None:
+        self.stats.inc_value(f"bitext/{key}")
 
     def _check_redirect_loop(self, request, response) -> None:
         """A redirect back to a URL of its own chain is a loop (the dupefilter then drops it)."""

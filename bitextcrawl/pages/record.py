@@ -1,14 +1,15 @@
 """The page record: what bitextcrawl knows about one downloaded HTML page.
 
-Made once per page by :func:`build_record` (called by the language-ID middleware
-during a crawl, and by the readers of offline inputs); every later stage works on
-these records, never on Scrapy responses.
+Made once per page by :func:`record_from_body`, from the bytes the language-ID middleware
+downloaded during a crawl, or a WARC record or lett line read offline; every later stage
+works on these records, never on Scrapy responses.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
@@ -17,7 +18,16 @@ from bitextcrawl.pages import strand, text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
 from bitextcrawl.pages.urls import canonical, site_of
 
+logger = logging.getLogger(__name__)
+
 SCHEMES = ("http://", "https://")
+# Why bytes are no page record (``pages.text.body_rejection``, or a charset that cannot
+# decode them), and the stat group each is counted in: ``skipped`` (not a page at all),
+# ``bad`` (a page that cannot be read).
+REJECTION_GROUPS = {"image": "skipped", "non_html": "skipped",
+                    "empty": "bad", "binary": "bad", "charset": "bad"}
+# Flaws of a page that still becomes a record, counted under ``bad/``.
+FLAWS = ("charset_repaired", "unclosed_html", "no_text")
 
 
 @dataclass
@@ -173,3 +183,36 @@ def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
 
 
 _EXPORTED = tuple(f.name for f in dataclasses.fields(PageRecord) if f.name not in PageRecord.TRANSIENT)
+
+
+def record_from_body(url: str, body: bytes, identify, count, *, content_type: str = "",
+                     decode=None, **fields) -> PageRecord | None:
+    """The one way bytes become a page record: crawl responses, WARC records, lett lines.
+
+    A rejection is counted as ``count("skipped/<reason>")`` or ``count("bad/<reason>")``
+    (see :data:`REJECTION_GROUPS`) and gives None; a flaw (:data:`FLAWS`) is counted and
+    the record made. ``content_type``: the declared ``Content-Type``, charset included.
+    ``decode()``: (text, encoding) decoded by the caller (Scrapy's response), otherwise
+    ``pages.text.decode_html``. ``fields``: :func:`build_record`'s keyword arguments.
+    """
+    mime = content_type.split(";", 1)[0].strip().lower()
+    reason = textmod.body_rejection(body, mime, url)
+    if reason is None:
+        try:
+            html, charset, repaired = (textmod.repair_decoding(body, *decode()) if decode
+                                       else textmod.decode_html(body, content_type))
+        except (LookupError, UnicodeError) as exc:
+            logger.warning("cannot decode %s: %s", url, exc)
+            reason = "charset"
+    if reason is not None:
+        count(f"{REJECTION_GROUPS[reason]}/{reason}")
+        return None
+    if repaired:
+        count("bad/charset_repaired")
+    if "</html" not in html[-2000:].lower():
+        count("bad/unclosed_html")  # truncated or sloppy: parsed anyway
+    record = build_record(url, html, identify, charset=charset, charset_repaired=repaired,
+                          content_type=mime or "text/html", **fields)
+    if not record.text_length:
+        count("bad/no_text")
+    return record

@@ -8,7 +8,7 @@ use the text of aligned chunks without parsing the page again.
 
 from __future__ import annotations
 
-import re
+from functools import lru_cache
 
 # Dropped with their content: never visible text. (<head> is dropped too, but for its title.)
 DROPPED_TAGS = frozenset({"script", "style", "noscript", "template", "svg", "math"})
@@ -27,15 +27,25 @@ VOID_TAGS = frozenset({
     "param", "source", "track", "wbr",
 })
 
-_WS = re.compile(r"\s+")
-
 START = "[START:{}]"
 END = "[END:{}]"
 CHUNK = "[Chunk:{}]"
 
 
 def normalise_space(text: str) -> str:
-    return _WS.sub(" ", text).strip()
+    # (str.split() splits on what \s matches: the same result as re.sub(r"\s+", " ", text).strip(),
+    # two to three times faster, and every chunk of every page goes through here)
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=512)
+def _start(tag: str) -> str:
+    return START.format(tag.upper())
+
+
+@lru_cache(maxsize=512)
+def _end(tag: str) -> str:
+    return END.format(tag.upper())
 
 
 def linearise(doc) -> tuple[list[str], list[str]]:
@@ -77,7 +87,7 @@ def linearise(doc) -> tuple[list[str], list[str]]:
         inline = tag in INLINE_TAGS
         if not inline:
             flush()
-            tokens.append(START.format(tag.upper()))
+            tokens.append(_start(tag))
         if tag == "img" and el.get("alt"):
             buf.append(" " + el.get("alt") + " ")
         if el.text:
@@ -87,7 +97,7 @@ def linearise(doc) -> tuple[list[str], list[str]]:
         if not inline:
             flush()
             if tag not in VOID_TAGS:
-                tokens.append(END.format(tag.upper()))
+                tokens.append(_end(tag))
         if el.tail:
             buf.append(el.tail)
 

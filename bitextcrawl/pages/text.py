@@ -39,18 +39,52 @@ def is_binary(body: bytes) -> bool:
 # Media types of HTML pages; a response, WARC record or lett line of another declared type
 # is no page (none declared: the body is looked at).
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+IMAGE_EXTENSIONS = (".jpg", ".jpeg", ".png", ".gif", ".bmp", ".webp", ".ico", ".svg",
+                    ".tif", ".tiff")
+# Image signatures, raw or after a latin-1 -> UTF-8 round trip (how some crawlers stored
+# binary bodies in a text field: ``\xff\xd8`` becomes ``\xc3\xbf\xc3\x98``).
+IMAGE_MAGIC = (b"\xff\xd8\xff", b"\xc3\xbf\xc3\x98\xc3\xbf", b"GIF87a", b"GIF89a",
+               b"\x89PNG", b"\xc2\x89PNG", b"RIFF", b"II*\x00", b"MM\x00*")
+_IMAGE_URL = re.compile(r"\.(?:%s)(?:$|[?#&])" % "|".join(e[1:] for e in IMAGE_EXTENSIONS),
+                        re.IGNORECASE)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+_HTML_SNIFF = re.compile(rb"^\s*(<!--.*?-->\s*)*<(!doctype\s+html|html|head|body)\b",
+                         re.IGNORECASE | re.DOTALL)
 
 
-def body_rejection(body: bytes, mime: str = "") -> str | None:
+def is_image_url(url: str) -> bool:
+    return bool(_IMAGE_URL.search(url))
+
+
+def is_image_body(body: bytes) -> bool:
+    return body.lstrip()[:8].startswith(IMAGE_MAGIC)
+
+
+def looks_like_html(body: bytes) -> bool:
+    return bool(_HTML_SNIFF.match(body[:2048].lstrip(codecs.BOM_UTF8)))
+
+
+def body_rejection(body: bytes, mime: str = "", url: str = "") -> str | None:
     """Why a body is no HTML page, one set of reasons for the crawl and for every input
-    format: ``non_html`` (another media type declared), ``empty``, ``binary``; None if
-    it may be one. ``mime``: the declared type, lower case, without parameters."""
+    format: ``image`` (declared, named or shaped so), ``non_html`` (another media type
+    declared, or none and no HTML start), ``empty``, ``binary``; None if it may be one.
+    ``mime``: the declared type, lower case, without parameters."""
+    if mime.startswith("image/") or (url and is_image_url(url)):
+        return "image"
     if mime and mime not in HTML_TYPES:
         return "non_html"
     if not body.strip():
         return "empty"
+    if is_image_body(body):
+        return "image"
     if is_binary(body):
         return "binary"
+    if not mime and not looks_like_html(body):
+        return "non_html"
     return None
 
 
@@ -70,6 +104,41 @@ def repair_decoding(body: bytes, text: str, encoding: str) -> tuple[str, str, bo
     if redecoded.count("\ufffd") >= bad:
         return text, encoding, False
     return redecoded, best.encoding, True
+
+
+def _valid_codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().strip("\"'")).name
+    except LookupError:
+        return None
+
+
+def charset_from_content_type(content_type: str | None) -> str | None:
+    m = _HEADER_CHARSET.search(content_type or "")
+    return _valid_codec(m.group(1)) if m else None
+
+
+def charset_from_meta(body: bytes) -> str | None:
+    """The charset of ``<meta charset>`` / ``<meta http-equiv content="...; charset=">``."""
+    m = _META_CHARSET.search(body[:4096])
+    return _valid_codec(m.group(1).decode("ascii", "ignore")) if m else None
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> tuple[str, str, bool]:
+    """Bytes of an HTML page to text: BOM, then the HTTP charset, then ``<meta charset>``,
+    then UTF-8; a decoding that visibly failed is repaired (``repair_decoding``).
+    Returns (text, charset, repaired)."""
+    encoding = None
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            encoding = name
+            break
+    encoding = encoding or charset_from_content_type(content_type) \
+        or charset_from_meta(body) or "utf-8"
+    text = body.decode(encoding, errors="replace")
+    return repair_decoding(body, text, encoding)
 
 
 def parse(html: str):

@@ -8,11 +8,10 @@ import logging
 
 from scrapy.exceptions import NotConfigured
 
-from bitextcrawl.config import pattern_db_path
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.outputs import run_closing
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -20,41 +19,35 @@ logger = logging.getLogger(__name__)
 class ClosingPipeline:
     """Runs :func:`run_closing` over the page store when the spider closes."""
 
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
-        s = crawler.settings
-        self.pattern_db_path = pattern_db_path(s)
+        self.context = context or CrawlContext.from_crawler(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler, context: CrawlContext | None = None):
         if not crawler.settings.getbool("BITEXT_ALIGN_ENABLED"):
             raise NotConfigured
-        return cls(crawler)
+        return cls(crawler, context)
 
     def close_spider(self):
-        spider = self.crawler.spider
+        context = self.context
         engine = self.crawler.engine
         if engine is not None and not engine.running:
             # Ctrl-C / SIGTERM: the engine stops before closing the spider. Aligning a
             # half crawl would be thrown away on resume; the pages are safe in the store.
             logger.info("Crawl interrupted: alignment skipped. Resume with the same JOBDIR, "
-                        "or run `scrapy align %s/pages.jsonl`.", spider.output_dir)
+                        "or run `scrapy align %s/pages.jsonl`.", context.output_dir)
             self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
             return
-        config = AlignConfig.from_settings(self.crawler.settings, spider.langs)
+        config = AlignConfig.from_settings(self.crawler.settings, context.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}
         # The store itself, not its records: run_closing keeps them without their HTML
         # and reads a page's HTML when its pair is aligned.
-        store = open_store(self.crawler.settings, spider.output_dir)
-        try:
-            stats = run_closing(store, config, spider.output_dir,
-                                pattern_db=PatternDB(self.pattern_db_path),
-                                crawl_stats=crawl_stats, redirects=store.redirects(),
-                                timeline=self._timeline(),
-                                workers=self.crawler.settings.getint("BITEXT_WORKERS"))
-        finally:
-            store.close()
+        stats = run_closing(context.store, config, context.output_dir,
+                            pattern_db=PatternDB(context.pattern_db_path), crawl_stats=crawl_stats,
+                            redirects=context.store.redirects(), timeline=self._timeline(),
+                            workers=self.crawler.settings.getint("BITEXT_WORKERS"))
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

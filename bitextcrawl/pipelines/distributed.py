@@ -22,7 +22,6 @@ from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.scheduler.registry import worker_name
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +45,9 @@ class DistributedUrlPairingPipeline(UrlPairingPipeline):
 
     def spider_idle(self):
         if self.recovery and self.learner is not None:
-            store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
-            try:
-                self.urls_by_lang = {lang: urls for lang, urls in store.urls_by_lang().items()
-                                     if lang in self.langs}
-            finally:
-                store.close()
+            self.urls_by_lang = {lang: urls for lang, urls
+                                 in self.context.store.urls_by_lang().items()
+                                 if lang in self.langs}
         super().spider_idle()
 
 

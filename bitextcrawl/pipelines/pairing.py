@@ -51,13 +51,12 @@ from urllib.parse import urlsplit
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
-from bitextcrawl.config import getbool, pattern_db_path
+from bitextcrawl.config import getbool
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
-from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -99,12 +98,12 @@ class _Direction:
 
 
 class UrlPairingPipeline:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
+        self.context = context or CrawlContext.from_crawler(crawler)
+        self.langs = self.context.langs
         self.stats = crawler.stats
         s = crawler.settings
-        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
-        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
         self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
@@ -129,38 +128,32 @@ class UrlPairingPipeline:
         self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
         self.new_pages = 0
         self.learner = None
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(self.response_received, signal=signals.response_received)
+        self.context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        self.context.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler, context: CrawlContext | None = None):
         if not crawler.settings.getbool("BITEXT_PATTERNS_ENABLED"):
             raise NotConfigured
-        return cls(crawler)
+        return cls(crawler, context)
 
     def open_spider(self):
-        spider = self.crawler.spider
-        db_path = pattern_db_path(self.crawler.settings)
-        self.pattern_db = PatternDB(db_path)  # read-only here: the closing pipeline updates it
-        self.langs = spider.langs
-        store = open_store(self.crawler.settings, spider.output_dir)
-        try:  # a resumed crawl starts from what is stored
-            self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
-            for page in (store if len(store) else ()):
-                self._observe(page)
-            self.tried = store.get_meta("recovery_tried", {}) or {}
-            for key, state in (store.get_meta("recovery_directions", []) or []):
-                self.directions[tuple(key)] = _Direction(*state)
-        finally:
-            store.close()
+        # read as the crawl starts; read-only here: the closing pipeline updates it
+        self.pattern_db = self.context.pattern_db
+        store = self.context.store
+        # a resumed crawl starts from what is stored
+        self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
+        for page in (store if len(store) else ()):
+            self._observe(page)
+        self.tried = store.get_meta("recovery_tried", {}) or {}
+        for key, state in (store.get_meta("recovery_directions", []) or []):
+            self.directions[tuple(key)] = _Direction(*state)
         self.known = {u for urls in self.urls_by_lang.values() for u in urls}
         for lang, urls in self.urls_by_lang.items():
             for url in urls:
                 self.seq[url] = len(self.seq) + 1
                 self.dirs.add((lang, folder(url)))
-        self.learner = UrlPatternLearner(langs=self.langs, local_threshold=self.local_threshold,
-                                         rescue_threshold=self.rescue_threshold,
-                                         pattern_db=self.pattern_db, keep_parsed=True)
+        self.learner = self.context.url_pattern_learner(keep_parsed=True)
         if any(self.urls_by_lang.values()):
             self._fit()
 
@@ -177,11 +170,10 @@ class UrlPairingPipeline:
             d.streak = 0
             if source is not None and source not in self.known:
                 # a held link whose counterpart exists: now the page is worth its download
-                spider = self.crawler.spider
                 self.stats.inc_value(STAT + "held_requested")
-                self._crawl(spider.page_request(source, discovered_by="pattern",
-                                                bitext_expected_lang=key[1],
-                                                bitext_released=True))
+                self._crawl(self.context.page_request(source, discovered_by="pattern",
+                                                      bitext_expected_lang=key[1],
+                                                      bitext_released=True))
             return
         d.failed += 1
         d.streak += 1
@@ -253,7 +245,7 @@ class UrlPairingPipeline:
         new = [u for u in urls if u not in self.notified]
         if new:
             self.notified.update(new)
-            self.crawler.signals.send_catch_log(signal=pages_paired, urls=new)
+            self.context.signals.send_catch_log(signal=pages_paired, urls=new)
 
     def _pair_now(self, url: str, lang: str) -> None:
         """A page whose counterpart (by the patterns learned so far) is stored: both paired."""
@@ -390,7 +382,7 @@ class UrlPairingPipeline:
         focus middleware holds, as ``(url, lang, held)``; and the pages of each language."""
         sizes = {lang: len(self.urls_by_lang.get(lang, ())) for lang in self.langs}
         sources = [(url, lang, False) for url, lang in self.unpaired()]
-        for _, answer in self.crawler.signals.send_catch_log(signal=held_links):
+        for _, answer in self.context.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
                 if lang in self.langs:
                     held = [url for url in urls if url not in self.known]
@@ -400,7 +392,7 @@ class UrlPairingPipeline:
                     sizes[lang] += len(held)
         return sources, sizes
 
-    def _recovery_candidates(self, sources: list, spider) -> tuple[dict, dict, int]:
+    def _recovery_candidates(self, sources: list) -> tuple[dict, dict, int]:
         """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``; the
         language and folder each direction's guesses go into; how many were skipped for a
         stopped direction."""
@@ -414,7 +406,7 @@ class UrlPairingPipeline:
                     skipped_untranslated += 1
                     continue
                 if target in self.known or target in self.tried or target in self.answered \
-                        or not spider.in_scope(target):
+                        or not self.context.in_scope(target):
                     continue
                 if self._alias_known(target):
                     skipped_alias += 1
@@ -440,12 +432,12 @@ class UrlPairingPipeline:
         if not self.recovery or self.learner is None:
             return
         self.relearn()
-        spider = self.crawler.spider
         budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
-        if spider.max_pages:
-            budget = min(budget, spider.max_pages - spider.pages_seen)
+        left = self.context.budget_left()
+        if left is not None:
+            budget = min(budget, left)
         sources, sizes = self._recovery_sources()
-        candidates, target_dirs, skipped_stopped = self._recovery_candidates(sources, spider)
+        candidates, target_dirs, skipped_stopped = self._recovery_candidates(sources)
         if not candidates:
             return
         if budget <= 0:
@@ -490,9 +482,9 @@ class UrlPairingPipeline:
                 self.pending[target] = (key, source if held else None)
                 d = self.directions.setdefault(key, _Direction())
                 d.tried += 1
-                request = spider.page_request(target, discovered_by="pattern",
-                                              bitext_expected_lang=key[2],
-                                              bitext_pattern=key[0])
+                request = self.context.page_request(target, discovered_by="pattern",
+                                                    bitext_expected_lang=key[2],
+                                                    bitext_pattern=key[0])
                 self._crawl(request)
             if take:
                 name = f"{key[1]}->{key[2]}"
@@ -507,10 +499,7 @@ class UrlPairingPipeline:
             raise DontCloseSpider
 
     def close_spider(self):
-        store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
-        try:
-            store.set_meta("recovery_tried", self.tried)
-            store.set_meta("recovery_directions",
-                           [[list(k), d.to_list()] for k, d in sorted(self.directions.items())])
-        finally:
-            store.close()
+        store = self.context.store
+        store.set_meta("recovery_tried", self.tried)
+        store.set_meta("recovery_directions",
+                       [[list(k), d.to_list()] for k, d in sorted(self.directions.items())])

@@ -49,11 +49,10 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 from bitextcrawl import config
 from bitextcrawl.bitext.domtree import TreeAligner, build_tree
 from bitextcrawl.bitext.links import link_proposals, verify_pair
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
-from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.sites.detect import link_named_language
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -85,14 +84,14 @@ class _Page:
 
 
 class ParallelLinkPipeline:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
+        self.context = context or CrawlContext.from_crawler(crawler)
+        self.langs = self.context.langs
         self.stats = crawler.stats
         s = crawler.settings
         self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
-        self.local_threshold = s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD")
-        self.rescue_threshold = s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD")
         self.trap_repeats = s.getint("BITEXT_TRAP_MAX_REPEATS")
         self.trap_segments = s.getint("BITEXT_TRAP_MAX_SEGMENTS")
         self.pages: dict[str, _Page] = {}          # stored pages in the wanted languages
@@ -111,46 +110,37 @@ class ParallelLinkPipeline:
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._pattern_cache: tuple[int, list] = (-1, [])
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+        self.context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler, context: CrawlContext | None = None):
         if not config.getbool(crawler.settings, "BITEXT_PARALLEL_LINKS_ENABLED"):
             raise NotConfigured
-        return cls(crawler)
+        return cls(crawler, context)
 
     # ---- state ------------------------------------------------------------------------
 
     def open_spider(self):
-        spider = self.crawler.spider
-        self.langs = tuple(spider.langs)
-        self.pattern_db = PatternDB(config.pattern_db_path(self.crawler.settings))  # read-only
-        store = open_store(self.crawler.settings, spider.output_dir)
-        try:
-            if len(store):  # a resumed crawl: rebuild the page index and the state
-                for record in store:
-                    self._remember(record)
-                state = store.get_meta("parallel_links", {}) or {}
-                self.aligned = {tuple(p) for p in state.get("aligned", [])}
-                self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
-                self.proposed = Counter({(a, b): n for a, b, n in state.get("proposed", [])})
-                self.tried = dict(state.get("tried", {}))
-                self.scheduled.update(self.tried)
-        finally:
-            store.close()
+        self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only
+        store = self.context.store
+        if len(store):  # a resumed crawl: rebuild the page index and the state
+            for record in store:
+                self._remember(record)
+            state = store.get_meta("parallel_links", {}) or {}
+            self.aligned = {tuple(p) for p in state.get("aligned", [])}
+            self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
+            self.proposed = Counter({(a, b): n for a, b, n in state.get("proposed", [])})
+            self.tried = dict(state.get("tried", {}))
+            self.scheduled.update(self.tried)
 
     def close_spider(self):
-        store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
-        try:
-            store.set_meta("parallel_links", {
-                "aligned": sorted(self.aligned),
-                "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
-                "proposed": [[a, b, n] for (a, b), n in sorted(self.proposed.items())],
-                "tried": self.tried,
-            })
-        finally:
-            store.close()
+        self.context.store.set_meta("parallel_links", {
+            "aligned": sorted(self.aligned),
+            "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
+            "proposed": [[a, b, n] for (a, b), n in sorted(self.proposed.items())],
+            "tried": self.tried,
+        })
 
     def request_scheduled(self, request, spider=None):
         url = _canon(request.url)
@@ -175,13 +165,13 @@ class ParallelLinkPipeline:
         if record.lang not in self.langs:
             return
         self.pages[record.url] = _Page(record.lang, dict(record.hreflang or {}), record.depth)
-        spider = self.crawler.spider
+        in_scope = self.context.in_scope
         for link in record.links:
             url = link["url"]
             named = link_named_language(link)
             if named:
                 self.link_lang.setdefault(url, named)
-            if url in self.scheduled or url in self.stored or not spider.in_scope(url):
+            if url in self.scheduled or url in self.stored or not in_scope(url):
                 continue
             if looks_like_trap(url, self.trap_repeats, self.trap_segments) or \
                     self._leads_elsewhere(url):
@@ -224,10 +214,7 @@ class ParallelLinkPipeline:
                 if t in self.pages and self.pages[t].lang == first:
                     out[(t, u2)] = None
             if self.use_patterns and not cached:
-                learner = UrlPatternLearner(langs=(first, other),
-                                            local_threshold=self.local_threshold,
-                                            rescue_threshold=self.rescue_threshold,
-                                            pattern_db=self.pattern_db)
+                learner = self.context.url_pattern_learner(langs=(first, other))
                 learner.fit({first: urls1, other: urls2})
                 pattern_pairs.extend((p.url_1, p.url_2) for p in learner.pairs())
         self._pattern_cache = (len(self.pages), pattern_pairs)
@@ -243,26 +230,23 @@ class ParallelLinkPipeline:
         pass over the store."""
         if not urls:
             return {}
-        store = open_store(self.crawler.settings, self.crawler.spider.output_dir)
-        try:
-            out = {}
-            db = getattr(store, "db", None)
-            if db is not None:  # SQLitePageStore
-                wanted = sorted(urls)
-                for start in range(0, len(wanted), 500):
-                    chunk = wanted[start:start + 500]
-                    rows = db.execute("SELECT record FROM pages WHERE url IN (%s)"
-                                      % ",".join("?" * len(chunk)), chunk)
-                    for (blob,) in rows:
-                        rec = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
-                        out[rec.url] = rec
-            else:
-                for rec in store:
-                    if rec.url in urls:
-                        out[rec.url] = rec
-            return out
-        finally:
-            store.close()
+        store = self.context.store
+        out = {}
+        db = getattr(store, "db", None)
+        if db is not None:  # SQLitePageStore
+            wanted = sorted(urls)
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                rows = db.execute("SELECT record FROM pages WHERE url IN (%s)"
+                                  % ",".join("?" * len(chunk)), chunk)
+                for (blob,) in rows:
+                    rec = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+                    out[rec.url] = rec
+        else:
+            for rec in store:
+                if rec.url in urls:
+                    out[rec.url] = rec
+        return out
 
     def _verify(self, pair, alignment, trees, records) -> bool:
         u1, u2 = pair
@@ -400,7 +384,7 @@ class ParallelLinkPipeline:
         """Propose the aligned links of the pair (u1, u2) as pairs, and request their
         targets not stored, tried or scheduled yet; the number of requests made."""
         engine = self.crawler.engine
-        spider = self.crawler.spider
+        context = self.context
         scheduled = 0
         l1, l2 = self.pages[u1].lang, self.pages[u2].lang
         depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
@@ -418,13 +402,13 @@ class ParallelLinkPipeline:
             for url, lang in ((h1, l1), (h2, l2)):
                 if url in self.stored or url in self.tried or url in self.scheduled:
                     continue
-                if not spider.in_scope(url) or looks_like_trap(url, self.trap_repeats,
-                                                                self.trap_segments):
+                if not context.in_scope(url) or looks_like_trap(url, self.trap_repeats,
+                                                                 self.trap_segments):
                     continue
                 self.tried[url] = lang
-                request = spider.page_request(url, discovered_by="parallel_link",
-                                              bitext_expected_lang=lang,
-                                              bitext_parallel_pair=[u1, u2], depth=depth)
+                request = context.page_request(url, discovered_by="parallel_link",
+                                               bitext_expected_lang=lang,
+                                               bitext_parallel_pair=[u1, u2], depth=depth)
                 engine.crawl(request)
                 scheduled += 1
         return scheduled

@@ -12,39 +12,40 @@ import os
 from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.outputs import export_pages
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import url_rewritten
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
 
 class PageStorePipeline:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
+        self.context = context or CrawlContext.from_crawler(crawler)
+        self.output_dir = self.context.output_dir
         self.stats = crawler.stats
         self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
         self.store = None
         self.warc = None
-        crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
-        crawler.signals.connect(self.url_rewritten, signal=url_rewritten)
+        self.context.signals.connect(self.response_downloaded,
+                                     signal=signals.response_downloaded)
+        self.context.signals.connect(self.url_rewritten, signal=url_rewritten)
 
     @classmethod
-    def from_crawler(cls, crawler):
+    def from_crawler(cls, crawler, context: CrawlContext | None = None):
         if not crawler.settings.get("BITEXT_PAGE_STORE"):
             raise NotConfigured
-        return cls(crawler)
+        return cls(crawler, context)
 
     def open_spider(self):
-        spider = self.crawler.spider
-        self.output_dir = spider.output_dir
-        self.store = open_store(self.crawler.settings, self.output_dir)
+        self.store = self.context.store
         stored = len(self.store)
         if stored:
             logger.info("Resuming: %d pages already in %s", stored, self.output_dir)
-            spider.pages_seen = stored
+            self.context.pages_seen = stored
         self.stats.set_value("bitext/pages/resumed", stored)
         if self.warc_enabled:
             self.warc = WarcPageWriter(os.path.join(self.output_dir, "pages.warc.gz"))
@@ -97,4 +98,4 @@ class PageStorePipeline:
         path = os.path.join(self.output_dir, "pages.jsonl")
         n = export_pages(self.store, path)
         logger.info("Exported %d page records (one per content) to %s", n, path)
-        self.store.close()
+        # (the store stays open for the spider_closed handlers; the context closes it)

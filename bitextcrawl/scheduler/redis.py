@@ -26,6 +26,7 @@ from scrapy_redis.dupefilter import RFPDupeFilter
 from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.scheduler.registry import WorkerRegistry, worker_name
 from bitextcrawl.store.redis import crawl_key
 
@@ -88,7 +89,8 @@ class RedisFrontierScheduler(Scheduler):
         return instance
 
     def open(self, spider):
-        key = crawl_key(self.crawler.settings, spider.output_dir)
+        output_dir = CrawlContext.from_crawler(self.crawler).output_dir
+        key = crawl_key(self.crawler.settings, output_dir)
         self.queue_key = f"{key}:requests"
         if self.df is None:
             self.df = RFPDupeFilter(self.server, key=f"{key}:dupefilter",

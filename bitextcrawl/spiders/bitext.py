@@ -21,6 +21,7 @@ from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutErro
 
 from bitextcrawl import config
 from bitextcrawl.config import RenamedSettings
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
@@ -81,8 +82,11 @@ class BitextSpider(scrapy.Spider):
         self.site = site_of(start_url)
         self._langs_arg = langs
         self._max_pages_arg = max_pages
-        self.pages_seen = 0
+        self.context: CrawlContext | None = None   # made by from_crawler
         self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
+        # URLs answered in this run (pages, redirects' sources, errors): a link to one of
+        # them would only be dropped by the dupefilter, after every middleware judged it.
+        self.answered: set[str] = set()
 
     @classmethod
     def update_settings(cls, settings):
@@ -104,18 +108,28 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        settings = crawler.settings
-        spider.langs = settings_langs(spider._langs_arg, settings)
-        spider.max_pages = (whole_number("max_pages", spider._max_pages_arg)
-                            or settings.getint("BITEXT_MAX_PAGES") or 0)
-        spider.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
-            "output", site_name(spider.start_url))
-        spider.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
-        spider.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
-        spider.skip_duplicate_links = config.getbool(
-            settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
-        spider.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
+        spider.configure(crawler.settings)
+        spider.context = spider.make_context(crawler.settings).install(crawler)
         return spider
+
+    def configure(self, settings) -> None:
+        """The spider's own settings, read once its arguments are known."""
+        self.langs = settings_langs(self._langs_arg, settings)
+        self.max_pages = (whole_number("max_pages", self._max_pages_arg)
+                          or settings.getint("BITEXT_MAX_PAGES") or 0)
+        self.output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
+            "output", site_name(self.start_url))
+        self.trap_repeats = settings.getint("BITEXT_TRAP_MAX_REPEATS")
+        self.trap_segments = settings.getint("BITEXT_TRAP_MAX_SEGMENTS")
+        self.skip_duplicate_links = config.getbool(
+            settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
+        self.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
+
+    def make_context(self, settings) -> CrawlContext:
+        """The context of this crawl, which every component reaches from the crawler."""
+        return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
+                            start_url=self.start_url, max_pages=self.max_pages,
+                            request_factory=self.page_request, scope=self.in_scope)
 
     async def start(self):
         yield self.page_request(self.start_url, discovered_by="start")
@@ -130,14 +144,14 @@ class BitextSpider(scrapy.Spider):
         return site_of(url) == self.site
 
     def parse(self, response):
+        self._answered(response.request)
         page = response.meta.get("bitext_page")
         if page is None:  # not an HTML page; the language-ID middleware counted why
             return
         stats = self.crawler.stats
-        if self.max_pages and self.pages_seen >= self.max_pages:
+        if not self.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
-        self.pages_seen += 1
         if page.requested_url and page.requested_url != page.url:
             stats.inc_value("bitext/http/redirected")
         duplicate = False
@@ -150,17 +164,28 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value("bitext/links/skipped_duplicate_page")
             return
         for link in page.links:
-            url = link["url"]
-            if not self.in_scope(url):
-                stats.inc_value("bitext/links/offsite")
-                continue
-            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
-                stats.inc_value("bitext/bad/trap")
-                continue
-            if self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
-                stats.inc_value("bitext/links/skipped_extension")  # an archive, image, ...
-                continue
-            yield self.page_request(url, link=link)
+            if self.followable(link["url"], self.in_scope):
+                yield self.page_request(link["url"], link=link)
+
+    def followable(self, url: str, in_scope) -> bool:
+        """Is a link to ``url`` worth a request? If not, why is counted."""
+        reason = None
+        if not in_scope(url):
+            reason = "links/offsite"
+        elif looks_like_trap(url, self.trap_repeats, self.trap_segments):
+            reason = "bad/trap"
+        elif self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
+            reason = "links/skipped_extension"  # an archive, image, ...
+        elif url in self.answered:
+            reason = "links/already_answered"
+        if reason is not None:
+            self.crawler.stats.inc_value("bitext/" + reason)
+        return reason is None
+
+    def _answered(self, request) -> None:
+        """The server answered ``request`` (a page or an HTTP error): its URLs are done."""
+        self.answered.update(request.meta.get("redirect_urls", ()))
+        self.answered.add(request.url)
 
     def on_error(self, failure):
         """Count what went wrong by kind; the crawl goes on."""
@@ -174,6 +199,7 @@ class BitextSpider(scrapy.Spider):
         elif discovered_by == "parallel_link":
             stats.inc_value("bitext/parallel_links/failed")
         if failure.check(HttpError):
+            self._answered(request)
             status = failure.value.response.status
             stats.inc_value(f"bitext/http/{status}")
             stats.inc_value(f"bitext/bad/http_{status // 100}xx")

@@ -52,9 +52,10 @@ from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPT
 from twisted.python.failure import Failure
 
 from bitextcrawl import config
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.pages.urls import site_name, site_of
 from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
@@ -65,7 +66,6 @@ from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, 
                                          site_link_evidence, site_root)
 from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
-from bitextcrawl.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +110,8 @@ ROUND_END_PIPELINES = (ClosingPipeline,)
 
 
 class SiteCrawl:
-    """One site of an expand crawl: what its pipelines see as ``crawler.spider``."""
+    """One site of an expand crawl: its round state, and the crawl context its pipelines
+    share (its own output dir, scope, page budget, store and signals)."""
 
     def __init__(self, spider: "ExpandSpider", site: str, start_urls: list[str], round_no: int,
                  seed: bool = False, replaces: str = ""):
@@ -125,17 +126,21 @@ class SiteCrawl:
         self.errors: Counter = Counter()  # failure_kind -> requests that got no response
         self.failure = ""               # why the check failed (no response at all)
         self.name = site_name(site)
-        self.output_dir = os.path.join(spider.output_dir, "sites", self.name)
-        self.langs = spider.langs
-        self.max_pages = spider.max_pages
-        self.pages_seen = 0
+        self.context = CrawlContext(
+            spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
+            spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
+            request_factory=self.page_request, scope=self.in_scope,
+            signals=SignalManager(self))  # the spider sends them spider_idle
         self.check_budget = spider.detect_pages
         self.check_urls: set[str] = set(start_urls)  # requested for the check
         self.phase = CHECK
         self.held: dict[str, object] = {}   # URL -> request held back while checking
         self.detection = None
         self.pipelines: list = []
-        self.signals: SignalManager | None = None
+
+    @property
+    def output_dir(self) -> str:
+        return self.context.output_dir
 
     @property
     def is_open(self) -> bool:
@@ -161,25 +166,15 @@ class SiteCrawl:
         return held
 
 
-class _SiteCrawler:
-    """The crawler as one site's pipelines see it: the same settings, stats and engine; the
-    site as ``spider``; signals of its own (the spider sends them ``spider_idle``)."""
-
-    def __init__(self, crawler, site: SiteCrawl):
-        self._crawler = crawler
-        self.spider = site
-        self.signals = SignalManager(site)
-
-    def __getattr__(self, name):
-        return getattr(self._crawler, name)
-
-
 class SitePipelines:
     """The item pipeline of an expand crawl: each page record goes through the pipelines of
     its own site (``BITEXT_EXPAND_SITE_PIPELINES``), opened and closed per site.
 
-    Those pipelines are built with a crawler whose ``spider`` is the :class:`SiteCrawl`; their
-    ``open_spider``/``process_item``/``close_spider`` must be synchronous (the project's are).
+    Scrapy makes one instance of each item pipeline per crawler; a site needs its own (their
+    state is the site's), so they are built here with the crawler and the site's context
+    (``Pipeline.from_crawler(crawler, context=...)``), which gives them the site's output dir,
+    scope, store and signals. Their ``open_spider``/``process_item``/``close_spider`` must be
+    synchronous (the project's are).
     """
 
     def __init__(self, crawler):
@@ -199,12 +194,11 @@ class SitePipelines:
         spider.site_pipelines = self
 
     def open_site(self, site: SiteCrawl) -> None:
-        proxy = _SiteCrawler(self.crawler, site)
-        site.signals = proxy.signals
         site.pipelines = []
         for cls in self.classes:
             try:
-                site.pipelines.append(build_from_crawler(cls, proxy))
+                site.pipelines.append(build_from_crawler(cls, self.crawler,
+                                                         context=site.context))
             except NotConfigured:
                 continue
         for pipe in site.pipelines:
@@ -225,15 +219,16 @@ class SitePipelines:
 
     def site_idle(self, site: SiteCrawl) -> bool:
         """Tell a site's pipelines the crawl ran dry; True if one asked for more time."""
-        results = site.signals.send_catch_log(signals.spider_idle, spider=site,
-                                              dont_log=DontCloseSpider)
+        results = site.context.signals.send_catch_log(signals.spider_idle, spider=site,
+                                                      dont_log=DontCloseSpider)
         return any(isinstance(r, Failure) and r.check(DontCloseSpider) for _, r in results)
 
     def close_site(self, site: SiteCrawl) -> None:
+        """Close the site's pipelines (its store stays open for the round's end)."""
         for pipe in reversed(site.pipelines):  # Scrapy closes pipelines last-first, too
             if hasattr(pipe, "close_spider"):
                 pipe.close_spider()
-        site.signals.disconnect_all(signals.spider_idle)
+        site.context.signals.disconnect_all(signals.spider_idle)
         site.pipelines = []
         self.sites.pop(site.site, None)
 
@@ -241,6 +236,7 @@ class SitePipelines:
         # An interrupted crawl: flush what each open site stored (no alignment).
         for site in list(self.sites.values()):
             self.close_site(site)
+            site.context.close()
             site.phase = CLOSED
 
 
@@ -308,27 +304,33 @@ class ExpandSpider(BitextSpider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        s = crawler.settings
-        spider.max_pages = int(spider._max_pages_arg if spider._max_pages_arg is not None
-                               else s.getint("BITEXT_EXPAND_MAX_PAGES"))
-        spider.output_dir = s.get("BITEXT_OUTPUT_DIR") or os.path.join("output", "expand")
-        spider.rounds = int(spider._rounds_arg if spider._rounds_arg is not None
-                            else s.getint("BITEXT_EXPAND_ROUNDS"))
-        spider.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
-        spider.check_seeds = config.getbool(s, "BITEXT_EXPAND_CHECK_SEEDS_ENABLED")
-        spider.replace_failed = config.getbool(s, "BITEXT_EXPAND_REPLACE_FAILED_ENABLED")
-        spider.expansion = Expansion(
-            criterion=spider._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
-            top_k=int(spider._top_k_arg if spider._top_k_arg is not None
-                      else s.getint("BITEXT_EXPAND_TOP_K")))
-        spider.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
-        spider.pattern_db_path = config.pattern_db_path(s)
-        spider.align_config = AlignConfig.from_settings(s, spider.langs)
         crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
-        if s.get("JOBDIR"):
+        if crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
                            "one restarts from the seeds (pages already stored are kept)")
         return spider
+
+    def configure(self, settings) -> None:
+        """The bitext spider's settings, and the expand crawl's own. (Its crawl context,
+        ``self.context``, is the whole crawl's: its output dir, every open site in scope;
+        each site has a context of its own, :class:`SiteCrawl`.)"""
+        super().configure(settings)
+        s = settings
+        self.max_pages = int(self._max_pages_arg if self._max_pages_arg is not None
+                             else s.getint("BITEXT_EXPAND_MAX_PAGES"))
+        self.output_dir = s.get("BITEXT_OUTPUT_DIR") or os.path.join("output", "expand")
+        self.rounds = int(self._rounds_arg if self._rounds_arg is not None
+                          else s.getint("BITEXT_EXPAND_ROUNDS"))
+        self.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
+        self.check_seeds = config.getbool(s, "BITEXT_EXPAND_CHECK_SEEDS_ENABLED")
+        self.replace_failed = config.getbool(s, "BITEXT_EXPAND_REPLACE_FAILED_ENABLED")
+        self.expansion = Expansion(
+            criterion=self._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
+            top_k=int(self._top_k_arg if self._top_k_arg is not None
+                      else s.getint("BITEXT_EXPAND_TOP_K")))
+        self.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
+        self.pattern_db_path = config.pattern_db_path(s)
+        self.align_config = AlignConfig.from_settings(s, self.langs)
 
     # ------------------------------------------------------------------ requests
     async def start(self):
@@ -382,10 +384,9 @@ class ExpandSpider(BitextSpider):
         if site is None or not site.is_open:  # redirected to a site this round does not crawl
             stats.inc_value("bitext/expand/offsite_page")
             return
-        if site.max_pages and site.pages_seen >= site.max_pages:
+        if not site.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
-        site.pages_seen += 1
         yield page
         checking = site.phase == CHECK
         from_root = checking and response.meta.get("bitext_expand_hop") == 0
@@ -394,11 +395,7 @@ class ExpandSpider(BitextSpider):
         links = detection_order(page.links, self.langs) if from_root else page.links
         for link in links:
             url = link["url"]
-            if not site.in_scope(url):
-                stats.inc_value("bitext/links/offsite")
-                continue
-            if looks_like_trap(url, self.trap_repeats, self.trap_segments):
-                stats.inc_value("bitext/bad/trap")
+            if not self.followable(url, site.in_scope):
                 continue
             if from_root and site.check_budget > 0 and url not in site.check_urls:
                 site.check_budget -= 1
@@ -428,6 +425,11 @@ class ExpandSpider(BitextSpider):
             ranking = self.expansion.rank(self.round)  # the next ranking, not crawled
             self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
         self.write_outputs()
+
+    def closed(self, reason):
+        """Every site's store closed (an interrupted crawl leaves some open)."""
+        for site in self.sites.values():
+            site.context.close()
 
     def _sites(self, *phases) -> list[SiteCrawl]:
         return [s for s in self.sites.values() if s.phase in phases]
@@ -469,6 +471,7 @@ class ExpandSpider(BitextSpider):
         site.failure = site.errors.most_common(1)[0][0]
         stats.inc_value("bitext/expand/failed")
         self.site_pipelines.close_site(site)
+        site.context.close()   # nothing more is read of it
         site.held = {}
         site.phase = FAILED
         logger.info("Round %d: %s could not be checked (%s)", self.round, site.site,
@@ -486,11 +489,7 @@ class ExpandSpider(BitextSpider):
         return 1
 
     def read_pages(self, site: SiteCrawl) -> list[PageRecord]:
-        store = open_store(self.crawler.settings, site.output_dir)
-        try:
-            return list(store)
-        finally:
-            store.close()
+        return list(site.context.store)
 
     def finish_round(self) -> None:
         """Close every site of the round: alignment, C(w), outlinks, verdict (§2.3 step 1)."""
@@ -507,6 +506,7 @@ class ExpandSpider(BitextSpider):
             if bilingual:
                 self.site_pipelines.close_site(site)
             pages = self.read_pages(site)
+            site.context.close()
             detection = site.detection or detect_bilingual(pages, self.langs, site=site.site)
             result = SiteResult(site.site, site.round, bilingual, seed=site.seed,
                                 pages=len(pages), reason=detection.evidence["reason"],

@@ -1,9 +1,32 @@
 """Page stores: where page records live during and after a crawl."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
 from scrapy.utils.misc import load_object
 
+from bitextcrawl.pages.record import PageRecord
 
-def open_store(settings, output_dir: str):
+
+@runtime_checkable
+class PageStore(Protocol):
+    """What the crawl asks of a page store (:mod:`.sqlite`, :mod:`.redis`)."""
+
+    def add(self, record: PageRecord) -> bool: ...
+    def has_content(self, content_hash: str) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[PageRecord]: ...
+    def urls_by_lang(self) -> dict[str, list[str]]: ...
+    def add_redirect(self, url: str, target: str) -> None: ...
+    def redirects(self) -> dict[str, str]: ...
+    def get_meta(self, key: str, default=None): ...
+    def set_meta(self, key: str, value) -> None: ...
+    def close(self) -> None: ...
+
+
+def open_store(settings, output_dir: str) -> PageStore:
     """The page store named by ``BITEXT_PAGE_STORE``, opened on ``output_dir``."""
     cls = load_object(settings.get("BITEXT_PAGE_STORE"))
     return cls.from_settings(settings, output_dir)

@@ -15,13 +15,9 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
-from tests.conftest import PROJECT_ROOT, crawl_command, run_crawl
+from tests.conftest import PROJECT_ROOT, crawl_command, read_pages, run_crawl
 
 pytestmark = pytest.mark.integration
-
-
-def read_pages(out):
-    return [json.loads(line) for line in (out / "pages.jsonl").open(encoding="utf-8")]
 
 
 def reachable(site, langs=("en", "fr")) -> set[str]:

@@ -20,7 +20,8 @@ from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.store.redis import RedisPageStore, crawl_key
-from tests.conftest import PROJECT_ROOT, crawl_command, redis_server, run_crawl
+from tests.conftest import (PROJECT_ROOT, crawl_command, read_pages, read_pairs, redis_server,
+                            run_crawl)
 
 pytestmark = pytest.mark.integration
 
@@ -39,15 +40,6 @@ def redis_settings(url: str):
     from scrapy.settings import Settings
 
     return Settings({"REDIS_URL": url})
-
-
-def read_pages(out):
-    return [json.loads(line) for line in (out / "pages.jsonl").open(encoding="utf-8")]
-
-
-def read_pairs(out):
-    return {(p["url_1"], p["url_2"])
-            for p in map(json.loads, (out / "pairs.jsonl").open(encoding="utf-8"))}
 
 
 def test_shared_queue_is_fifo_within_a_priority(redis_url):

@@ -23,7 +23,7 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.demo.web import make_monolingual
-from tests.conftest import FAST_CRAWL, PROJECT_ROOT
+from tests.conftest import FAST_CRAWL, PROJECT_ROOT, read_jsonl
 
 pytestmark = pytest.mark.integration
 
@@ -44,11 +44,6 @@ def add_links(site, targets, kinds=("home", "about")) -> None:
         if kind in kinds and url in site.resources:
             res = site.resources[url]
             res.body = res.body.replace(b"</main>", aside)
-
-
-def read_jsonl(path):
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def scrapy(*args, timeout=120):

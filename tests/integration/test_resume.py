@@ -3,7 +3,6 @@ that was never interrupted (the frontier journal, bitextcrawl/extensions/resume.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -15,7 +14,7 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.extensions.resume import stock_robots_middleware
-from tests.conftest import PROJECT_ROOT, crawl_command, run_crawl
+from tests.conftest import PROJECT_ROOT, crawl_command, read_pages, read_pairs, run_crawl
 
 pytestmark = pytest.mark.integration
 
@@ -42,13 +41,8 @@ def stored_pages(db_path) -> int:
         return 0
 
 
-def read_pages(out) -> list[str]:
-    return [json.loads(line)["url"] for line in (out / "pages.jsonl").open(encoding="utf-8")]
-
-
-def read_pairs(out) -> set[tuple[str, str]]:
-    return {(p["url_1"], p["url_2"])
-            for p in map(json.loads, (out / "pairs.jsonl").open(encoding="utf-8"))}
+def page_urls(out) -> list[str]:
+    return [page["url"] for page in read_pages(out)]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +53,7 @@ def served(tmp_path_factory):
     out = tmp_path_factory.mktemp("uninterrupted")
     with serve_site(site, port) as server:
         run_crawl(site.start_url, out)
-        yield {"site": site, "server": server, "pages": read_pages(out),
+        yield {"site": site, "server": server, "pages": page_urls(out),
                "pairs": read_pairs(out)}
 
 
@@ -86,7 +80,7 @@ def interrupt(site, out, jobdir, sig, at_pages: int) -> str:
 
 
 def check_same_as_uninterrupted(served, out):
-    pages = read_pages(out)
+    pages = page_urls(out)
     leaked = set(pages) & set(served["site"].robots_disallowed)
     if leaked and stock_robots_middleware(project_settings()):
         pytest.xfail(f"Scrapy 2.19's RobotsTxtMiddleware let {sorted(leaked)} through (many "

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.test import get_crawler
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.records import site_records
 from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
@@ -36,6 +39,9 @@ from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.resolver import LocalhostResolver
 from bitextcrawl.spiders.bitext import BitextSpider
+from bitextcrawl.store import PageStore
+from bitextcrawl.store.redis import RedisPageStore
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 H = "http://www.example.org"
 ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "
@@ -65,6 +71,57 @@ def generated_records(n_pairs=8):
     return site, site_records(site, langs=("en", "fr"))
 
 
+# ---- the crawl context ---------------------------------------------------------------------
+
+def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(tmp_path):
+    crawler = crawler_for(tmp_path, start_url=f"{H}/en/", BITEXT_MAX_PAGES=5)
+    context = CrawlContext.from_crawler(crawler)
+    assert context is crawler.spider.context
+    assert context.output_dir == str(tmp_path / "out") and context.langs == ("en", "fr")
+    assert context.site == "http://example.org" and context.budget_left() == 5
+    assert context.in_scope(f"{H}/fr/a.html") and not context.in_scope("http://other.org/")
+    request = context.page_request(f"{H}/fr/a.html", discovered_by="pattern", depth=2)
+    assert request.callback == crawler.spider.parse and request.meta["depth"] == 2
+    assert request.meta["bitext_discovered_by"] == "pattern"
+    store = PageStorePipeline.from_crawler(crawler)
+    pairing = UrlPairingPipeline.from_crawler(crawler)
+    parallel = ParallelLinkPipeline.from_crawler(crawler)
+    focus = FocusMiddleware.from_crawler(crawler)
+    assert store.context is pairing.context is parallel.context is focus.context is context
+    for component in (store, pairing, parallel):
+        component.open_spider()
+    assert store.store is context.store   # one open store, one pattern DB read
+    assert pairing.pattern_db is parallel.pattern_db is context.pattern_db
+    assert pairing.learner.pattern_db is context.pattern_db and pairing.learner.keep_parsed
+    assert context.url_pattern_learner(langs=("fr", "en")).langs == ("fr", "en")
+    store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
+    for component in (parallel, pairing, store):
+        component.close_spider()
+    focus.spider_closed()                 # after the pipelines, still writing to the store
+    assert context.store.get_meta("focus")["pages"] == {}
+    crawler.signals.send_catch_log(signals.engine_stopped)
+    assert context.closed and context._store is None
+    context.close()                       # closed once: a second close does nothing
+
+
+def test_both_page_stores_implement_the_store_protocol():
+    assert issubclass(SQLitePageStore, PageStore) and issubclass(RedisPageStore, PageStore)
+
+
+def test_crawl_context_resumes_the_page_count_and_is_required(tmp_path):
+    first = crawler_for(tmp_path)
+    store = PageStorePipeline.from_crawler(first)
+    store.open_spider()
+    store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
+    store.close_spider()
+    CrawlContext.from_crawler(first).close()
+    again = crawler_for(tmp_path)         # a resumed crawl: what is stored counts
+    PageStorePipeline.from_crawler(again).open_spider()
+    assert CrawlContext.from_crawler(again).pages_seen == 1
+    with pytest.raises(NotConfigured):    # a spider of another project: no context
+        UrlPairingPipeline.from_crawler(get_crawler())
+
+
 # ---- downloader middlewares ---------------------------------------------------------------
 
 def test_langid_not_configured_without_bitext_settings():
@@ -84,15 +141,19 @@ def test_langid_makes_a_page_record_and_counts_rejections(tmp_path):
     assert page.lang == "en" and page.title == "Annual report" and page.body
     assert stats(crawler)["bitext/lang/en"] == 1
 
-    binary = Request(f"{H}/logo.html")
-    mw.process_response(binary, Response(binary.url, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+    binary = Request(f"{H}/brochure.html")
+    mw.process_response(binary, Response(binary.url, body=b"\x00\x01\x02\x03" * 100,
                                          request=binary))
+    logo = Request(f"{H}/logo.html")
+    mw.process_response(logo, Response(logo.url, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00",
+                                       request=logo))
     pdf = Request(f"{H}/a.pdf")
     mw.process_response(pdf, TextResponse(pdf.url, body=b"text", encoding="utf-8",
                                           headers={"Content-Type": "application/pdf"},
                                           request=pdf))
-    assert "bitext_page" not in binary.meta and "bitext_page" not in pdf.meta
+    assert not any("bitext_page" in r.meta for r in (binary, logo, pdf))
     assert stats(crawler)["bitext/bad/binary"] == 1
+    assert stats(crawler)["bitext/skipped/image"] == 1
     assert stats(crawler)["bitext/skipped/non_html"] == 1
 
 
@@ -352,3 +413,35 @@ def test_old_import_paths_of_moved_components_still_load():
         is RedisFrontierScheduler
     assert load_object("bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware") \
         is RobotsTxtMiddleware
+
+
+# ---- the spider ---------------------------------------------------------------------------
+
+def test_spider_sends_no_request_for_a_url_the_server_already_answered(tmp_path):
+    crawler = crawler_for(tmp_path)
+    spider = crawler.spider
+    html = ENGLISH.replace("</main>", f"<a href='{H}/en/a.html'>A</a>"
+                                      f"<a href='{H}/en/b.html'>B</a></main>")
+
+    def answer(url, body=html, status=200):
+        request = Request(url, meta={"redirect_urls": [url + "?old"]} if status == 200 else {})
+        response = HtmlResponse(url, status=status, body=body.encode(), request=request)
+        if status == 200:
+            request.meta["bitext_page"] = build_record(url, body)
+        return request, response
+
+    _, gone = answer(f"{H}/en/b.html", status=404)
+    spider.on_error(_http_error(gone))
+    _, response = answer(f"{H}/en/")
+    out = list(spider.parse(response))
+    urls = [r.url for r in out if isinstance(r, Request)]
+    assert urls == [f"{H}/en/a.html"]          # b.html answered 404: the dupefilter's anyway
+    assert stats(crawler)["bitext/links/already_answered"] == 1
+    assert {f"{H}/en/", f"{H}/en/?old"} <= spider.answered
+
+
+def _http_error(response):
+    """What Scrapy hands a spider's errback for an HTTP error status."""
+    failure = Failure(HttpError(response))
+    failure.request = response.request
+    return failure

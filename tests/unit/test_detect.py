@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -10,8 +9,8 @@ from bitextcrawl.pages.record import build_record
 from bitextcrawl.sites.detect import (AMBIGUOUS_CODES, LANGUAGE_SWITCH_NAMES, Detection,
                                       detect_bilingual, languages_named_unlinked,
                                       switch_language)
+from tests.conftest import SHARED_DATA
 
-SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 SITE = "http://example.org"
 
 

@@ -12,6 +12,7 @@ from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
@@ -28,22 +29,23 @@ PROJECT_PIPELINES = {
 
 
 class RecordingPipeline:
-    """Sees what a per-site pipeline sees."""
+    """Sees what a per-site pipeline sees: the crawler, and the site's crawl context."""
 
     instances: list = []
 
-    def __init__(self, crawler):
+    def __init__(self, crawler, context):
         self.crawler = crawler
+        self.context = context
         self.events = []
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        context.signals.connect(self.spider_idle, signal=signals.spider_idle)
         RecordingPipeline.instances.append(self)
 
     @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler)
+    def from_crawler(cls, crawler, context=None):
+        return cls(crawler, context or CrawlContext.from_crawler(crawler))
 
     def open_spider(self):
-        self.events.append(("open", self.crawler.spider.site, self.crawler.spider.output_dir))
+        self.events.append(("open", self.context.site, self.context.output_dir))
 
     def process_item(self, item):
         self.events.append(("item", item.url))
@@ -132,10 +134,17 @@ def test_real_pipelines_open_per_site(crawler):
     pipes = SitePipelines(crawler)
     pipes.open_spider()
     crawler.spider.open_site(SITE, [SITE + "/"])
-    kinds = [type(p) for p in crawler.spider.sites[SITE].pipelines]
+    site = crawler.spider.sites[SITE]
+    kinds = [type(p) for p in site.pipelines]
     assert kinds == [PageStorePipeline, UrlPairingPipeline]
-    pipes.close_spider()  # an interrupted crawl: every open site is flushed
-    assert not pipes.sites
+    # each site its own crawl context; the crawl's own is the expand dir's
+    assert all(p.context is site.context for p in site.pipelines)
+    assert site.context is not CrawlContext.from_crawler(crawler)
+    assert site.context.in_scope(SITE + "/fr/") and not site.context.in_scope("http://b.org/")
+    assert site.context.page_request(SITE + "/fr/").meta["bitext_expand_site"] == SITE
+    assert site.pipelines[0].store is site.context.store
+    pipes.close_spider()  # an interrupted crawl: every open site is flushed, its store closed
+    assert not pipes.sites and site.context.closed
 
 
 def test_check_phase_follows_root_links_and_holds_the_rest(crawler):

@@ -16,12 +16,12 @@ from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
 H = "http://www.example.org"
 
 
-def make_crawler(tmp_path, **settings):
+def make_crawler(tmp_path, langs="en,zh", **settings):
     crawler = get_crawler(BitextSpider, {"BITEXT_OUTPUT_DIR": str(tmp_path / "out"),
                                          "BITEXT_PATTERN_DB": str(tmp_path / "db.json"),
                                          **settings})
     crawler.stats = MemoryStatsCollector(crawler)
-    crawler.spider = BitextSpider.from_crawler(crawler, start_url=f"{H}/cn/", langs="en,zh")
+    crawler.spider = BitextSpider.from_crawler(crawler, start_url=f"{H}/cn/", langs=langs)
     return crawler
 
 
@@ -153,8 +153,7 @@ def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
 
 
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
-    crawler = make_crawler(tmp_path)
-    crawler.spider.langs = ("en", "ru")
+    crawler = make_crawler(tmp_path, langs="en,ru")
     mw = FocusMiddleware(crawler)
     for i in range(12):   # English pages with a switch into Russian
         url = f"{H}/en/p{i}.html"
@@ -214,8 +213,7 @@ def test_one_way_needs_the_big_side_silent(tmp_path):
 
 
 def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
-    crawler = make_crawler(tmp_path)
-    crawler.spider.langs = ("en", "ru")
+    crawler = make_crawler(tmp_path, langs="en,ru")
     pipe = UrlPairingPipeline(crawler)
     pipe.open_spider()
     for i in range(6):

@@ -13,7 +13,8 @@ import pytest
 from bitextcrawl.formats import input_kind, iter_pages
 from bitextcrawl.formats.jsonl import iter_jsonl_pages, write_jsonl
 from bitextcrawl.formats.lett import iter_lett_pages
-from bitextcrawl.formats.warc import WarcPageWriter, decode_html, iter_warc_pages
+from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
+from bitextcrawl.pages.text import decode_html
 from tests.conftest import SHARED_DATA
 
 LETT = SHARED_DATA / "lett" / "v2.lett.gz"
@@ -56,7 +57,7 @@ def test_warc_round_trip(tmp_path):
     assert en.fetched_at == pytest.approx(1_700_000_000.25, abs=1e-5)
     assert en.hreflang == {"fr": "http://example.org/fr/index.html"}
     assert fr.charset == "iso8859-1" and "été" in fr.text and fr.lang == "fr"
-    assert stats["bitext/input/skipped/non_html"] == 1
+    assert stats["bitext/input/skipped/image"] == 1
     assert stats["bitext/input/pages"] == 2
     # Per-record gzip members: the file is a valid multi-member gzip.
     with gzip.open(path, "rb") as fh:
@@ -94,7 +95,7 @@ def test_warc_skips_junk_and_survives_truncation(tmp_path):
     stats = collections.Counter()
     pages = list(iter_warc_pages(path, stats=stats))
     assert [p.url for p in pages] == ["http://example.org/a.html", "http://example.org/nohdr"]
-    assert stats["bitext/input/skipped/binary"] == 1
+    assert stats["bitext/input/bad/binary"] == 1
     # the 301 is a redirect, not junk: its URL is an alias of the page it leads to
     assert stats["bitext/input/redirects"] == 1
     assert pages[0].aliases == ["http://example.org/moved"]

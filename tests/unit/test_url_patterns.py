@@ -8,7 +8,6 @@ import random
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -27,9 +26,9 @@ from bitextcrawl.pairing.url_patterns import (
     pair_urls,
     pattern_id,
 )
+from tests.conftest import PROJECT_ROOT, SHARED_DATA
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
-DATA = PROJECT_ROOT / ".." / "shared" / "data"
+DATA = SHARED_DATA
 WORDS = ("about news contact team press report annual policy history services help faq "
          "careers events media data docs guide terms privacy").split()
 
@@ -648,7 +647,7 @@ def test_id_marker_fit_of_10k_urls():
     assert len(lr.pairs()) == 5000 and precision(lr.pairs(), dict(zip(en, de))) == 1
 
 
-LETT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "lett"
+LETT = SHARED_DATA / "lett"
 
 
 @pytest.mark.skipif(not (LETT / "v2.lett.gz").is_file() or not (LETT / "expected").is_file(),

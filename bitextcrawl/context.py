@@ -1,0 +1,125 @@
+"""The crawl context: what the components of one site crawl share.
+
+One is made per site crawl, by the spider that knows the site (``BitextSpider.from_crawler``
+from its arguments; the expand spider one more per site it opens), and kept on the crawler
+as Scrapy keeps ``crawler.stats``: every middleware, pipeline and extension reaches it with
+``CrawlContext.from_crawler(crawler)``, none reads crawl state off the spider.
+
+It holds the output dir, the languages, the scope and the page budget; the pattern
+database the crawl's URL-pattern learners read and a factory of those learners; the one
+open page store
+(:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by :meth:`close`
+when the engine stops or the expand spider is done with the site); the signals the site's
+components listen on (the crawler's; an expand site's own); and the request factory.
+Nothing else: what the components compute stays in them and in the pure modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from bitextcrawl.config import pattern_db_path
+from bitextcrawl.pairing.pattern_db import PatternDB
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
+from bitextcrawl.store import PageStore, open_store
+
+ATTRIBUTE = "bitext_context"   # where the crawler keeps it
+
+
+class CrawlContext:
+    def __init__(self, settings, output_dir: str, langs: tuple[str, ...], *,
+                 request_factory: Callable, scope: Callable[[str], bool],
+                 site: str | None = None, start_url: str = "", max_pages: int = 0,
+                 signals=None):
+        self.settings = settings
+        self.output_dir = output_dir
+        self.langs = tuple(langs)
+        self.site = site              # None: many sites at once (the expand spider's crawl)
+        self.start_url = start_url
+        self.max_pages = max_pages    # 0: no limit
+        self.pages_seen = 0           # pages the spider kept (and, resumed, stored before)
+        self.pattern_db_path = pattern_db_path(settings)
+        self.signals = signals
+        self._request_factory = request_factory
+        self._scope = scope
+        self._store: PageStore | None = None
+        self._pattern_db: PatternDB | None = None
+        self.closed = False
+
+    @classmethod
+    def from_crawler(cls, crawler) -> "CrawlContext":
+        """The crawler's context (the spider made it); NotConfigured without one."""
+        context = getattr(crawler, ATTRIBUTE, None)
+        if context is None:
+            raise NotConfigured("no crawl context: run a bitextcrawl spider")
+        return context
+
+    def install(self, crawler) -> "CrawlContext":
+        """Keep this context on ``crawler``; its store closes when the engine stops."""
+        if self.signals is None:
+            self.signals = crawler.signals
+        setattr(crawler, ATTRIBUTE, self)
+        # after spider_closed, whose handlers still write to the store (focus.py)
+        crawler.signals.connect(self.close, signal=signals.engine_stopped)
+        return self
+
+    # ---- what the components ask -----------------------------------------------------
+
+    @property
+    def store(self) -> PageStore:
+        """The page store of this crawl, opened on first use."""
+        if self._store is None:
+            if self.closed:
+                raise RuntimeError(f"the crawl context of {self.output_dir} is closed")
+            self._store = open_store(self.settings, self.output_dir)
+        return self._store
+
+    @property
+    def pattern_db(self) -> PatternDB:
+        """The pattern database as it stood when first asked (read-only during the crawl:
+        the closing alignment reads it afresh and records this site in it)."""
+        if self._pattern_db is None:
+            self._pattern_db = PatternDB(self.pattern_db_path)
+        return self._pattern_db
+
+    def url_pattern_learner(self, langs: tuple[str, ...] | None = None,
+                            **options) -> UrlPatternLearner:
+        """A URL-pattern learner for this crawl (seed 003): its languages (or ``langs``),
+        the thresholds of the settings, the pattern database; ``options`` as the learner's."""
+        s = self.settings
+        return UrlPatternLearner(langs=tuple(langs or self.langs),
+                                 local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
+                                 rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
+                                 pattern_db=self.pattern_db, **options)
+
+    def in_scope(self, url: str) -> bool:
+        return self._scope(url)
+
+    def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
+                     priority: int = 0, **meta):
+        """A request for a page of this crawl (the spider's callbacks, this site's meta)."""
+        return self._request_factory(url, discovered_by=discovered_by, link=link,
+                                     priority=priority, **meta)
+
+    def take_page(self) -> bool:
+        """Count a page the spider keeps; False (not counted) once ``max_pages`` are."""
+        if self.max_pages and self.pages_seen >= self.max_pages:
+            return False
+        self.pages_seen += 1
+        return True
+
+    def budget_left(self) -> int | None:
+        """Pages ``max_pages`` still leaves room for; None without a limit."""
+        return self.max_pages - self.pages_seen if self.max_pages else None
+
+    def close(self) -> None:
+        """Close the page store; once (later calls do nothing)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._store is not None:
+            self._store.close()
+            self._store = None

@@ -1,0 +1,121 @@
+"""One record builder (``pages.record.record_from_body``) behind the crawl, WARC and lett:
+the same bytes give the same records and the same rejection and flaw counts from all three."""
+
+from __future__ import annotations
+
+import base64
+import collections
+
+import pytest
+from scrapy import Request
+from scrapy.http import Headers
+from scrapy.responsetypes import responsetypes
+from scrapy.utils.test import get_crawler
+
+from bitextcrawl.formats.lett import iter_lett_pages
+from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
+from bitextcrawl.middlewares.langid import LanguageIdMiddleware
+from bitextcrawl.pages.record import FLAWS, REJECTION_GROUPS, record_from_body
+from bitextcrawl.spiders.bitext import BitextSpider
+
+H = "http://www.example.org"
+PAGE = ("<html lang='en'><head><title>Opening hours</title></head><body><main><p>The reading "
+        "rooms of the library open at nine and close at six, Saturdays included.</p></main>"
+        "</body></html>")
+# (path, Content-Type, body): one of each way bytes fail to be a page, and two pages.
+BODIES = [
+    ("/en/hours.html", "text/html; charset=utf-8", PAGE.encode()),
+    ("/en/cut.html", "text/html; charset=utf-8", PAGE[:-30].encode()),  # unclosed: kept
+    ("/en/blank.html", "text/html; charset=utf-8", b""),                # whitespace kept off
+    ("/en/stub.html", "text/html; charset=utf-8", b"<html><body></body></html>"),
+    ("/legacy/brochure.html", "text/html", b"\x00\x01\x02\x03" * 100),
+    ("/img/logo", "image/png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+    ("/photo.jpg", "text/html", b"<html>not really</html>"),
+    ("/report.pdf", "application/pdf", b"%PDF-1.4 text"),
+]
+
+
+def crawl_counts():
+    crawler = get_crawler(BitextSpider, {})
+    mw = LanguageIdMiddleware.from_crawler(crawler)
+    urls = []
+    for path, content_type, body in BODIES:
+        request = Request(H + path)
+        headers = Headers({"Content-Type": content_type})
+        cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
+        mw.process_response(request, cls(request.url, body=body, headers=headers,
+                                         request=request))
+        if "bitext_page" in request.meta:
+            urls.append(request.meta["bitext_page"].url)
+    counts = {k[len("bitext/"):]: v for k, v in crawler.stats.get_stats().items()
+              if k.startswith(("bitext/bad/", "bitext/skipped/"))}
+    return urls, counts
+
+
+def input_counts(pages, stats):
+    urls = [p.url for p in pages]
+    return urls, {k[len("bitext/input/"):]: v for k, v in stats.items()
+                  if k.startswith(("bitext/input/bad/", "bitext/input/skipped/"))}
+
+
+def warc_counts(tmp_path):
+    path = tmp_path / "pages.warc.gz"
+    with WarcPageWriter(path) as writer:
+        for path_, content_type, body in BODIES:
+            writer.write_response(H + path_, 200, [("Content-Type", content_type)], body, 1.0)
+    stats = collections.Counter()
+    return input_counts(list(iter_warc_pages(path, stats=stats)), stats)
+
+
+def lett_counts(tmp_path):
+    path = tmp_path / "pages.lett"
+    lines = []
+    for path_, content_type, body in BODIES:
+        mime, _, charset = content_type.partition("; ")
+        lines.append("\t".join(["en", mime, charset, H + path_, base64.b64encode(body).decode(),
+                                base64.b64encode(b"text").decode()]))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    stats = collections.Counter()
+    return input_counts(list(iter_lett_pages(path, stats=stats)), stats)
+
+
+def test_crawl_warc_and_lett_count_alike(tmp_path):
+    crawl = crawl_counts()
+    assert crawl == warc_counts(tmp_path) == lett_counts(tmp_path)
+    urls, counts = crawl
+    assert urls == [H + "/en/hours.html", H + "/en/cut.html", H + "/en/stub.html"]
+    assert counts == {"bad/unclosed_html": 1, "bad/empty": 1, "bad/no_text": 1,
+                      "bad/binary": 1, "skipped/image": 2, "skipped/non_html": 1}
+
+
+@pytest.mark.parametrize("content_type, body, counted", [
+    ("text/html; charset=no-such-codec", PAGE.encode(), "bad/charset"),
+    ("", b"Just some words, no markup at all.", "skipped/non_html"),
+    ("", b"\xff\xd8\xff\xe0JFIF", "skipped/image"),
+])
+def test_rejections_are_counted_in_their_group(content_type, body, counted):
+    counts = collections.Counter()
+    decode = (lambda: (body.decode("no-such-codec"), "no-such-codec")) \
+        if "no-such-codec" in content_type else None
+    page = record_from_body(H + "/x", body, None, lambda key: counts.update([key]),
+                            content_type=content_type, decode=decode)
+    assert page is None
+    group, reason = counted.split("/")
+    assert REJECTION_GROUPS[reason] == group
+    assert counts == {counted: 1}
+
+
+def test_a_page_without_content_type_is_sniffed():
+    counts = collections.Counter()
+    page = record_from_body(H + "/en/", b"<!DOCTYPE html>" + PAGE.encode(), None,
+                            lambda key: counts.update([key]))
+    assert page is not None and page.title == "Opening hours" and not counts
+    assert page.content_type == "text/html"
+
+
+def test_flaws_keep_the_record():
+    counts = collections.Counter()
+    page = record_from_body(H + "/en/", b"<html><body><p>", None,
+                            lambda key: counts.update([key]), content_type="text/html")
+    assert page is not None
+    assert set(counts) == {f"bad/{flaw}" for flaw in FLAWS if flaw != "charset_repaired"}
