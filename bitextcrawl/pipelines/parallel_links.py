@@ -37,10 +37,8 @@ Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned)
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-import zlib
 from collections import Counter
 
 from scrapy import signals
@@ -226,27 +224,8 @@ class ParallelLinkPipeline:
         return [p for p in out if self.verified.get(p, True)]
 
     def _records(self, urls: set[str]) -> dict[str, PageRecord]:
-        """Stored records of ``urls``: by an indexed query on the SQLite store, else by one
-        pass over the store."""
-        if not urls:
-            return {}
-        store = self.context.store
-        out = {}
-        db = getattr(store, "db", None)
-        if db is not None:  # SQLitePageStore
-            wanted = sorted(urls)
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
-                rows = db.execute("SELECT record FROM pages WHERE url IN (%s)"
-                                  % ",".join("?" * len(chunk)), chunk)
-                for (blob,) in rows:
-                    rec = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
-                    out[rec.url] = rec
-        else:
-            for rec in store:
-                if rec.url in urls:
-                    out[rec.url] = rec
-        return out
+        """Stored records of ``urls`` (the store's batched lookup)."""
+        return self.context.store.get_many(sorted(urls)) if urls else {}
 
     def _verify(self, pair, alignment, trees, records) -> bool:
         u1, u2 = pair
