@@ -123,6 +123,10 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     os.makedirs(output_dir, exist_ok=True)
     start = time.perf_counter()
     by_site, load = read_sites(pages)
+    if bitext and by_site:
+        from bitextcrawl.bitext.extract import warm_pool
+
+        warm_pool(workers, max(map(len, by_site.values())))
     pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
     counts: Counter = Counter()
     timings: Counter = Counter()

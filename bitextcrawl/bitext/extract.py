@@ -599,11 +599,30 @@ def worker_pool(workers: int, n_pairs: int):
     if workers <= 1:
         yield None
         return
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload"])
-    with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+    with ProcessPoolExecutor(workers, mp_context=_forkserver_context()) as pool:
         _start_workers(pool, workers)
         yield pool
+
+
+def _forkserver_context():
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload"])
+    return ctx
+
+
+def warm_pool(workers: int, n_pages: int) -> bool:
+    """Start the pool's fork server now if the bitext stage of a site of ``n_pages`` pages
+    may use a pool (a language pair has at most ``n_pages // 2`` page pairs): its imports
+    (the compiled kernels, about 1.5 s) then overlap pairing instead of delaying the stage.
+    """
+    if pool_size(workers, n_pages // 2) <= 1:
+        return False
+    from multiprocessing import forkserver
+
+    _forkserver_context()
+    with _bare_main():
+        forkserver.ensure_running()
+    return True
 
 
 def _worker_pid() -> int:
@@ -618,15 +637,23 @@ def _start_workers(pool, workers: int) -> None:
     imports); the tasks are this module's functions and need none of it. The processes
     are started while ``__main__`` is a bare module, by one no-op task per worker.
     """
+    with _bare_main():
+        started = [pool.submit(_worker_pid) for _ in range(workers)]
+    for future in started:
+        future.result()
+
+
+@contextmanager
+def _bare_main():
+    """``__main__`` as a bare module: what a fork server, and a process it starts, import
+    of the caller's main module (nothing)."""
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        started = [pool.submit(_worker_pid) for _ in range(workers)]
+        yield
     finally:
         if main is not None:
             sys.modules["__main__"] = main
-    for future in started:
-        future.result()
 
 
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
