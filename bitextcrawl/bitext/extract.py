@@ -619,7 +619,7 @@ def warm_pool(workers: int, n_pages: int) -> bool:
         return False
     from multiprocessing import forkserver
 
-    _forkserver_context()
+    _forkserver_context()  # sets the modules the fork server imports as it starts
     with _bare_main():
         forkserver.ensure_running()
     return True

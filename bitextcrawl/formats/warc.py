@@ -16,8 +16,8 @@ from __future__ import annotations
 import collections
 import os
 import zlib
-from functools import partial
 from datetime import datetime, timezone
+from functools import partial
 from http import HTTPStatus
 from io import BytesIO
 from typing import Iterator
@@ -213,9 +213,9 @@ def iter_warc_pages(path: str | os.PathLike, identify=None,
     and the URLs redirecting to a page become its ``aliases`` (see below).
     Records that are no page are counted in ``stats`` under ``bitext/input/`` with the
     crawl's names (``skipped/non_html``, ``bad/binary``, ... see ``pages.record``), other
-    non-2xx and unreadable records under ``bitext/input/skipped/<reason>``; a damaged or truncated file yields
-    the complete records before the damage and counts ``bitext/input/errors/truncated``
-    (a record cut short is not yielded).
+    non-2xx and unreadable records under ``bitext/input/skipped/<reason>``; a damaged or
+    truncated file yields the complete records before the damage and counts
+    ``bitext/input/errors/truncated`` (a record cut short is not yielded).
     """
     path = os.fspath(path)
     redirects: dict[str, str] = {}
