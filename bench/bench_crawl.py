@@ -17,8 +17,10 @@ followed; pairing at close is the same). Each row gives responses, 404s, 301s, p
 predicted for the language pair, true positives against the gold, P/R/F1 and responses
 per pair found (responses / true positives); a markdown table for the README and, per
 site, whether bitext stays within 3 responses per pair and reaches unfocused's recall
-close the output. nginx.org and WET are also crawled by the plain spider (issue 15): the
-whole ``bitext`` crawl, alignment and bitext included, against it, in wall seconds of
+close the output. nginx.org and WET are also crawled by two plain spiders (issue 15): the
+one the issue compares against (every same-site link, fastText labels, URLs paired by
+stripping language codes; its F1 is printed) and a bare one that only follows links. The
+whole ``bitext`` crawl, alignment and bitext included, against each, in wall seconds of
 the ``scrapy crawl`` process, with the closing pipeline's share and its bitext stage's.
 """
 
@@ -64,6 +66,67 @@ class PlainSpider(scrapy.Spider):
             url = response.urljoin(href).split("#")[0]
             if url.startswith("http") and site_of(url) == self.site:
                 yield scrapy.Request(url)
+'''
+
+# The spider the issue compares against (issue 15, "what a user feels"): what people glue
+# together today. It follows every same-site link, labels each page's text with fastText
+# lid.176 (the same model file bitext reads), and at the end pairs the pages whose URLs are
+# equal once language codes are stripped.
+PLAIN_LID_SPIDER = '''
+import json
+import re
+
+import fasttext
+import scrapy
+from bitextcrawl.pages.language import model_labels, model_path
+from bitextcrawl.pages.urls import site_of
+
+# country codes sites write for a language (nginx.org's /cn/)
+COUNTRY_CODES = {"cn", "jp", "kr", "cz", "gr", "ua", "dk", "se", "br", "tw", "hk", "il"}
+
+
+class PlainLidSpider(scrapy.Spider):
+    """Follows every same-site link; fastText labels; URL pairs by stripped language codes."""
+    name = "plain_lid"
+    custom_settings = {"ITEM_PIPELINES": {}, "DOWNLOADER_MIDDLEWARES": {}, "SPIDER_MIDDLEWARES": {}}
+
+    def __init__(self, start_url, langs, out, *a, **kw):
+        super().__init__(*a, **kw)
+        self.start_url, self.out = start_url, out
+        self.langs = langs.split(",")
+        self.site = site_of(start_url)
+        self.model = fasttext.load_model(model_path())
+        codes = sorted(set(model_labels()) | COUNTRY_CODES, key=len, reverse=True)
+        self.code = re.compile(r"(?<=[/._=-])(?:%s)(?=[/._&-]|$)" % "|".join(codes))
+        self.lang_of = {}
+
+    async def start(self):
+        yield scrapy.Request(self.start_url)
+
+    def parse(self, response):
+        if not hasattr(response, "text"):
+            return
+        text = " ".join(" ".join(response.xpath(
+            "//body//text()[not(ancestor::script) and not(ancestor::style)]").getall()).split())
+        if text:
+            labels, _ = self.model.predict(text[:20000])
+            self.lang_of[response.url] = labels[0].replace("__label__", "")
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href).split("#")[0]
+            if url.startswith("http") and site_of(url) == self.site:
+                yield scrapy.Request(url)
+
+    def closed(self, reason):
+        by_key = {}
+        for url, lang in self.lang_of.items():
+            if lang in self.langs:
+                by_key.setdefault(self.code.sub("", url), {}).setdefault(lang, []).append(url)
+        l1, l2 = self.langs
+        with open(self.out, "w", encoding="utf-8") as fh:
+            for group in by_key.values():
+                if len(group.get(l1, ())) == 1 and len(group.get(l2, ())) == 1:
+                    fh.write(json.dumps({"url_1": group[l1][0], "url_2": group[l2][0],
+                                         "lang_1": l1, "lang_2": l2}) + "\\n")
 '''
 
 LOOPBACK = {"DOWNLOAD_DELAY": "0", "AUTOTHROTTLE_ENABLED": "False",
@@ -116,6 +179,7 @@ def plain_spider_env(tmp: Path) -> dict:
     (tmp / "plainbench").mkdir(exist_ok=True)
     (tmp / "plainbench" / "__init__.py").write_text("")
     (tmp / "plainbench" / "plain.py").write_text(PLAIN_SPIDER)
+    (tmp / "plainbench" / "plain_lid.py").write_text(PLAIN_LID_SPIDER)
     return {**os.environ, "PYTHONPATH": f"{tmp}{os.pathsep}{ROOT}"}
 
 
@@ -174,16 +238,29 @@ def print_row(r: dict) -> None:
           flush=True)
 
 
-def plain_crawl(name: str, start_url: str, env: dict) -> dict:
-    """The plain spider over the same served site, with the same loopback settings."""
+def plain_crawl(name: str, start_url: str, env: dict, langs: str = "", gold=None) -> dict:
+    """The plain spiders over the same served site, with the same loopback settings: the
+    bare one, and with ``langs`` the one that labels and pairs (``PLAIN_LID_SPIDER``),
+    whose pairs are scored against ``gold``."""
+    from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
+
     sets = [x for k, v in LOOPBACK.items() if k != "CONCURRENT_REQUESTS_PER_DOMAIN"
             for x in ("-s", f"{k}={v}")] + ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8"]
-    wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
-                     f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain",
-                     *sets], env)
-    return {"site": name, "responses": int(stat(log, "downloader/response_count")),
-            "crawl_s": round(stat(log, "elapsed_time_seconds"), 1), "wall_s": round(wall, 1),
-            "cpu_s": round(cpu, 1)}
+    common = ["-a", f"start_url={start_url}", "-s",
+              "SPIDER_MODULES=plainbench.plain,plainbench.plain_lid", *sets]
+    wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "plain", *common], env)
+    out = {"site": name, "responses": int(stat(log, "downloader/response_count")),
+           "crawl_s": round(stat(log, "elapsed_time_seconds"), 1), "wall_s": round(wall, 1),
+           "cpu_s": round(cpu, 1)}
+    if langs:
+        pairs = Path(tempfile.mkdtemp(prefix="bench-plain-lid-")) / "pairs.jsonl"
+        wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "plain_lid",
+                              "-a", f"langs={langs}", "-a", f"out={pairs}", *common], env)
+        scores = evaluate(gold, read_pairs_jsonl(pairs, langs.split(",")),
+                          directory_index="index.html")
+        out["lid"] = {"responses": int(stat(log, "downloader/response_count")),
+                      "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "f1": scores["f1"]}
+    return out
 
 
 def real_site_rows(variants: list | None = None) -> tuple[list[dict], list[dict]]:
@@ -203,29 +280,37 @@ def real_site_rows(variants: list | None = None) -> tuple[list[dict], list[dict]
             # golds hold site-relative paths; the crawl sees them under this server's root
             gold = read_gold(SHARED / gold_file, base=server.url + "/")
             rows += bench_site(name, server.url + start, langs, gold, variants)
-            plain.append(plain_crawl(name, server.url + start, env))
+            plain.append(plain_crawl(name, server.url + start, env, langs, gold))
     return rows, plain
 
 
 def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
     """Issue 15's test per real site: the whole bitext crawl (alignment and bitext
-    included) within twice the plain spider's crawl of the same site."""
+    included) within twice the plain spider's crawl of the same site: the spider the
+    issue names (fastText labels, URLs paired by stripping language codes), and the bare
+    one that only follows links."""
     bitext = {r["site"]: r for r in rows if r["crawl"] == "bitext"}
     lines = []
     for p in plain:
         b = bitext.get(p["site"])
         if not b or not p["wall_s"]:
             continue
-        ratio = b["wall_s"] / p["wall_s"]
-        ok = ratio <= WHOLE_CRAWL_TARGET
         lines.append(f"{p['site']}: whole crawl {b['wall_s']:.1f} s ({b['responses']} responses;"
-                     f" closing {b['closing_s']:.1f} s, of it bitext {b['bitext_s']:.1f} s)"
-                     f" against the plain spider's {p['wall_s']:.1f} s ({p['responses']}"
-                     f" responses): {ratio:.2f}x {'<=' if ok else '>'} {WHOLE_CRAWL_TARGET}"
-                     f" ({'yes' if ok else 'NO'}); without the bitext stage"
-                     f" {(b['wall_s'] - b['bitext_s']) / p['wall_s']:.2f}x; CPU"
-                     f" {b['cpu_s']:.1f} s against {p['cpu_s']:.1f} s:"
-                     f" {b['cpu_s'] / p['cpu_s']:.2f}x")
+                     f" closing {b['closing_s']:.1f} s, of it bitext {b['bitext_s']:.1f} s;"
+                     f" CPU {b['cpu_s']:.1f} s; F1 {b['f1']:.3f})")
+        lid = p.get("lid")
+        spiders = ([("labelling and pairing spider", lid)] if lid else []) + \
+            [("bare spider", p)]
+        for label, ref in spiders:
+            ratio = b["wall_s"] / ref["wall_s"]
+            ok = ratio <= WHOLE_CRAWL_TARGET
+            f1 = f"; F1 {ref['f1']:.3f}" if "f1" in ref else ""
+            lines.append(f"    against the {label}: {ref['wall_s']:.1f} s ({ref['responses']}"
+                         f" responses; CPU {ref['cpu_s']:.1f} s{f1}): {ratio:.2f}x"
+                         f" {'<=' if ok else '>'} {WHOLE_CRAWL_TARGET} ({'yes' if ok else 'NO'});"
+                         f" without the bitext stage"
+                         f" {(b['wall_s'] - b['bitext_s']) / ref['wall_s']:.2f}x; CPU"
+                         f" {b['cpu_s'] / ref['cpu_s']:.2f}x")
     return lines
 
 

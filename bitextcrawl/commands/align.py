@@ -24,10 +24,8 @@ from bitextcrawl.config import pattern_db_path, resolve_renamed_settings
 from bitextcrawl.commands import fail
 from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
-from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.store.sqlite import SQLitePageStore
-from bitextcrawl.outputs import progress, run_closing
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +71,8 @@ def nothing_read(stats: Counter, path: str | None = None) -> str:
 def read_inputs(paths, identify, store) -> tuple[Counter, Counter, list]:
     """Every input's pages into ``store`` (the first record of a URL kept): the inputs'
     stats, the pages by language, and ``(path, stats)`` of the inputs without a page."""
+    from bitextcrawl.outputs import progress  # see Command.align
+
     input_stats: Counter = Counter()
     by_lang: Counter = Counter()
     empty = []
@@ -140,6 +140,11 @@ class Command(ScrapyCommand):
                 store.close()
 
     def align(self, args, opts, langs, identifier, store) -> None:
+        # Imported here: Scrapy imports every command to list them, and the closing
+        # pipeline's modules (numba, SciPy) took 1.4 s of every ``scrapy`` start.
+        from bitextcrawl.outputs import run_closing
+        from bitextcrawl.pairing.align import AlignConfig
+
         s = self.settings
         input_stats, by_lang, empty = read_inputs(args, identifier.identify, store)
         n_pages = sum(by_lang.values())

@@ -34,6 +34,9 @@ from bitextcrawl.pages.urls import follow_redirects
 
 # Headers that describe the wire form of a body we no longer have.
 _WIRE_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
+# gzip level of a record's member. warcio's own gzip is level 9: on WET's pages twice the
+# CPU of level 6 for 1 % fewer bytes, and the crawl writes every response.
+GZIP_LEVEL = 6
 
 
 def warc_date(fetched_at: float) -> str:
@@ -65,7 +68,9 @@ class WarcPageWriter:
             os.makedirs(folder, exist_ok=True)
         self.bytes_dropped = truncate_to_last_record(self.path) if os.path.exists(self.path) else 0
         self._fh = open(self.path, "ab")
-        self._writer = WARCWriter(self._fh, gzip=self.path.endswith(".gz"), warc_version="1.1")
+        self._gzip = self.path.endswith(".gz")
+        self._buffer = BytesIO()   # one record, gzipped here as its own member
+        self._writer = WARCWriter(self._buffer, gzip=False, warc_version="1.1")
         self.records_written = 0
 
     def write_response(self, url: str, status: int, headers: list[tuple[str, str]],
@@ -84,6 +89,13 @@ class WarcPageWriter:
             http_headers=http_headers,
             warc_headers_dict={"WARC-Date": warc_date(fetched_at)})
         self._writer.write_record(record)
+        data = self._buffer.getvalue()
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        if self._gzip:
+            member = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+            data = member.compress(data) + member.flush()
+        self._fh.write(data)
         self.records_written += 1
 
     def flush(self) -> None:

@@ -45,7 +45,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl import config
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree
+from bitextcrawl.bitext.domtree import TreeAligner, build_tree, e_step_counts
 from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
@@ -79,6 +79,30 @@ class _Page:
 
     def __init__(self, lang: str, hreflang: dict, depth: int):
         self.lang, self.hreflang, self.depth = lang, hreflang, depth
+
+
+class _Trees(dict):
+    """The round's DOM trees, each built the first time it is asked for (``url in
+    trees``): training stops at ``CRAWL_TRAINING_PAIRS`` verified pairs, and on WET half
+    of the pages read for it were never aligned."""
+
+    def __init__(self, records: dict):
+        super().__init__()
+        self.records = records
+        self.failed: set[str] = set()
+
+    def __contains__(self, url) -> bool:
+        if dict.__contains__(self, url):
+            return True
+        record = self.records.get(url)
+        if record is None or url in self.failed:
+            return False
+        try:
+            self[url] = build_tree(record.html, record.url)
+        except (ValueError, RecursionError):
+            self.failed.add(url)
+            return False
+        return True
 
 
 class ParallelLinkPipeline:
@@ -248,20 +272,42 @@ class ParallelLinkPipeline:
         """Train the tree aligner (§4.2) on known pairs that pass verification (step 2)
         under the current parameters (at first, the aligner's initial tag prior); again
         when twice as many pairs are known, up to ``CRAWL_TRAINING_PAIRS``."""
+        fresh = self.aligner is None
         base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
-        training = []
+        training, verifying = [], {}
         for pair in known:
             if len(training) >= CRAWL_TRAINING_PAIRS:
                 break
+            al = None
             if self.verified.get(pair) is None:
                 al = self._align(base, pair, trees)
                 if al is None or not self._verify(pair, al, trees, records):
                     continue
             if pair[0] in trees and pair[1] in trees:
+                if fresh and al is not None:
+                    verifying[len(training)] = al
                 training.append((trees[pair[0]], trees[pair[1]]))
-        if training:
-            self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(training)
-            self.trained_on = len(training)
+        if not training:
+            return
+        first = [True]
+
+        def e_step(aligner, limit=None) -> list:
+            """``TreeAligner.fit``'s E-step; under the initial parameters, the pairs
+            verified just now are aligned already (the same decoding)."""
+            reuse, first[0] = first[0], False
+            out: list = []
+            for k, (t1, t2) in enumerate(training[:limit]):
+                if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
+                    out.append((None, None))
+                    continue
+                al = verifying.get(k) if reuse else None
+                if al is None:
+                    al = aligner.align(t1, t2)
+                out.append((e_step_counts(al, t2), al))
+            return out
+
+        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit_with(e_step)
+        self.trained_on = len(training)
 
     def _needs_training(self, n_known: int) -> bool:
         want = min(CRAWL_TRAINING_PAIRS, n_known)
@@ -312,12 +358,7 @@ class ParallelLinkPipeline:
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
         records = self._records(need)
-        trees = {}
-        for url, rec in records.items():
-            try:
-                trees[url] = build_tree(rec.html, rec.url)
-            except (ValueError, RecursionError):
-                pass
+        trees = _Trees(records)
         if training:
             self._train(known, trees, records)
         if self.aligner is None:

@@ -9,6 +9,11 @@ from scrapy.utils.misc import load_object
 
 from bitextcrawl.pages.record import PageRecord
 
+# zlib level of a stored record. The store is the crawl's working copy (pages.jsonl and the
+# WARC are the outputs): level 1 takes 0.36 of level 6's CPU for 1.23 times the bytes on
+# WET's records, and every response is stored.
+COMPRESS_LEVEL = 1
+
 
 @runtime_checkable
 class PageStore(Protocol):

@@ -28,6 +28,7 @@ import zlib
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.store import COMPRESS_LEVEL
 
 BATCH = 500
 
@@ -79,7 +80,8 @@ class RedisPageStore:
 
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored (by any worker)."""
-        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"))
+        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"),
+                             COMPRESS_LEVEL)
         keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
         return self._add(keys=keys, args=[record.url, blob, record.lang,
                                           record.content_hash]) == 1

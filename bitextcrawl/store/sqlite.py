@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.store import COMPRESS_LEVEL
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -48,7 +49,8 @@ class SQLitePageStore:
 
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored."""
-        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"))
+        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"),
+                             COMPRESS_LEVEL)
         with self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO pages (url, lang, content_hash, record) VALUES (?, ?, ?, ?)",
