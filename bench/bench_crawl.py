@@ -5,8 +5,10 @@
     python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # issue 15
 
 Default: the plain spider follows the same links (same site, same robots.txt, same
-concurrency) and stores nothing. Both run as ``scrapy crawl`` subprocesses against
-one generated site; the figure is the ratio of pages per second.
+concurrency) and stores nothing; ``plain_lid``, the spider issue 15 compares against,
+also labels each page with fastText and pairs URLs by stripping language codes. All run
+as ``scrapy crawl`` subprocesses against one generated site; the figures are the ratios
+of pages per second and of CPU per page.
 
 ``--real``: nginx.org crawled from /cn/ (en-zh) and from /en/ (en-ru), WET (en-fr), all
 served from ``../shared/data`` (skipped when it is absent), and the generated
@@ -403,6 +405,10 @@ def main() -> None:
         return {
             "plain": [sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
                       f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain", *sets],
+            "plain_lid": [sys.executable, "-m", "scrapy", "crawl", "plain_lid", "-a",
+                          f"start_url={start_url}", "-a", "langs=en,fr", "-a",
+                          f"out={tmp / 'plain_lid_pairs.jsonl'}", "-s",
+                          "SPIDER_MODULES=plainbench.plain_lid", *sets],
             "bitext": [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
                        f"start_url={start_url}", "-a", "langs=en,fr", "-s",
                        f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
@@ -428,15 +434,20 @@ def main() -> None:
             / max(1, results[name]["pages"]), 2)
     print(f"site: {args.scheme} scheme, {len(site.page_langs)} pages, loopback")
     for name, r in results.items():
-        print(f"{name:7s} {r['pages']:6d} pages  {r['pages_per_s']:7.1f} pages/s  "
+        print(f"{name:9s} {r['pages']:6d} pages  {r['pages_per_s']:7.1f} pages/s  "
               f"crawl {r['crawl_s']:6.2f} s  wall {r['wall_s']:6.2f} s  CPU {r['cpu_s']:6.2f} s"
               f" (start-up {r['startup_cpu_s']:.2f} s; {r['crawl_cpu_ms_per_page']:.2f} ms a"
               f" page)  peak {r['peak_mem_mb']} MiB")
+    lid = results["bitext"]["pages_per_s"] / results["plain_lid"]["pages_per_s"]
+    print(f"ratio bitext/plain_lid pages/s: {lid:.2f}  (plain_lid: the spider issue 15 compares"
+          " against, fastText labels and URLs paired by stripping language codes)")
     ratio = results["bitext"]["pages_per_s"] / results["plain"]["pages_per_s"]
     print(f"ratio bitext/plain pages/s: {ratio:.2f}  (bitext: language ID, store, WARC, focus,"
           " online URL patterns and deep recovery; the closing alignment is timed by"
           " bench/bench_align.py)")
     per_page = {name: r["crawl_cpu_ms_per_page"] for name, r in results.items()}
+    print(f"ratio of CPU per page, plain_lid/bitext:"
+          f" {per_page['plain_lid'] / per_page['bitext']:.2f}")
     print(f"ratio of CPU per page, plain/bitext: {per_page['plain'] / per_page['bitext']:.2f}"
           "  (start-up set aside; the figure a shared machine moves least)")
     print(json.dumps(results))
