@@ -76,6 +76,7 @@ BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fast
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
 BITEXT_WORKERS = os.cpu_count() or 1   # processes aligning page pairs in the closing pipeline (1: none)
+BITEXT_RECORD_WORKERS = max(0, (os.cpu_count() or 1) - 1)  # processes making page records during the crawl (0: none)
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)

@@ -606,7 +606,9 @@ def worker_pool(workers: int, n_pairs: int):
 
 def _forkserver_context():
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload"])
+    # one fork server for the bitext pool and the crawl's record workers
+    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload",
+                                "bitextcrawl.pages.record_workers"])
     return ctx
 
 

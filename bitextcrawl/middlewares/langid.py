@@ -5,15 +5,25 @@ identified by fastText lid.176 on its main text, so the spider and the focus
 middleware know the language before they follow its links. Bad input is counted
 under ``bitext/bad/*`` or ``bitext/skipped/*`` and passed on without a record; the
 crawl goes on.
+
+With ``BITEXT_RECORD_WORKERS`` (default: the machine's cores but one) the records are
+made in worker processes (``pages.record_workers``) while this process goes on with
+other responses; the language is decided here either way. A pool that breaks (a worker
+killed) is counted (``bitext/record_workers/broken``) and the crawl goes on making
+records in its own process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from concurrent.futures.process import BrokenProcessPool
 
+from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
+from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import record_from_body
@@ -22,21 +32,44 @@ from bitextcrawl.pages.urls import site_of
 logger = logging.getLogger(__name__)
 
 
+def _asyncio_reactor() -> bool:
+    try:
+        return is_asyncio_reactor_installed()
+    except RuntimeError:  # no reactor installed (a component built outside a crawl)
+        return False
+
+
 class LanguageIdMiddleware:
-    def __init__(self, crawler, identifier: LanguageIdentifier):
+    def __init__(self, crawler, identifier: LanguageIdentifier, workers=None):
         self.crawler = crawler
         self.stats = crawler.stats
         self.identifier = identifier
+        self.workers = workers  # RecordWorkers, or None: records made in this process
         self.agreement: dict[str, DeclarationAgreement] = {}  # per site
+        if workers is not None:
+            crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler):
         settings = crawler.settings
         if "BITEXT_LID_MIN_PROB" not in settings:
             raise NotConfigured("BITEXT_ settings missing: use a bitextcrawl spider or settings")
-        identifier = LanguageIdentifier(settings.get("BITEXT_LID_MODEL") or None,
-                                        settings.getfloat("BITEXT_LID_MIN_PROB"))
-        return cls(crawler, identifier)
+        model, min_prob = settings.get("BITEXT_LID_MODEL") or None, \
+            settings.getfloat("BITEXT_LID_MIN_PROB")
+        workers = None
+        n = settings.getint("BITEXT_RECORD_WORKERS")
+        # a worker's record is awaited as an asyncio future: the asyncio reactor only
+        if n > 0 and _asyncio_reactor():
+            from bitextcrawl.pages.record_workers import RecordWorkers
+
+            workers = RecordWorkers(n, model, min_prob)
+            crawler.stats.set_value("bitext/record_workers/processes", n)
+        return cls(crawler, LanguageIdentifier(model, min_prob), workers)
+
+    def engine_stopped(self):
+        if self.workers is not None:
+            self.workers.close()
+            self.workers = None
 
     def process_response(self, request, response):
         if 300 <= response.status < 400 and b"Location" in response.headers:
@@ -45,24 +78,59 @@ class LanguageIdMiddleware:
         if response.status != 200 or request.meta.get("bitext_raw"):
             return response
         content_language = response.headers.get(b"Content-Language")
+        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
+        fields = {
+            "requested_url": (request.meta.get("redirect_urls") or [request.url])[0],
+            "redirect_urls": tuple(request.meta.get("redirect_urls", ())),
+            "status": response.status,
+            "content_language": content_language.decode("latin-1") if content_language else None,
+            "depth": request.meta.get("depth", 0),
+            "discovered_by": request.meta.get("bitext_discovered_by", "link"),
+            "fetched_at": time.time(),
+        }
         agreement = self.agreement.setdefault(site_of(response.url), DeclarationAgreement())
+        if self.workers is not None and self.workers.ready:
+            return self._record_from_worker(request, response, content_type, fields, agreement)
+        if self.workers is not None and self.workers.error is not None:
+            self._workers_failed(self.workers.error)
 
         def identify(text, html_lang, content_lang):
             return self.identifier.identify(text, html_lang, content_lang, agreement)
 
         record = record_from_body(
-            response.url, response.body, identify, self._count,
-            content_type=response.headers.get(b"Content-Type", b"").decode("latin-1"),
+            response.url, response.body, identify, self._count, content_type=content_type,
             decode=((lambda: (response.text, response.encoding))
-                    if isinstance(response, TextResponse) else None),
-            requested_url=(request.meta.get("redirect_urls") or [request.url])[0],
-            redirect_urls=request.meta.get("redirect_urls", ()),
-            status=response.status,
-            content_language=content_language.decode("latin-1") if content_language else None,
-            depth=request.meta.get("depth", 0),
-            discovered_by=request.meta.get("bitext_discovered_by", "link"),
-            fetched_at=time.time(),
-        )
+                    if isinstance(response, TextResponse) else None), **fields)
+        return self._attach(request, response, record)
+
+    async def _record_from_worker(self, request, response, content_type: str, fields: dict,
+                                  agreement: DeclarationAgreement):
+        decoded = (response.text, response.encoding) if isinstance(response, TextResponse) \
+            else None
+        try:
+            future = self.workers.submit(response.url, response.body, content_type, decoded,
+                                         fields)
+            record, reading, counts = await asyncio.wrap_future(future)
+        except BrokenProcessPool as exc:
+            self._workers_failed(exc)
+            return self.process_response(request, response)
+        for key in counts:
+            self._count(key)
+        if record is not None and reading is not None:
+            ident = self.identifier.decide(*reading, record.html_lang, record.content_language,
+                                           agreement)
+            record.lang, record.lid_lang, record.lang_method = \
+                ident.lang, ident.lid_lang, ident.method
+            record.lang_prob = round(ident.lid_prob, 4)
+        return self._attach(request, response, record)
+
+    def _workers_failed(self, exc: BaseException) -> None:
+        logger.warning("Record workers stopped (%s): records are made in the crawl's process"
+                       " from now on", exc)
+        self.stats.inc_value("bitext/record_workers/broken")
+        self.engine_stopped()
+
+    def _attach(self, request, response, record):
         if record is None:
             return response
         record.body = response.body

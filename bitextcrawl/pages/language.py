@@ -232,6 +232,13 @@ class LanguageIdentifier:
                  agreement: DeclarationAgreement | None = None) -> Identification:
         """Decide a page's language; with ``agreement``, also learn from this page."""
         lid_lang, prob = self.predict(text)
+        return self.decide(lid_lang, prob, html_lang, content_language, agreement)
+
+    def decide(self, lid_lang: str | None, prob: float, html_lang: str | None = None,
+               content_language: str | None = None,
+               agreement: DeclarationAgreement | None = None) -> Identification:
+        """:meth:`identify` from fastText's reading of the text (:meth:`predict`), made
+        elsewhere (a record worker, ``pages.record_workers``)."""
         declared = normalise_tag(html_lang) or normalise_tag(content_language)
         if agreement is not None:
             agreement.observe(declared, lid_lang, prob)

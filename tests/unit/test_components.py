@@ -130,7 +130,7 @@ def test_langid_not_configured_without_bitext_settings():
 
 
 def test_langid_makes_a_page_record_and_counts_rejections(tmp_path):
-    crawler = crawler_for(tmp_path)
+    crawler = crawler_for(tmp_path, BITEXT_RECORD_WORKERS=0)
     mw = LanguageIdMiddleware.from_crawler(crawler)
     request = Request(f"{H}/en/report.html")
     response = HtmlResponse(request.url, body=ENGLISH.encode(), encoding="utf-8",
@@ -158,7 +158,7 @@ def test_langid_makes_a_page_record_and_counts_rejections(tmp_path):
 
 
 def test_langid_counts_a_redirect_loop(tmp_path):
-    crawler = crawler_for(tmp_path)
+    crawler = crawler_for(tmp_path, BITEXT_RECORD_WORKERS=0)
     mw = LanguageIdMiddleware.from_crawler(crawler)
     request = Request(f"{H}/b", meta={"redirect_urls": [f"{H}/a"]})
     response = Response(request.url, status=302, headers={"Location": "/a"}, request=request)

@@ -3,8 +3,10 @@ the same bytes give the same records and the same rejection and flaw counts from
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import collections
+import dataclasses
 
 import pytest
 from scrapy import Request
@@ -22,6 +24,9 @@ H = "http://www.example.org"
 PAGE = ("<html lang='en'><head><title>Opening hours</title></head><body><main><p>The reading "
         "rooms of the library open at nine and close at six, Saturdays included.</p></main>"
         "</body></html>")
+FRENCH = ("<html lang='fr'><head><title>Horaires</title></head><body><main><p>Les salles de "
+          "lecture de la bibliothèque ouvrent à neuf heures et ferment à dix-huit heures, "
+          "le samedi compris.</p></main></body></html>").encode()
 # (path, Content-Type, body): one of each way bytes fail to be a page, and two pages.
 BODIES = [
     ("/en/hours.html", "text/html; charset=utf-8", PAGE.encode()),
@@ -35,21 +40,33 @@ BODIES = [
 ]
 
 
-def crawl_counts():
-    crawler = get_crawler(BitextSpider, {})
+def crawled_records(workers=None, bodies=BODIES):
+    """The records and counts of BODIES through the crawl's middleware: made in its
+    process, or by ``workers`` (a RecordWorkers)."""
+    crawler = get_crawler(BitextSpider, {"BITEXT_RECORD_WORKERS": 0})
     mw = LanguageIdMiddleware.from_crawler(crawler)
-    urls = []
-    for path, content_type, body in BODIES:
+    mw.workers = workers
+    records = []
+    for path, content_type, body in bodies:
         request = Request(H + path)
         headers = Headers({"Content-Type": content_type})
         cls = responsetypes.from_args(headers=headers, url=request.url, body=body)
-        mw.process_response(request, cls(request.url, body=body, headers=headers,
-                                         request=request))
+        out = mw.process_response(request, cls(request.url, body=body, headers=headers,
+                                               request=request))
+        if workers is not None:
+            out = asyncio.run(out)
+        assert out.url == request.url
         if "bitext_page" in request.meta:
-            urls.append(request.meta["bitext_page"].url)
+            records.append(request.meta["bitext_page"])
     counts = {k[len("bitext/"):]: v for k, v in crawler.stats.get_stats().items()
-              if k.startswith(("bitext/bad/", "bitext/skipped/"))}
-    return urls, counts
+              if k.startswith(("bitext/bad/", "bitext/skipped/", "bitext/lang/"))}
+    return records, counts
+
+
+def crawl_counts():
+    records, counts = crawled_records()
+    return [p.url for p in records], {k: v for k, v in counts.items()
+                                      if not k.startswith("lang/")}
 
 
 def input_counts(pages, stats):
@@ -86,6 +103,53 @@ def test_crawl_warc_and_lett_count_alike(tmp_path):
     assert urls == [H + "/en/hours.html", H + "/en/cut.html", H + "/en/stub.html"]
     assert counts == {"bad/unclosed_html": 1, "bad/empty": 1, "bad/no_text": 1,
                       "bad/binary": 1, "skipped/image": 2, "skipped/non_html": 1}
+
+
+def test_record_workers_make_the_records_the_crawl_process_makes():
+    """BITEXT_RECORD_WORKERS: the same records (language decided in the crawl's process)
+    and the same counts as records made in the crawl's process; real worker processes."""
+    from bitextcrawl.pages.record_workers import RecordWorkers
+
+    bodies = BODIES + [("/fr/heures.html", "text/html", FRENCH)]
+    here, here_counts = crawled_records(bodies=bodies)
+    workers = RecordWorkers(1)
+    assert workers.wait(60)
+    try:
+        there, there_counts = crawled_records(workers, bodies)
+    finally:
+        workers.close()
+    assert there_counts == here_counts
+    assert here_counts["lang/en"] == 2 and here_counts["lang/fr"] == 1
+
+    def fields(p):
+        return {k: v for k, v in dataclasses.asdict(p).items() if k != "fetched_at"}
+    assert [fields(p) for p in there] == [fields(p) for p in here]
+
+
+def test_a_broken_record_worker_loses_no_page():
+    """A worker killed mid-crawl: its page is made in the crawl's process, counted."""
+    import os
+    import signal
+
+    from bitextcrawl.pages.record_workers import RecordWorkers
+
+    workers = RecordWorkers(1)
+    assert workers.wait(60)
+    for pid in list(workers.pool._processes):
+        os.kill(pid, signal.SIGKILL)
+    crawler = get_crawler(BitextSpider, {"BITEXT_RECORD_WORKERS": 0})
+    mw = LanguageIdMiddleware.from_crawler(crawler)
+    mw.workers = workers
+    request = Request(H + "/en/hours.html")
+    response = responsetypes.from_args(url=request.url, body=PAGE.encode())(
+        request.url, body=PAGE.encode(), request=request,
+        headers=Headers({"Content-Type": "text/html; charset=utf-8"}))
+    out = mw.process_response(request, response)
+    if asyncio.iscoroutine(out):   # the pool may not know yet that its worker died
+        out = asyncio.run(out)
+    assert out is response and request.meta["bitext_page"].title == "Opening hours"
+    assert crawler.stats.get_value("bitext/record_workers/broken") == 1
+    assert mw.workers is None
 
 
 @pytest.mark.parametrize("content_type, body, counted", [

@@ -1,0 +1,109 @@
+"""Page records made in worker processes while the crawl goes on (issue 15: all cores).
+
+Making a page record (parsing the HTML, main text, STRAND tokens, links, fastText on the
+text: ``pages.record.record_from_body``) was a third of the crawl process's CPU, and
+that process used one core of the machine's. :class:`RecordWorkers` makes records in
+processes of their own, each with its own fastText model, while the crawl's process
+runs Scrapy, the store, the WARC, the focus and the online patterns.
+
+A worker returns fastText's reading of the text with the record; the language is decided
+in the crawl's process (``LanguageIdentifier.decide``), where a site's
+:class:`~bitextcrawl.pages.language.DeclarationAgreement` learns from its pages in the
+order they come, as it does when the record is made there.
+
+The processes come from the fork server of the bitext pool (``bitext.extract``): a clean
+process, not a fork of the crawl's, whose Twisted threads hold locks a fork would copy.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from bitextcrawl.pages.language import Identification, LanguageIdentifier
+from bitextcrawl.pages.record import PageRecord, record_from_body
+
+_identifier: LanguageIdentifier | None = None  # a worker's own, loaded as it starts
+
+
+def _start_worker(model_file: str | None, min_prob: float, crawl_alive) -> None:
+    """A worker's start: its fastText model, and a thread that ends the worker when the
+    crawl's process is gone (killed: nothing tells a pool's workers, whose call queue they
+    hold both ends of, and they would keep the crawl's stderr open)."""
+    global _identifier
+    _identifier = LanguageIdentifier(model_file, min_prob)
+    threading.Thread(target=_exit_with_crawl, args=(crawl_alive,), daemon=True).start()
+
+
+def _exit_with_crawl(crawl_alive) -> None:
+    try:
+        crawl_alive.recv()      # nothing is ever sent: returns at EOF
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
+
+
+def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
+                fields: dict) -> tuple[PageRecord | None, tuple | None, list[str]]:
+    """In a worker: :func:`record_from_body`'s record (its language not decided yet),
+    fastText's ``(label, probability)`` of its text, and the keys it counted."""
+    counts: list[str] = []
+    reading: list[tuple] = []
+
+    def identify(text, html_lang, content_language) -> Identification:
+        reading.append(_identifier.predict(text))
+        return _identifier.decide(*reading[0], html_lang, content_language)
+
+    record = record_from_body(url, body, identify, counts.append, content_type=content_type,
+                              decode=(lambda: decoded) if decoded else None, **fields)
+    return record, (reading[0] if reading else None), counts
+
+
+class RecordWorkers:
+    """``workers`` processes making page records (:func:`make_record`).
+
+    The processes are started in a thread: the fork server imports the bitext pool's
+    compiled kernels as it starts (about 2 s), and the crawl does not wait for them. Until
+    :attr:`ready`, a caller makes its records itself.
+    """
+
+    def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5):
+        from bitextcrawl.bitext.extract import _forkserver_context
+
+        self.workers = workers
+        context = _forkserver_context()
+        # the write end stays in this process only: a worker reads EOF when it is gone
+        alive_r, self._alive_w = context.Pipe(duplex=False)
+        self.pool = ProcessPoolExecutor(workers, mp_context=context,
+                                        initializer=_start_worker,
+                                        initargs=(model_file, min_prob, alive_r))
+        self.ready = False
+        self.error: BaseException | None = None
+        self._starting = threading.Thread(target=self._start, name="record-workers",
+                                          daemon=True)
+        self._starting.start()
+
+    def _start(self) -> None:
+        from bitextcrawl.bitext.extract import _start_workers
+
+        try:
+            _start_workers(self.pool, self.workers)
+        except Exception as exc:  # noqa: BLE001 - reported by the caller, which goes on alone
+            self.error = exc
+            return
+        self.ready = True
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the processes are started; whether they are."""
+        self._starting.join(timeout)
+        return self.ready
+
+    def submit(self, url: str, body: bytes, content_type: str, decoded: tuple | None,
+               fields: dict) -> Future:
+        return self.pool.submit(make_record, url, body, content_type, decoded, fields)
+
+    def close(self) -> None:
+        self._starting.join()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self._alive_w.close()
