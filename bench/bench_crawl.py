@@ -172,6 +172,8 @@ VARIANTS = [
     ("unfocused", ["-s", "BITEXT_FOCUS_ENABLED=False", "-s", "BITEXT_DEEP_RECOVERY_ENABLED=False",
                    "-s", "BITEXT_PARALLEL_LINKS_ENABLED=False"]),
 ]
+# ``--set K=V``: settings of every bitext crawl (e.g. BITEXT_RECORD_WORKERS=0 against the default)
+BITEXT_SETTINGS: list[str] = []
 PER_PAIR_TARGET = 3.0  # issue 13: at most three responses per pair found
 WHOLE_CRAWL_TARGET = 2.0  # issue 15: a whole crawl within twice a plain spider's
 
@@ -211,7 +213,8 @@ def bench_site(name: str, start_url: str, langs: str, gold: list,
         wall, cpu, log = run([sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
                          f"start_url={start_url}", "-a", f"langs={langs}",
                          "-s", f"BITEXT_OUTPUT_DIR={out}",
-                         "-s", f"BITEXT_PATTERN_DB={out / 'db.json'}", *sets, *extra], env)
+                         "-s", f"BITEXT_PATTERN_DB={out / 'db.json'}", *sets, *extra,
+                         *BITEXT_SETTINGS], env)
         stats = crawl_stats(out, log)
         # nginx links folders (/en/docs/) and the gold names their index.html
         scores = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl", langs.split(",")),
@@ -388,7 +391,10 @@ def main() -> None:
                          " empty: no manual")
     ap.add_argument("--crawls", default=",".join(name for name, _ in VARIANTS),
                     help="with --real: which crawls of each site (bitext,unfocused)")
+    ap.add_argument("--set", action="append", default=[], metavar="K=V",
+                    help="a setting of the bitext crawls (repeatable)")
     args = ap.parse_args()
+    BITEXT_SETTINGS.extend(x for kv in args.set for x in ("-s", kv))
     if args.real:
         wanted = {x.strip() for x in args.crawls.split(",")}
         real_sites([x.strip() for x in args.manual_langs.split(",") if x.strip()],
@@ -413,7 +419,7 @@ def main() -> None:
                        f"start_url={start_url}", "-a", "langs=en,fr", "-s",
                        f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
                        f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
-                       "BITEXT_ALIGN_ENABLED=False", *sets],
+                       "BITEXT_ALIGN_ENABLED=False", *sets, *BITEXT_SETTINGS],
         }
 
     results = {}
