@@ -29,6 +29,7 @@ from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial, wraps
+from itertools import islice
 from typing import Callable, Mapping
 
 import numpy as np
@@ -464,20 +465,30 @@ def _run_chunk(fn, chunk: list) -> list:
 
 def ordered_map(pool, fn, tasks, chunk: int = CHUNK_PAIRS, ahead: int = CHUNKS_AHEAD):
     """``pool.map(fn, tasks)`` in order, taking ``tasks`` as it goes: ``Executor.map``
-    submits every task at once, and each holds the HTML of two pages."""
+    submits every task at once, and each holds the HTML of two pages.
+
+    The first ``ahead`` chunks are submitted when this is called, not when the first
+    result is asked for: the caller may have other results to handle first (the pairs
+    EM decoded), and the pool works meanwhile. A chunk's results are handed out after
+    the next chunk is submitted."""
+    tasks = iter(tasks)
     pending: deque = deque()
-    batch: list = []
-    for task in tasks:
-        batch.append(task)
-        if len(batch) == chunk:
-            if len(pending) >= ahead:
-                yield from pending.popleft().result()
+
+    def submit() -> None:
+        batch = list(islice(tasks, chunk))
+        if batch:
             pending.append(pool.submit(_run_chunk, fn, batch))
-            batch = []
-    if batch:
-        pending.append(pool.submit(_run_chunk, fn, batch))
-    while pending:
-        yield from pending.popleft().result()
+
+    for _ in range(ahead):
+        submit()
+
+    def results():
+        while pending:
+            done = pending.popleft().result()
+            submit()
+            yield from done
+
+    return results()
 
 
 def _gc_frozen(function):
