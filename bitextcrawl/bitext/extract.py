@@ -390,6 +390,11 @@ def _training_tree(url: str, html: str):
     return tree
 
 
+def _task_size(task: tuple) -> int:
+    """A task's HTML, in characters: what its work grows with."""
+    return len(task[1]) + len(task[3])
+
+
 def _html_tasks(lang_pairs, page_index):
     for pair in lang_pairs:
         p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
@@ -409,7 +414,14 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
         tasks = list(_html_tasks(training, page_index))
 
         def e_step(aligner, limit=None):
-            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks[:limit]))
+            # Largest pages first, so that no worker is left with a large one while the
+            # other waits at the end of the iteration; the results in the pairs' order.
+            order = sorted(range(len(tasks[:limit])), key=lambda k: -_task_size(tasks[k]))
+            done = pool.map(partial(_e_step_task, aligner, l1, l2), [tasks[k] for k in order])
+            out = [None] * len(order)
+            for k, result in zip(order, done):
+                out[k] = result
+            return out
 
         aligner = TreeAligner(n_iter=FIT_ITERATIONS, em_sample=EM_SAMPLE).fit_with(e_step)
     else:
