@@ -566,8 +566,7 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 if pool is not None and lang_check is not None:
                     # Read now, while the workers align the next pairs: check_rows
                     # then finds them read.
-                    lang_check.prefetch(s1)
-                    lang_check.prefetch(s2)
+                    lang_check.prefetch_pair(s1, s2)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
