@@ -11,7 +11,8 @@ stage's wall time with one worker and with N (default: the machine's cores) and 
 ratio, and peak RSS. The pool's fork server is started before pairing, as the closing
 step starts it: its start is in neither wall time; the one-worker run comes first and
 includes loading the tree aligner's compiled kernels in the main process (0.3–0.6 s),
-as a one-worker closing step does. The records are made once in a process of their
+as a one-worker closing step does; the sentence check's caches are emptied before each
+run (``langcheck.clear_caches``). The records are made once in a process of their
 own and kept as ``pages.jsonl`` in ``--cache``; each site is then aligned the way
 ``scrapy align`` does it (records to a page store on disk, held without HTML, a pair's
 HTML read when it is aligned) in a child process, so that its peak memory is its own
@@ -199,6 +200,7 @@ def one_scale(what: str, workers: int, cache: Path, one_run: bool = False) -> di
 
 def _one_scale(what: str, workers: int, cache: Path, one_run: bool, store) -> dict:
     from bitextcrawl.bitext.extract import pool_size, warm_pool
+    from bitextcrawl.bitext.langcheck import clear_caches
     from bitextcrawl.outputs import run_bitext
 
     by_site, load, langs, gold, redirects = stored_pages(what, cache, store)
@@ -216,6 +218,7 @@ def _one_scale(what: str, workers: int, cache: Path, one_run: bool, store) -> di
     if gold is not None:
         row["f1"] = round(evaluate(gold, [(p.url_1, p.url_2) for p in result.pairs])["f1"], 4)
     for w in ((workers,) if one_run else (1, workers)):
+        clear_caches()   # what the first run read is not the second's to find
         with tempfile.TemporaryDirectory() as out:   # as the closing step makes them
             cpu, wall = time.process_time(), time.perf_counter()
             counts = run_bitext(result.pairs, by_site, load, config, out, {}, w)

@@ -156,7 +156,15 @@ def wrong_script(text: str, scripts: frozenset, other: frozenset) -> bool:
 
 
 # Menus and language switches repeat on every page: each text is read once (bounded).
-_switch_language = lru_cache(maxsize=1 << 14)(switch_language)
+# A cache of its own (not the crawl's cache of anchor texts): clear_caches() empties it.
+_switch_language = lru_cache(maxsize=1 << 16)(switch_language.__wrapped__)
+
+
+def clear_caches() -> None:
+    """Forget the readings kept across calls (scripts, language names): the next bitext
+    stage starts as in a fresh process (``bench_align`` runs two in one)."""
+    for cached in (script, text_scripts, _switch_language):
+        cached.cache_clear()
 
 
 def is_language_name_pair(text_1: str, text_2: str) -> bool:
