@@ -29,6 +29,7 @@ from collections import Counter, defaultdict, deque
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial, wraps
+from itertools import islice
 from typing import Callable, Mapping
 
 import numpy as np
@@ -389,6 +390,11 @@ def _training_tree(url: str, html: str):
     return tree
 
 
+def _task_size(task: tuple) -> int:
+    """A task's HTML, in characters: what its work grows with."""
+    return len(task[1]) + len(task[3])
+
+
 def _html_tasks(lang_pairs, page_index):
     for pair in lang_pairs:
         p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
@@ -408,7 +414,14 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
         tasks = list(_html_tasks(training, page_index))
 
         def e_step(aligner, limit=None):
-            return list(pool.map(partial(_e_step_task, aligner, l1, l2), tasks[:limit]))
+            # Largest pages first, so that no worker is left with a large one while the
+            # other waits at the end of the iteration; the results in the pairs' order.
+            order = sorted(range(len(tasks[:limit])), key=lambda k: -_task_size(tasks[k]))
+            done = pool.map(partial(_e_step_task, aligner, l1, l2), [tasks[k] for k in order])
+            out = [None] * len(order)
+            for k, result in zip(order, done):
+                out[k] = result
+            return out
 
         aligner = TreeAligner(n_iter=FIT_ITERATIONS, em_sample=EM_SAMPLE).fit_with(e_step)
     else:
@@ -464,20 +477,30 @@ def _run_chunk(fn, chunk: list) -> list:
 
 def ordered_map(pool, fn, tasks, chunk: int = CHUNK_PAIRS, ahead: int = CHUNKS_AHEAD):
     """``pool.map(fn, tasks)`` in order, taking ``tasks`` as it goes: ``Executor.map``
-    submits every task at once, and each holds the HTML of two pages."""
+    submits every task at once, and each holds the HTML of two pages.
+
+    The first ``ahead`` chunks are submitted when this is called, not when the first
+    result is asked for: the caller may have other results to handle first (the pairs
+    EM decoded), and the pool works meanwhile. A chunk's results are handed out after
+    the next chunk is submitted."""
+    tasks = iter(tasks)
     pending: deque = deque()
-    batch: list = []
-    for task in tasks:
-        batch.append(task)
-        if len(batch) == chunk:
-            if len(pending) >= ahead:
-                yield from pending.popleft().result()
+
+    def submit() -> None:
+        batch = list(islice(tasks, chunk))
+        if batch:
             pending.append(pool.submit(_run_chunk, fn, batch))
-            batch = []
-    if batch:
-        pending.append(pool.submit(_run_chunk, fn, batch))
-    while pending:
-        yield from pending.popleft().result()
+
+    for _ in range(ahead):
+        submit()
+
+    def results():
+        while pending:
+            done = pending.popleft().result()
+            submit()
+            yield from done
+
+    return results()
 
 
 def _gc_frozen(function):
@@ -543,8 +566,7 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 if pool is not None and lang_check is not None:
                     # Read now, while the workers align the next pairs: check_rows
                     # then finds them read.
-                    lang_check.prefetch(s1)
-                    lang_check.prefetch(s2)
+                    lang_check.prefetch_pair(s1, s2)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,

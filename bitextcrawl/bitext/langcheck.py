@@ -84,6 +84,14 @@ class SentenceLanguageCheck:
         if _has_letters(text, self.min_letters):
             self.predict(text)
 
+    def prefetch_pair(self, text_1: str, text_2: str) -> None:
+        """Read a sentence pair now as the check of its row will (:meth:`reason` of both
+        sides, :func:`is_language_name_pair`): the readings are kept, and the check,
+        which needs every row of the language pair, finds them made."""
+        self.prefetch(text_1)
+        self.prefetch(text_2)
+        is_language_name_pair(text_1.strip(), text_2.strip())
+
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
         if not _has_letters(text, self.min_letters):
             return None
@@ -148,13 +156,24 @@ def wrong_script(text: str, scripts: frozenset, other: frozenset) -> bool:
 
 
 # Menus and language switches repeat on every page: each text is read once (bounded).
-_switch_language = lru_cache(maxsize=1 << 14)(switch_language)
+# A cache of its own (not the crawl's cache of anchor texts): clear_caches() empties it.
+_switch_language = lru_cache(maxsize=1 << 16)(switch_language.__wrapped__)
+
+
+def clear_caches() -> None:
+    """Forget the readings kept across calls (scripts, language names): the next bitext
+    stage starts as in a fresh process (``bench_align`` runs two in one)."""
+    for cached in (script, text_scripts, _switch_language):
+        cached.cache_clear()
 
 
 def is_language_name_pair(text_1: str, text_2: str) -> bool:
     """The sides name two different languages ("English" / "Français", "EN" / "FR")."""
-    lang_1, lang_2 = _switch_language(text_1), _switch_language(text_2)
-    return lang_1 is not None and lang_2 is not None and lang_1 != lang_2
+    lang_1 = _switch_language(text_1)
+    if lang_1 is None:   # most sentences: the other side is not read
+        return False
+    lang_2 = _switch_language(text_2)
+    return lang_2 is not None and lang_1 != lang_2
 
 
 def interface_rows(rows) -> dict[int, str]:

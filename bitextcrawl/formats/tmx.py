@@ -34,15 +34,15 @@ XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 # Characters XML 1.0 does not allow (C0 controls but tab/LF/CR, lone surrogates,
 # U+FFFE/U+FFFF), plus C1 controls, which are never wanted in a segment.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_WS = re.compile(r"\s+")
 
 
 def clean_segment(text) -> str:
     """One line of text: XML-invalid and control characters removed, whitespace collapsed."""
     if text is None:
         return ""
-    text = _INVALID_XML.sub("", str(text))
-    return _WS.sub(" ", text).strip()
+    # str.split() splits at exactly the characters re's \s matches (str.isspace): the
+    # same as collapsing \s+ runs and stripping, in half the time.
+    return " ".join(_INVALID_XML.sub("", str(text)).split())
 
 
 def _version() -> str:

@@ -15,3 +15,21 @@ def test_no_fork_server_where_no_pool_can_run():
     # one worker asked, or a site too small for two workers' pairs (n_pages // 2 pairs)
     assert warm_pool(1, 10_000) is False
     assert warm_pool(2, 4 * MIN_PAIRS_PER_WORKER - 2) is False
+
+
+def test_ordered_map_keeps_order_and_submits_when_called():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bitextcrawl.bitext.extract import ordered_map
+
+    read = []
+
+    def tasks():
+        for k in range(23):
+            read.append(k)
+            yield k
+
+    with ThreadPoolExecutor(2) as pool:
+        results = ordered_map(pool, lambda x: x * x, tasks(), chunk=4, ahead=3)
+        assert read == list(range(12))   # three chunks in flight before any result is asked
+        assert list(results) == [k * k for k in range(23)]

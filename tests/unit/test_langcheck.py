@@ -7,9 +7,9 @@ import gzip
 from collections import Counter
 
 from bitextcrawl.bitext.extract import check_rows
-from bitextcrawl.bitext.langcheck import (SentenceLanguageCheck, interface_rows,
-                                          is_language_name_pair, language_scripts,
-                                          wrong_script)
+from bitextcrawl.bitext.langcheck import (SentenceLanguageCheck, clear_caches,
+                                          interface_rows, is_language_name_pair,
+                                          language_scripts, wrong_script)
 from bitextcrawl.formats.tsv import write_bitext_tsv
 
 
@@ -37,6 +37,19 @@ def test_language_names_and_crosswise_rows_are_interface_strings():
     rows = [row("English", "Français"), row("Home", "Accueil"), row("Contact", "Nous joindre"),
             row("Nous joindre", "Contact"), row("Polish", "Polonais")]
     assert interface_rows(rows) == {0: "language_names", 2: "crosswise", 3: "crosswise"}
+    assert not is_language_name_pair("Accueil", "English")   # one side only names one
+
+
+def test_prefetched_rows_are_checked_the_same():
+    rows = [row("English", "Français"), row("Home", "Accueil"), row("Contact", "Nous joindre"),
+            row("Nous joindre", "Contact"),
+            row("The server reads its configuration file again.", "The server reads it.")]
+    plain = check_rows(rows, SentenceLanguageCheck(), Counter())
+    clear_caches()
+    check = SentenceLanguageCheck()
+    for r in rows:
+        check.prefetch_pair(r["sentence_1"], r["sentence_2"])
+    assert check_rows(rows, check, Counter()) == plain
 
 
 def test_script_of_its_own_decides_where_languages_differ_in_script():
