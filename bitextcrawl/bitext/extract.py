@@ -21,12 +21,8 @@ from __future__ import annotations
 import gc
 import logging
 import math
-import multiprocessing
 import os
-import sys
-import types
 from collections import Counter, defaultdict, deque
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial, wraps
 from itertools import islice
@@ -44,6 +40,7 @@ from bitextcrawl.formats.tmx import write_tmx
 from bitextcrawl.formats.tsv import write_bitext_tsv
 from bitextcrawl.pages.tokens import as_lexicon, lexicon_similarity, segment, tokenize
 from bitextcrawl.pairing.lsi import LSIModel
+from bitextcrawl.processes import ProcessPool, start_forkserver
 
 logger = logging.getLogger(__name__)
 
@@ -612,26 +609,14 @@ def pool_size(workers: int, n_pairs: int) -> int:
 def worker_pool(workers: int, n_pairs: int):
     """A process pool of ``workers`` (0: the machine's cores) for ``n_pairs`` page pairs,
     or None where one process does (one worker, or too few pairs to pay for starting more).
-
-    Processes come from a fork server (a clean process that imported this module once),
-    not forked from the caller: the crawl's process has Twisted's threads, and a fork
-    copies their locks as they are.
-    """
+    Its processes come from the fork server (:mod:`bitextcrawl.processes`)."""
     workers = pool_size(workers, n_pairs)
     if workers <= 1:
         yield None
         return
-    with ProcessPoolExecutor(workers, mp_context=_forkserver_context()) as pool:
-        _start_workers(pool, workers)
+    with ProcessPool(workers) as pool:
+        pool.start()
         yield pool
-
-
-def _forkserver_context():
-    ctx = multiprocessing.get_context("forkserver")
-    # one fork server for the bitext pool and the crawl's record workers
-    ctx.set_forkserver_preload([__name__, "bitextcrawl.bitext.pool_preload",
-                                "bitextcrawl.pages.record_workers"])
-    return ctx
 
 
 def warm_pool(workers: int, n_pages: int) -> bool:
@@ -641,43 +626,8 @@ def warm_pool(workers: int, n_pages: int) -> bool:
     """
     if pool_size(workers, n_pages // 2) <= 1:
         return False
-    from multiprocessing import forkserver
-
-    _forkserver_context()  # sets the modules the fork server imports as it starts
-    with _bare_main():
-        forkserver.ensure_running()
+    start_forkserver()
     return True
-
-
-def _worker_pid() -> int:
-    return os.getpid()
-
-
-def _start_workers(pool, workers: int) -> None:
-    """Start the pool's processes now, without the caller's main module.
-
-    A process started by a fork server runs the parent's ``__main__`` again (the
-    ``scrapy`` script: 0.3 s of CPU and 26 MB a worker; a benchmark script, all it
-    imports); the tasks are this module's functions and need none of it. The processes
-    are started while ``__main__`` is a bare module, by one no-op task per worker.
-    """
-    with _bare_main():
-        started = [pool.submit(_worker_pid) for _ in range(workers)]
-    for future in started:
-        future.result()
-
-
-@contextmanager
-def _bare_main():
-    """``__main__`` as a bare module: what a fork server, and a process it starts, import
-    of the caller's main module (nothing)."""
-    main = sys.modules.get("__main__")
-    sys.modules["__main__"] = types.ModuleType("__main__")
-    try:
-        yield
-    finally:
-        if main is not None:
-            sys.modules["__main__"] = main
 
 
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,

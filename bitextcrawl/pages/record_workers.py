@@ -11,15 +11,14 @@ in the crawl's process (``LanguageIdentifier.decide``), where a site's
 :class:`~bitextcrawl.pages.language.DeclarationAgreement` learns from its pages in the
 order they come, as it does when the record is made there.
 
-The processes come from the fork server of the bitext pool (``bitext.extract``): a clean
-process, not a fork of the crawl's, whose Twisted threads hold locks a fork would copy.
+The processes come from the fork server the bitext pool uses too
+(:mod:`bitextcrawl.processes`), and end with the crawl's process.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 
 from bitextcrawl.pages.language import Identification, LanguageIdentifier
 from bitextcrawl.pages.record import PageRecord, record_from_body
@@ -27,21 +26,9 @@ from bitextcrawl.pages.record import PageRecord, record_from_body
 _identifier: LanguageIdentifier | None = None  # a worker's own, loaded as it starts
 
 
-def _start_worker(model_file: str | None, min_prob: float, crawl_alive) -> None:
-    """A worker's start: its fastText model, and a thread that ends the worker when the
-    crawl's process is gone (killed: nothing tells a pool's workers, whose call queue they
-    hold both ends of, and they would keep the crawl's stderr open)."""
+def _load_model(model_file: str | None, min_prob: float) -> None:
     global _identifier
     _identifier = LanguageIdentifier(model_file, min_prob)
-    threading.Thread(target=_exit_with_crawl, args=(crawl_alive,), daemon=True).start()
-
-
-def _exit_with_crawl(crawl_alive) -> None:
-    try:
-        crawl_alive.recv()      # nothing is ever sent: returns at EOF
-    except (EOFError, OSError):
-        pass
-    os._exit(0)
 
 
 def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
@@ -69,15 +56,10 @@ class RecordWorkers:
     """
 
     def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5):
-        from bitextcrawl.bitext.extract import _forkserver_context
+        from bitextcrawl.processes import ProcessPool
 
         self.workers = workers
-        context = _forkserver_context()
-        # the write end stays in this process only: a worker reads EOF when it is gone
-        alive_r, self._alive_w = context.Pipe(duplex=False)
-        self.pool = ProcessPoolExecutor(workers, mp_context=context,
-                                        initializer=_start_worker,
-                                        initargs=(model_file, min_prob, alive_r))
+        self.pool = ProcessPool(workers, _load_model, (model_file, min_prob))
         self.ready = False
         self.error: BaseException | None = None
         self._starting = threading.Thread(target=self._start, name="record-workers",
@@ -85,10 +67,8 @@ class RecordWorkers:
         self._starting.start()
 
     def _start(self) -> None:
-        from bitextcrawl.bitext.extract import _start_workers
-
         try:
-            _start_workers(self.pool, self.workers)
+            self.pool.start()
         except Exception as exc:  # noqa: BLE001 - reported by the caller, which goes on alone
             self.error = exc
             return
@@ -106,4 +86,3 @@ class RecordWorkers:
     def close(self) -> None:
         self._starting.join()
         self.pool.shutdown(wait=True, cancel_futures=True)
-        self._alive_w.close()

@@ -1,0 +1,99 @@
+"""Worker processes: one fork server for the crawl's process pools.
+
+The bitext stage's pool (``bitext.extract.worker_pool``) and the crawl's record workers
+(``pages.record_workers``) take their processes from one fork server: a clean process
+that imported their modules once (``PRELOAD``, the compiled kernels included), not a
+fork of the caller, whose Twisted threads hold locks a fork would copy as they are.
+
+A :class:`ProcessPool`'s processes end with the process that made the pool: killed, it
+tells its workers nothing, and they would wait for tasks for ever, holding its stderr
+(and the fork server, which stays while a worker holds its end of a pipe).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+import types
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from typing import Callable
+
+# What the fork server imports as it starts (about 1.5 s: numba's kernels).
+PRELOAD = ["bitextcrawl.bitext.extract", "bitextcrawl.bitext.pool_preload",
+           "bitextcrawl.pages.record_workers"]
+
+
+def forkserver_context():
+    """The multiprocessing context of the fork server, its imports set."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+def start_forkserver() -> None:
+    """Start the fork server now (its imports then overlap the caller's work)."""
+    from multiprocessing import forkserver
+
+    forkserver_context()
+    with bare_main():
+        forkserver.ensure_running()
+
+
+@contextmanager
+def bare_main():
+    """``__main__`` as a bare module: what a fork server, and a process it starts, import
+    of the caller's main module (nothing). Otherwise a worker runs the ``scrapy`` script
+    again (0.3 s of CPU and 26 MB), or all a benchmark script imports."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+
+
+def _worker_start(maker_alive, initializer: Callable | None, initargs: tuple) -> None:
+    threading.Thread(target=_exit_with_maker, args=(maker_alive,), daemon=True).start()
+    if initializer is not None:
+        initializer(*initargs)
+
+
+def _exit_with_maker(maker_alive) -> None:
+    try:
+        maker_alive.recv()      # nothing is ever sent: returns at EOF, when the maker is gone
+    except (EOFError, OSError):
+        pass
+    os._exit(0)
+
+
+def _worker_pid() -> int:
+    return os.getpid()
+
+
+class ProcessPool(ProcessPoolExecutor):
+    """A ``ProcessPoolExecutor`` of the fork server's processes, which end with this
+    process. ``initializer(*initargs)`` runs in each as it starts."""
+
+    def __init__(self, workers: int, initializer: Callable | None = None, initargs: tuple = ()):
+        context = forkserver_context()
+        # the write end stays in this process only: a worker reads EOF when it is gone
+        maker_alive, self._alive = context.Pipe(duplex=False)
+        super().__init__(workers, mp_context=context, initializer=_worker_start,
+                         initargs=(maker_alive, initializer, initargs))
+        self.workers = workers
+
+    def start(self) -> None:
+        """Start every process now, without the caller's ``__main__``, by one no-op task
+        each; returns when they run."""
+        with bare_main():
+            started = [self.submit(_worker_pid) for _ in range(self.workers)]
+        for future in started:
+            future.result()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        super().shutdown(wait=wait, cancel_futures=cancel_futures)
+        self._alive.close()
