@@ -85,6 +85,19 @@ def export_pages(store, path: str) -> int:
     return write_jsonl(path, dicts())
 
 
+def export_store(output_dir: str, path: str) -> int:
+    """:func:`export_pages` of the SQLite page store of ``output_dir``, opened here: a
+    worker process exports while the crawl's process pairs and aligns (the store is only
+    read, and SQLite's WAL lets both read it)."""
+    from bitextcrawl.store.sqlite import SQLitePageStore
+
+    store = SQLitePageStore(output_dir)
+    try:
+        return export_pages(store, path)
+    finally:
+        store.close()
+
+
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
                samples: dict, workers: int) -> dict:
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts."""

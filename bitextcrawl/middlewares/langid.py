@@ -64,6 +64,7 @@ class LanguageIdMiddleware:
 
             workers = RecordWorkers(n, model, min_prob)
             crawler.stats.set_value("bitext/record_workers/processes", n)
+            crawler.bitext_record_workers = workers   # the store pipeline exports with one
         return cls(crawler, LanguageIdentifier(model, min_prob), workers)
 
     def engine_stopped(self):

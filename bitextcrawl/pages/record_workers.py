@@ -85,4 +85,4 @@ class RecordWorkers:
 
     def close(self) -> None:
         self._starting.join()
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.shutdown(wait=True)   # an export of pages.jsonl may still be running

@@ -1,7 +1,9 @@
 """Page store pipeline: every page record to the store (and its raw response to WARC).
 
 At close, the store is exported to ``pages.jsonl`` in the output dir: one record per
-content, other URLs of the same page (redirects, fallback copies) in its ``aliases``.
+content, other URLs of the same page (redirects, fallback copies) in its ``aliases``. With
+record workers (``BITEXT_RECORD_WORKERS``) and the SQLite store, one of them exports while
+the closing pipeline pairs and aligns; the crawl waits for it when the spider closes.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.warc import WarcPageWriter
-from bitextcrawl.outputs import export_pages
+from bitextcrawl.outputs import export_pages, export_store
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import url_rewritten
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 logger = logging.getLogger(__name__)
 
@@ -30,6 +33,7 @@ class PageStorePipeline:
         self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
         self.store = None
         self.warc = None
+        self.export = None   # the export's future, when a record worker makes it
         self.context.signals.connect(self.response_downloaded,
                                      signal=signals.response_downloaded)
         self.context.signals.connect(self.url_rewritten, signal=url_rewritten)
@@ -96,6 +100,23 @@ class PageStorePipeline:
         if self.warc is not None:
             self.warc.close()
         path = os.path.join(self.output_dir, "pages.jsonl")
-        n = export_pages(self.store, path)
-        logger.info("Exported %d page records (one per content) to %s", n, path)
+        workers = getattr(self.crawler, "bitext_record_workers", None)
+        if workers is not None and workers.ready and isinstance(self.store, SQLitePageStore) \
+                and self.context.signals is self.crawler.signals:
+            self.export = workers.pool.submit(export_store, self.output_dir, path)
+            self.crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+            return
+        self._exported(export_pages(self.store, path), path)
         # (the store stays open for the spider_closed handlers; the context closes it)
+
+    def spider_closed(self, spider=None):
+        path = os.path.join(self.output_dir, "pages.jsonl")
+        try:
+            n = self.export.result()
+        except Exception as exc:  # noqa: BLE001 - a broken worker: export here instead
+            logger.warning("Export of %s in a worker failed (%s): exported here", path, exc)
+            n = export_pages(self.store, path)
+        self._exported(n, path)
+
+    def _exported(self, n: int, path: str) -> None:
+        logger.info("Exported %d page records (one per content) to %s", n, path)
