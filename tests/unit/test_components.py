@@ -245,6 +245,31 @@ def test_page_store_not_configured_without_a_store(tmp_path):
         PageStorePipeline.from_crawler(crawler_for(tmp_path, BITEXT_PAGE_STORE=""))
 
 
+def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_path):
+    """With record workers, a worker exports pages.jsonl; the spider's close waits for it."""
+    from bitextcrawl.pages.record_workers import RecordWorkers
+
+    crawler = crawler_for(tmp_path)
+    crawler.bitext_record_workers = workers = RecordWorkers(1)
+    assert workers.wait(60)
+    try:
+        pipeline = PageStorePipeline.from_crawler(crawler)
+        pipeline.open_spider()
+        for path in ("/en/report.html", "/en/other.html"):
+            record = build_record(H + path, ENGLISH.replace("Annual", path))
+            record.body, record.status, record.http_headers = ENGLISH.encode(), 200, []
+            pipeline.process_item(record)
+        pipeline.close_spider()
+        assert pipeline.export is not None      # made by the worker, not here
+        crawler.signals.send_catch_log(signals.spider_closed, spider=crawler.spider,
+                                       reason="finished")
+    finally:
+        workers.close()
+    rows = [json.loads(line)
+            for line in (tmp_path / "out" / "pages.jsonl").read_text().splitlines()]
+    assert [r["url"] for r in rows] == [f"{H}/en/other.html", f"{H}/en/report.html"]
+
+
 def test_page_store_stores_once_per_url_and_exports_at_close(tmp_path):
     crawler = crawler_for(tmp_path)
     pipeline = PageStorePipeline.from_crawler(crawler)
