@@ -7,21 +7,26 @@
 Page records are built by the crawl's own code (fastText included); the network is
 skipped. ``--scale``: for generated sites of those sizes and for the real sites of
 ../shared/data, CPU seconds per page pair of pairing and of the bitext stage, the bitext
-stage's wall time with one worker and with N (default: the machine's cores) and their
-ratio, and peak RSS. The pool's fork server is started before pairing, as the closing
-step starts it: its start is in neither wall time; the one-worker run comes first and
-includes loading the tree aligner's compiled kernels in the main process (0.3–0.6 s),
-as a one-worker closing step does; the sentence check's caches are emptied before each
-run (``langcheck.clear_caches``). The records are made once in a process of their
-own and kept as ``pages.jsonl`` in ``--cache``; each site is then aligned the way
-``scrapy align`` does it (records to a page store on disk, held without HTML, a pair's
-HTML read when it is aligned) in a child process, so that its peak memory is its own
-and not the generator's.
+stage's wall time with one worker and with N (default: the machine's cores), and peak
+RSS. The records are made once in a process of their own and kept as ``pages.jsonl`` in
+``--cache``. Each site is then aligned the way ``scrapy align`` does it (Scrapy
+imported, the records to a page store on disk, ``outputs.run_closing``: held without
+HTML, a pair's HTML read when it is aligned, every output written) in a child process
+with N workers, and again in another with one worker (its bitext CPU per pair and wall
+time; not from ``--one-run-from`` pages). "peak RSS" is the main process's maximum
+resident set size in the N-worker run (the workers are processes of their own); the
+one-worker run's is printed beside it, and "all / 1" is the ratio of the two bitext wall
+times. Each run starts the pool's fork server as the closing step does, before pairing
+(``extract.warm_pool``), so its start overlaps pairing in the N-worker run. ``/usr/bin/time -v scrapy align`` with
+``BITEXT_WORKERS=N`` reports a little more: the command's own start-up (Scrapy's settings
+and logging, the fastText identifier it loads for its inputs) and its pattern DB (20k
+pages: 470 MiB against 446).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -29,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,64 +176,52 @@ def prepare(what: str, cache: Path) -> Path:
     return meta
 
 
-def stored_pages(what: str, cache: Path, store):
-    """The prepared records of ``what`` into ``store``, as ``scrapy align`` reads its
-    inputs: (site -> records without HTML, load, languages, gold or None, redirects)."""
+def one_scale(what: str, workers: int, cache: Path) -> dict:
+    """``what``'s prepared records aligned as ``scrapy align`` does it, bitext with
+    ``workers``: Scrapy imported (the command's modules), the records into a SQLite
+    page store, then ``outputs.run_closing`` (records held without HTML, a pair's HTML
+    read when it is aligned, every output file written). The peak RSS is this process's
+    (the main one; the pool's workers are processes of their own)."""
+    from bitextcrawl import outputs
     from bitextcrawl.formats import iter_pages
-    from bitextcrawl.outputs import read_sites
-
-    meta = json.loads((cache / f"{what}.json").read_text())
-    for page in iter_pages(cache / f"{what}.pages.jsonl"):
-        store.add(page)
-    by_site, load = read_sites(store)
-    gold = {tuple(p) for p in meta["gold"]} if meta["gold"] is not None else None
-    return by_site, load, tuple(meta["langs"]), gold, meta["redirects"]
-
-
-def one_scale(what: str, workers: int, cache: Path, one_run: bool = False) -> dict:
-    """Pairing, then the bitext stage with one worker and with ``workers`` (a child
-    process); ``one_run``: with ``workers`` only."""
     from bitextcrawl.store.sqlite import SQLitePageStore
 
-    with tempfile.TemporaryDirectory() as tmp:
+    importlib.import_module("bitextcrawl.commands.align")   # what `scrapy align` imports
+    meta = json.loads((cache / f"{what}.json").read_text())
+    cpu = Counter()
+
+    def timed(name, function):
+        def run(*args, **kwargs):
+            t = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                cpu[name] += time.process_time() - t
+        return run
+
+    outputs.align_site = timed("pairing", outputs.align_site)
+    outputs.run_bitext = timed("bitext", outputs.run_bitext)
+    config = AlignConfig(langs=tuple(meta["langs"]))
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as out:
         store = SQLitePageStore(tmp)
         try:
-            row = _one_scale(what, workers, cache, one_run, store)
+            for page in iter_pages(cache / f"{what}.pages.jsonl"):
+                store.add(page)
+            stats = outputs.run_closing(store, config, out, redirects=meta["redirects"],
+                                        workers=workers)
         finally:
             store.close()
-    return row
-
-
-def _one_scale(what: str, workers: int, cache: Path, one_run: bool, store) -> dict:
-    from bitextcrawl.bitext.extract import pool_size, warm_pool
-    from bitextcrawl.bitext.langcheck import clear_caches
-    from bitextcrawl.outputs import run_bitext
-
-    by_site, load, langs, gold, redirects = stored_pages(what, cache, store)
-    # The pool's fork server starts before pairing, as the closing step starts it
-    # (run_closing): its start is in neither bitext figure.
-    warm_pool(workers, max(map(len, by_site.values()), default=0))
-    pages = [p for site in sorted(by_site) for p in by_site[site]]
-    config = AlignConfig(langs=langs)
-    cpu = time.process_time()
-    result = align_site(pages, config, redirects=redirects, load=load)
-    pairing_cpu = time.process_time() - cpu
-    n = max(len(result.pairs), 1)
-    row = {"site": what, "pages": len(pages), "pairs": len(result.pairs),
-           "pairing_cpu": pairing_cpu / n}
-    if gold is not None:
-        row["f1"] = round(evaluate(gold, [(p.url_1, p.url_2) for p in result.pairs])["f1"], 4)
-    for w in ((workers,) if one_run else (1, workers)):
-        clear_caches()   # what the first run read is not the second's to find
-        with tempfile.TemporaryDirectory() as out:   # as the closing step makes them
-            cpu, wall = time.process_time(), time.perf_counter()
-            counts = run_bitext(result.pairs, by_site, load, config, out, {}, w)
-            row[f"bitext_wall_{w}"] = time.perf_counter() - wall
-            if w == 1:   # the pool's CPU is its processes': counted where there is none
-                row["bitext_cpu"] = (time.process_time() - cpu) / n
-            row["sentence_pairs"] = counts.get("bitext/bitext/sentence_pairs", 0)
-    row["workers"] = pool_size(workers, len(result.pairs))
-    row["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+        pairs = [(d["url_1"], d["url_2"]) for d in map(json.loads, open(Path(out) / "pairs.jsonl"))]
+    n = max(len(pairs), 1)
+    row = {"site": what, "pages": stats["pages"], "pairs": len(pairs),
+           "pairing_cpu": cpu["pairing"] / n, "bitext_cpu": cpu["bitext"] / n,
+           "bitext_wall": stats["timings_s"]["bitext"],
+           "sentence_pairs": stats["align"].get("bitext/bitext/sentence_pairs", 0),
+           "workers": stats["align"].get("bitext/bitext/workers", 1),
+           "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if meta["gold"] is not None:
+        gold = {tuple(p) for p in meta["gold"]}
+        row["f1"] = round(evaluate(gold, pairs)["f1"], 4)
     return row
 
 
@@ -240,31 +234,43 @@ def _child(*args: str) -> str:
 
 
 def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int) -> None:
-    """One child process a site, so that each peak RSS is its own (the records are made
-    in another one before)."""
+    """Per site, one child process with ``workers`` bitext workers and one with one
+    worker (not from ``one_run_from`` pages), so that each peak RSS is its own (the
+    records are made in another one before)."""
     rows = []
     sites = [str(n) for n in sizes] + [s for s in REAL_SITES if (SHARED / "nginx").is_dir()]
     for what in sites:
         _child("--prepare", what, "--cache", str(cache))
-        one_run = ["--one-run"] if what.isdigit() and int(what) >= one_run_from else []
-        out = _child("--one", what, "--workers", str(workers), "--cache", str(cache), *one_run)
-        rows.append(json.loads(out.strip().splitlines()[-1]))
-        print(json.dumps(rows[-1]), file=sys.stderr, flush=True)   # a long run's progress
-    print(f"closing pipeline cost (CPU seconds per page pair; bitext wall seconds with 1 and "
-          f"with {workers} workers, and their ratio; peak RSS of the main process)")
+        row = _one(what, workers, cache)
+        if not (what.isdigit() and int(what) >= one_run_from):
+            one = _one(what, 1, cache)
+            row.update(bitext_cpu_1=one["bitext_cpu"], bitext_wall_1=one["bitext_wall"],
+                       peak_rss_1_mb=one["peak_rss_mb"])
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)   # a long run's progress
+    print(f"closing pipeline cost, each run as `scrapy align` (CPU seconds per page pair: "
+          f"pairing, and bitext with one worker; bitext wall seconds with 1 and with "
+          f"{workers} workers; peak RSS of the main process with {workers} workers, and "
+          f"with one)")
     print("| site | pages | pairs | pairing CPU/pair | bitext CPU/pair | bitext wall, 1 worker "
-          "| bitext wall, all workers | all / 1 | peak RSS MiB | sentence pairs |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| bitext wall, all workers | all / 1 | peak RSS MiB | peak RSS MiB, 1 worker "
+          "| sentence pairs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         name = f"generated ({r['site']} pages asked; F1 {r['f1']})" if "f1" in r else r["site"]
-        all_wall = r[f"bitext_wall_{workers}"]
-        one = (f"{r['bitext_cpu']:.4f} | {r['bitext_wall_1']:.1f}" if "bitext_cpu" in r
+        one = (f"{r['bitext_cpu_1']:.4f} | {r['bitext_wall_1']:.1f}" if "bitext_cpu_1" in r
                else "not run | not run")
-        ratio = (f"{all_wall / r['bitext_wall_1']:.2f}" if "bitext_wall_1" in r
-                 and r["workers"] > 1 else "–")
+        rss_1 = f"{r['peak_rss_1_mb']:,.0f}" if "peak_rss_1_mb" in r else "not run"
+        ratio = (f"{r['bitext_wall'] / r['bitext_wall_1']:.2f}"
+                 if r.get("bitext_wall_1") and r["workers"] > 1 else "–")
         print(f"| {name} | {r['pages']:,} | {r['pairs']:,} | {r['pairing_cpu']:.4f} | "
-              f"{one} | {all_wall:.1f} ({r['workers']}) | {ratio} | "
-              f"{r['peak_rss_mb']:,.0f} | {r['sentence_pairs']:,} |")
+              f"{one} | {r['bitext_wall']:.1f} ({r['workers']}) | {ratio} | "
+              f"{r['peak_rss_mb']:,.0f} | {rss_1} | {r['sentence_pairs']:,} |")
+
+
+def _one(what: str, workers: int, cache: Path) -> dict:
+    out = _child("--one", what, "--workers", str(workers), "--cache", str(cache))
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -280,14 +286,13 @@ def main() -> None:
                     help="generated sites of this many pages or more: the bitext stage with "
                          "all workers only (default %(default)s)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
-    ap.add_argument("--one-run", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--prepare", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.prepare:
         prepare(args.prepare, args.cache)
         return
     if args.one:
-        print(json.dumps(one_scale(args.one, args.workers, args.cache, args.one_run)))
+        print(json.dumps(one_scale(args.one, args.workers, args.cache)))
         return
     if args.ablation or args.scale is None:
         ablation()

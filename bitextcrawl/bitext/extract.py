@@ -33,6 +33,7 @@ import numpy as np
 from bitextcrawl.bitext.dom import release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
+from bitextcrawl.bitext.rows import RowSpill
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import JsonlSink
@@ -522,13 +523,14 @@ def _gc_frozen(function):
 @_gc_frozen
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 text_similarity: TextSimilaritySource = None, lang_check=None, pool=None,
-                links=None):
+                links=None, new_rows=list):
     """Bitext rows (dicts) and parallel links; one language pair at a time.
 
     ``lang_check``: a :class:`~bitextcrawl.bitext.langcheck.SentenceLanguageCheck`, or
     None to keep every row (see :func:`check_rows`). ``pool``: an executor whose
     processes align the page pairs once the aligner is fitted (None: this process);
-    rows come out in the pairs' order either way."""
+    rows come out in the pairs' order either way. ``new_rows()``: an empty sequence a
+    language pair's rows are appended to (a list, or a ``rows.RowSpill`` on disk)."""
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -541,7 +543,7 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
             counts[f"bitext/bitext/{l1}-{l2}/text_similarity"] = 1
         trees: dict = {}
         aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool)
-        rows = []
+        rows = new_rows()
         outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
                                 l1, l2, pool)
         for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
@@ -569,20 +571,23 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
                                   "from": [url_1, url_2]})
         if lang_check is not None:
-            rows = check_rows(rows, lang_check, counts)
+            rows = check_rows(rows, lang_check, counts, new_rows())
         results[(l1, l2)] = (rows, aligner)
     return results, links
 
 
-def check_rows(rows: list[dict], lang_check, counts: Counter) -> list[dict]:
+def check_rows(rows, lang_check, counts: Counter, kept=None):
     """The rows of one language pair without interface strings (language names, pairs
     seen both ways round) and without sides fastText reads as another language
-    (``bitext.langcheck``); each drop counted under ``bitext/bitext/dropped/<reason>``."""
+    (``bitext.langcheck``); each drop counted under ``bitext/bitext/dropped/<reason>``.
+
+    ``rows`` is read three times in order (a list or a ``rows.RowSpill``); the rows kept
+    are appended to ``kept`` (default: a new list), which is returned."""
     from bitextcrawl.bitext.langcheck import interface_rows, language_scripts, wrong_script
 
     interface = interface_rows(rows)
     scripts = language_scripts(rows)
-    kept = []
+    kept = [] if kept is None else kept
     for i, r in enumerate(rows):
         reason = interface.get(i)
         s1, s2 = scripts.get(r["lang_1"]), scripts.get(r["lang_2"])
@@ -647,25 +652,32 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
     links_path = os.path.join(output_dir, "parallel_links.jsonl" + gz)
-    # Parallel links go to their file as they come: 220,000 on a 20,000-page site.
+    # Parallel links go to their file as they come: 220,000 on a 20,000-page site; the
+    # rows to temporary files (745,000 on a 100,000-page site), read back to write.
     with worker_pool(workers, len(pairs)) as pool, atomic_open(links_path) as fh:
         counts["bitext/bitext/workers"] = pool_size(workers, len(pairs))
         links = JsonlSink(fh)
         results, _ = bitext_rows(pairs, page_index, counts, progress, text_similarity,
-                                 lang_check, pool, links)
-    all_rows = []
+                                 lang_check, pool, links, partial(RowSpill, output_dir))
+    ordered = [rows for _, (rows, _) in sorted(results.items())]
     for i, ((l1, l2), (rows, aligner)) in enumerate(sorted(results.items())):
         name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"
         counts[f"bitext/bitext/{l1}-{l2}/tmx_units"] = write_tmx(
             os.path.join(output_dir, name + gz), rows, l1, l2)
-        all_rows.extend(rows)
-    if samples is not None:
-        for r in all_rows:
-            got = samples.setdefault((r["url_1"], r["url_2"]), [])
-            if len(got) < SAMPLE_ROWS:
-                got.append((r["sentence_1"], r["sentence_2"]))
+
+    def all_rows():
+        for rows in ordered:
+            for r in rows:
+                if samples is not None:
+                    got = samples.setdefault((r["url_1"], r["url_2"]), [])
+                    if len(got) < SAMPLE_ROWS:
+                        got.append((r["sentence_1"], r["sentence_2"]))
+                yield r
+
     counts["bitext/bitext/sentence_pairs"] = write_bitext_tsv(
-        os.path.join(output_dir, "bitext.tsv" + gz), all_rows)
+        os.path.join(output_dir, "bitext.tsv" + gz), all_rows())
+    for rows in ordered:
+        rows.close()
     if not results:  # keep the output contract: the files exist, empty
         write_tmx(os.path.join(output_dir, "bitext.tmx" + gz), [], "und", "und")
     counts["bitext/bitext/parallel_links"] = links.n

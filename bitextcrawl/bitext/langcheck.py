@@ -25,6 +25,7 @@ Pure functions over strings: no Scrapy.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -176,17 +177,26 @@ def is_language_name_pair(text_1: str, text_2: str) -> bool:
     return lang_2 is not None and lang_1 != lang_2
 
 
+def _pair_key(s1: str, s2: str) -> bytes:
+    """A 16-byte digest of the pair (s1, s2), not of (s2, s1): the rows' sentences are
+    not held twice (745,000 rows on a 100,000-page site)."""
+    return hashlib.blake2b(f"{len(s1)}:{s1}{s2}".encode("utf-8", "surrogatepass"),
+                           digest_size=16).digest()
+
+
 def interface_rows(rows) -> dict[int, str]:
     """Indexes of rows (dicts with lang_1, lang_2, sentence_1, sentence_2) that are
-    interface strings, with the reason: ``language_names`` or ``crosswise``."""
+    interface strings, with the reason: ``language_names`` or ``crosswise``. ``rows``
+    is read twice, in the same order."""
     out: dict[int, str] = {}
-    seen = defaultdict(set)   # (lang_1, lang_2) -> {(s1, s2)}
+    seen = defaultdict(set)   # (lang_1, lang_2) -> {digest of (s1, s2)}
     for r in rows:
-        seen[r["lang_1"], r["lang_2"]].add((r["sentence_1"].strip(), r["sentence_2"].strip()))
+        seen[r["lang_1"], r["lang_2"]].add(_pair_key(r["sentence_1"].strip(),
+                                                     r["sentence_2"].strip()))
     for i, r in enumerate(rows):
         s1, s2 = r["sentence_1"].strip(), r["sentence_2"].strip()
         if is_language_name_pair(s1, s2):
             out[i] = "language_names"
-        elif (s2, s1) in seen[r["lang_1"], r["lang_2"]]:
+        elif _pair_key(s2, s1) in seen[r["lang_1"], r["lang_2"]]:
             out[i] = "crosswise"
     return out

@@ -59,10 +59,13 @@ from __future__ import annotations
 import heapq
 import math
 import re
+from array import array
 from bisect import bisect_left
 from collections import defaultdict
 from typing import Iterable, Sequence
 from urllib.parse import unquote, urlsplit
+
+import numpy as np
 
 from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.strand import chunk_length, is_chunk
@@ -195,14 +198,20 @@ def passes_cheap_filters(pages1: Sequence, pages2: Sequence, pairs: Iterable[tup
 
 
 class _Side:
-    """One language's pages, with what the filters and the index need."""
+    """One language's pages, with what the filters and the index need.
 
-    def __init__(self, pages, other_urls):
+    A page's features are kept as a tuple of ids (``ids``: feature -> id, shared by
+    both sides, in the order the page's set gives them): a 100,000-page site has 1.5
+    million (kind, URL) features, 400 MiB as sets of tuples.
+    """
+
+    def __init__(self, pages, other_urls, ids: dict):
         self.urls = [canonical(_get(p, "url")) for p in pages]
         self.lengths = [page_text_length(p) for p in pages]
         self.chunks = [page_chunk_count(p) for p in pages]
-        self.feats = [page_features(p, other_urls) for p in pages]
-        self.df: dict[tuple[str, str], int] = defaultdict(int)
+        self.feats = [tuple(ids.setdefault(f, len(ids)) for f in page_features(p, other_urls))
+                      for p in pages]
+        self.df: dict[int, int] = defaultdict(int)
         for fs in self.feats:
             for f in fs:
                 self.df[f] += 1
@@ -237,8 +246,11 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
 
     urls1 = frozenset(canonical(_get(p, "url")) for p in pages1)
     urls2 = frozenset(canonical(_get(p, "url")) for p in pages2)
-    s1 = _Side(pages1, urls2)
-    s2 = _Side(pages2, urls1)
+    ids: dict[tuple[str, str], int] = {}
+    s1 = _Side(pages1, urls2, ids)
+    s2 = _Side(pages2, urls1, ids)
+    switch = {f for (kind, _), f in ids.items() if kind == "sw"}
+    del ids
     n_total = len(pages1) + len(pages2)
 
     idx1 = {u: i for i, u in enumerate(s1.urls)}
@@ -247,7 +259,7 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
                  if u1 in idx1 and u2 in idx2]
     a_hat = length_ratio(s1.lengths, s2.lengths, known_len)
 
-    weight = _feature_weights(s1, s2, max_df, switch_weight, n_total)
+    weight = _feature_weights(s1, s2, max_df, switch_weight, n_total, switch)
     post1, post2 = _postings(s1, weight), _postings(s2, weight)
 
     known_pages1 = {u1 for u1, _ in known} if exclude_known_pages else set()
@@ -262,12 +274,14 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     prop.propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2, a_hat)
     prop.propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1, 1.0 / a_hat)
 
-    return _ranked(known, prop.scores, s1, s2, seen, top_k, with_scores)
+    return _ranked(known, prop, s1, s2, seen, top_k, with_scores)
 
 
 class _Proposals:
     """Each page's ``top_k`` pages of the other side by shared-feature evidence, filled with
-    its length neighbours where evidence gives fewer; ``scores``: each pair's best score."""
+    its length neighbours where evidence gives fewer; ``keys`` and ``values``: every
+    proposal, the pair (i, j) as ``i * len(s2.urls) + j`` and its score, in the order
+    made (arrays: a million proposals on a 100,000-page site)."""
 
     def __init__(self, s1: "_Side", s2: "_Side", weight: dict, a_hat: float, top_k: int,
                  max_length_ratio: float, length_slack: int, max_chunk_ratio: float,
@@ -277,7 +291,9 @@ class _Proposals:
         self.max_chunk_ratio, self.chunk_slack = max_chunk_ratio, chunk_slack
         self.log_r = math.log(max_length_ratio)
         self.log_rc = math.log(max_chunk_ratio)
-        self.scores: dict[tuple[int, int], float] = {}
+        self.n2 = len(s2.urls)
+        self.keys = array("q")
+        self.values = array("d")
 
     def passes(self, i: int, j: int) -> bool:
         """The two cheap filters: text length ratio and chunk count ratio."""
@@ -300,7 +316,7 @@ class _Proposals:
         """Proposals of the pages ``a_indices`` of one side among the ``b_active`` pages of
         the other (``pair_of`` puts an (a, b) pair in (side 1, side 2) order)."""
         weight, top_k, passes, similarity = self.weight, self.top_k, self.passes, self.similarity
-        proposals = self.scores
+        keys, values, n2 = self.keys, self.values, self.n2
         for i in a_indices:
             acc: dict[int, float] = defaultdict(float)
             for f in a_feats[i]:
@@ -330,27 +346,40 @@ class _Proposals:
                         best.append((similarity(p, q), j))
                         got.add(j)
             for score, j in best:
-                key = pair_of(i, j)
-                if score > proposals.get(key, -1.0):
-                    proposals[key] = score
+                p, q = pair_of(i, j)
+                keys.append(p * n2 + q)
+                values.append(score)
+
+    def best(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each pair proposed: its key, its best score, and when it was first proposed."""
+        keys = np.frombuffer(self.keys, dtype=np.int64)
+        values = np.frombuffer(self.values, dtype=np.float64)
+        if not len(keys):
+            return keys, values, np.zeros(0, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")   # by pair, then in the order made
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+        return (sorted_keys[starts], np.maximum.reduceat(values[order], starts),
+                order[starts])
 
 
 def _feature_weights(s1: "_Side", s2: "_Side", max_df: int, switch_weight: float,
-                     n_total: int) -> dict[tuple[str, str], float]:
-    """Feature weights: only features rare on both sides (df ≤ max_df) are indexed."""
-    weight: dict[tuple[str, str], float] = {}
+                     n_total: int, switch: set) -> dict[int, float]:
+    """Feature weights: only features rare on both sides (df ≤ max_df) are indexed
+    (``switch``: the ids of ``sw`` features)."""
+    weight: dict[int, float] = {}
     for f, d1 in s1.df.items():
         d2 = s2.df.get(f)
         if d2 is None or d1 > max_df or d2 > max_df:
             continue
         w = math.log(1.0 + n_total / (d1 + d2))
-        weight[f] = w * switch_weight if f[0] == "sw" else w
+        weight[f] = w * switch_weight if f in switch else w
     return weight
 
 
-def _postings(side: "_Side", weight: dict) -> dict[tuple[str, str], list[int]]:
+def _postings(side: "_Side", weight: dict) -> dict[int, list[int]]:
     """Weighted feature -> the indices of the side's pages that have it."""
-    post: dict[tuple[str, str], list[int]] = defaultdict(list)
+    post: dict[int, list[int]] = defaultdict(list)
     for i, fs in enumerate(side.feats):
         for f in fs:
             if f in weight:
@@ -373,9 +402,16 @@ def _by_length_closeness(side: "_Side", target: float):
             hi += 1
 
 
-def _ranked(known: list, proposals: dict, s1: "_Side", s2: "_Side", seen: set, top_k: int,
+def _url_ranks(urls: list) -> np.ndarray:
+    """Each URL's place among the distinct URLs in string order."""
+    place = {u: k for k, u in enumerate(sorted(set(urls)))}
+    return np.fromiter((place[u] for u in urls), dtype=np.int64, count=len(urls))
+
+
+def _ranked(known: list, prop: _Proposals, s1: "_Side", s2: "_Side", seen: set, top_k: int,
             with_scores: bool) -> list:
-    """Known pairs first, then the proposals best first, at most ``top_k`` per page."""
+    """Known pairs first, then the proposals best first (ties by URLs, then the order
+    proposed), at most ``top_k`` per page."""
     count1: dict[str, int] = defaultdict(int)
     count2: dict[str, int] = defaultdict(int)
     out: list = []
@@ -383,8 +419,12 @@ def _ranked(known: list, proposals: dict, s1: "_Side", s2: "_Side", seen: set, t
         count1[u1] += 1
         count2[u2] += 1
         out.append((u1, u2, math.inf) if with_scores else (u1, u2))
-    ranked = sorted(proposals.items(), key=lambda kv: (-kv[1], s1.urls[kv[0][0]], s2.urls[kv[0][1]]))
-    for (i, j), score in ranked:
+    keys, scores, first = prop.best()
+    del prop.keys, prop.values
+    i_of, j_of = np.divmod(keys, prop.n2)
+    ranked = np.lexsort((first, _url_ranks(s2.urls)[j_of], _url_ranks(s1.urls)[i_of], -scores))
+    for i, j, score in zip(i_of[ranked].tolist(), j_of[ranked].tolist(),
+                           scores[ranked].tolist()):
         u1, u2 = s1.urls[i], s2.urls[j]
         if u1 == u2 or (u1, u2) in seen:
             continue

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import time
+from array import array
 from collections import Counter
 from typing import Hashable, Iterable, Mapping
 
@@ -32,7 +33,7 @@ import scipy.sparse as sp
 
 from bitextcrawl.pairing.extract import one_to_one
 
-__all__ = ["ETS", "build_site_graph", "internal_similarity", "page_weights", "greedy_group_sums"]
+__all__ = ["ETS", "SiteGraph", "build_site_graph", "internal_similarity", "page_weights", "greedy_group_sums"]
 
 Pair = tuple[str, str]
 
@@ -41,31 +42,106 @@ Pair = tuple[str, str]
 # Site graph (§3.1)
 # --------------------------------------------------------------------------------------
 
-def build_site_graph(pages: Iterable) -> nx.DiGraph:
+def build_site_graph(pages: Iterable) -> "SiteGraph":
     """The site's link graph (seed 004 §3.1): a node per page, an edge per link between two pages of the set.
 
     Nodes carry ``lang`` and ``text_length``. Links to URLs outside the set are
     dropped; a link to a page's ``requested_url`` (before a redirect) reaches the
     page. Self-links are dropped. The paper builds one network per language; here
     one graph holds both, and :class:`ETS` keeps, as the neighbours of a page, only
-    the pages of its own language.
+    the pages of its own language. A :class:`SiteGraph`: what ETS reads of a
+    ``networkx.DiGraph``, in arrays (a 100,000-page site's DiGraph took 199 MiB).
     """
-    pages = list(pages)
-    graph = nx.DiGraph()
-    alias: dict[str, str] = {}
+    records: dict[str, list] = {}   # URL -> its records (one, but for duplicates)
     for page in pages:
-        graph.add_node(page.url, lang=page.lang, text_length=page.text_length)
-        alias[page.url] = page.url
-    for page in pages:
-        if page.requested_url:
-            alias.setdefault(page.requested_url, page.url)
-    for page in pages:
-        for link in page.links:
-            url = link.get("url") if isinstance(link, Mapping) else getattr(link, "url", None)
-            target = alias.get(url) if url else None
-            if target is not None and target != page.url:
-                graph.add_edge(page.url, target)
-    return graph
+        records.setdefault(page.url, []).append(page)
+    alias = {url: i for i, url in enumerate(records)}
+    for same in records.values():
+        for page in same:
+            if page.requested_url:
+                alias.setdefault(page.requested_url, alias[page.url])
+    indptr, indices = array("q", [0]), array("i")
+    for i, same in enumerate(records.values()):
+        out: dict[int, None] = {}   # successors in first-link order, as DiGraph.add_edge
+        for page in same:
+            for link in page.links:
+                url = link.get("url") if isinstance(link, Mapping) else getattr(link, "url", None)
+                j = alias.get(url) if url else None
+                if j is not None and j != i:
+                    out[j] = None
+        indices.extend(out)
+        indptr.append(len(indices))
+    # As DiGraph.add_node: the last record of a URL sets its data.
+    return SiteGraph(list(records), [same[-1].lang for same in records.values()],
+                     [same[-1].text_length for same in records.values()],
+                     np.frombuffer(indptr, dtype=np.int64), np.frombuffer(indices, dtype=np.int32))
+
+
+class SiteGraph:
+    """A read-only directed graph of URLs, successors in first-link order (a CSR array):
+    the part of ``networkx.DiGraph`` that :class:`ETS` and the report read —
+    ``u in g``, ``g.successors(u)``, ``g.nodes`` (``g.nodes[u]["lang"]``,
+    ``nx.get_node_attributes``), ``g.edges``, ``g.number_of_nodes()``,
+    ``g.number_of_edges()``."""
+
+    def __init__(self, urls: list, langs: list, text_lengths: list, indptr: np.ndarray,
+                 indices: np.ndarray):
+        self._urls = urls
+        self._index = {u: i for i, u in enumerate(urls)}
+        self._langs = langs
+        self._lengths = text_lengths
+        self._indptr = indptr
+        self._indices = indices
+        self.nodes = _SiteNodes(self)
+
+    def __contains__(self, url) -> bool:
+        return url in self._index
+
+    def __len__(self) -> int:
+        return len(self._urls)
+
+    def __iter__(self):
+        return iter(self._urls)
+
+    def successors(self, url: str):
+        i = self._index[url]
+        urls = self._urls
+        return (urls[j] for j in self._indices[self._indptr[i]:self._indptr[i + 1]].tolist())
+
+    @property
+    def edges(self) -> list:
+        return [(u, v) for u in self._urls for v in self.successors(u)]
+
+    def number_of_nodes(self) -> int:
+        return len(self._urls)
+
+    def number_of_edges(self) -> int:
+        return int(self._indptr[-1])
+
+
+class _SiteNodes(Mapping):
+    """URL -> ``{"lang": …, "text_length": …}`` (a new dict each time: read-only)."""
+
+    def __init__(self, graph: SiteGraph):
+        self._g = graph
+
+    def __getitem__(self, url):
+        i = self._g._index[url]
+        return {"lang": self._g._langs[i], "text_length": self._g._lengths[i]}
+
+    def __iter__(self):
+        return iter(self._g._urls)
+
+    def __len__(self) -> int:
+        return len(self._g._urls)
+
+    def __contains__(self, url) -> bool:
+        return url in self._g._index
+
+    def items(self):
+        g = self._g
+        return ((u, {"lang": lang, "text_length": n})
+                for u, lang, n in zip(g._urls, g._langs, g._lengths))
 
 
 # --------------------------------------------------------------------------------------
@@ -253,13 +329,14 @@ class ETS:
     # ------------------------------------------------------------------ fitting
 
     def fit(self, candidates: Iterable[Pair], internal: Mapping[Pair, float],
-            graph: nx.DiGraph | None, evidence=None) -> "ETS":
+            graph, evidence=None) -> "ETS":
         """Algorithm 2 (seed 004 §3.3): iterate eq. 1 with the external similarity of Algorithm 1.
 
         ``candidates``: (url_1, url_2) pairs, url_1 in language 1. ``internal``: pair
         -> ITS in [0, 1] (eq. 2; see :meth:`internal_similarity`); a candidate absent
         from it, or mapped to None, was filtered (size ratio) and is dropped.
-        ``graph``: the site graph (:func:`build_site_graph`); links in and out both
+        ``graph``: the site graph (:func:`build_site_graph`, or a ``networkx.DiGraph``
+        with the same nodes and ``lang``); links in and out both
         make neighbours (§3), and only pages of the same language count. When nodes
         have no ``lang``, the sides of the candidate pairs decide. ``evidence``:
         optional URL/hreflang pairs, applied as in :func:`internal_similarity`.
@@ -325,7 +402,7 @@ class ETS:
 
     # ------------------------------------------------------- neighbour structure
 
-    def _neighbour_structure(self, pairs: list[Pair], graph: nx.DiGraph,
+    def _neighbour_structure(self, pairs: list[Pair], graph,
                              its: np.ndarray | None = None) -> dict:
         """For every candidate pair p=(e, c), the candidate pairs q=(x, y) with x ∈ PG(e), y ∈ PG(c).
 
@@ -337,7 +414,7 @@ class ETS:
         n = len(pairs)
         left_urls = list(dict.fromkeys(a for a, _ in pairs))
         right_urls = list(dict.fromkeys(b for _, b in pairs))
-        langs = nx.get_node_attributes(graph, "lang")
+        langs = {u: d["lang"] for u, d in graph.nodes.items() if "lang" in d}
         lang_l = _majority(langs.get(u) for u in left_urls)
         lang_r = _majority(langs.get(u) for u in right_urls)
         by_lang = lang_l is not None and lang_r is not None and lang_l != lang_r
@@ -428,7 +505,7 @@ class ETS:
         q = np.concatenate(qs) if qs else np.zeros(0, dtype=np.int32)
         return p, q
 
-    def _side_adjacency(self, graph: nx.DiGraph, index: dict[str, int], pairable: np.ndarray):
+    def _side_adjacency(self, graph, index: dict[str, int], pairable: np.ndarray):
         """Symmetric same-language neighbour matrix (links in and out) restricted to the
         ``pairable`` pages of ``index``, eq. 6 weights over all pages, popular pages dropped."""
         size = len(index)

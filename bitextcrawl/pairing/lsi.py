@@ -40,9 +40,35 @@ __all__ = [
     "load_lexicon", "Lexicon", "LSIModel", "row_cosines", "site_term_stats",
 ]
 
+def _row_blocks(n: int, block: int, rows: int):
+    """Slices of ``range(n)``: blocks of ``block`` rows, each cut in pieces of ``rows``
+    rows where ``rows`` is fewer, but none of fewer than ``MIN_BLOCK_ROWS`` rows that
+    the block did not have: BLAS multiplies a single row by another routine (gemv),
+    whose sums may differ from gemm's in the last bit, and very small products too,
+    while gemm gives each row the same values whatever the rows beside it."""
+    piece = max(rows, MIN_BLOCK_ROWS)
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        cuts = list(range(start, stop, piece)) + [stop]
+        if len(cuts) > 2 and cuts[-1] - cuts[-2] < MIN_BLOCK_ROWS:
+            del cuts[-2]
+        for lo, hi in zip(cuts, cuts[1:]):
+            yield slice(lo, hi)
+
+
 # --------------------------------------------------------------------------------------
 # LSI (seed 002)
 # --------------------------------------------------------------------------------------
+
+# Texts folded in at a time (``LSIModel.transform``, ``LSIModel._mean``).
+TRANSFORM_BATCH = 4096
+# Pairs compared at a time by ``LSIModel.pair_similarities`` (a few arrays of this many
+# rows by the rank: 6.5 MB each at rank 100).
+PAIR_BLOCK = 8192
+# Similarities ``LSIModel.nearest_pairs`` computes at a time, at most (about 50 MB).
+NEAREST_BLOCK_CELLS = 1 << 22
+MIN_BLOCK_ROWS = 64
+
 
 def _unit(v: np.ndarray) -> np.ndarray:
     norm = np.linalg.norm(v, axis=1, keepdims=True)
@@ -283,8 +309,8 @@ class LSIModel:
         if not texts:
             return np.zeros(dim)
         total = np.zeros(dim)
-        for start in range(0, len(texts), 4096):   # bounded memory on big sites
-            total += _unit(self.transform(texts[start:start + 4096])).sum(axis=0)
+        for start in range(0, len(texts), TRANSFORM_BATCH):   # bounded memory on big sites
+            total += _unit(self.transform(texts[start:start + TRANSFORM_BATCH])).sum(axis=0)
         return total / len(texts)
 
     # ---------------------------------------------------------------- folding in
@@ -340,7 +366,11 @@ class LSIModel:
             return self._hashed(texts)
         if not texts:
             return np.zeros((0, self.rank_))
-        return np.asarray(self.tfidf(texts) @ self.components_.T)
+        # 4,096 texts at a time: the tf-idf rows of a 100,000-page site's side are
+        # hundreds of MiB while being made (each row is folded in alone: the same values).
+        return np.vstack([np.asarray(self.tfidf(texts[start:start + TRANSFORM_BATCH])
+                                     @ self.components_.T)
+                          for start in range(0, len(texts), TRANSFORM_BATCH)])
 
     # ---------------------------------------------------------------- similarity
 
@@ -382,7 +412,7 @@ class LSIModel:
         v1 = self.transform(texts1)
         v2 = self.transform(texts2)
         out = np.empty(len(idx))
-        step = 65536                      # bounded memory for hundreds of thousands of pairs
+        step = PAIR_BLOCK                 # bounded memory for hundreds of thousands of pairs
         for start in range(0, len(idx), step):
             block = idx[start:start + step]
             out[start:start + step] = self.vector_similarities(v1[block[:, 0]], v2[block[:, 1]],
@@ -392,7 +422,8 @@ class LSIModel:
     def nearest_pairs(self, texts1: Sequence[str], texts2: Sequence[str], k: int = 5, *,
                       rows1: Sequence[int] | None = None, rows2: Sequence[int] | None = None,
                       centred: bool = True, min_similarity: float = 0.0,
-                      block: int = 1024) -> list[tuple[int, int, float]]:
+                      block: int = 1024,
+                      block_cells: int = NEAREST_BLOCK_CELLS) -> list[tuple[int, int, float]]:
         """Seed 002 compares every page with every page of the site; here each page keeps its ``k`` nearest.
 
         Returns ``(i, j, similarity)`` for every ``j`` among the ``k`` most similar
@@ -400,7 +431,10 @@ class LSIModel:
         ``texts1`` of ``texts2[j]`` (the union, each pair once), with similarity above
         ``min_similarity``. ``rows1``/``rows2`` restrict the pages that are compared
         (default: all). The N1×N2 similarities are computed in row blocks and never
-        held whole, so memory stays O(block · N2); the cost is N1·N2·rank flops, which
+        held whole: ``block`` rows at most, and fewer where the other side has so many
+        pages that a block would pass ``block_cells`` similarities (a block's
+        similarities and their ``argpartition`` take 12 bytes each: 1,024 rows against
+        50,000 pages, 600 MB); the cost is N1·N2·rank flops, which
         BLAS does in seconds for 10k × 10k pages at rank 100. Pages with no known term
         pair with nothing.
         """
@@ -424,9 +458,10 @@ class LSIModel:
         found: dict[tuple[int, int], float] = {}
         for a, b, flip in ((v1, v2, False), (v2, v1, True)):
             kk = min(k, len(b))
-            for start in range(0, len(a), block):
+            for start in _row_blocks(len(a), block, block_cells // max(len(b), 1)):
                 # negated in place: the block is the biggest array here, never copied
-                sims = a[start:start + block] @ b.T
+                sims = a[start.start:start.stop] @ b.T
+                start = start.start
                 np.negative(sims, out=sims)
                 top = np.argpartition(sims, kk - 1, axis=1)[:, :kk]
                 vals = -np.take_along_axis(sims, top, axis=1)
