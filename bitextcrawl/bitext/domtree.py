@@ -455,7 +455,8 @@ class TreeAligner:
     # ---- training (§4.2) -----------------------------------------------------------------
 
     def fit(self, tree_pairs: Iterable[tuple[Node, Node]],
-            text_similarity: TextSimilarity | None = None) -> "TreeAligner":
+            text_similarity: TextSimilarity | None = None,
+            initial_alignments: dict | None = None) -> "TreeAligner":
         """Train tag-mapping and deletion probabilities on verified pairs (§4.2).
 
         Viterbi EM (the paper uses inside–outside; Viterbi counts are cheaper and need no
@@ -474,15 +475,23 @@ class TreeAligner:
         When an iteration leaves the parameters as they were (converged), its alignments
         are the training pairs' decoding under the fitted model: kept in ``alignments_``
         (one per pair, None if skipped), a caller need not decode those pairs again.
+
+        ``initial_alignments``: {index: alignment} of training pairs the caller decoded
+        already under this aligner's initial parameters (to verify them): the first
+        E-step takes them instead of decoding those pairs again.
         """
         given = list(tree_pairs)
+        decoded = dict(initial_alignments or {})
 
         def e_step(aligner, limit=None) -> list:
             out: list = [(None, None)] * len(given[:limit])
             for k, (t1, t2) in enumerate(given[:limit]):
                 if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
-                    al = aligner.align(t1, t2, text_similarity)
+                    al = decoded.get(k)
+                    if al is None:
+                        al = aligner.align(t1, t2, text_similarity)
                     out[k] = (e_step_counts(al, t2), al)
+            decoded.clear()   # the initial parameters' decodings: the first E-step only
             return out
 
         return self.fit_with(e_step)

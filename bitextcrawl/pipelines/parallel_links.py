@@ -45,7 +45,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl import config
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree, e_step_counts
+from bitextcrawl.bitext.domtree import TreeAligner, build_tree
 from bitextcrawl.bitext.links import link_proposals, verify_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
@@ -289,24 +289,10 @@ class ParallelLinkPipeline:
                 training.append((trees[pair[0]], trees[pair[1]]))
         if not training:
             return
-        first = [True]
-
-        def e_step(aligner, limit=None) -> list:
-            """``TreeAligner.fit``'s E-step; under the initial parameters, the pairs
-            verified just now are aligned already (the same decoding)."""
-            reuse, first[0] = first[0], False
-            out: list = []
-            for k, (t1, t2) in enumerate(training[:limit]):
-                if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
-                    out.append((None, None))
-                    continue
-                al = verifying.get(k) if reuse else None
-                if al is None:
-                    al = aligner.align(t1, t2)
-                out.append((e_step_counts(al, t2), al))
-            return out
-
-        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit_with(e_step)
+        # the pairs verified just now were decoded under the initial parameters: EM's
+        # first E-step takes those decodings
+        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(
+            training, initial_alignments=verifying)
         self.trained_on = len(training)
 
     def _needs_training(self, n_known: int) -> bool:

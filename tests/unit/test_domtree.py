@@ -207,6 +207,18 @@ def test_em_training_learns_b_strong_mapping():
     # Clean pages: almost nothing deleted, so p_d drops well below its initial 0.1.
     assert aligner.delete_prob_ < 0.05
     assert 1 <= aligner.n_iter_ <= 4 and aligner.history_[0]["aligned"] > 0
+    # Decodings made under the initial parameters (a caller verifying its pairs) stand in
+    # for the first E-step's: the same model, those pairs not decoded again.
+    initial = TreeAligner(n_iter=4)
+    given = {k: initial.align(t1, t2) for k, (t1, t2) in enumerate(pairs) if k % 2 == 0}
+    calls = []
+    reused = TreeAligner(n_iter=4)
+    align = reused.align
+    reused.align = lambda *a, **kw: calls.append(1) or align(*a, **kw)
+    reused.fit(pairs, initial_alignments=given)
+    assert reused._params() == aligner._params()
+    plain_calls = len(pairs) * aligner.n_iter_
+    assert len(calls) == plain_calls - len(given)
     # Round trip of the fitted model.
     again = TreeAligner.from_dict(json.loads(json.dumps(aligner.to_dict())))
     assert again.tag_prob("b", "strong") == pytest.approx(probs[("b", "strong")])
