@@ -26,7 +26,7 @@ from scrapy.http import TextResponse
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
-from bitextcrawl.pages.record import record_from_body
+from bitextcrawl.pages.record import language_fields, record_from_body
 from bitextcrawl.pages.urls import site_of
 
 logger = logging.getLogger(__name__)
@@ -120,9 +120,8 @@ class LanguageIdMiddleware:
         if record is not None and reading is not None:
             ident = self.identifier.decide(*reading, record.html_lang, record.content_language,
                                            agreement)
-            record.lang, record.lid_lang, record.lang_method = \
-                ident.lang, ident.lid_lang, ident.method
-            record.lang_prob = round(ident.lid_prob, 4)
+            for name, value in language_fields(ident).items():
+                setattr(record, name, value)
         return self._attach(request, response, record)
 
     def _workers_failed(self, exc: BaseException) -> None:

@@ -144,6 +144,13 @@ def parse_page(url: str, html: str) -> dict:
     }
 
 
+def language_fields(ident: Identification) -> dict:
+    """A record's fields of an :class:`Identification` (``build_record``, and the crawl's
+    process for a record a worker made)."""
+    return {"lang": ident.lang, "lang_prob": round(ident.lid_prob, 4),
+            "lang_method": ident.method, "lid_lang": ident.lid_lang}
+
+
 def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
                  redirect_urls: list | tuple = (),
                  status: int = 200, charset: str = "", content_type: str = "text/html",
@@ -168,10 +175,7 @@ def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
         charset=charset,
         charset_repaired=charset_repaired,
         content_type=content_type,
-        lang=ident.lang,
-        lang_prob=round(ident.lid_prob, 4),
-        lang_method=ident.method,
-        lid_lang=ident.lid_lang,
+        **language_fields(ident),
         content_language=content_language,
         depth=depth,
         discovered_by=discovered_by,

@@ -58,7 +58,6 @@ class RecordWorkers:
     def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5):
         from bitextcrawl.processes import ProcessPool
 
-        self.workers = workers
         self.pool = ProcessPool(workers, _load_model, (model_file, min_prob))
         self.ready = False
         self.error: BaseException | None = None

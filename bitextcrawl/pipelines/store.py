@@ -33,6 +33,7 @@ class PageStorePipeline:
         self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
         self.store = None
         self.warc = None
+        self.pages_path = os.path.join(self.output_dir, "pages.jsonl")
         self.export = None   # the export's future, when a record worker makes it
         self.context.signals.connect(self.response_downloaded,
                                      signal=signals.response_downloaded)
@@ -99,24 +100,23 @@ class PageStorePipeline:
     def close_spider(self):
         if self.warc is not None:
             self.warc.close()
-        path = os.path.join(self.output_dir, "pages.jsonl")
         workers = getattr(self.crawler, "bitext_record_workers", None)
         if workers is not None and workers.ready and isinstance(self.store, SQLitePageStore) \
                 and self.context.signals is self.crawler.signals:
-            self.export = workers.pool.submit(export_store, self.output_dir, path)
+            self.export = workers.pool.submit(export_store, self.output_dir, self.pages_path)
             self.crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
             return
-        self._exported(export_pages(self.store, path), path)
+        self._exported(export_pages(self.store, self.pages_path))
         # (the store stays open for the spider_closed handlers; the context closes it)
 
     def spider_closed(self, spider=None):
-        path = os.path.join(self.output_dir, "pages.jsonl")
         try:
             n = self.export.result()
         except Exception as exc:  # noqa: BLE001 - a broken worker: export here instead
-            logger.warning("Export of %s in a worker failed (%s): exported here", path, exc)
-            n = export_pages(self.store, path)
-        self._exported(n, path)
+            logger.warning("Export of %s in a worker failed (%s): exported here",
+                           self.pages_path, exc)
+            n = export_pages(self.store, self.pages_path)
+        self._exported(n)
 
-    def _exported(self, n: int, path: str) -> None:
-        logger.info("Exported %d page records (one per content) to %s", n, path)
+    def _exported(self, n: int) -> None:
+        logger.info("Exported %d page records (one per content) to %s", n, self.pages_path)
