@@ -79,44 +79,34 @@ import json
 import re
 
 import fasttext
-import scrapy
 from bitextcrawl.pages.language import model_labels, model_path
-from bitextcrawl.pages.urls import site_of
+from plainbench.plain import PlainSpider
 
 # country codes sites write for a language (nginx.org's /cn/)
 COUNTRY_CODES = {"cn", "jp", "kr", "cz", "gr", "ua", "dk", "se", "br", "tw", "hk", "il"}
 
 
-class PlainLidSpider(scrapy.Spider):
-    """Follows every same-site link; fastText labels; URL pairs by stripped language codes."""
+class PlainLidSpider(PlainSpider):
+    """The plain spider; fastText labels; URL pairs by stripped language codes."""
     name = "plain_lid"
-    custom_settings = {"ITEM_PIPELINES": {}, "DOWNLOADER_MIDDLEWARES": {}, "SPIDER_MIDDLEWARES": {}}
 
     def __init__(self, start_url, langs, out, *a, **kw):
-        super().__init__(*a, **kw)
-        self.start_url, self.out = start_url, out
+        super().__init__(start_url, *a, **kw)
+        self.out = out
         self.langs = langs.split(",")
-        self.site = site_of(start_url)
         self.model = fasttext.load_model(model_path())
         codes = sorted(set(model_labels()) | COUNTRY_CODES, key=len, reverse=True)
         self.code = re.compile(r"(?<=[/._=-])(?:%s)(?=[/._&-]|$)" % "|".join(codes))
         self.lang_of = {}
 
-    async def start(self):
-        yield scrapy.Request(self.start_url)
-
     def parse(self, response):
-        if not hasattr(response, "text"):
-            return
-        text = " ".join(" ".join(response.xpath(
-            "//body//text()[not(ancestor::script) and not(ancestor::style)]").getall()).split())
-        if text:
-            labels, _ = self.model.predict(text[:20000])
-            self.lang_of[response.url] = labels[0].replace("__label__", "")
-        for href in response.css("a::attr(href)").getall():
-            url = response.urljoin(href).split("#")[0]
-            if url.startswith("http") and site_of(url) == self.site:
-                yield scrapy.Request(url)
+        if hasattr(response, "text"):
+            text = " ".join(" ".join(response.xpath(
+                "//body//text()[not(ancestor::script) and not(ancestor::style)]").getall()).split())
+            if text:
+                labels, _ = self.model.predict(text[:20000])
+                self.lang_of[response.url] = labels[0].replace("__label__", "")
+        yield from super().parse(response)
 
     def closed(self, reason):
         by_key = {}
