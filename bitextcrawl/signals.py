@@ -26,3 +26,9 @@ url_rewritten = object()
 #: unwanted language, the site marks it untranslated): the frontier journal counts it
 #: done, so that a crash does not have it downloaded after all.
 request_discarded = object()
+
+#: Sent by the closing pipeline just before it reads the page store at spider close (no page
+#: is stored after it): the page store pipeline starts exporting ``pages.jsonl`` in a record
+#: worker then, so that the export runs beside pairing instead of after it (a pipeline's
+#: ``close_spider`` runs after those of the pipelines with larger priority numbers).
+closing_started = object()

@@ -12,6 +12,7 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.outputs import run_closing
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.signals import closing_started
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class ClosingPipeline:
                         "or run `scrapy align %s/pages.jsonl`.", context.output_dir)
             self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
             return
+        context.signals.send_catch_log(signal=closing_started)
         config = AlignConfig.from_settings(self.crawler.settings, context.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}

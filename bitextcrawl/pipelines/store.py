@@ -18,7 +18,7 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.outputs import export_pages, export_store
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.signals import url_rewritten
+from bitextcrawl.signals import closing_started, url_rewritten
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 logger = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class PageStorePipeline:
         self.context.signals.connect(self.response_downloaded,
                                      signal=signals.response_downloaded)
         self.context.signals.connect(self.url_rewritten, signal=url_rewritten)
+        self.context.signals.connect(self.closing_started, signal=closing_started)
 
     @classmethod
     def from_crawler(cls, crawler, context: CrawlContext | None = None):
@@ -97,17 +98,29 @@ class PageStorePipeline:
         if self.store is not None:
             self.store.add_redirect(source, target)
 
+    def closing_started(self):
+        """The closing pipeline is about to pair and align: export in a record worker now."""
+        self._start_export()
+
     def close_spider(self):
         if self.warc is not None:
             self.warc.close()
-        workers = getattr(self.crawler, "bitext_record_workers", None)
-        if workers is not None and workers.ready and isinstance(self.store, SQLitePageStore) \
-                and self.context.signals is self.crawler.signals:
-            self.export = workers.pool.submit(export_store, self.output_dir, self.pages_path)
-            self.crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-            return
-        self._exported(export_pages(self.store, self.pages_path))
+        if self.export is None and not self._start_export():
+            self._exported(export_pages(self.store, self.pages_path))
         # (the store stays open for the spider_closed handlers; the context closes it)
+
+    def _start_export(self) -> bool:
+        """Have a record worker export the store (once), the result taken at spider_closed;
+        False when there is none to ask."""
+        if self.export is not None:
+            return True
+        workers = getattr(self.crawler, "bitext_record_workers", None)
+        if workers is None or not workers.ready or not isinstance(self.store, SQLitePageStore) \
+                or self.context.signals is not self.crawler.signals:
+            return False
+        self.export = workers.pool.submit(export_store, self.output_dir, self.pages_path)
+        self.crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        return True
 
     def spider_closed(self, spider=None):
         try:

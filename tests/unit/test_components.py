@@ -34,6 +34,7 @@ from bitextcrawl.middlewares.langid import LanguageIdMiddleware
 from bitextcrawl.middlewares.redirects import QueuedRewriteMiddleware, RedirectRewriteMiddleware
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
+from bitextcrawl.signals import closing_started
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
@@ -246,12 +247,14 @@ def test_page_store_not_configured_without_a_store(tmp_path):
 
 
 def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_path):
-    """With record workers, a worker exports pages.jsonl; the spider's close waits for it."""
+    """With record workers, a worker exports pages.jsonl from the moment the closing pipeline
+    starts (Scrapy closes it before the store pipeline); the spider's close waits for it."""
     from bitextcrawl.pages.record_workers import RecordWorkers
 
     crawler = crawler_for(tmp_path)
     crawler.bitext_record_workers = workers = RecordWorkers(1)
     assert workers.wait(60)
+    exporting = []
     try:
         pipeline = PageStorePipeline.from_crawler(crawler)
         pipeline.open_spider()
@@ -259,8 +262,16 @@ def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_p
             record = build_record(H + path, ENGLISH.replace("Annual", path))
             record.body, record.status, record.http_headers = ENGLISH.encode(), 200, []
             pipeline.process_item(record)
+
+        # connected after the store pipeline, so it sees what the closing step starts with
+        crawler.signals.connect(lambda: exporting.append(pipeline.export),
+                                signal=closing_started, weak=False)
+        crawler.engine = RunningEngine()
+        ClosingPipeline.from_crawler(crawler).close_spider()
+        export = pipeline.export
         pipeline.close_spider()
-        assert pipeline.export is not None      # made by the worker, not here
+        assert exporting == [export] and export is not None   # by the worker, not here
+        assert pipeline.export is export                      # and only once
         crawler.signals.send_catch_log(signals.spider_closed, spider=crawler.spider,
                                        reason="finished")
     finally:
