@@ -13,7 +13,8 @@ proposals, the verification of a proposed pair (step 2), and
 :func:`parallel_link_pairs`, the proposals made by a set of verified pairs, with their
 counts (how many verified pairs proposed each), for the closing alignment's evidence.
 The crawl-time loop (steps 3 → 5 → 2 while crawling) is
-:class:`bitextcrawl.pipelines.parallel_links.ParallelLinkPipeline`.
+:class:`bitextcrawl.pipelines.parallel_links.ParallelLinkPipeline`; what it does to one
+pair, from the pair's pages, is :func:`round_pair` (a pool worker's job).
 
 Verification (step 2). The paper verifies with a maximum-entropy classifier trained on
 1,000 hand-labelled pairs (file length ratio, HTML tag similarity, sentence alignment
@@ -35,7 +36,7 @@ import math
 from collections import Counter, deque
 from typing import Iterable
 
-from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree
+from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree, e_step_counts
 from bitextcrawl.pages.tokens import anchor_tokens
 
 logger = logging.getLogger(__name__)
@@ -113,6 +114,57 @@ def _urls(pair) -> tuple[str, str]:
     if isinstance(pair, (tuple, list)):
         return pair[0], pair[1]
     return pair.url_1, pair.url_2
+
+
+# The trees of the crawl round's latest pages, in the process that aligns them: a training
+# pair is decoded to be verified, then once in each EM iteration.
+_ROUND_TREES: dict = {}
+ROUND_TREES_KEPT = 64
+
+
+def _round_tree(url: str, html: str | None) -> Node:
+    key = (url, html)
+    tree = _ROUND_TREES.get(key)
+    if tree is None:
+        if html is None:
+            raise ValueError(f"no page stored for {url}")
+        if len(_ROUND_TREES) >= ROUND_TREES_KEPT:
+            _ROUND_TREES.pop(next(iter(_ROUND_TREES)))
+        tree = _ROUND_TREES[key] = build_tree(html, url)
+    return tree
+
+
+def clear_round_trees() -> None:
+    """Forget the trees :func:`round_pair` kept (the end of a round in the crawl's process)."""
+    _ROUND_TREES.clear()
+
+
+def round_pair(aligner: TreeAligner, task: tuple, *, verify: bool = False,
+               counts: bool = False, propose: bool = False):
+    """One page pair of the crawl's parallel-link round, from its pages: aligned (§4.3),
+    verified (§3 step 2), its Viterbi counts (§4.2), its aligned links (§3 step 5).
+
+    ``task``: (url_1, html_1, text_1, url_2, html_2, text_2), html None for a page not
+    stored. Returns ``"tree"`` when a page has no tree, ``"align"`` when the decoder
+    failed, else (accepted or None, :func:`e_step_counts` or None, proposals or None).
+    Counts are made, as in :meth:`TreeAligner.fit`, only for trees within the aligner's
+    ``max_nodes``; a pair asked for nothing else is not decoded beyond them.
+    """
+    url_1, html_1, text_1, url_2, html_2, text_2 = task
+    try:
+        t1, t2 = _round_tree(url_1, html_1), _round_tree(url_2, html_2)
+    except (ValueError, RecursionError):
+        return "tree"
+    countable = counts and t1.size <= aligner.max_nodes and t2.size <= aligner.max_nodes
+    if not (verify or propose or countable):
+        return None, None, None
+    try:
+        alignment = aligner.align(t1, t2)
+    except (ValueError, RecursionError):
+        return "align"
+    return (verify_pair(alignment, t1, t2, text_1, text_2)[0] if verify else None,
+            e_step_counts(alignment, t2) if countable else None,
+            link_proposals(alignment, url_1, url_2) if propose else None)
 
 
 class _Trees:
@@ -224,4 +276,5 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
 
 
 __all__ = ["PARALLEL_LINK_SOURCE", "link_proposals", "aligned_share", "anchor_similarity",
-           "verify_pair", "link_evidence", "fit_link_aligner", "parallel_link_pairs"]
+           "verify_pair", "link_evidence", "fit_link_aligner", "parallel_link_pairs", "round_pair",
+           "clear_round_trees"]

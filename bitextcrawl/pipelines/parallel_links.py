@@ -32,21 +32,31 @@ this round. The pairs are decided at close as ever (``pairing/align.py``).
 Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
 (requested pages stored in the expected language), ``wrong_language``,
-``verified``, ``rejected``, ``align_failed``.
+``verified``, ``rejected``, ``align_failed``, ``workers`` (processes a round aligned in;
+absent when the crawl's process did), ``pool_broken``.
+
+A round's alignments are made in a pool of ``BITEXT_WORKERS`` processes: the crawl waits
+for the round, and the record workers have nothing to do then. The decisions are the
+same as in one process (``tests/integration/test_parallel_links.py``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from functools import partial
+from itertools import islice
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl import config
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree
-from bitextcrawl.bitext.links import link_proposals, verify_pair
+from bitextcrawl.bitext.domtree import TreeAligner
+from bitextcrawl.bitext.links import clear_round_trees, round_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
@@ -63,6 +73,8 @@ ALIGN_TIME_LIMIT = 5.0
 # Pairs that train the tree aligner inside the crawl (the closing pipeline uses 25):
 # training is done while the crawl waits.
 CRAWL_TRAINING_PAIRS = 10
+# Pairs per worker aligned between two checks of the round's time (ROUND_SECONDS).
+BATCH = 4
 
 
 def _canon(url: str) -> str:
@@ -81,28 +93,17 @@ class _Page:
         self.lang, self.hreflang, self.depth = lang, hreflang, depth
 
 
-class _Trees(dict):
-    """The round's DOM trees, each built the first time it is asked for (``url in
-    trees``): training stops at ``CRAWL_TRAINING_PAIRS`` verified pairs, and on WET half
-    of the pages read for it were never aligned."""
+def _batches(pairs: list, workers: int):
+    """``pairs`` a few at a time: enough to keep ``workers`` busy, few enough that the
+    round's time is checked often."""
+    size = BATCH * max(1, workers)
+    for k in range(0, len(pairs), size):
+        yield pairs[k:k + size]
 
-    def __init__(self, records: dict):
-        super().__init__()
-        self.records = records
-        self.failed: set[str] = set()
 
-    def __contains__(self, url) -> bool:
-        if dict.__contains__(self, url):
-            return True
-        record = self.records.get(url)
-        if record is None or url in self.failed:
-            return False
-        try:
-            self[url] = build_tree(record.html, record.url)
-        except (ValueError, RecursionError):
-            self.failed.add(url)
-            return False
-        return True
+def _round_pair_star(args):
+    aligner, task, verify = args
+    return round_pair(aligner, task, verify=verify, propose=True)
 
 
 class ParallelLinkPipeline:
@@ -113,6 +114,7 @@ class ParallelLinkPipeline:
         self.stats = crawler.stats
         s = crawler.settings
         self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
+        self.workers = s.getint("BITEXT_WORKERS") or os.cpu_count() or 1
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
         self.trap_repeats = s.getint("BITEXT_TRAP_MAX_REPEATS")
         self.trap_segments = s.getint("BITEXT_TRAP_MAX_SEGMENTS")
@@ -251,48 +253,98 @@ class ParallelLinkPipeline:
         """Stored records of ``urls`` (the store's batched lookup)."""
         return self.context.store.get_many(sorted(urls)) if urls else {}
 
-    def _verify(self, pair, alignment, trees, records) -> bool:
-        u1, u2 = pair
-        ok, _ = verify_pair(alignment, trees[u1], trees[u2], records[u1].text, records[u2].text)
-        self.verified[pair] = ok
-        self.stats.inc_value(STAT + ("verified" if ok else "rejected"))
-        return ok
+    @contextmanager
+    def _pool(self, tasks: int):
+        """The round's processes (``BITEXT_WORKERS``, from the fork server, a few ms to
+        start): the crawl waits for the round, and the record workers are idle then.
+        None where this process does: one worker, or fewer than two pairs to align."""
+        if self.workers <= 1 or tasks < 2:
+            yield None
+            return
+        from bitextcrawl.processes import ProcessPool
 
-    def _align(self, aligner, pair, trees):
+        self.stats.max_value(STAT + "workers", self.workers)
+        with ProcessPool(self.workers) as pool:
+            yield pool
+
+    def _map(self, pool, fn, tasks: list) -> list:
+        """``fn`` over ``tasks``, in order, in the round's pool or here (a broken pool is
+        counted, and its work done here)."""
+        if pool is not None and self.workers > 1:
+            try:
+                return list(pool.map(fn, tasks))
+            except BrokenProcessPool as exc:
+                logger.warning("Parallel links: the round's pool broke (%s): aligning here", exc)
+                self.stats.inc_value(STAT + "pool_broken")
+                self.workers = 1
+        return list(map(fn, tasks))
+
+    def _pair_task(self, pair, records) -> tuple:
         u1, u2 = pair
-        if u1 not in trees or u2 not in trees:
-            return None
-        try:
-            return aligner.align(trees[u1], trees[u2])
-        except (ValueError, RecursionError):
+        r1, r2 = records.get(u1), records.get(u2)
+        return (u1, r1.html if r1 else None, r1.text if r1 else "",
+                u2, r2.html if r2 else None, r2.text if r2 else "")
+
+    def _aligned(self, result, pair, verify: bool):
+        """A :func:`round_pair` result counted: None when the pair could not be aligned
+        or failed verification (step 2), else the result."""
+        if result == "align":
             self.stats.inc_value(STAT + "align_failed")
+        if isinstance(result, str):
             return None
+        if verify:
+            self.verified[pair] = result[0]
+            self.stats.inc_value(STAT + ("verified" if result[0] else "rejected"))
+            if not result[0]:
+                return None
+        return result
 
-    def _train(self, known, trees, records) -> None:
+    def _train(self, known, records, pool) -> None:
         """Train the tree aligner (§4.2) on known pairs that pass verification (step 2)
         under the current parameters (at first, the aligner's initial tag prior); again
-        when twice as many pairs are known, up to ``CRAWL_TRAINING_PAIRS``."""
+        when twice as many pairs are known, up to ``CRAWL_TRAINING_PAIRS``.
+
+        The pairs to verify go out a batch at a time, as many as are still wanted: the
+        same training pairs as verifying one by one, in the same order."""
         fresh = self.aligner is None
         base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
-        training, verifying = [], {}
-        for pair in known:
-            if len(training) >= CRAWL_TRAINING_PAIRS:
+        training: list[tuple] = []
+        first: dict[int, dict | None] = {}    # the verifications' counts: EM's first E-step
+        candidates = iter(known)
+        while len(training) < CRAWL_TRAINING_PAIRS:
+            batch = list(islice(candidates, CRAWL_TRAINING_PAIRS - len(training)))
+            if not batch:
                 break
-            al = None
-            if self.verified.get(pair) is None:
-                al = self._align(base, pair, trees)
-                if al is None or not self._verify(pair, al, trees, records):
+            decode = [p for p in batch if self.verified.get(p) is None]
+            results = dict(zip(decode, self._map(
+                pool, partial(round_pair, base, verify=True, counts=fresh),
+                [self._pair_task(p, records) for p in decode])))
+            for pair in batch:
+                if pair in results:
+                    result = self._aligned(results[pair], pair, verify=True)
+                    if result is None:
+                        continue
+                    if fresh:
+                        first[len(training)] = result[1]
+                elif pair[0] not in records or pair[1] not in records:
                     continue
-            if pair[0] in trees and pair[1] in trees:
-                if fresh and al is not None:
-                    verifying[len(training)] = al
-                training.append((trees[pair[0]], trees[pair[1]]))
+                training.append(self._pair_task(pair, records))
         if not training:
             return
-        # the pairs verified just now were decoded under the initial parameters: EM's
-        # first E-step takes those decodings
-        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit(
-            training, initial_alignments=verifying)
+
+        def e_step(aligner, limit=None) -> list:
+            # the pairs verified just now were decoded under the initial parameters: the
+            # first E-step takes their counts
+            given = training[:limit]
+            todo = [k for k in range(len(given)) if k not in first]
+            out = [(first.get(k), None) for k in range(len(given))]
+            for k, result in zip(todo, self._map(pool, partial(round_pair, aligner, counts=True),
+                                                 [given[k] for k in todo])):
+                out[k] = (result[1] if isinstance(result, tuple) else None, None)
+            first.clear()
+            return out
+
+        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit_with(e_step)
         self.trained_on = len(training)
 
     def _needs_training(self, n_known: int) -> bool:
@@ -344,41 +396,50 @@ class ParallelLinkPipeline:
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
         records = self._records(need)
-        trees = _Trees(records)
+        try:
+            with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
+                return self._work(start, todo, pending, known, records, pool, training)
+        finally:
+            clear_round_trees()
+
+    def _work(self, start, todo, pending, known, records, pool, training):
+        """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
+        the round's time."""
         if training:
-            self._train(known, trees, records)
+            self._train(known, records, pool)
         if self.aligner is None:
             return None
 
         scheduled = verified = aligned = 0
         cut = len(todo) == self.per_round or len(pending) == self.per_round
-        for pair in pending:
+        for batch in _batches(pending, self.workers):
             if time.monotonic() - start > ROUND_SECONDS:
                 cut = True
                 break
-            al = self._align(self.aligner, pair, trees)
-            if al is None:
-                self.verified[pair] = False
-                continue
-            verified += self._verify(pair, al, trees, records)
+            results = self._map(pool, partial(round_pair, self.aligner, verify=True),
+                                [self._pair_task(p, records) for p in batch])
+            for pair, result in zip(batch, results):
+                if isinstance(result, str):     # no tree, or the decoder failed
+                    self.verified[pair] = False
+                verified += self._aligned(result, pair, verify=True) is not None
 
-        for u1, u2 in todo:
+        todo = [p for p in todo if self.verified.get(p) is not False]
+        for batch in _batches(todo, self.workers):
             if time.monotonic() - start > ROUND_SECONDS:
                 cut = True
                 break
-            if self.verified.get((u1, u2)) is False:
-                continue
-            self.aligned.add((u1, u2))
-            al = self._align(self.aligner, (u1, u2), trees)
-            if al is None:
-                continue
-            # Step 2 for the pairs that have not been through it (URL patterns, hreflang).
-            if self.verified.get((u1, u2)) is None and \
-                    not self._verify((u1, u2), al, trees, records):
-                continue
-            self.stats.inc_value(STAT + "aligned")
-            aligned += 1
-            scheduled += self._follow_aligned_links(al, u1, u2)
+            self.aligned.update(batch)
+            # step 2 for the pairs that have not been through it (URL patterns, hreflang)
+            verify = [self.verified.get(p) is None for p in batch]
+            results = self._map(pool, _round_pair_star, [
+                (self.aligner, self._pair_task(p, records), v) for p, v in zip(batch, verify)])
+            for (u1, u2), result, v in zip(batch, results, verify):
+                result = self._aligned(result, (u1, u2), verify=v)
+                if result is None:
+                    continue
+                self.stats.inc_value(STAT + "aligned")
+                aligned += 1
+                scheduled += self._follow_aligned_links(result[2], u1, u2)
         if scheduled:
             self.stats.inc_value(STAT + "scheduled", scheduled)
         logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
@@ -386,15 +447,16 @@ class ParallelLinkPipeline:
                     time.monotonic() - start)
         return scheduled, verified, cut
 
-    def _follow_aligned_links(self, al, u1: str, u2: str) -> int:
-        """Propose the aligned links of the pair (u1, u2) as pairs, and request their
-        targets not stored, tried or scheduled yet; the number of requests made."""
+    def _follow_aligned_links(self, proposals, u1: str, u2: str) -> int:
+        """Propose the aligned links of the pair (u1, u2) (``links.link_proposals``) as
+        pairs, and request their targets not stored, tried or scheduled yet; the number
+        of requests made."""
         engine = self.crawler.engine
         context = self.context
         scheduled = 0
         l1, l2 = self.pages[u1].lang, self.pages[u2].lang
         depth = max(self.pages[u1].depth, self.pages[u2].depth) + 1
-        for h1, h2 in link_proposals(al, u1, u2):
+        for h1, h2 in proposals:
             p1, p2 = self.pages.get(h1), self.pages.get(h2)
             if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
                     (h2 in self.stored and (p2 is None or p2.lang != l2)):

@@ -23,11 +23,13 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.store.sqlite import SQLitePageStore
 from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration
 
 PIPELINE = "bitextcrawl.pipelines.parallel_links.ParallelLinkPipeline"
+STAT_WORKERS = "bitext/parallel_links/workers"
 
 
 def pipelines_setting() -> str:
@@ -47,7 +49,11 @@ def crawl(site, port, out, **settings):
     pages = [json.loads(line) for line in (out / "pages.jsonl").open(encoding="utf-8")]
     pairs = [json.loads(line) for line in (out / "pairs.jsonl").open(encoding="utf-8")]
     stats = json.loads((out / "stats.json").read_text())["crawl"]
-    return {"pages": pages, "pairs": pairs, "stats": stats, "hits": hits, "log": proc.stderr}
+    store = SQLitePageStore(str(out))
+    state = store.get_meta("parallel_links")   # aligned, verified, proposed, tried
+    store.close()
+    return {"pages": pages, "pairs": pairs, "stats": stats, "hits": hits, "log": proc.stderr,
+            "state": state}
 
 
 def summary(site, run) -> dict:
@@ -68,10 +74,10 @@ def shallow(tmp_path_factory):
     port = free_port()
     site = generate_site(spec, port)
     runs = {}
-    for enabled in (False, True):
-        out = tmp_path_factory.mktemp(f"parallel_links_{enabled}")
-        runs[enabled] = crawl(site, port, out, DEPTH_LIMIT="1",
-                              BITEXT_PARALLEL_LINKS_ENABLED=str(enabled))
+    for key, enabled, workers in ((False, False, 2), (True, True, 2), ("one", True, 1)):
+        out = tmp_path_factory.mktemp(f"parallel_links_{key}")
+        runs[key] = crawl(site, port, out, DEPTH_LIMIT="1", BITEXT_WORKERS=str(workers),
+                          BITEXT_PARALLEL_LINKS_ENABLED=str(enabled))
     return site, runs
 
 
@@ -136,3 +142,17 @@ def test_full_crawl_unchanged(tmp_path):
     assert {p["url"] for p in on["pages"]} == {p["url"] for p in off["pages"]}
     assert {(p["url_1"], p["url_2"]) for p in on["pairs"]} == \
         {(p["url_1"], p["url_2"]) for p in off["pairs"]}
+
+
+def test_rounds_decide_the_same_in_a_pool_and_in_the_crawls_process(shallow):
+    site, runs = shallow
+    pool, one = runs[True], runs["one"]
+
+    def decisions(run):
+        return ({k: v for k, v in run["stats"].items()
+                 if k.startswith("bitext/parallel_links/") and k != STAT_WORKERS},
+                sorted(p["url"] for p in run["pages"]), run["state"])
+
+    assert pool["stats"][STAT_WORKERS] == 2 and STAT_WORKERS not in one["stats"]
+    assert pool["state"]["verified"] and pool["state"]["proposed"]
+    assert decisions(pool) == decisions(one)

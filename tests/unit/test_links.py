@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bitextcrawl.bitext.domtree import Alignment, TreeAligner, build_tree
-from bitextcrawl.bitext.links import (link_evidence, link_proposals, parallel_link_pairs,
-                                      verify_pair)
+from bitextcrawl.bitext.links import (clear_round_trees, link_evidence, link_proposals,
+                                      parallel_link_pairs, round_pair, verify_pair)
 from bitextcrawl.pages.record import build_record
 
 H = "http://site.test"
@@ -184,6 +184,41 @@ def test_verify_rejects_other_articles_of_the_same_template(index):
     ok, numbers = _verify(index, URLS["a1"]["en"], URLS["a3"]["fr"])
     assert not ok, numbers
     assert numbers["anchors"] < 0.5
+
+
+# ---- one pair of the crawl's round (a pool worker's job) ----------------------------------
+
+def _task(index, u1, u2, html_2=None):
+    p1, p2 = index[u1], index[u2]
+    return u1, p1.html, p1.text, u2, html_2 if html_2 is not None else p2.html, p2.text
+
+
+def test_round_pair_verifies_counts_and_proposes_from_the_pages(index):
+    aligner = TreeAligner()
+    ok, counts, proposals = round_pair(aligner, _task(index, *HOME_PAIR), verify=True,
+                                       counts=True, propose=True)
+    assert ok is True
+    t1, t2 = (build_tree(index[u].html, u) for u in HOME_PAIR)
+    assert proposals == link_proposals(aligner.align(t1, t2), *HOME_PAIR)
+    assert {pair_of("a1"), pair_of("a2")} <= set(proposals)
+    assert counts["L"] > 0 and counts["counts"]
+    # other articles of the same template: decoded, and rejected
+    ok, counts, proposals = round_pair(aligner, _task(index, URLS["a1"]["en"], URLS["a3"]["fr"]),
+                                       verify=True)
+    assert ok is False and counts is None and proposals is None
+
+
+def test_round_pair_counts_only_trees_the_aligner_trains_on(index):
+    small = TreeAligner(max_nodes=3)
+    assert round_pair(small, _task(index, *HOME_PAIR), counts=True) == (None, None, None)
+    ok, counts, _ = round_pair(small, _task(index, *HOME_PAIR), verify=True, counts=True)
+    assert ok is not None and counts is None
+
+
+def test_round_pair_names_what_failed(index):
+    u1, u2 = HOME_PAIR
+    assert round_pair(TreeAligner(), (u1, index[u1].html, "", u2, None, ""), verify=True) == "tree"
+    clear_round_trees()
 
 
 def test_link_evidence_grows_with_count():
