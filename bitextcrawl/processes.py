@@ -23,7 +23,7 @@ from typing import Callable
 
 # What the fork server imports as it starts (about 1.5 s: numba's kernels).
 PRELOAD = ["bitextcrawl.bitext.extract", "bitextcrawl.bitext.pool_preload",
-           "bitextcrawl.pages.record_workers"]
+           "bitextcrawl.pages.record_workers", "bitextcrawl.pairing.align"]
 
 
 def forkserver_context():

@@ -57,6 +57,28 @@ def html_feature(page, name: str, compute: Callable[[str], object]):
     return got
 
 
+# HTML features the page store keeps with a record (``html_feature``'s names), and how each
+# is made again from its JSON: made where the page was parsed (a record worker), they are
+# not made again from the HTML when the closing step reads the store.
+STORED_FEATURES: dict[str, Callable] = {
+    "image_names": set,
+    "code_anchors": frozenset,
+    "switch_names": lambda names: [tuple(name) for name in names],
+}
+
+
+def features_to_json(derived: dict) -> dict:
+    """The :data:`STORED_FEATURES` of a record's ``derived``, as JSON values."""
+    return {name: sorted(value) if isinstance(value, (set, frozenset)) else value
+            for name, value in derived.items() if name in STORED_FEATURES}
+
+
+def features_from_json(stored: dict) -> dict:
+    """``derived`` entries from :func:`features_to_json`'s values."""
+    return {name: STORED_FEATURES[name](value) for name, value in stored.items()
+            if name in STORED_FEATURES}
+
+
 def compact(record, intern: Interner, features: Iterable[Callable] = ()):
     """``record`` without its HTML (and raw body), equal strings and links shared: STRAND
     tokens and navigation links recur over a site. ``features``: functions of a record that

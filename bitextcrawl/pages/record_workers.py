@@ -6,6 +6,10 @@ that process used one core of the machine's. :class:`RecordWorkers` makes record
 processes of their own, each with its own fastText model, while the crawl's process
 runs Scrapy, the store, the WARC, the focus and the online patterns.
 
+A worker also makes the HTML features the closing step's pairing reads of a page (and the
+focus reads of its switch bar: ``pairing.align.HTML_FEATURES``); the page store keeps them
+with the record, so they are not made from the HTML again in the crawl's process.
+
 A worker returns fastText's reading of the text with the record; the language is decided
 in the crawl's process (``LanguageIdentifier.decide``), where a site's
 :class:`~bitextcrawl.pages.language.DeclarationAgreement` learns from its pages in the
@@ -44,6 +48,11 @@ def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
 
     record = record_from_body(url, body, identify, counts.append, content_type=content_type,
                               decode=(lambda: decoded) if decoded else None, **fields)
+    if record is not None:
+        from bitextcrawl.pairing.align import HTML_FEATURES  # loaded by the fork server
+
+        for feature in HTML_FEATURES:
+            feature(record)
     return record, (reading[0] if reading else None), counts
 
 

