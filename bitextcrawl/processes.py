@@ -17,9 +17,13 @@ import os
 import sys
 import threading
 import types
+import logging
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Callable
+
+logger = logging.getLogger(__name__)
 
 # What the fork server imports as it starts (about 1.5 s: numba's kernels).
 PRELOAD = ["bitextcrawl.bitext.extract", "bitextcrawl.bitext.pool_preload",
@@ -78,13 +82,35 @@ class ProcessPool(ProcessPoolExecutor):
     """A ``ProcessPoolExecutor`` of the fork server's processes, which end with this
     process. ``initializer(*initargs)`` runs in each as it starts."""
 
-    def __init__(self, workers: int, initializer: Callable | None = None, initargs: tuple = ()):
+    def __init__(self, workers: int, initializer: Callable | None = None, initargs: tuple = (),
+                 inline_if_broken: bool = False):
         context = forkserver_context()
         # the write end stays in this process only: a worker reads EOF when it is gone
         maker_alive, self._alive = context.Pipe(duplex=False)
         super().__init__(workers, mp_context=context, initializer=_worker_start,
                          initargs=(maker_alive, initializer, initargs))
         self.workers = workers
+        self.inline_if_broken = inline_if_broken
+        self.tasks_inline = 0     # tasks done in this process after the pool broke
+
+    def submit(self, fn, /, *args, **kwargs):
+        """``Executor.submit``; with ``inline_if_broken``, a task the pool can no longer
+        do (a worker was killed: out of memory, a signal) is done in this process when
+        its result is asked for, instead of failing the caller's whole run."""
+        if not self.inline_if_broken:
+            return super().submit(fn, *args, **kwargs)
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BrokenProcessPool:
+            future = None
+        return _InlineIfBroken(self, future, fn, args, kwargs)
+
+    def _run_inline(self, fn, args, kwargs):
+        if not self.tasks_inline:
+            logger.warning("A worker process of the pool died: its work is done in this "
+                           "process from now on")
+        self.tasks_inline += 1
+        return fn(*args, **kwargs)
 
     def start(self) -> None:
         """Start every process now, without the caller's ``__main__``, by one no-op task
@@ -97,3 +123,27 @@ class ProcessPool(ProcessPoolExecutor):
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         super().shutdown(wait=wait, cancel_futures=cancel_futures)
         self._alive.close()
+
+
+class _InlineIfBroken:
+    """A :class:`ProcessPool`'s future whose task is done in the calling process when the
+    pool broke (what ``Executor.map`` and a caller's ``result()`` use of a future)."""
+
+    __slots__ = ("pool", "future", "fn", "args", "kwargs")
+
+    def __init__(self, pool: ProcessPool, future, fn, args, kwargs):
+        self.pool, self.future, self.fn, self.args, self.kwargs = pool, future, fn, args, kwargs
+
+    def result(self, timeout: float | None = None):
+        if self.future is not None:
+            try:
+                return self.future.result(timeout)
+            except BrokenProcessPool:
+                pass
+        return self.pool._run_inline(self.fn, self.args, self.kwargs)
+
+    def cancel(self) -> bool:
+        return self.future.cancel() if self.future is not None else False
+
+    def done(self) -> bool:
+        return self.future is None or self.future.done()

@@ -619,7 +619,7 @@ def worker_pool(workers: int, n_pairs: int):
     if workers <= 1:
         yield None
         return
-    with ProcessPool(workers) as pool:
+    with ProcessPool(workers, inline_if_broken=True) as pool:
         pool.start()
         yield pool
 
@@ -659,6 +659,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
         links = JsonlSink(fh)
         results, _ = bitext_rows(pairs, page_index, counts, progress, text_similarity,
                                  lang_check, pool, links, partial(RowSpill, output_dir))
+        if pool is not None and pool.tasks_inline:
+            counts["bitext/bitext/pool_broken_tasks"] = pool.tasks_inline
     ordered = [rows for _, (rows, _) in sorted(results.items())]
     for i, ((l1, l2), (rows, aligner)) in enumerate(sorted(results.items())):
         name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"

@@ -26,6 +26,7 @@ import html as htmlmod
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
@@ -49,6 +50,7 @@ def _get(page, name, default=None):
     return page.get(name, default) if isinstance(page, dict) else getattr(page, name, default)
 
 
+@lru_cache(maxsize=1 << 16)       # a site's navigation links recur on every page
 def _host(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").lower()
@@ -61,6 +63,22 @@ def _tokens(text: str) -> Iterable[str]:
         tok = m.group(0).strip(_TRIM)
         if tok:
             yield tok
+
+
+def _text_anchors(text: str, findall=_TOKEN.findall, search=_ANCHORISH.search) -> set[str]:
+    """The identifier-like tokens of a text (``_ANCHORISH``), as ``t:`` anchors.
+
+    A token of letters only in one case, or capitalised, has no digit, underscore, dot,
+    slash, $ or leading dash, and no lowercase letter before an uppercase one: it is
+    skipped without the regex (most words of a text)."""
+    out = set()
+    for tok in findall(text):
+        tok = tok.strip(_TRIM)
+        if not tok or (tok.isalpha() and (tok.islower() or tok.isupper() or tok.istitle())):
+            continue
+        if search(tok):
+            out.add("t:" + tok.lower())
+    return out
 
 
 def _code_anchors(html: str) -> frozenset[str]:
@@ -85,9 +103,7 @@ def page_anchors(page) -> frozenset[str]:
     text = (_get(page, "title", "") or "") + "\n" + (_get(page, "text", "") or "")
     if not text.strip():
         text = "\n".join(_get(page, "chunks", None) or ())
-    for tok in _tokens(text):
-        if _ANCHORISH.search(tok):
-            out.add("t:" + tok.lower())
+    out.update(_text_anchors(text))
     out.update(page_code_anchors(page))
     own = _host(_get(page, "url", "") or "")
     for link in _get(page, "links", None) or ():

@@ -33,7 +33,8 @@ Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned)
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
 (requested pages stored in the expected language), ``wrong_language``,
 ``verified``, ``rejected``, ``align_failed``, ``workers`` (processes a round aligned in;
-absent when the crawl's process did), ``pool_broken``.
+absent when the crawl's process did), ``pool_broken_tasks`` (pairs aligned in the crawl's
+process after a worker died).
 
 A round's alignments are made in a pool of ``BITEXT_WORKERS`` processes: the crawl waits
 for the round, and the record workers have nothing to do then. The decisions are the
@@ -46,7 +47,6 @@ import logging
 import os
 import time
 from collections import Counter
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import partial
 from itertools import islice
@@ -264,20 +264,16 @@ class ParallelLinkPipeline:
         from bitextcrawl.processes import ProcessPool
 
         self.stats.max_value(STAT + "workers", self.workers)
-        with ProcessPool(self.workers) as pool:
+        with ProcessPool(self.workers, inline_if_broken=True) as pool:
             yield pool
+        if pool.tasks_inline:
+            self.stats.inc_value(STAT + "pool_broken_tasks", pool.tasks_inline)
 
-    def _map(self, pool, fn, tasks: list) -> list:
-        """``fn`` over ``tasks``, in order, in the round's pool or here (a broken pool is
-        counted, and its work done here)."""
-        if pool is not None and self.workers > 1:
-            try:
-                return list(pool.map(fn, tasks))
-            except BrokenProcessPool as exc:
-                logger.warning("Parallel links: the round's pool broke (%s): aligning here", exc)
-                self.stats.inc_value(STAT + "pool_broken")
-                self.workers = 1
-        return list(map(fn, tasks))
+    @staticmethod
+    def _map(pool, fn, tasks: list) -> list:
+        """``fn`` over ``tasks``, in order, in the round's pool or here (a pool that broke
+        has its remaining work done here)."""
+        return list((pool.map if pool is not None else map)(fn, tasks))
 
     def _pair_task(self, pair, records) -> tuple:
         u1, u2 = pair

@@ -64,3 +64,18 @@ def test_records_without_html_or_text_use_chunks():
     rec = {"url": "http://s.org/a", "chunks": ["set worker_processes 4"], "links": []}
     assert "t:worker_processes" in page_anchors(rec)
     assert np.isfinite(anchor_overlap(rec, {"url": "http://s.org/b"}))
+
+
+def test_text_anchors_skip_plain_words_without_losing_an_identifier():
+    """The words skipped without the regex are exactly those it would not take."""
+    from bitextcrawl.pairing.anchors import _ANCHORISH, _TOKEN, _TRIM, _text_anchors
+
+    text = ("Hello world ÉCOLE école Straße iPhone getElementById HelloWorld NGINX x86 "
+            "proxy_pass 1.25.3 $host --with-http_ssl_module -v a/b ǅemal ǅ Ⅻ ١٢٣ "
+            "日本語 «quoted» (paren) end. Ünïcödé McDonald")
+    expected = {"t:" + tok.lower() for tok in (t.strip(_TRIM) for t in _TOKEN.findall(text))
+                if tok and _ANCHORISH.search(tok)}
+    assert _text_anchors(text) == expected
+    assert {"t:iphone", "t:getelementbyid", "t:helloworld", "t:mcdonald", "t:x86",
+            "t:proxy_pass", "t:$host"} <= expected
+    assert not {"t:hello", "t:école", "t:nginx", "t:straße"} & expected

@@ -7,6 +7,9 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
+
+import pytest
 
 from bitextcrawl.processes import ProcessPool
 
@@ -56,3 +59,28 @@ def test_a_pool_runs_tasks_and_shuts_down():
     with ProcessPool(1) as pool:
         pool.start()
         assert pool.submit(os.getpid).result() != os.getpid()
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def test_a_pool_that_breaks_does_its_work_here_when_asked_to():
+    """A worker killed mid-task (out of memory, a signal): with ``inline_if_broken`` every
+    task still gets its result, the ones left made in this process; without, the caller
+    gets BrokenProcessPool."""
+    for inline in (True, False):
+        with ProcessPool(2, inline_if_broken=inline) as pool:
+            pool.start()
+            results = pool.map(_pid_after, [0.5] * 6)
+            time.sleep(0.2)
+            os.kill(next(iter(pool._processes)), signal.SIGKILL)
+            if not inline:
+                with pytest.raises(BrokenProcessPool):
+                    list(results)
+                continue
+            pids = list(results)
+            assert len(pids) == 6 and pids.count(os.getpid()) == pool.tasks_inline > 0
+            # and the tasks given after it broke
+            assert pool.submit(os.getpid).result() == os.getpid()
