@@ -57,6 +57,28 @@ def _reason(status: int) -> str:
         return "Unknown"
 
 
+def response_member(url: str, status: int, headers: list[tuple[str, str]], body: bytes,
+                    fetched_at: float, gzip: bool = True) -> bytes:
+    """One ``response`` record (status line, HTTP headers, body) as the bytes appended to
+    a WARC file: its own gzip member with ``gzip``."""
+    body = body or b""
+    pairs = [(_text(k), _text(v)) for k, v in headers or ()]
+    kept = [(k, v) for k, v in pairs if k.lower() not in _WIRE_HEADERS]
+    kept.append(("Content-Length", str(len(body))))
+    http_headers = StatusAndHeaders(f"{int(status)} {_reason(int(status))}", kept,
+                                    protocol="HTTP/1.1")
+    buffer = BytesIO()
+    writer = WARCWriter(buffer, gzip=False, warc_version="1.1")
+    writer.write_record(writer.create_warc_record(
+        url, "response", payload=BytesIO(body), length=len(body), http_headers=http_headers,
+        warc_headers_dict={"WARC-Date": warc_date(fetched_at)}))
+    data = buffer.getvalue()
+    if gzip:
+        member = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+        data = member.compress(data) + member.flush()
+    return data
+
+
 class WarcPageWriter:
     """Append HTTP ``response`` records to a WARC file (gzip per record when the name ends
     in ``.gz``), creating the file and its folder if needed."""
@@ -68,33 +90,18 @@ class WarcPageWriter:
             os.makedirs(folder, exist_ok=True)
         self.bytes_dropped = truncate_to_last_record(self.path) if os.path.exists(self.path) else 0
         self._fh = open(self.path, "ab")
-        self._gzip = self.path.endswith(".gz")
-        self._buffer = BytesIO()   # one record, gzipped here as its own member
-        self._writer = WARCWriter(self._buffer, gzip=False, warc_version="1.1")
+        self.gzip = self.path.endswith(".gz")
         self.records_written = 0
 
     def write_response(self, url: str, status: int, headers: list[tuple[str, str]],
                        body: bytes, fetched_at: float) -> None:
         """Write one ``response`` record: status line, HTTP headers, body."""
+        self.write_member(response_member(url, status, headers, body, fetched_at, self.gzip))
+
+    def write_member(self, data: bytes) -> None:
+        """Append a record made by :func:`response_member` (a record worker makes it)."""
         if self._fh is None:
             raise ValueError(f"WARC writer for {self.path} is closed")
-        body = body or b""
-        pairs = [(_text(k), _text(v)) for k, v in headers or ()]
-        kept = [(k, v) for k, v in pairs if k.lower() not in _WIRE_HEADERS]
-        kept.append(("Content-Length", str(len(body))))
-        http_headers = StatusAndHeaders(f"{int(status)} {_reason(int(status))}", kept,
-                                        protocol="HTTP/1.1")
-        record = self._writer.create_warc_record(
-            url, "response", payload=BytesIO(body), length=len(body),
-            http_headers=http_headers,
-            warc_headers_dict={"WARC-Date": warc_date(fetched_at)})
-        self._writer.write_record(record)
-        data = self._buffer.getvalue()
-        self._buffer.seek(0)
-        self._buffer.truncate()
-        if self._gzip:
-            member = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS | 16)
-            data = member.compress(data) + member.flush()
         self._fh.write(data)
         self.records_written += 1
 

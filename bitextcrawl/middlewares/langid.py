@@ -39,6 +39,11 @@ def _asyncio_reactor() -> bool:
         return False
 
 
+def _headers(response) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1"))
+            for k, values in response.headers.items() for v in values]
+
+
 class LanguageIdMiddleware:
     def __init__(self, crawler, identifier: LanguageIdentifier, workers=None):
         self.crawler = crawler
@@ -46,6 +51,9 @@ class LanguageIdMiddleware:
         self.identifier = identifier
         self.workers = workers  # RecordWorkers, or None: records made in this process
         self.agreement: dict[str, DeclarationAgreement] = {}  # per site
+        # the page store writes a WARC: a record worker makes the response's WARC record
+        self.warc_in_worker = crawler.settings.getbool("BITEXT_WARC_ENABLED") and \
+            bool(crawler.settings.get("BITEXT_PAGE_STORE"))
         if workers is not None:
             crawler.signals.connect(self.engine_stopped, signal=signals.engine_stopped)
 
@@ -108,9 +116,10 @@ class LanguageIdMiddleware:
                                   agreement: DeclarationAgreement):
         decoded = (response.text, response.encoding) if isinstance(response, TextResponse) \
             else None
+        headers = _headers(response) if self.warc_in_worker else None
         try:
             future = self.workers.submit(response.url, response.body, content_type, decoded,
-                                         fields)
+                                         fields, headers)
             record, reading, counts = await asyncio.wrap_future(future)
         except BrokenProcessPool as exc:
             self._workers_failed(exc)
@@ -122,7 +131,7 @@ class LanguageIdMiddleware:
                                            agreement)
             for name, value in language_fields(ident).items():
                 setattr(record, name, value)
-        return self._attach(request, response, record)
+        return self._attach(request, response, record, headers)
 
     def _workers_failed(self, exc: BaseException) -> None:
         logger.warning("Record workers stopped (%s): records are made in the crawl's process"
@@ -130,12 +139,12 @@ class LanguageIdMiddleware:
         self.stats.inc_value("bitext/record_workers/broken")
         self.engine_stopped()
 
-    def _attach(self, request, response, record):
+    def _attach(self, request, response, record, headers: list | None = None):
         if record is None:
             return response
-        record.body = response.body
-        record.http_headers = [(k.decode("latin-1"), v.decode("latin-1"))
-                               for k, values in response.headers.items() for v in values]
+        if record.warc_member is None:   # the WARC record is made from these
+            record.body = response.body
+            record.http_headers = headers if headers is not None else _headers(response)
         self.stats.inc_value(f"bitext/lang/{record.lang}")
         request.meta["bitext_page"] = record
         return response

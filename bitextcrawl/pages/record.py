@@ -58,13 +58,15 @@ class PageRecord:
     fetched_at: float = 0.0
     html: str = ""                 # decoded raw HTML (DOM alignment needs it)
     aliases: list = field(default_factory=list)  # other URLs of this page: redirects, duplicates
-    # Transient, for the WARC writer only; never exported.
+    # Transient, for the WARC writer only; never exported: the response, or its WARC
+    # record made already (``formats.warc.response_member``, by a record worker).
     body: bytes | None = field(default=None, repr=False, compare=False)
     http_headers: list | None = field(default=None, repr=False, compare=False)
+    warc_member: bytes | None = field(default=None, repr=False, compare=False)
     # Transient: what several stages of a crawl derive from the record, made once.
     derived: dict = field(default_factory=dict, repr=False, compare=False)
 
-    TRANSIENT = ("body", "http_headers", "derived")
+    TRANSIENT = ("body", "http_headers", "warc_member", "derived")
 
     def to_dict(self) -> dict:
         # Shallow on purpose: dataclasses.asdict deep-copies the HTML and every link.

@@ -6,7 +6,8 @@ that process used one core of the machine's. :class:`RecordWorkers` makes record
 processes of their own, each with its own fastText model, while the crawl's process
 runs Scrapy, the store, the WARC, the focus and the online patterns.
 
-A worker also makes the HTML features the closing step's pairing reads of a page (and the
+A worker also makes the response's WARC record (its gzip member: the store pipeline appends
+it) and the HTML features the closing step's pairing reads of a page (and the
 focus reads of its switch bar: ``pairing.align.HTML_FEATURES``); the page store keeps them
 with the record, so they are not made from the HTML again in the crawl's process.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 
+from bitextcrawl.formats.warc import response_member
 from bitextcrawl.pages.language import Identification, LanguageIdentifier
 from bitextcrawl.pages.record import PageRecord, record_from_body
 
@@ -36,9 +38,11 @@ def _load_model(model_file: str | None, min_prob: float) -> None:
 
 
 def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
-                fields: dict) -> tuple[PageRecord | None, tuple | None, list[str]]:
+                fields: dict, warc_headers: list | None = None
+                ) -> tuple[PageRecord | None, tuple | None, list[str]]:
     """In a worker: :func:`record_from_body`'s record (its language not decided yet),
-    fastText's ``(label, probability)`` of its text, and the keys it counted."""
+    fastText's ``(label, probability)`` of its text, and the keys it counted. With the
+    response's ``warc_headers``, the record's ``warc_member`` too (the WARC's gzip work)."""
     counts: list[str] = []
     reading: list[tuple] = []
 
@@ -53,6 +57,9 @@ def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
 
         for feature in HTML_FEATURES:
             feature(record)
+        if warc_headers is not None:
+            record.warc_member = response_member(url, record.status, warc_headers, body,
+                                                 record.fetched_at)
     return record, (reading[0] if reading else None), counts
 
 
@@ -88,8 +95,9 @@ class RecordWorkers:
         return self.ready
 
     def submit(self, url: str, body: bytes, content_type: str, decoded: tuple | None,
-               fields: dict) -> Future:
-        return self.pool.submit(make_record, url, body, content_type, decoded, fields)
+               fields: dict, warc_headers: list | None = None) -> Future:
+        return self.pool.submit(make_record, url, body, content_type, decoded, fields,
+                                warc_headers)
 
     def close(self) -> None:
         self._starting.join()

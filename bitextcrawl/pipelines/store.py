@@ -68,10 +68,13 @@ class PageStorePipeline:
         if not self.store.add(item):
             self.stats.inc_value("bitext/pages/duplicate_url")
             raise DropItem(f"already stored: {item.url}", log_level="DEBUG")
-        if self.warc is not None and item.body is not None:
-            self.warc.write_response(item.url, item.status, item.http_headers or [],
-                                     item.body, item.fetched_at)
-        item.body = None  # raw bytes are in the WARC now; free them
+        if self.warc is not None:
+            if item.warc_member is not None and self.warc.gzip:   # a record worker's
+                self.warc.write_member(item.warc_member)
+            elif item.body is not None:
+                self.warc.write_response(item.url, item.status, item.http_headers or [],
+                                         item.body, item.fetched_at)
+        item.body = item.warc_member = None  # the raw bytes are in the WARC now; free them
         self.stats.inc_value("bitext/pages/stored")
         self.stats.inc_value(f"bitext/pages/stored/{item.lang}")
         return item

@@ -6,16 +6,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import collections
-import dataclasses
+import io
 
 import pytest
 from scrapy import Request
 from scrapy.http import Headers
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.test import get_crawler
+from warcio.archiveiterator import ArchiveIterator
 
 from bitextcrawl.formats.lett import iter_lett_pages
-from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
+from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages, response_member
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
 from bitextcrawl.pages.compact import STORED_FEATURES
 from bitextcrawl.pages.record import FLAWS, REJECTION_GROUPS, record_from_body
@@ -106,6 +107,15 @@ def test_crawl_warc_and_lett_count_alike(tmp_path):
                       "bad/binary": 1, "skipped/image": 2, "skipped/non_html": 1}
 
 
+def _warc_fields(member: bytes) -> tuple:
+    """A WARC record but its ID and digest-free parts that differ by nature: what it says."""
+    (record,) = ArchiveIterator(io.BytesIO(member))
+    return (record.rec_headers.get_header("WARC-Target-URI"),
+            record.rec_headers.get_header("WARC-Date"),
+            record.http_headers.statusline, record.http_headers.headers,
+            record.content_stream().read())
+
+
 def test_record_workers_make_the_records_the_crawl_process_makes():
     """BITEXT_RECORD_WORKERS: the same records (language decided in the crawl's process)
     and the same counts as records made in the crawl's process; real worker processes."""
@@ -123,9 +133,15 @@ def test_record_workers_make_the_records_the_crawl_process_makes():
     assert here_counts["lang/en"] == 2 and here_counts["lang/fr"] == 1
 
     def fields(p):
-        return {k: v for k, v in dataclasses.asdict(p).items()
-                if k not in ("fetched_at", "derived")}
+        return {k: v for k, v in p.to_dict().items() if k != "fetched_at"}
     assert [fields(p) for p in there] == [fields(p) for p in here]
+    # the WARC record, made there: the response the crawl's process would have written
+    assert all(p.warc_member and p.body is None for p in there)
+    assert all(p.body and p.warc_member is None for p in here)
+    for page, made_there in zip(here, there):
+        expected = response_member(page.url, page.status, page.http_headers, page.body,
+                                   made_there.fetched_at)
+        assert _warc_fields(made_there.warc_member) == _warc_fields(expected)
     # and the HTML features pairing reads, made there: the same as made here
     from bitextcrawl.pairing.align import HTML_FEATURES
 
