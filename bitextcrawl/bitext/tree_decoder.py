@@ -9,7 +9,10 @@ costs, and the alignments, are unchanged. The traceback follows only the best
 alignment's path and stays in Python.
 
 Trees are arrays in post-order (children before parents): the children of node i are
-``idx[ptr[i]:ptr[i + 1]]``.
+``idx[ptr[i]:ptr[i + 1]]``. The kernels called once per node pair take a forest as an
+array and a range of it, never a slice, and run without numba's reference counting
+(``_nrt=False``: they allocate nothing; their callers own the scratch arrays): the
+atomic increments and decrements of the arrays passed to them were half of the DP's time.
 """
 
 from __future__ import annotations
@@ -88,148 +91,158 @@ class _Side:
         )
 
 
-@njit(cache=_CACHE)
-def _single_tree(A, D, I, xs, ys, sp1, sp2):
+@njit(cache=_CACHE, _nrt=False)
+def _single_tree(A, D, I, X, x0, x1, Y, y0, y1, sp1, sp2):
     """Closed forms of a forest against a single tree (NaN where the full DP is needed).
 
     Splicing a node against a single tree is already in A (a tree's node deleted, the
     other tree aligned with one of its children), so it needs no DP here.
     """
-    m, n = xs.shape[0], ys.shape[0]
+    m, n = x1 - x0, y1 - y0
     if n == 1:
-        y = ys[0]
+        y = Y[y0]
         if m == 1:
-            x = xs[0]
+            x = X[x0]
             v = A[x, y]
             w = D[x] + I[y]
             return v if v < w else w
         if not sp2[y]:
-            return _many_against_one(A, D, xs, y, I[y])
+            return _many_against_one(A, D, X, x0, x1, y, I[y], False)
     elif m == 1:
-        x = xs[0]
+        x = X[x0]
         if not sp1[x]:
-            return _many_against_one(A.T, I, ys, x, D[x])
+            return _many_against_one(A, I, Y, y0, y1, x, D[x], True)
     return np.nan
 
 
-@njit(cache=_CACHE)
-def _many_against_one(A, C, many, one, best):
-    """A forest ``many`` against a single tree ``one`` (§4.1): all of the forest's trees
-    deleted or inserted (cost ``C``) but one, aligned with ``one``, or all of them and
-    ``one`` too (``best`` on entry: ``one``'s own cost). The forest's trees are rows of
-    ``A`` (T1's side; for T2's the caller passes ``A.T``)."""
+@njit(cache=_CACHE, _nrt=False)
+def _many_against_one(A, C, many, lo, hi, one, best, t2):
+    """A forest ``many[lo:hi]`` against a single tree ``one`` (§4.1): all of the forest's
+    trees deleted or inserted (cost ``C``) but one, aligned with ``one``, or all of them
+    and ``one`` too (``best`` on entry: ``one``'s own cost). The forest's trees are rows
+    of ``A`` (T1's side), or its columns with ``t2`` (T2's side)."""
     total = 0.0
-    for k in range(many.shape[0]):
+    for k in range(lo, hi):
         z = many[k]
         total += C[z]
-        c = A[z, one] - C[z]
+        c = (A[one, z] if t2 else A[z, one]) - C[z]
         if c < best:
             best = c
     return total + best
 
 
-@njit(cache=_CACHE)
-def _splice_x(A, D, I, g_list, ys, prev, dcost, inner, new):
-    """Node x deleted, its children ``g_list`` aligned in its place (§4.1): last row."""
-    n = ys.shape[0]
+@njit(cache=_CACHE, _nrt=False)
+def _splice_x(A, D, I, idx1, g0, g1, Y, y0, n, W, p, a, b, dcost):
+    """Node x deleted, its children ``idx1[g0:g1]`` aligned in its place (§4.1), from the
+    forest DP's previous row ``W[p]``: the last row, in ``W[a]`` or ``W[b]`` (the index
+    returned; the other is scratch)."""
     for t in range(n + 1):
-        inner[t] = prev[t] + dcost
-    for k in range(g_list.shape[0]):
-        g = g_list[k]
+        W[a, t] = W[p, t] + dcost
+    for k in range(g0, g1):
+        g = idx1[k]
         Dg = D[g]
-        new[0] = inner[0] + Dg
+        W[b, 0] = W[a, 0] + Dg
         for t in range(1, n + 1):
-            v = inner[t - 1] + A[g, ys[t - 1]]
-            w = inner[t] + Dg
+            y = Y[y0 + t - 1]
+            v = W[a, t - 1] + A[g, y]
+            w = W[a, t] + Dg
             if w < v:
                 v = w
-            w = new[t - 1] + I[ys[t - 1]]
+            w = W[b, t - 1] + I[y]
             if w < v:
                 v = w
-            new[t] = v
-        inner, new = new, inner
-    return inner
+            W[b, t] = v
+        a, b = b, a
+    return a
+
+
+@njit(cache=_CACHE)
+def _work(n2):
+    """Scratch for :func:`_forest_in` on forests of a tree of ``n2`` nodes: five rows
+    (two of the DP, two of a spliced x, one of a spliced y), the spliced y's rows (their
+    children and themselves: under 2·n2 cells) and their offsets. Made once per batch
+    of T1 rows: a forest DP allocates nothing (nor makes array views, whose reference
+    counts were half of the decoding's time)."""
+    return (np.empty((5, n2 + 1)), np.empty(2 * n2 + 1), np.empty(n2 + 1, dtype=np.int64))
 
 
 @njit(cache=_CACHE)
 def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
-    closed = _single_tree(A, D, I, xs, ys, sp1, sp2)
+    W, ybuf, yoff = _work(ptr2.shape[0] - 1)
+    return _forest_in(A, D, I, xs, 0, xs.shape[0], ys, 0, ys.shape[0], ptr1, idx1, ptr2,
+                      idx2, sp1, sp2, dcost, icost, W, ybuf, yoff)
+
+
+@njit(cache=_CACHE, _nrt=False)
+def _forest_in(A, D, I, X, x0, x1, Y, y0, y1, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost,
+               icost, W, ybuf, yoff):
+    """:func:`_forest` of xs = ``X[x0:x1]`` and ys = ``Y[y0:y1]`` in the caller's
+    scratch (:func:`_work`)."""
+    closed = _single_tree(A, D, I, X, x0, x1, Y, y0, y1, sp1, sp2)
     if not np.isnan(closed):
         return closed
-    m, n = xs.shape[0], ys.shape[0]
-    prev = np.empty(n + 1)
-    cur = np.empty(n + 1)
-    prev[0] = 0.0
+    m, n = x1 - x0, y1 - y0
+    p, c = 0, 1                                 # W[p]: the previous row, W[c]: this one
+    W[p, 0] = 0.0
     acc = 0.0
     for t in range(n):
-        acc += I[ys[t]]
-        prev[t + 1] = acc
+        acc += I[Y[y0 + t]]
+        W[p, t + 1] = acc
     # Node y inserted, its children aligned in its place (§4.1): one row per y, flat.
-    yoff = np.zeros(n + 1, dtype=np.int64)
     size = 0
-    widest = 1
     for t in range(1, n + 1):
-        y = ys[t - 1]
-        yoff[t] = size
+        y = Y[y0 + t - 1]
         if sp2[y]:
-            deg = ptr2[y + 1] - ptr2[y]
-            size += deg + 1
-            widest = max(widest, deg + 1)
-    ybuf = np.empty(max(size, 1))
-    row = np.empty(widest)
-    for t in range(1, n + 1):
-        y = ys[t - 1]
-        if sp2[y]:
-            o = yoff[t]
-            ybuf[o] = prev[t - 1] + icost
+            o = size
+            yoff[t] = o
+            size += ptr2[y + 1] - ptr2[y] + 1
+            ybuf[o] = W[p, t - 1] + icost
             for b in range(ptr2[y + 1] - ptr2[y]):
                 ybuf[o + b + 1] = ybuf[o + b] + I[idx2[ptr2[y] + b]]
-    inner = np.empty(n + 1)
-    new = np.empty(n + 1)
     for s in range(1, m + 1):
-        x = xs[s - 1]
+        x = X[x0 + s - 1]
         Dx = D[x]
-        cur[0] = prev[0] + Dx
+        W[c, 0] = W[p, 0] + Dx
         spliced = sp1[x]
+        sx = 2
         if spliced:
-            inner = _splice_x(A, D, I, idx1[ptr1[x]:ptr1[x + 1]], ys, prev, dcost, inner, new)
-            new = np.empty(n + 1)
+            sx = _splice_x(A, D, I, idx1, ptr1[x], ptr1[x + 1], Y, y0, n, W, p, 2, 3, dcost)
         for t in range(1, n + 1):
-            y = ys[t - 1]
-            v = prev[t - 1] + A[x, y]          # trees aligned (§4.1 case (4))
-            w = prev[t] + Dx                    # tree x deleted
+            y = Y[y0 + t - 1]
+            v = W[p, t - 1] + A[x, y]          # trees aligned (§4.1 case (4))
+            w = W[p, t] + Dx                    # tree x deleted
             if w < v:
                 v = w
-            w = cur[t - 1] + I[y]               # tree y inserted
+            w = W[c, t - 1] + I[y]              # tree y inserted
             if w < v:
                 v = w
             if spliced:
-                w = inner[t]
+                w = W[sx, t]
                 if w < v:
                     v = w
             if sp2[y]:
                 o = yoff[t]
                 deg = ptr2[y + 1] - ptr2[y]
-                row[0] = cur[t - 1] + icost
+                W[4, 0] = W[c, t - 1] + icost
                 for b in range(1, deg + 1):
                     g = idx2[ptr2[y] + b - 1]
                     u = ybuf[o + b - 1] + A[x, g]
-                    w = row[b - 1] + I[g]
+                    w = W[4, b - 1] + I[g]
                     if w < u:
                         u = w
                     w = ybuf[o + b] + Dx
                     if w < u:
                         u = w
-                    row[b] = u
+                    W[4, b] = u
                 for b in range(deg + 1):
-                    ybuf[o + b] = row[b]
-                w = row[deg]
+                    ybuf[o + b] = W[4, b]
+                w = W[4, deg]
                 if w < v:
                     v = w
-            cur[t] = v
-        prev, cur = cur, prev
-    return prev[n]
+            W[c, t] = v
+        p, c = c, p
+    return W[p, n]
 
 
 @njit(cache=_CACHE)
@@ -310,23 +323,25 @@ def _fill_rows(lo, hi, A, S, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2, only2, self
                dcost, icost):
     """Rows lo..hi-1 of A, bottom-up (§4.3): T1 nodes in post-order, each against all of T2."""
     n2 = S.shape[1]
+    W, ybuf, yoff = _work(n2)
     for i in range(lo, hi):
         for j in range(n2):
             A[i, j] = S[i, j]
         Di = D[i]
-        ci = idx1[ptr1[i]:ptr1[i + 1]]
-        xi = self1[i:i + 1]
-        only1 = ci[0] if ci.shape[0] == 1 else -1
+        c0, c1 = ptr1[i], ptr1[i + 1]
+        ni = c1 - c0
+        only1 = idx1[c0] if ni == 1 else -1
         for j in range(n2):
             s = S[i, j]
             if s == INF:
                 continue
-            cj = idx2[ptr2[j]:ptr2[j + 1]]
-            if ci.shape[0] == 0:
-                if cj.shape[0] == 0:
+            d0, d1 = ptr2[j], ptr2[j + 1]
+            nj = d1 - d0
+            if ni == 0:
+                if nj == 0:
                     continue
                 best = s + (I[j] - icost)         # aligned, children of j inserted
-            elif cj.shape[0] == 0:
+            elif nj == 0:
                 best = s + (Di - dcost)           # aligned, children of i deleted
             else:
                 d = only2[j]
@@ -335,27 +350,29 @@ def _fill_rows(lo, hi, A, S, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2, only2, self
                     w = D[only1] + I[d]
                     best = s + (f if f < w else w)
                 else:
-                    best = s + _forest(A, D, I, ci, cj, ptr1, idx1, ptr2, idx2, sp1, sp2,
-                                       dcost, icost)
-            if cj.shape[0]:                       # j inserted, i aligned in its children
+                    best = s + _forest_in(A, D, I, idx1, c0, c1, idx2, d0, d1, ptr1, idx1,
+                                          ptr2, idx2, sp1, sp2, dcost, icost, W, ybuf, yoff)
+            if nj:                                # j inserted, i aligned in its children
                 d = only2[j]
                 if d >= 0:
                     f = A[i, d]
                     w = Di + I[d]
                     c = icost + (f if f < w else w)
                 else:
-                    c = icost + _forest(A, D, I, xi, cj, ptr1, idx1, ptr2, idx2, sp1, sp2,
-                                        dcost, icost)
+                    c = icost + _forest_in(A, D, I, self1, i, i + 1, idx2, d0, d1, ptr1,
+                                           idx1, ptr2, idx2, sp1, sp2, dcost, icost, W,
+                                           ybuf, yoff)
                 if c < best:
                     best = c
-            if ci.shape[0]:                       # i deleted, j aligned in its children
+            if ni:                                # i deleted, j aligned in its children
                 if only1 >= 0:
                     f = A[only1, j]
                     w = D[only1] + I[j]
                     c = dcost + (f if f < w else w)
                 else:
-                    c = dcost + _forest(A, D, I, ci, self2[j:j + 1], ptr1, idx1, ptr2, idx2,
-                                        sp1, sp2, dcost, icost)
+                    c = dcost + _forest_in(A, D, I, idx1, c0, c1, self2, j, j + 1, ptr1,
+                                           idx1, ptr2, idx2, sp1, sp2, dcost, icost, W,
+                                           ybuf, yoff)
                 if c < best:
                     best = c
             A[i, j] = best
