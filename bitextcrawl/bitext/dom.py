@@ -122,7 +122,10 @@ def _local_name(tag: str) -> str:
     return tag.lower().rsplit("}", 1)[-1]
 
 
+@lru_cache(maxsize=1 << 14)
 def _resolve(href: str | None, base_url: str) -> str | None:
+    """An ``href`` made absolute, without fragment (None: no page to follow). Cached: a
+    page's menus and cross-references repeat the same links."""
     href = (href or "").strip()
     if not href or href.lower().startswith(_SKIP_HREF):
         return None
@@ -132,59 +135,51 @@ def _resolve(href: str | None, base_url: str) -> str | None:
         return None
 
 
-def _is_phrasing(el) -> bool:
-    """Phrasing element whose whole content is phrasing too (``<a><div>`` is a block)."""
-    tag = _tag_of(el)
-    if tag not in PHRASING_TAGS:
-        return False
+# What a phrasing element may hold and still be phrasing content.
+_IN_PHRASING = PHRASING_TAGS | DROPPED_TAGS | {"br"}
+
+
+def _all_phrasing(el) -> bool:
+    """Every descendant of ``el`` is phrasing content (``<a><div>`` is a block)."""
     for d in el.iterdescendants():
-        t = _tag_of(d)
-        if t is not None and t not in PHRASING_TAGS and t not in DROPPED_TAGS and t != "br":
+        t = d.tag
+        if isinstance(t, str) and _local_name(t) not in _IN_PHRASING:
             return False
     return True
 
 
-def _phrasing_text(el, out: list[str]) -> None:
-    """Visible text of a phrasing element (ALT text included), without its tail."""
-    tag = _tag_of(el)
+def _inline_node(el, tag: str, base_url: str, out: list[str]) -> Node:
+    """Node of a phrasing element inside a run (its text belongs to the run's chunk);
+    its visible text (ALT text included, without its tail) is appended to ``out``, the
+    run's pieces, in the same walk."""
+    node = Node(tag, inline=True)
+    if tag in LINK_TAGS:
+        node.href = _resolve(el.get("href"), base_url)
     if tag == "img":
         alt = el.get("alt")
         if alt:
             out.append(" " + alt + " ")
-        return
-    if tag == "br":
-        out.append(" ")
-        return
+            node.text = strand.normalise_space(alt)
+        return node
+    start = len(out)
     if el.text:
         out.append(el.text)
     for child in el:
-        t = _tag_of(child)
-        if t is not None and t not in DROPPED_TAGS:
-            _phrasing_text(child, out)
+        t = child.tag
+        if isinstance(t, str):
+            t = _local_name(t)
+            if t == "br":
+                out.append(" ")
+            elif t not in DROPPED_TAGS:
+                node.append(_inline_node(child, t, base_url, out))
         if child.tail:
             out.append(child.tail)
-
-
-def _inline_node(el, base_url: str) -> Node:
-    """Node of a phrasing element inside a run (its text belongs to the run's chunk)."""
-    tag = _tag_of(el)
-    node = Node(tag, inline=True)
-    if tag in LINK_TAGS:
-        node.href = _resolve(el.get("href"), base_url)
-    buf: list[str] = []
-    _phrasing_text(el, buf)
-    node.text = strand.normalise_space("".join(buf))
-    if tag != "img":
-        for child in el:
-            t = _tag_of(child)
-            if t is not None and t not in DROPPED_TAGS and t != "br":
-                node.append(_inline_node(child, base_url))
+    node.text = strand.normalise_space("".join(out[start:]))
     return node
 
 
-def _element_node(el, base_url: str) -> Node:
+def _element_node(el, tag: str, base_url: str) -> Node:
     """Node of a block-level element (§4: element + merged text leaf)."""
-    tag = _tag_of(el)
     node = Node(tag)
     if tag in LINK_TAGS:
         node.href = _resolve(el.get("href"), base_url)
@@ -193,62 +188,66 @@ def _element_node(el, base_url: str) -> Node:
         return node
     if tag == "head":                  # only the title of the head is visible
         for title in el.iter("title"):
-            node.append(_element_node(title, base_url))
+            node.append(_element_node(title, _tag_of(title), base_url))
             break
         return node
 
-    # Split the content into runs of phrasing content separated by block children.
-    segments: list[object] = []        # ("run", pieces, elements) | Node
+    # Split the content into runs of phrasing content separated by block children: a
+    # run is ("run", text, its elements' nodes), a block child its Node.
+    segments: list[object] = []
     pieces: list[str] = []
-    elements: list = []
-
-    def close_run():
-        text = strand.normalise_space("".join(pieces))
-        if text:
-            segments.append(("run", text, list(elements)))
-        else:
-            # A run with no text (an image without ALT, an empty link): its elements
-            # are plain children.
-            for e in elements:
-                segments.append(_inline_node(e, base_url))
-                segments[-1].inline = False
-        pieces.clear()
-        elements.clear()
-
+    elements: list[Node] = []
     if el.text:
         pieces.append(el.text)
     for child in el:
-        t = _tag_of(child)
-        if t is None or t in DROPPED_TAGS:
-            pass
-        elif t != "br" and _is_phrasing(child):
-            _phrasing_text(child, pieces)
-            elements.append(child)
-        else:
-            close_run()
-            segments.append(_element_node(child, base_url))
+        t = child.tag
+        if isinstance(t, str):
+            t = _local_name(t)
+            if t in DROPPED_TAGS:
+                pass
+            elif t != "br" and t in PHRASING_TAGS and _all_phrasing(child):
+                elements.append(_inline_node(child, t, base_url, pieces))
+            else:
+                if pieces or elements:
+                    _close_run(pieces, elements, segments)
+                segments.append(_element_node(child, t, base_url))
         if child.tail:
             pieces.append(child.tail)
-    close_run()
+    if pieces or elements:
+        _close_run(pieces, elements, segments)
 
-    runs = [s for s in segments if isinstance(s, tuple)]
-    if len(runs) == 1 and len(segments) == 1:
+    if len(segments) == 1 and isinstance(segments[0], tuple):
         # §4 (iii): the text (leaf) merged into its parent element.
-        _, text, els = runs[0]
+        _, text, els = segments[0]
         node.text = text
         for e in els:
-            node.append(_inline_node(e, base_url))
+            node.append(e)
         return node
     for seg in segments:
         if isinstance(seg, tuple):
             _, text, els = seg
             tnode = Node(TEXT_TAG, text)
             for e in els:
-                tnode.append(_inline_node(e, base_url))
+                tnode.append(e)
             node.append(tnode)
         else:
             node.append(seg)
     return node
+
+
+def _close_run(pieces: list[str], elements: list[Node], segments: list) -> None:
+    """The run of phrasing content so far as a segment; ``pieces`` and ``elements`` emptied."""
+    text = strand.normalise_space("".join(pieces))
+    if text:
+        segments.append(("run", text, list(elements)))
+    else:
+        # A run with no text (an image without ALT, an empty link): its elements are
+        # plain children.
+        for e in elements:
+            e.inline = False
+            segments.append(e)
+    pieces.clear()
+    elements.clear()
 
 
 def _number(root: Node) -> Node:
@@ -278,9 +277,10 @@ def build_tree(html, base_url: str = "") -> Node:
     if base is not None:
         base_url = urljoin(base_url, base.get("href").strip()) if base_url else \
             base.get("href").strip()
-    if _tag_of(root_el) is None:
+    tag = _tag_of(root_el)
+    if tag is None:
         return _number(Node("html"))
-    return _number(_element_node(root_el, base_url))
+    return _number(_element_node(root_el, tag, base_url))
 
 
 def release(tree: Node) -> None:
