@@ -20,6 +20,8 @@ from bitextcrawl.bitext.tree_decoder import _Side
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
+# What every match of _URLISH holds (the same flags): texts without it are not searched.
+_URL_HINT = re.compile(r"://|www\.|@", re.I)
 _SENT_END_CHARS = frozenset(".!?:;。！？")
 _CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
@@ -33,14 +35,17 @@ def anchors(text: str) -> tuple[frozenset, frozenset]:
     names are URLs, e-mails, acronyms and capitalised words not at a sentence start, and
     Latin-script words inside CJK text, lower-cased.
     """
-    nums = frozenset(re.sub(r"\D", "", m) for m in _NUMBER.findall(text))
+    # A number's only non-digits are its separators.
+    nums = frozenset([m.replace(".", "").replace(",", "") for m in _NUMBER.findall(text)])
     names: set[str] = set()
-    for m in _URLISH.findall(text):
-        names.add(m.lower().rstrip(".,;:"))
+    if _URL_HINT.search(text):   # (most texts have none: the e-mail pattern is slow)
+        for m in _URLISH.findall(text):
+            names.add(m.lower().rstrip(".,;:"))
     cjk = _CJK.search(text) is not None
     for m in _WORD.finditer(text):
         w = m.group()
-        if len(w) < 2:
+        # A word with no capital is a name only inside CJK text.
+        if len(w) < 2 or (not cjk and w.islower()):
             continue
         if cjk and w.isascii():
             names.add(w.lower())

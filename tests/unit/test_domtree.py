@@ -111,6 +111,17 @@ def test_anchors_numbers_and_names():
     assert nums_fr == nums
 
 
+def test_anchors_urls_emails_and_cjk_words():
+    """URLs and e-mails are found whatever their case (texts without ``://``, ``www.`` or
+    ``@`` are not searched for them); lower-case words are names only in CJK text."""
+    _, names = anchors("Write to Info@Example.org or see WWW.example.org/A, HTTPS://x.org.")
+    assert {"info@example.org", "www.example.org/a", "https://x.org"} <= names
+    _, names = anchors("see the nginx page; version one")
+    assert names == frozenset()
+    _, names = anchors("配置 nginx 的 listen 指令")
+    assert names == {"nginx", "listen"}
+
+
 # ---- alignment (§4.1, §4.3) ------------------------------------------------------------
 
 def test_structurally_similar_pages_give_chunk_and_link_pairs():
