@@ -42,7 +42,7 @@ from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise
 from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
                                          _shared_counts, anchors, length_cost,
                                          pair_anchor_cost)
-from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout
+from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout, node_costs
 
 INF = float("inf")
 
@@ -280,7 +280,7 @@ class TreeAligner:
                 if (a, b) not in tag_costs:
                     tag_costs[a, b] = -math.log(self.tag_prob(a, b))
         tcost = np.array([[tag_costs[a, b] for b in tags2] for a in tags1])
-        cost = tcost[tid1[:, None], tid2[None, :]] + sub
+        tcost += sub
 
         # Text translation: length model, anchors, caller's similarity. Scored only for
         # nodes with text on both sides (most element nodes have none).
@@ -288,32 +288,30 @@ class TreeAligner:
         if ratio is None:
             ratio = _doc_ratio(s1.lengths[s1.chunk].sum(), s2.lengths[s2.chunk].sum())
         has1, has2 = s1.lengths > 0, s2.lengths > 0
-        one = has1[:, None] ^ has2[None, :]
         r1, r2 = np.flatnonzero(has1), np.flatnonzero(has2)
         (u1, at1), (u2, at2) = _distinct_lengths(s1, r1), _distinct_lengths(s2, r2)
         # Menus and titles repeat lengths: the length model once per distinct pair.
-        lc_both = length_cost(u1, u2, ratio, self.length_var)[at1[:, None], at2[None, :]]
-        text = np.zeros(cost.shape)
-        text[np.ix_(r1, r2)] = lc_both + self._anchor_cost(s1, s2)
-        text[one] = -math.log(self.empty_text_prob)
-
-        if pruned:
-            far = np.abs(s1.rank[:, None] - s2.rank[None, :]) > self.band
-            text[far] = INF
+        lc_both = length_cost(u1, u2, ratio, self.length_var)[at1].take(at2, axis=1)
+        text = self._anchor_cost(s1, s2)
+        text += lc_both
         if text_similarity is not None:
+            if pruned:
+                text[np.abs(s1.rank[r1][:, None] - s2.rank[r2][None, :]) > self.band] = INF
             # Only plausible chunk pairs are scored (the callable may be costly).
-            lc = np.full(cost.shape, INF)
-            lc[np.ix_(r1, r2)] = lc_both
-            cand = (s1.chunk[:, None] & s2.chunk[None, :]) & (lc < 12.0) & np.isfinite(text)
+            cand = ((s1.chunk[r1][:, None] & s2.chunk[r2][None, :]) & (lc_both < 12.0)
+                    & np.isfinite(text))
             cache: dict = {}
-            for i, j in zip(*np.nonzero(cand)):
-                key = (s1.texts[i], s2.texts[j])
+            for a, b in zip(*np.nonzero(cand)):
+                key = (s1.texts[r1[a]], s2.texts[r2[b]])
                 sim = cache.get(key)
                 if sim is None:
                     sim = float(text_similarity(*key))
                     cache[key] = sim
-                text[i, j] -= math.log(min(max(sim, 0.01), 1.0))
-        return cost + text, ratio
+                text[a, b] -= math.log(min(max(sim, 0.01), 1.0))
+        cost = node_costs(tcost, tid1, tid2, text, _text_rows(has1), _text_rows(has2),
+                          -math.log(self.empty_text_prob), s1.rank, s2.rank, self.band,
+                          pruned)
+        return cost, ratio
 
     @staticmethod
     def _anchor_cost(s1: _Side, s2: _Side) -> np.ndarray:
@@ -324,8 +322,15 @@ class TreeAligner:
         shared_num = _shared_counts(a1[0], a2[0], shape)
         shared_names = _shared_counts(a1[1], a2[1], shape)
         # Unmatched names are not counted against a pair: names get translated.
-        total = a1[2][:, None] + a2[2][None, :] - shared_num + shared_names
-        return -np.log((shared_num + shared_names + 0.5) / (total + 1.0))
+        total = a1[2][:, None] + a2[2][None, :]
+        total -= shared_num
+        total += shared_names
+        total += 1.0
+        # −log((shared_num + shared_names + ½) / total), in place (pages' sizes squared)
+        shared_num += shared_names
+        shared_num += 0.5
+        shared_num /= total
+        return np.negative(np.log(shared_num, out=shared_num), out=shared_num)
 
     # ---- decoding (§4.3) ---------------------------------------------------------------
 
@@ -627,6 +632,13 @@ def _distinct_lengths(side: _Side, rows: np.ndarray) -> tuple:
     if got is None:
         got = side.memo["lengths"] = np.unique(side.lengths[rows], return_inverse=True)
     return got
+
+
+def _text_rows(has: np.ndarray) -> np.ndarray:
+    """Per node, its row among the nodes with text (``has``), or −1."""
+    rows = np.full(has.shape[0], -1, dtype=np.int64)
+    rows[has] = np.arange(int(has.sum()), dtype=np.int64)
+    return rows
 
 
 def _tree_size(tree: Node) -> int:
