@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from scipy.special import log_ndtr
@@ -67,11 +68,13 @@ _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\
 _CJK_END = re.compile(r"(?P<term>[。！？｡．]+|[!?]+(?=[" + _CJK_CHARS + r"]))(?P<close>["
                       + re.escape(_CLOSERS) + r"]*)\s*")
 _CJK_RE = re.compile("[" + _CJK_CHARS + "]")
-_WS = re.compile(r"\s+")
+# Every character either terminator pattern starts with: a line without one is not split.
+_TERMINATOR = re.compile("[.…!?।॥؟۔。！？｡．]")
 _INITIAL = re.compile(r"^[^\W\d_]$")                 # "J." in "J. Smith"
 _DOTTED = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")   # "U.S", "e.g", "z.B"
 
 
+@lru_cache(maxsize=256)
 def _lang(lang: str | None) -> str:
     return (lang or "und").lower().replace("_", "-").split("-")[0]
 
@@ -94,6 +97,9 @@ def _no_break_after(word: str, lang: str) -> bool:
 
 
 def _split_line(line: str, lang: str) -> list[str]:
+    if _TERMINATOR.search(line) is None:   # most menu items, titles, code
+        piece = line.strip()
+        return [piece] if piece else []
     cuts: set[int] = set()
     for m in _CJK_END.finditer(line):
         end = m.end("close")
@@ -140,7 +146,7 @@ def split_sentences(text: str, lang: str = "und") -> list[str]:
     lang = _lang(lang)
     out: list[str] = []
     for line in text.splitlines():
-        line = _WS.sub(" ", line).strip()
+        line = " ".join(line.split())   # re.sub(r"\s+", " ", line).strip(), faster
         if line:
             out.extend(_split_line(line, lang))
     return out
@@ -165,6 +171,9 @@ _LOG2 = math.log(2.0)
 _BEADS = tuple((di, dj, -math.log(p)) for (di, dj), p in BEAD_PRIORS.items())
 
 
+# Bounded: chunk pairs repeat lengths (a 1-0 bead's cost is its sentence's length's), and
+# log_ndtr on one number costs a NumPy call.
+@lru_cache(maxsize=1 << 16)
 def length_cost(len1: int, len2: int, c: float = GC_C, s2: float = GC_S2) -> float:
     """−log P(δ | match) = −log 2(1 − Φ(|δ|)), the distance measure of Gale & Church (1993)."""
     if len1 == 0 and len2 == 0:

@@ -25,6 +25,21 @@ def test_split_english_abbreviations_numbers_initials():
     ]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Use\u00a0the  proxy_pass\tdirective", ["Use the proxy_pass directive"]),
+    ("Done… Next one", ["Done…", "Next one"]),
+    ("Fertig। Weiter", ["Fertig।", "Weiter"]),
+    ("هل هذا؟ نعم", ["هل هذا؟", "نعم"]),
+    ("终于。然后", ["终于。", "然后"]),
+    ("終わり！次", ["終わり！", "次"]),
+    ("Ende． Weiter", ["Ende．", "Weiter"]),
+])
+def test_split_every_terminator_and_none(text, expected):
+    """Lines with no terminator are kept whole without a search for one (whitespace
+    collapsed as ``\\s+``); each terminator still ends a sentence."""
+    assert split_sentences(text, "und") == expected
+
+
 def test_split_needs_a_capital_after_the_period():
     assert split_sentences("Version 2.0 is out. see the notes. Done.", "en") == [
         "Version 2.0 is out. see the notes.", "Done."]
