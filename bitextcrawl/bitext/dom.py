@@ -283,11 +283,24 @@ def build_tree(html, base_url: str = "") -> Node:
     return _number(_element_node(root_el, tag, base_url))
 
 
+def preorder(tree: Node) -> list[Node]:
+    """The tree's nodes in document order (:meth:`Node.iter`), listed once per tree (kept
+    in its ``memo`` until :func:`release`): the aligner, the chunk pairs and the release
+    each walked the tree again."""
+    if tree.memo is None:
+        tree.memo = {}
+    nodes = tree.memo.get("preorder")
+    if nodes is None:
+        nodes = tree.memo["preorder"] = list(tree.iter())
+    return nodes
+
+
 def release(tree: Node) -> None:
     """Unlink a tree no longer needed (parents, the aligner's arrays): reference counting
     then frees it at once, without waiting for (and adding to) cyclic garbage collection."""
+    nodes = preorder(tree)
     tree.memo = None
-    for node in tree.iter():
+    for node in nodes:
         node.parent = None
 
 
@@ -320,4 +333,4 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     return out
 
 
-__all__ = ["Node", "build_tree", "linearise", "release", "TEXT_TAG"]
+__all__ = ["Node", "build_tree", "linearise", "preorder", "release", "TEXT_TAG"]

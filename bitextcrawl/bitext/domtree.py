@@ -38,7 +38,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 # The document tree, re-exported: callers import it from here.
-from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise
+from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise, preorder
 from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
                                          _shared_counts, anchors, length_cost,
                                          pair_anchor_cost)
@@ -360,8 +360,7 @@ class TreeAligner:
         deadline = start + self.time_limit if self.time_limit else None
         dec.run(deadline)
         total, pairs = dec.trace()
-        pre = {id(node): k for k, node in enumerate(tree1.iter())}
-        pairs.sort(key=lambda p: pre[id(s1.nodes[p[0]])])
+        pairs.sort(key=lambda p: s1.order[p[0]])     # document order
         triples = [(s1.nodes[i], s2.nodes[j], float(dec.S[i, j])) for i, j in pairs]
         return self._result(triples, (n1, n2), total, "tree", "", pruned)
 
@@ -410,8 +409,8 @@ class TreeAligner:
         seq2 = [codes.setdefault(t, len(codes)) for t, _ in lin2]
         ratio = self._length_ratio()
         if ratio is None:
-            ratio = _doc_ratio(sum(len(n.text) for n in tree1.iter() if n.is_chunk),
-                               sum(len(n.text) for n in tree2.iter() if n.is_chunk))
+            ratio = _doc_ratio(sum(len(n.text) for n in preorder(tree1) if n.is_chunk),
+                               sum(len(n.text) for n in preorder(tree2) if n.is_chunk))
         dcost, icost, _ = self._costs()
         matched = []
         for op in LCSseq.opcodes(seq1, seq2):
@@ -426,8 +425,7 @@ class TreeAligner:
         for (u, v), cost in zip(matched, self._pair_costs(matched, ratio, text_similarity)):
             total += cost
             triples.append((u, v, cost))
-        n1 = sum(1 for _ in tree1.iter())
-        n2 = sum(1 for _ in tree2.iter())
+        n1, n2 = _tree_size(tree1), _tree_size(tree2)
         total += (n1 - len(triples)) * dcost + (n2 - len(triples)) * icost
         return self._result(triples, (n1, n2), total, "linear", reason, False)
 
@@ -491,7 +489,7 @@ class TreeAligner:
         def e_step(aligner, limit=None) -> list:
             out: list = [(None, None)] * len(given[:limit])
             for k, (t1, t2) in enumerate(given[:limit]):
-                if t1.size <= self.max_nodes and t2.size <= self.max_nodes:
+                if _tree_size(t1) <= self.max_nodes and _tree_size(t2) <= self.max_nodes:
                     al = decoded.get(k)
                     if al is None:
                         al = aligner.align(t1, t2, text_similarity)
@@ -642,13 +640,8 @@ def _text_rows(has: np.ndarray) -> np.ndarray:
 
 
 def _tree_size(tree: Node) -> int:
-    """Nodes of a tree, counted once per tree."""
-    if tree.memo is None:
-        tree.memo = {}
-    if "size" not in tree.memo:
-        side = tree.memo.get("side")
-        tree.memo["size"] = len(side.nodes) if side is not None else tree.size
-    return tree.memo["size"]
+    """Nodes of a tree (``Node.size``), counted once per tree."""
+    return len(preorder(tree))
 
 
 def _summed(decoded: list) -> tuple:
@@ -684,7 +677,7 @@ def e_step_counts(al: Alignment, tree2: Node) -> dict | None:
         if u.is_chunk and v.is_chunk:
             len1 += len(u.text)
             len2 += len(v.text)
-    return {"counts": counts, "tags2": {n.tag for n in tree2.iter()}, "len1": len1,
+    return {"counts": counts, "tags2": {n.tag for n in preorder(tree2)}, "len1": len1,
             "len2": len2, "log_prob": al.log_prob, "L": al.n_aligned, "Md": al.n_deleted,
             "Mi": al.n_inserted}
 

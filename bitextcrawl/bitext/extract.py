@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.dom import release
+from bitextcrawl.bitext.dom import preorder, release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
 from bitextcrawl.bitext.rows import RowSpill
@@ -307,8 +307,8 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     is ``min_score``. Lines are kept apart (a chunk's sentences are split as before).
     ``bench/bench_bitext.py`` measures the effect.
     """
-    chunks1 = [n for n in tree1.iter() if n.is_chunk]
-    chunks2 = [n for n in tree2.iter() if n.is_chunk]
+    chunks1 = [n for n in preorder(tree1) if n.is_chunk]
+    chunks2 = [n for n in preorder(tree2) if n.is_chunk]
     pos1 = {id(n): i for i, n in enumerate(chunks1)}
     pos2 = {id(n): i for i, n in enumerate(chunks2)}
     found = [[pos1[id(u)], pos2[id(v)], score] for u, v, score in alignment.node_pairs

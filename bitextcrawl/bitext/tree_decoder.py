@@ -47,6 +47,7 @@ class _Side:
     chunk: np.ndarray         # bool: text is a chunk of its own
     rank: np.ndarray          # pre-order rank / n (relative document position)
     size: np.ndarray
+    order: list               # pre-order rank (document order)
     memo: dict = field(default_factory=dict)   # the aligner's per-tree features
 
     @classmethod
@@ -56,13 +57,17 @@ class _Side:
             tree.memo = {}
         side = tree.memo.get("side")
         if side is None:
-            side = tree.memo["side"] = cls._of(tree)
+            side, preorder = cls._of(tree)
+            tree.memo["side"] = side
+            tree.memo.setdefault("preorder", preorder)   # (dom.preorder's list)
         return side
 
     @classmethod
-    def _of(cls, tree) -> "_Side":
-        """One depth-first walk: post-order nodes, their pre-order ranks, children, sizes."""
+    def _of(cls, tree) -> tuple["_Side", list]:
+        """One depth-first walk: post-order nodes, their pre-order ranks, children, sizes;
+        and the nodes in pre-order."""
         nodes, ranks, children, sizes = [], [], [], []
+        preorder = [tree]
         stack = [(tree, iter(tree.children), [], 0)]
         visited = 1
         while stack:
@@ -70,6 +75,7 @@ class _Side:
             child = next(top[1], None)
             if child is not None:
                 stack.append((child, iter(child.children), [], visited))
+                preorder.append(child)
                 visited += 1
                 continue
             stack.pop()
@@ -81,14 +87,16 @@ class _Side:
             children.append(ch)
             sizes.append(1 + sum([sizes[c] for c in ch]))
         n = len(nodes)
+        texts = [x.text for x in nodes]
+        lengths = np.array([len(t) for t in texts], dtype=float)
+        inline = np.array([x.inline for x in nodes], dtype=bool)
         return cls(
-            nodes=nodes, children=children, tags=[x.tag for x in nodes],
-            texts=[x.text for x in nodes],
-            lengths=np.array([len(x.text) for x in nodes], dtype=float),
-            chunk=np.array([x.is_chunk for x in nodes], dtype=bool),
+            nodes=nodes, children=children, tags=[x.tag for x in nodes], texts=texts,
+            lengths=lengths,
+            chunk=(lengths > 0) & ~inline,          # Node.is_chunk
             rank=np.array(ranks, dtype=float) / max(n - 1, 1),
-            size=np.array(sizes, dtype=np.int64),
-        )
+            size=np.array(sizes, dtype=np.int64), order=ranks,
+        ), preorder
 
 
 @njit(cache=_CACHE, _nrt=False)
@@ -595,7 +603,7 @@ def load_kernels() -> None:
     """
     side = _Side(nodes=[None] * 3, children=[[], [], [0, 1]], tags=[""] * 3, texts=[""] * 3,
                  lengths=np.zeros(3), chunk=np.zeros(3, dtype=bool), rank=np.zeros(3),
-                 size=np.array([1, 1, 3], dtype=np.int64))
+                 size=np.array([1, 1, 3], dtype=np.int64), order=[1, 2, 0])
     dec = _Decoder(side, side, np.ones((3, 3)), 2.0, 2.0, True)
     dec.run(None)
     dec.trace()

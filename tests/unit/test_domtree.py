@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from bitextcrawl.bitext.dom import _number
+from bitextcrawl.bitext.dom import _number, preorder, release
 from bitextcrawl.bitext.domtree import (
     Node, TreeAligner, _Decoder, _Side, anchors, build_tree, prior_tag_prob,
 )
@@ -101,6 +101,20 @@ def test_hrefs_resolved_against_base_url_and_base_element():
                        '<a href="x.html">x</a><a href="javascript:void(0)">j</a>'
                        '<a href="mailto:a@b.c">m</a></body></html>', EN_URL)
     assert based.links() == ["http://other.org/dir/x.html"]
+
+
+def test_preorder_is_listed_once_and_released():
+    """The document-order list the aligner keeps per tree is the tree's own order, whether
+    the aligner's arrays made it or not; release drops it with the parents."""
+    for made_by_side in (False, True):
+        tree = build_tree(EN, EN_URL)
+        side = _Side.of(tree) if made_by_side else None
+        nodes = preorder(tree)
+        assert nodes == list(tree.iter()) and preorder(tree) is nodes
+        if side is not None:   # the arrays' pre-order ranks give the same order
+            assert sorted(side.nodes, key=lambda n: side.order[side.nodes.index(n)]) == nodes
+        release(tree)
+        assert tree.memo is None and all(n.parent is None for n in nodes)
 
 
 def test_anchors_numbers_and_names():
