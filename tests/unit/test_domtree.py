@@ -287,6 +287,24 @@ def test_band_pruning_on_large_pairs_still_aligns():
     assert len(al.link_pairs) == 150 and al.n_deleted == 0
 
 
+def test_node_costs_band_and_text_similarity():
+    """The cost matrix (§4.1): INF outside the band and the same inside; the empty-text
+    cost where one node has text; the similarity's −log only on chunk pairs in the band."""
+    s1, s2 = _Side.of(build_tree(EN, EN_URL)), _Side.of(build_tree(FR, FR_URL))
+    aligner = TreeAligner(band=0.2)
+    whole, _ = aligner._substitution(s1, s2, None, False)
+    plain, _ = aligner._substitution(s1, s2, None, True)
+    halved, _ = aligner._substitution(s1, s2, lambda a, b: 0.5, True)
+    far = np.abs(s1.rank[:, None] - s2.rank[None, :]) > 0.2
+    assert np.isinf(plain[far]).all() and np.isinf(halved[far]).all()
+    assert np.isfinite(whole).all() and (plain[~far] == whole[~far]).all()
+    one = (s1.lengths[:, None] > 0) ^ (s2.lengths[None, :] > 0)
+    assert (whole[one] > -np.log(aligner.empty_text_prob)).all()
+    changed = ~far & (halved != plain)
+    assert changed.any() and not (changed & ~(s1.chunk[:, None] & s2.chunk[None, :])).any()
+    assert np.allclose(halved[changed] - plain[changed], -np.log(0.5))
+
+
 # ---- the decoder against its definition --------------------------------------------------
 
 def _random_tree(rng, n):
