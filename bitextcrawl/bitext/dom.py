@@ -318,18 +318,18 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     elements, so that hyperlinks can be paired by the fallback alignment.
     """
     out: list[tuple[str, Node]] = []
-    stack: list[tuple[Node, bool]] = [(tree, False)]
+    stack: list = [tree]          # nodes to open, and the end tokens of open ones
     while stack:
-        node, done = stack.pop()
-        start, end = _tag_tokens(node.tag)
-        if done:
-            out.append((end, node))
+        item = stack.pop()
+        if type(item) is tuple:
+            out.append(item)
             continue
-        out.append((start, node))
-        if node.is_chunk:
-            out.append(("[Chunk]", node))
-        stack.append((node, True))
-        stack.extend((c, False) for c in reversed(node.children))
+        start, end = _tag_tokens(item.tag)
+        out.append((start, item))
+        if item.is_chunk:
+            out.append(("[Chunk]", item))
+        stack.append((end, item))
+        stack.extend(reversed(item.children))
     return out
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from itertools import accumulate
 from typing import Iterable, Sequence
 
 from scipy.special import log_ndtr
@@ -225,6 +226,7 @@ def align_sentences(sents1: Sequence[str], sents2: Sequence[str], *, c: float = 
         return _one_to_one(sents1[0], sents2[0], c, var)
     if band is None and n * m > 250_000:
         band = max(50, abs(n - m) + 20)
+    cum1, cum2 = [0, *accumulate(l1)], [0, *accumulate(l2)]
     inf = float("inf")
     cost = [[inf] * (m + 1) for _ in range(n + 1)]
     back = [[None] * (m + 1) for _ in range(n + 1)]
@@ -246,8 +248,9 @@ def align_sentences(sents1: Sequence[str], sents2: Sequence[str], *, c: float = 
                 prev = cost[i - di][j - dj]
                 if prev == inf:
                     continue
-                a = sum(l1[i - di:i])
-                b = sum(l2[j - dj:j])
+                # sum(l1[i - di:i]), sum(l2[j - dj:j]): whole numbers, the same sums
+                a = cum1[i] - cum1[i - di]
+                b = cum2[j] - cum2[j - dj]
                 v = prev + prior + length_cost(a, b, c, var)
                 if v < best:
                     best, arg = v, (di, dj)
