@@ -165,21 +165,26 @@ def _splice_x(A, D, I, idx1, g0, g1, Y, y0, n, W, p, a, b, dcost):
 
 
 @njit(cache=_CACHE)
-def _work(n2):
-    """Scratch for :func:`_forest_in` on forests of a tree of ``n2`` nodes: five rows
-    (two of the DP, two of a spliced x, one of a spliced y), the spliced y's rows (their
-    children and themselves: under 2·n2 cells) and their offsets. Made once per batch
-    of T1 rows: a forest DP allocates nothing (nor makes array views, whose reference
-    counts were half of the decoding's time)."""
-    return (np.empty((5, n2 + 1)), np.empty(2 * n2 + 1), np.empty(n2 + 1, dtype=np.int64))
+def _work(width, cells, n):
+    """Scratch for :func:`_forest_in`: five rows of ``width`` (two of the DP, two of a
+    spliced x, one of a spliced y), ``cells`` for the spliced y's rows and the offsets of
+    ``n`` of them. Made once per batch of T1 rows: a forest DP allocates nothing (nor
+    makes array views, whose reference counts were half of the decoding's time)."""
+    return (np.empty((5, width)), np.empty(cells), np.empty(n + 1, dtype=np.int64))
 
 
 @njit(cache=_CACHE)
 def _forest(A, D, I, xs, ys, ptr1, idx1, ptr2, idx2, sp1, sp2, dcost, icost):
     """Best cost of aligning forests xs (T1 nodes) and ys (T2 nodes) (§4.1, forests)."""
-    W, ybuf, yoff = _work(ptr2.shape[0] - 1)
-    return _forest_in(A, D, I, xs, 0, xs.shape[0], ys, 0, ys.shape[0], ptr1, idx1, ptr2,
-                      idx2, sp1, sp2, dcost, icost, W, ybuf, yoff)
+    n = ys.shape[0]
+    width, cells = n + 1, 1
+    for t in range(n):
+        deg = ptr2[ys[t] + 1] - ptr2[ys[t]] + 1     # a spliced y's row
+        width = max(width, deg)
+        cells += deg
+    W, ybuf, yoff = _work(width, cells, n)
+    return _forest_in(A, D, I, xs, 0, xs.shape[0], ys, 0, n, ptr1, idx1, ptr2, idx2,
+                      sp1, sp2, dcost, icost, W, ybuf, yoff)
 
 
 @njit(cache=_CACHE, _nrt=False)
@@ -331,7 +336,7 @@ def _fill_rows(lo, hi, A, S, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2, only2, self
                dcost, icost):
     """Rows lo..hi-1 of A, bottom-up (§4.3): T1 nodes in post-order, each against all of T2."""
     n2 = S.shape[1]
-    W, ybuf, yoff = _work(n2)
+    W, ybuf, yoff = _work(n2 + 1, 2 * n2 + 1, n2)   # (a forest of T2 nodes at most)
     for i in range(lo, hi):
         for j in range(n2):
             A[i, j] = S[i, j]
