@@ -126,9 +126,16 @@ def script(char: str) -> str:
     return unicodedata.name(char, "UNKNOWN").split(" ", 1)[0]
 
 
+_ASCII_LETTERS = bytes(range(ord("A"), ord("Z") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+
+
 @lru_cache(maxsize=1 << 14)
 def text_scripts(text: str) -> Counter:
     """Letters per script (shared between calls with the same text: do not modify)."""
+    if text.isascii():   # (its letters are A–Z and a–z: LATIN; counted without a lookup each)
+        raw = text.encode("ascii")
+        n = len(raw) - len(raw.translate(None, _ASCII_LETTERS))
+        return Counter({"LATIN": n}) if n else Counter()
     return Counter(map(script, filter(str.isalpha, text)))
 
 

@@ -83,3 +83,14 @@ def test_tsv_reads_by_bitextor_column_names(tmp_path):
     first = (tmp_path / "bitext.tsv.gz").read_bytes()
     write_bitext_tsv(tmp_path / "bitext.tsv.gz", rows)
     assert (tmp_path / "bitext.tsv.gz").read_bytes() == first  # no time in the gzip header
+
+
+def test_text_scripts_of_ascii_text_are_counted_as_latin_letters():
+    """ASCII texts take a shortcut (their letters are Latin); the counts are the ones
+    of the letter-by-letter reading."""
+    from bitextcrawl.bitext.langcheck import script, text_scripts
+
+    clear_caches()
+    for text in ("", "1.25 -- 42!", "Syntax: proxy_pass http://up;", "Zz\tAa\n",
+                 "Синтаксис: listen", "naïve café", "".join(map(chr, range(128)))):
+        assert text_scripts(text) == Counter(map(script, filter(str.isalpha, text)))
