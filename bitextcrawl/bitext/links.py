@@ -36,6 +36,7 @@ import math
 from collections import Counter, deque
 from typing import Iterable
 
+from bitextcrawl.bitext.dom import preorder, release
 from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree, e_step_counts
 from bitextcrawl.pages.tokens import anchor_tokens
 
@@ -123,19 +124,24 @@ ROUND_TREES_KEPT = 64
 
 
 def _round_tree(url: str, html: str | None) -> Node:
+    """The page's tree, the least recently used one released past ``ROUND_TREES_KEPT``
+    (a pair's first tree is the most recent when its second is made)."""
     key = (url, html)
-    tree = _ROUND_TREES.get(key)
+    tree = _ROUND_TREES.pop(key, None)
     if tree is None:
         if html is None:
             raise ValueError(f"no page stored for {url}")
         if len(_ROUND_TREES) >= ROUND_TREES_KEPT:
-            _ROUND_TREES.pop(next(iter(_ROUND_TREES)))
-        tree = _ROUND_TREES[key] = build_tree(html, url)
+            release(_ROUND_TREES.pop(next(iter(_ROUND_TREES))))
+        tree = build_tree(html, url)
+    _ROUND_TREES[key] = tree
     return tree
 
 
 def clear_round_trees() -> None:
     """Forget the trees :func:`round_pair` kept (the end of a round in the crawl's process)."""
+    for tree in _ROUND_TREES.values():
+        release(tree)     # parents and node lists: freed now, not by the cyclic collector
     _ROUND_TREES.clear()
 
 
@@ -155,7 +161,9 @@ def round_pair(aligner: TreeAligner, task: tuple, *, verify: bool = False,
         t1, t2 = _round_tree(url_1, html_1), _round_tree(url_2, html_2)
     except (ValueError, RecursionError):
         return "tree"
-    countable = counts and t1.size <= aligner.max_nodes and t2.size <= aligner.max_nodes
+    # sizes from the trees' node lists, made once per tree (Node.size walks it each time)
+    countable = counts and len(preorder(t1)) <= aligner.max_nodes \
+        and len(preorder(t2)) <= aligner.max_nodes
     if not (verify or propose or countable):
         return None, None, None
     try:
