@@ -63,10 +63,13 @@ class PageRecord:
     body: bytes | None = field(default=None, repr=False, compare=False)
     http_headers: list | None = field(default=None, repr=False, compare=False)
     warc_member: bytes | None = field(default=None, repr=False, compare=False)
+    # Transient: the content fields as the page store keeps them (``store.codec``), made
+    # by a record worker; never exported.
+    stored_content: bytes | None = field(default=None, repr=False, compare=False)
     # Transient: what several stages of a crawl derive from the record, made once.
     derived: dict = field(default_factory=dict, repr=False, compare=False)
 
-    TRANSIENT = ("body", "http_headers", "warc_member", "derived")
+    TRANSIENT = ("body", "http_headers", "warc_member", "stored_content", "derived")
 
     def to_dict(self) -> dict:
         # Shallow on purpose: dataclasses.asdict deep-copies the HTML and every link.

@@ -7,7 +7,7 @@ processes of their own, each with its own fastText model, while the crawl's proc
 runs Scrapy, the store, the WARC, the focus and the online patterns.
 
 A worker also makes the response's WARC record (its gzip member: the store pipeline appends
-it) and the HTML features the closing step's pairing reads of a page (and the
+it), the record's content as the page store keeps it (``store.codec``), and the HTML features the closing step's pairing reads of a page (and the
 focus reads of its switch bar: ``pairing.align.HTML_FEATURES``); the page store keeps them
 with the record, so they are not made from the HTML again in the crawl's process.
 
@@ -28,6 +28,7 @@ from concurrent.futures import Future
 from bitextcrawl.formats.warc import response_member
 from bitextcrawl.pages.language import Identification, LanguageIdentifier
 from bitextcrawl.pages.record import PageRecord, record_from_body
+from bitextcrawl.store.codec import encode_content
 
 _identifier: LanguageIdentifier | None = None  # a worker's own, loaded as it starts
 
@@ -60,6 +61,7 @@ def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
         if warc_headers is not None:
             record.warc_member = response_member(url, record.status, warc_headers, body,
                                                  record.fetched_at)
+        record.stored_content = encode_content(record)
     return record, (reading[0] if reading else None), counts
 
 

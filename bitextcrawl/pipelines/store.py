@@ -74,7 +74,8 @@ class PageStorePipeline:
             elif item.body is not None:
                 self.warc.write_response(item.url, item.status, item.http_headers or [],
                                          item.body, item.fetched_at)
-        item.body = item.warc_member = None  # the raw bytes are in the WARC now; free them
+        # the raw bytes are in the WARC now, the encoded content in the store: free them
+        item.body = item.warc_member = item.stored_content = None
         self.stats.inc_value("bitext/pages/stored")
         self.stats.inc_value(f"bitext/pages/stored/{item.lang}")
         return item

@@ -27,7 +27,7 @@ import os
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.store import decode_dict, decode_record, encode_record
+from bitextcrawl.store.codec import decode_dict, decode_record, encode_record
 
 BATCH = 500
 

@@ -78,3 +78,40 @@ def test_the_store_keeps_the_html_features_a_record_made(tmp_path):
     assert store.get(plain.url).derived == {}
     assert all(set(d) == set(made.to_dict()) for d in store.iter_dicts())
     store.close()
+
+
+def test_the_store_knows_the_contents_it_holds_across_a_resume(tmp_path):
+    store = SQLitePageStore(str(tmp_path))
+    first, other = record(1), record(2)
+    assert not store.has_content(first.content_hash)
+    assert store.add(first) and store.has_content(first.content_hash)
+    assert not store.add(first)                  # the URL again: not stored twice
+    assert not store.has_content(other.content_hash)
+    store.close()
+    resumed = SQLitePageStore(str(tmp_path))     # a resumed crawl reads them back
+    assert resumed.has_content(first.content_hash) and not resumed.has_content(other.content_hash)
+    assert resumed.add(other) and resumed.has_content(other.content_hash)
+    resumed.close()
+
+
+def test_a_record_workers_encoded_content_reads_back_as_the_whole_record(tmp_path):
+    """The content a record worker encodes, stored with the rest encoded here (its language
+    decided after), gives back the record the one-part encoding gives."""
+    from bitextcrawl.store.codec import decode_dict, encode_content, encode_record
+
+    store = SQLitePageStore(str(tmp_path))
+    made_there, made_here = record(1), record(1)
+    for page in (made_there, made_here):
+        for feature in HTML_FEATURES:
+            feature(page)
+    made_there.stored_content = encode_content(made_there)
+    made_there.lang = made_here.lang = "fr"          # decided in the crawl's process, after
+    made_there.url = made_there.url.replace("/1.html", "/one.html")
+    made_there.fetched_at = made_here.fetched_at
+    assert store.add(made_there) and store.add(made_here)
+    there, here = store.get(made_there.url), store.get(made_here.url)
+    assert there.lang == "fr" and there.html == made_here.html
+    assert {**there.to_dict(), "url": here.url} == here.to_dict()
+    assert there.derived == here.derived
+    assert decode_dict(encode_record(made_there)) == made_there.to_dict()
+    store.close()
