@@ -1,6 +1,7 @@
 """Downloader side of focused crawling (``middlewares/focus.py``): a request already
 queued when its language started to be held waits with the held links; the later copy
-of a promoted request and links into unwanted languages learned since are dropped."""
+of a promoted request, any request for a URL that went out already, and links into
+unwanted languages learned since are dropped."""
 
 from __future__ import annotations
 
@@ -48,6 +49,12 @@ class HeldLinksMiddleware:
             self._discard(request, "promoted_copy_dropped",
                           "the other copy of a promoted request went out first",
                           counted_done=True)
+        if request.url in focus.requested and not request.meta.get("retry_times"):
+            # Two mechanisms asked for one URL at once (a promoted link, which skips the
+            # dupefilter, and a counterpart guess, which the filter then lets through):
+            # nginx.org /en/docs/dirindex.html was downloaded twice.
+            self._discard(request, "requested_twice_dropped",
+                          "another request for this URL went out already")
         same = request.meta.get("bitext_same_lang")
         if same and focus._no_translation(request.url, same):
             # its counterpart, stored since the link was found, has no switch back

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
@@ -460,3 +461,21 @@ def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
     mw.get_processed_item(PageRecord(url=f"{H}/en/q3.html", lang="en", links=[
         {"url": f"{H}/cn/p0.html", "text": "中文", "hreflang": None}]), None)
     assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response).priority > 0
+
+
+def test_a_url_goes_out_once_whichever_mechanisms_asked_for_it(tmp_path):
+    """A promoted link skips the dupefilter, so a counterpart guess for the same URL passes
+    it: the downloader side lets the first copy out and drops the second (a retry of the
+    first is no copy)."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    url = f"{H}/en/docs/dirindex.html"
+    assert downloader.process_request(Request(url, dont_filter=True)) is None
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(Request(url, meta={"bitext_discovered_by": "pattern"}))
+    assert downloader.process_request(Request(url, meta={"retry_times": 1})) is None
+    assert crawler.stats.get_value("bitext/focus/requested_twice_dropped") == 1
