@@ -144,6 +144,3 @@ class _InlineIfBroken:
 
     def cancel(self) -> bool:
         return self.future.cancel() if self.future is not None else False
-
-    def done(self) -> bool:
-        return self.future is None or self.future.done()

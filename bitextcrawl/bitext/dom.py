@@ -310,6 +310,32 @@ def _tag_tokens(tag: str) -> tuple[str, str]:
     return strand.START.format(tag.upper()), strand.END.format(tag.upper())
 
 
+class TreeCache:
+    """Document trees of pages by (URL, HTML) in a process that aligns a page more than
+    once (EM's iterations, a verification then training): the least recently used tree
+    is released past ``keep`` (a pair's first tree is the most recent when its second is
+    made)."""
+
+    def __init__(self, keep: int):
+        self.keep = keep
+        self.trees: dict[tuple[str, str], Node] = {}
+
+    def get(self, url: str, html: str) -> Node:
+        key = (url, html)
+        tree = self.trees.pop(key, None)
+        if tree is None:
+            if len(self.trees) >= self.keep:
+                release(self.trees.pop(next(iter(self.trees))))
+            tree = build_tree(html, url)
+        self.trees[key] = tree
+        return tree
+
+    def clear(self) -> None:
+        for tree in self.trees.values():
+            release(tree)     # parents and node lists: freed now, not by the cyclic collector
+        self.trees.clear()
+
+
 def linearise(tree: Node) -> list[tuple[str, Node]]:
     """STRAND-style linearisation of a document tree: (token, node) in document order.
 
@@ -333,4 +359,4 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     return out
 
 
-__all__ = ["Node", "build_tree", "linearise", "preorder", "release", "TEXT_TAG"]
+__all__ = ["Node", "TreeCache", "build_tree", "linearise", "preorder", "release", "TEXT_TAG"]

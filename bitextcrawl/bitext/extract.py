@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from bitextcrawl.bitext.dom import preorder, release
+from bitextcrawl.bitext.dom import TreeCache, preorder, release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
 from bitextcrawl.bitext.rows import RowSpill
@@ -366,7 +366,7 @@ def _e_step_task(aligner, l1: str, l2: str, task: tuple):
     """One training pair's E-step in a pool worker (§4.2): its counts, and its result
     (:func:`_pair_result`), which is final when EM has converged."""
     url_1, html_1, url_2, html_2 = task
-    t1, t2 = _training_tree(url_1, html_1), _training_tree(url_2, html_2)
+    t1, t2 = _TRAINING_TREES.get(url_1, html_1), _TRAINING_TREES.get(url_2, html_2)
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
@@ -374,18 +374,7 @@ def _e_step_task(aligner, l1: str, l2: str, task: tuple):
 
 
 # A pool worker's trees of training pages: EM sends each training pair once an iteration.
-_TRAINING_TREES: dict = {}
-
-
-def _training_tree(url: str, html: str):
-    """A training page's document tree, built once in a pool worker for all EM iterations."""
-    key = (url, html)
-    tree = _TRAINING_TREES.get(key)
-    if tree is None:
-        if len(_TRAINING_TREES) >= 4 * TRAINING_PAIRS:
-            _TRAINING_TREES.clear()
-        tree = _TRAINING_TREES[key] = build_tree(html, url)
-    return tree
+_TRAINING_TREES = TreeCache(4 * TRAINING_PAIRS)
 
 
 def _task_size(task: tuple) -> int:

@@ -36,7 +36,7 @@ import math
 from collections import Counter, deque
 from typing import Iterable
 
-from bitextcrawl.bitext.dom import preorder, release
+from bitextcrawl.bitext.dom import TreeCache, preorder
 from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree, e_step_counts
 from bitextcrawl.pages.tokens import anchor_tokens
 
@@ -119,29 +119,12 @@ def _urls(pair) -> tuple[str, str]:
 
 # The trees of the crawl round's latest pages, in the process that aligns them: a training
 # pair is decoded to be verified, then once in each EM iteration.
-_ROUND_TREES: dict = {}
 ROUND_TREES_KEPT = 64
-
-
-def _round_tree(url: str, html: str | None) -> Node:
-    """The page's tree, the least recently used one released past ``ROUND_TREES_KEPT``
-    (a pair's first tree is the most recent when its second is made)."""
-    key = (url, html)
-    tree = _ROUND_TREES.pop(key, None)
-    if tree is None:
-        if html is None:
-            raise ValueError(f"no page stored for {url}")
-        if len(_ROUND_TREES) >= ROUND_TREES_KEPT:
-            release(_ROUND_TREES.pop(next(iter(_ROUND_TREES))))
-        tree = build_tree(html, url)
-    _ROUND_TREES[key] = tree
-    return tree
+_ROUND_TREES = TreeCache(ROUND_TREES_KEPT)
 
 
 def clear_round_trees() -> None:
     """Forget the trees :func:`round_pair` kept (the end of a round in the crawl's process)."""
-    for tree in _ROUND_TREES.values():
-        release(tree)     # parents and node lists: freed now, not by the cyclic collector
     _ROUND_TREES.clear()
 
 
@@ -157,8 +140,10 @@ def round_pair(aligner: TreeAligner, task: tuple, *, verify: bool = False,
     ``max_nodes``; a pair asked for nothing else is not decoded beyond them.
     """
     url_1, html_1, text_1, url_2, html_2, text_2 = task
+    if html_1 is None or html_2 is None:
+        return "tree"
     try:
-        t1, t2 = _round_tree(url_1, html_1), _round_tree(url_2, html_2)
+        t1, t2 = _ROUND_TREES.get(url_1, html_1), _ROUND_TREES.get(url_2, html_2)
     except (ValueError, RecursionError):
         return "tree"
     # sizes from the trees' node lists, made once per tree (Node.size walks it each time)

@@ -7,9 +7,10 @@ processes of their own, each with its own fastText model, while the crawl's proc
 runs Scrapy, the store, the WARC, the focus and the online patterns.
 
 A worker also makes the response's WARC record (its gzip member: the store pipeline appends
-it), the record's content as the page store keeps it (``store.codec``), and the HTML features the closing step's pairing reads of a page (and the
-focus reads of its switch bar: ``pairing.align.HTML_FEATURES``); the page store keeps them
-with the record, so they are not made from the HTML again in the crawl's process.
+it), the record's content as the page store keeps it (``store.codec``), and the HTML
+features the closing step's pairing reads of a page (and the focus reads of its switch bar:
+``pairing.align.HTML_FEATURES``); the page store keeps them with the record, so they are
+not made from the HTML again in the crawl's process.
 
 A worker returns fastText's reading of the text with the record; the language is decided
 in the crawl's process (``LanguageIdentifier.decide``), where a site's

@@ -59,22 +59,21 @@ def _host(url: str) -> str:
 
 
 def _tokens(text: str) -> Iterable[str]:
-    for m in _TOKEN.finditer(text):
-        tok = m.group(0).strip(_TRIM)
+    for tok in _TOKEN.findall(text):
+        tok = tok.strip(_TRIM)
         if tok:
             yield tok
 
 
-def _text_anchors(text: str, findall=_TOKEN.findall, search=_ANCHORISH.search) -> set[str]:
+def _text_anchors(text: str, search=_ANCHORISH.search) -> set[str]:
     """The identifier-like tokens of a text (``_ANCHORISH``), as ``t:`` anchors.
 
     A token of letters only in one case, or capitalised, has no digit, underscore, dot,
     slash, $ or leading dash, and no lowercase letter before an uppercase one: it is
     skipped without the regex (most words of a text)."""
     out = set()
-    for tok in findall(text):
-        tok = tok.strip(_TRIM)
-        if not tok or (tok.isalpha() and (tok.islower() or tok.isupper() or tok.istitle())):
+    for tok in _tokens(text):
+        if tok.isalpha() and (tok.islower() or tok.isupper() or tok.istitle()):
             continue
         if search(tok):
             out.add("t:" + tok.lower())

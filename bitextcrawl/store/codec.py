@@ -32,32 +32,30 @@ _TWO_PARTS = b"BXC2"
 _LENGTH = struct.Struct(">I")
 
 
-def _compress(d: dict) -> bytes:
+def _compress(d: dict, record: PageRecord | None = None) -> bytes:
+    """``d`` as compressed JSON, with ``record``'s HTML features when given."""
+    if record is not None:
+        features = features_to_json(record.derived)
+        if features:
+            d[FEATURES_KEY] = features
     return zlib.compress(json.dumps(d, ensure_ascii=False).encode("utf-8"), COMPRESS_LEVEL)
 
 
 def encode_content(record: PageRecord) -> bytes:
     """The record's :data:`CONTENT_FIELDS` and HTML features, compressed (a record worker's
     part of :func:`encode_record`)."""
-    d = {name: getattr(record, name) for name in CONTENT_FIELDS}
-    features = features_to_json(record.derived)
-    if features:
-        d[FEATURES_KEY] = features
-    return _compress(d)
+    return _compress({name: getattr(record, name) for name in CONTENT_FIELDS}, record)
 
 
 def encode_record(record: PageRecord) -> bytes:
     """A record as a store keeps it: compressed JSON, with the HTML features it has made."""
     d = record.to_dict()
-    if record.stored_content is not None:
-        for name in CONTENT_FIELDS:
-            del d[name]
-        rest = _compress(d)
-        return _TWO_PARTS + _LENGTH.pack(len(rest)) + rest + record.stored_content
-    features = features_to_json(record.derived)
-    if features:
-        d[FEATURES_KEY] = features
-    return _compress(d)
+    if record.stored_content is None:
+        return _compress(d, record)
+    for name in CONTENT_FIELDS:
+        del d[name]
+    rest = _compress(d)
+    return _TWO_PARTS + _LENGTH.pack(len(rest)) + rest + record.stored_content
 
 
 def _decode(blob: bytes) -> dict:

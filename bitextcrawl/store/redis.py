@@ -110,17 +110,18 @@ class RedisPageStore:
                 out.setdefault(lang.decode(), []).append(url.decode())
         return out
 
-    def iter_dicts(self) -> Iterator[dict]:
+    def _blobs(self) -> Iterator[bytes]:
+        """The stored records, in store order."""
         for urls in self._urls():
             for blob in self.server.hmget(self.pages_key, urls):
                 if blob is not None:
-                    yield decode_dict(blob)
+                    yield blob
+
+    def iter_dicts(self) -> Iterator[dict]:
+        return map(decode_dict, self._blobs())
 
     def __iter__(self) -> Iterator[PageRecord]:
-        for urls in self._urls():
-            for blob in self.server.hmget(self.pages_key, urls):
-                if blob is not None:
-                    yield decode_record(blob)
+        return map(decode_record, self._blobs())
 
     def get_many(self, urls) -> dict[str, PageRecord]:
         """URL -> record of the given URLs that are stored."""
