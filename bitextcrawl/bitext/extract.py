@@ -33,12 +33,13 @@ import numpy as np
 from bitextcrawl.bitext.dom import TreeCache, preorder, release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
+from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
 from bitextcrawl.bitext.rows import RowSpill
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import JsonlSink
-from bitextcrawl.formats.tmx import write_tmx
-from bitextcrawl.formats.tsv import write_bitext_tsv
+from bitextcrawl.formats.tmx import dedup_key, iter_clean_rows, write_tmx
+from bitextcrawl.formats.tsv import HEADER as TSV_HEADER, tsv_line
 from bitextcrawl.pages.tokens import as_lexicon, lexicon_similarity, segment, tokenize
 from bitextcrawl.pairing.lsi import LSIModel
 from bitextcrawl.processes import ProcessPool, start_forkserver
@@ -339,13 +340,19 @@ def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
     return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
 
 
-def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str) -> tuple:
-    """(method, sentence pairs, link pairs) of one aligned page pair."""
-    return (alignment.method, pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score),
-            list(alignment.link_pairs))
+def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None) -> tuple:
+    """(method, sentence pairs, link pairs) of one aligned page pair; with ``lang_check``,
+    each sentence pair ``(s1, s2, score)`` has its ``SentenceFacts`` as a fourth item
+    (None for a pair whose sides are the same text, which is no bitext)."""
+    sentences = pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score)
+    if lang_check is not None:
+        sentences = [(s1, s2, score,
+                      None if s1.strip() == s2.strip() else lang_check.facts(s1, s2))
+                     for s1, s2, score in sentences]
+    return alignment.method, sentences, list(alignment.link_pairs)
 
 
-def _align_task(aligner, l1: str, l2: str, task: tuple):
+def _align_task(aligner, l1: str, l2: str, lang_check, task: tuple):
     """Align one page pair from its HTML: a pool worker's job (trees built here too).
 
     Returns :func:`_pair_result`'s tuple, or the error's text when the pair cannot be
@@ -354,7 +361,7 @@ def _align_task(aligner, l1: str, l2: str, task: tuple):
     url_1, html_1, url_2, html_2 = task
     try:
         t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
-        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2)
+        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2, lang_check)
         release(t1)
         release(t2)
         return out
@@ -362,15 +369,17 @@ def _align_task(aligner, l1: str, l2: str, task: tuple):
         return str(exc)
 
 
-def _e_step_task(aligner, l1: str, l2: str, task: tuple):
-    """One training pair's E-step in a pool worker (§4.2): its counts, and its result
-    (:func:`_pair_result`), which is final when EM has converged."""
+def _e_step_task(aligner, l1: str, l2: str, lang_check, final: bool, task: tuple):
+    """One training pair's E-step in a pool worker (§4.2): its counts, and in EM's last
+    iteration (``final``: every training pair decoded, the alignments kept) its result
+    (:func:`_pair_result`); None otherwise, which has the pair decoded again after EM."""
     url_1, html_1, url_2, html_2 = task
     t1, t2 = _TRAINING_TREES.get(url_1, html_1), _TRAINING_TREES.get(url_2, html_2)
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
-    return e_step_counts(alignment, t2), _pair_result(aligner, alignment, t1, t2, l1, l2)
+    return e_step_counts(alignment, t2), (
+        _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check) if final else None)
 
 
 # A pool worker's trees of training pages: EM sends each training pair once an iteration.
@@ -388,7 +397,7 @@ def _html_tasks(lang_pairs, page_index):
         yield p1.url, p1.html, p2.url, p2.html
 
 
-def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
+def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check):
     """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
     what EM kept of them (``TreeAligner.alignments_``).
 
@@ -404,7 +413,9 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
             # Largest pages first, so that no worker is left with a large one while the
             # other waits at the end of the iteration; the results in the pairs' order.
             order = sorted(range(len(tasks[:limit])), key=lambda k: -_task_size(tasks[k]))
-            done = pool.map(partial(_e_step_task, aligner, l1, l2), [tasks[k] for k in order])
+            # (with a sample, only the last iteration decodes every pair: fit_with)
+            task = partial(_e_step_task, aligner, l1, l2, lang_check, limit is None)
+            done = pool.map(task, [tasks[k] for k in order])
             out = [None] * len(order)
             for k, result in zip(order, done):
                 out[k] = result
@@ -420,7 +431,8 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool):
     return aligner, aligner.__dict__.pop("alignments_", None) or []
 
 
-def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool):
+def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool,
+                  lang_check):
     """Per page pair, in order: :func:`_align_task`'s result.
 
     Pairs that training decoded already (``fitted``) are not decoded again. The others
@@ -434,7 +446,7 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
             results[k] = kept
         elif kept is not None:
             t1, t2 = trees[pair.url_1], trees[pair.url_2]
-            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2)
+            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2, lang_check)
         else:
             todo.append(k)
     if pool is None or similarity is not None:
@@ -444,7 +456,7 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
                 alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
             except (ValueError, RecursionError) as exc:
                 return str(exc)
-            out = _pair_result(aligner, alignment, t1, t2, l1, l2)
+            out = _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check)
             for page, tree in ((p1, t1), (p2, t2)):
                 if page.url not in trees:
                     release(tree)
@@ -452,7 +464,7 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
         done = map(run, todo)
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
-        done = ordered_map(pool, partial(_align_task, aligner, l1, l2), tasks)
+        done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check), tasks)
     done = iter(done)
     for k in range(len(lang_pairs)):
         yield next(done) if results[k] is None else results[k]
@@ -515,11 +527,14 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 links=None, new_rows=list):
     """Bitext rows (dicts) and parallel links; one language pair at a time.
 
-    ``lang_check``: a :class:`~bitextcrawl.bitext.langcheck.SentenceLanguageCheck`, or
-    None to keep every row (see :func:`check_rows`). ``pool``: an executor whose
-    processes align the page pairs once the aligner is fitted (None: this process);
-    rows come out in the pairs' order either way. ``new_rows()``: an empty sequence a
-    language pair's rows are appended to (a list, or a ``rows.RowSpill`` on disk)."""
+    Returns ``{(lang_1, lang_2): (rows, aligner, checks)}`` and the links. ``lang_check``:
+    a :class:`~bitextcrawl.bitext.langcheck.SentenceLanguageCheck`, or None to keep
+    every row; with it, each row carries its sentence facts, read where the pair was
+    aligned, and ``checks`` is the ``RowChecks`` each row was added to, which
+    :func:`checked_rows` asks. ``pool``: an executor whose processes align the page
+    pairs once the aligner is fitted (None: this process); rows come out in the pairs'
+    order either way. ``new_rows()``: an empty sequence a language pair's rows are
+    appended to (a list, or a ``rows.RowSpill`` on disk)."""
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -531,10 +546,14 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         if similarity is not None:
             counts[f"bitext/bitext/{l1}-{l2}/text_similarity"] = 1
         trees: dict = {}
-        aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool)
+        aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool,
+                               lang_check)
         rows = new_rows()
+        # what the checks need of all the rows is added up as they come, while the
+        # workers align the next pairs
+        checks = RowChecks(lang_check) if lang_check is not None else None
         outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
-                                l1, l2, pool)
+                                l1, l2, pool, lang_check)
         for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
                                                   len(lang_pairs))):
             url_1, url_2 = page_index[pair.url_1].url, page_index[pair.url_2].url
@@ -544,53 +563,45 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 continue
             method, sentences, link_pairs = out
             counts[f"bitext/bitext/method/{method}"] += 1
-            for s1, s2, score in sentences:
+            for s1, s2, score, *facts in sentences:
                 if s1.strip() == s2.strip():  # untranslated text is not bitext
                     counts["bitext/bitext/identical_skipped"] += 1
                     continue
-                rows.append({"url_1": url_1, "url_2": url_2, "sentence_1": s1,
-                             "sentence_2": s2, "score": round(score * pair.score, 4),
-                             "lang_1": l1, "lang_2": l2})
-                if pool is not None and lang_check is not None:
-                    # Read now, while the workers align the next pairs: check_rows
-                    # then finds them read.
-                    lang_check.prefetch_pair(s1, s2)
+                row = {"url_1": url_1, "url_2": url_2, "sentence_1": s1, "sentence_2": s2,
+                       "score": round(score * pair.score, 4), "lang_1": l1, "lang_2": l2}
+                if facts:   # for check_rows, which drops them
+                    row[FACTS_KEY] = facts[0]
+                rows.append(row)
+                if checks is not None:
+                    checks.add(row)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
                                   "from": [url_1, url_2]})
-        if lang_check is not None:
-            rows = check_rows(rows, lang_check, counts, new_rows())
-        results[(l1, l2)] = (rows, aligner)
+        results[(l1, l2)] = (rows, aligner, checks)
     return results, links
 
 
-def check_rows(rows, lang_check, counts: Counter, kept=None):
-    """The rows of one language pair without interface strings (language names, pairs
-    seen both ways round) and without sides fastText reads as another language
-    (``bitext.langcheck``); each drop counted under ``bitext/bitext/dropped/<reason>``.
-
-    ``rows`` is read three times in order (a list or a ``rows.RowSpill``); the rows kept
-    are appended to ``kept`` (default: a new list), which is returned."""
-    from bitextcrawl.bitext.langcheck import interface_rows, language_scripts, wrong_script
-
-    interface = interface_rows(rows)
-    scripts = language_scripts(rows)
-    kept = [] if kept is None else kept
-    for i, r in enumerate(rows):
-        reason = interface.get(i)
-        s1, s2 = scripts.get(r["lang_1"]), scripts.get(r["lang_2"])
-        if reason is None and (wrong_script(r["sentence_1"], s1, s2)
-                               or wrong_script(r["sentence_2"], s2, s1)):
-            reason = "script"
+def checked_rows(rows, checks: RowChecks, counts: Counter):
+    """The rows that pass ``checks`` (a ``langcheck.RowChecks`` every row was added to),
+    without their facts; each drop counted under ``bitext/bitext/dropped/<reason>``."""
+    for r in rows:
+        reason = checks.reason(r)
         if reason is None:
-            reason = (lang_check.reason(r["sentence_1"], r["lang_1"], r["lang_2"])
-                      or lang_check.reason(r["sentence_2"], r["lang_2"], r["lang_1"]))
-        if reason is None:
-            kept.append(r)
+            r.pop(FACTS_KEY, None)
+            yield r
         else:
             counts[f"bitext/bitext/dropped/{reason}"] += 1
-    return kept
+
+
+def check_rows(rows, lang_check, counts: Counter) -> list:
+    """The rows of one language pair without interface strings (language names, pairs
+    seen both ways round) and without sides fastText reads as another language
+    (``bitext.langcheck``): :func:`checked_rows` of ``rows`` (read twice), as a list."""
+    checks = RowChecks(lang_check)
+    for r in rows:
+        checks.add(r)
+    return list(checked_rows(rows, checks, counts))
 
 
 def pool_size(workers: int, n_pairs: int) -> int:
@@ -608,9 +619,15 @@ def worker_pool(workers: int, n_pairs: int):
     if workers <= 1:
         yield None
         return
-    with ProcessPool(workers, inline_if_broken=True) as pool:
+    with ProcessPool(workers, _young_threshold, (GC_YOUNG_THRESHOLD,),
+                     inline_if_broken=True) as pool:
         pool.start()
         yield pool
+
+
+def _young_threshold(allocations: int) -> None:
+    """A worker's collector as :func:`_gc_frozen` sets the stage's: its work is the same."""
+    gc.set_threshold(allocations, *gc.get_threshold()[1:])
 
 
 def warm_pool(workers: int, n_pages: int) -> bool:
@@ -622,6 +639,47 @@ def warm_pool(workers: int, n_pages: int) -> bool:
         return False
     start_forkserver()
     return True
+
+
+def _sampled(rows, samples: dict):
+    """``rows``, the first few of each page pair copied to ``samples`` on the way."""
+    for r in rows:
+        got = samples.setdefault((r["url_1"], r["url_2"]), [])
+        if len(got) < SAMPLE_ROWS:
+            got.append((r["sentence_1"], r["sentence_2"]))
+        yield r
+
+
+def write_rows(results: dict, output_dir: str, gz: str, counts: Counter,
+               samples: dict | None = None) -> None:
+    """``bitext.tsv`` and each language pair's TMX from :func:`bitext_rows`' results, in
+    one pass over each language pair's rows, in language-pair order: checked
+    (:func:`checked_rows`), cleaned and deduplicated (``formats.tmx.iter_clean_rows``),
+    written to the pair's TMX and to ``bitext.tsv``, which also skips the sentence
+    pairs an earlier language pair had. The same files as ``write_tmx`` for each pair
+    and ``write_bitext_tsv`` over them all, with the rows read and cleaned once."""
+    tsv_seen: set = set()
+    with atomic_open(os.path.join(output_dir, "bitext.tsv" + gz)) as tsv:
+        tsv.write(TSV_HEADER)
+        for i, ((l1, l2), (rows, _, checks)) in enumerate(sorted(results.items())):
+            kept = rows if checks is None else checked_rows(rows, checks, counts)
+            if samples is not None:
+                kept = _sampled(kept, samples)
+
+            def written(kept=kept):
+                for r in iter_clean_rows(kept):
+                    key = dedup_key(r["sentence_1"], r["sentence_2"])
+                    if key not in tsv_seen:
+                        tsv_seen.add(key)
+                        tsv.write(tsv_line(r))
+                    yield r
+
+            name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"
+            counts[f"bitext/bitext/{l1}-{l2}/tmx_units"] = write_tmx(
+                os.path.join(output_dir, name + gz), written(), l1, l2, clean=False)
+            if hasattr(rows, "close"):
+                rows.close()
+    counts["bitext/bitext/sentence_pairs"] = len(tsv_seen)
 
 
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
@@ -650,25 +708,7 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                                  lang_check, pool, links, partial(RowSpill, output_dir))
         if pool is not None and pool.tasks_inline:
             counts["bitext/bitext/pool_broken_tasks"] = pool.tasks_inline
-    ordered = [rows for _, (rows, _) in sorted(results.items())]
-    for i, ((l1, l2), (rows, aligner)) in enumerate(sorted(results.items())):
-        name = "bitext.tmx" if i == 0 else f"bitext.{l1}-{l2}.tmx"
-        counts[f"bitext/bitext/{l1}-{l2}/tmx_units"] = write_tmx(
-            os.path.join(output_dir, name + gz), rows, l1, l2)
-
-    def all_rows():
-        for rows in ordered:
-            for r in rows:
-                if samples is not None:
-                    got = samples.setdefault((r["url_1"], r["url_2"]), [])
-                    if len(got) < SAMPLE_ROWS:
-                        got.append((r["sentence_1"], r["sentence_2"]))
-                yield r
-
-    counts["bitext/bitext/sentence_pairs"] = write_bitext_tsv(
-        os.path.join(output_dir, "bitext.tsv" + gz), all_rows())
-    for rows in ordered:
-        rows.close()
+    write_rows(results, output_dir, gz, counts, samples)
     if not results:  # keep the output contract: the files exist, empty
         write_tmx(os.path.join(output_dir, "bitext.tmx" + gz), [], "und", "und")
     counts["bitext/bitext/parallel_links"] = links.n

@@ -31,6 +31,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from bitextcrawl.pages.language import load_model
 from bitextcrawl.sites.detect import switch_language
@@ -53,10 +54,43 @@ _WORD = re.compile(r"[^\W\d_]+")
 _WS = re.compile(r"\s+")
 
 
+# A bitext row's key for its SentenceFacts (read where the row's page pair is aligned).
+FACTS_KEY = "checks"
+
+
+class SentenceFacts(NamedTuple):
+    """What the checks need of one sentence pair, read where the pair is aligned (the
+    bitext pool's workers): each side's fastText reading, and its letters per script;
+    whether the two sides name two languages. The checks that need a language pair's
+    rows together (:func:`language_scripts`, :func:`interface_rows`) then only add up."""
+
+    reading_1: tuple | None      # SentenceLanguageCheck.read
+    reading_2: tuple | None
+    language_names: bool         # is_language_name_pair
+    scripts_1: dict              # text_scripts, as a plain dict (pickled: a tenth of the time)
+    scripts_2: dict
+
+
+def sentence_facts(text_1: str, text_2: str, lang_check=None) -> SentenceFacts:
+    """The :class:`SentenceFacts` of a sentence pair; no readings without ``lang_check``
+    (a :class:`SentenceLanguageCheck`)."""
+    read = lang_check.read if lang_check is not None else _no_reading
+    return SentenceFacts(read(text_1), read(text_2),
+                         is_language_name_pair(text_1.strip(), text_2.strip()),
+                         dict(text_scripts(text_1)), dict(text_scripts(text_2)))
+
+
+def _no_reading(text: str) -> None:
+    return None
+
+
 @dataclass
 class SentenceLanguageCheck:
     """``reason(text, lang, other_lang)``: None when ``text`` may be ``lang``, else why not
-    (``other_lang``: the text reads as the pair's other language; ``third_lang``)."""
+    (``other_lang``: the text reads as the pair's other language; ``third_lang``).
+
+    Pickled, it is remade in the receiving process once per parameters
+    (:func:`_shared_check`): a pool's tasks share its readings of repeated texts."""
 
     model_file: str | None = None
     min_letters: int = MIN_LETTERS
@@ -69,6 +103,10 @@ class SentenceLanguageCheck:
         self.model = load_model(self.model_file)
         self._predictions: dict[str, tuple[str, float]] = {}
 
+    def __reduce__(self):
+        return _shared_check, (self.model_file, self.min_letters, self.short_words,
+                               self.other_prob, self.other_prob_short, self.third_prob)
+
     def predict(self, text: str) -> tuple[str, float]:
         # Menus and footers repeat on every page: each text is read once (bounded).
         got = self._predictions.get(text)
@@ -80,32 +118,39 @@ class SentenceLanguageCheck:
             self._predictions[text] = got
         return got
 
-    def prefetch(self, text: str) -> None:
-        """Read ``text`` now if :meth:`reason` would (its prediction is kept)."""
-        if _has_letters(text, self.min_letters):
-            self.predict(text)
-
-    def prefetch_pair(self, text_1: str, text_2: str) -> None:
-        """Read a sentence pair now as the check of its row will (:meth:`reason` of both
-        sides, :func:`is_language_name_pair`): the readings are kept, and the check,
-        which needs every row of the language pair, finds them made."""
-        self.prefetch(text_1)
-        self.prefetch(text_2)
-        is_language_name_pair(text_1.strip(), text_2.strip())
-
-    def reason(self, text: str, lang: str, other_lang: str) -> str | None:
+    def read(self, text: str) -> tuple[str, float, bool] | None:
+        """(fastText's language, its probability, whether ``text`` is short), or None
+        for a text with too few letters to carry a language."""
         if not _has_letters(text, self.min_letters):
             return None
         top, prob = self.predict(text)
+        return top, prob, len(_WORD.findall(text)) < self.short_words
+
+    def facts(self, text_1: str, text_2: str) -> SentenceFacts:
+        """The :class:`SentenceFacts` of a sentence pair."""
+        return sentence_facts(text_1, text_2, self)
+
+    def reason(self, text: str, lang: str, other_lang: str) -> str | None:
+        return self.judge(self.read(text), lang, other_lang)
+
+    def judge(self, reading: tuple | None, lang: str, other_lang: str) -> str | None:
+        """:meth:`reason` from the text's :meth:`read`."""
+        if reading is None:
+            return None
+        top, prob, short = reading
         if top == lang:
             return None
-        short = len(_WORD.findall(text)) < self.short_words
         if top == other_lang:
             return "other_lang" if prob >= (self.other_prob_short if short
                                             else self.other_prob) else None
         if not short and prob >= self.third_prob:
             return "third_lang"
         return None
+
+
+@lru_cache(maxsize=4)
+def _shared_check(*params) -> SentenceLanguageCheck:
+    return SentenceLanguageCheck(*params)
 
 
 def _has_letters(text: str, n: int) -> bool:
@@ -141,25 +186,23 @@ def text_scripts(text: str) -> Counter:
 
 def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, frozenset]:
     """lang -> the scripts of at least ``min_share`` of its letters in ``rows``."""
-    letters: dict[str, Counter] = defaultdict(Counter)
+    checks = RowChecks(min_share=min_share)
     for r in rows:
-        letters[r["lang_1"]].update(text_scripts(r["sentence_1"]))
-        letters[r["lang_2"]].update(text_scripts(r["sentence_2"]))
-    out = {}
-    for lang, counts in letters.items():
-        total = sum(counts.values())
-        out[lang] = frozenset(s for s, n in counts.items() if n >= min_share * total)
-    return out
+        checks.add(r)
+    return checks.scripts()
 
 
-def wrong_script(text: str, scripts: frozenset, other: frozenset) -> bool:
+def wrong_script(text: str, scripts: frozenset, other: frozenset,
+                 found: dict | None = None) -> bool:
     """``text`` has letters, none in the scripts its language has and the other language
     has not (Russian's Cyrillic beside English, not the Latin of the code both carry).
-    Languages with no script of their own (English beside French) are never wrong."""
+    Languages with no script of their own (English beside French) are never wrong.
+    ``found``: ``text_scripts(text)`` if known."""
     own = (scripts or frozenset()) - (other or frozenset())
     if not own:
         return False
-    found = text_scripts(text)
+    if found is None:
+        found = text_scripts(text)
     return bool(found) and not (found.keys() & own)
 
 
@@ -195,15 +238,77 @@ def interface_rows(rows) -> dict[int, str]:
     """Indexes of rows (dicts with lang_1, lang_2, sentence_1, sentence_2) that are
     interface strings, with the reason: ``language_names`` or ``crosswise``. ``rows``
     is read twice, in the same order."""
-    out: dict[int, str] = {}
-    seen = defaultdict(set)   # (lang_1, lang_2) -> {digest of (s1, s2)}
+    checks = RowChecks()
     for r in rows:
-        seen[r["lang_1"], r["lang_2"]].add(_pair_key(r["sentence_1"].strip(),
-                                                     r["sentence_2"].strip()))
-    for i, r in enumerate(rows):
-        s1, s2 = r["sentence_1"].strip(), r["sentence_2"].strip()
-        if is_language_name_pair(s1, s2):
-            out[i] = "language_names"
-        elif _pair_key(s2, s1) in seen[r["lang_1"], r["lang_2"]]:
-            out[i] = "crosswise"
-    return out
+        checks.add(r)
+    return {i: reason for i, r in enumerate(rows)
+            if (reason := checks.interface_reason(r, checks.facts(r)))}
+
+
+class RowChecks:
+    """The checks of bitext rows (dicts with lang_1, lang_2, sentence_1, sentence_2, and
+    their :class:`SentenceFacts` under ``FACTS_KEY`` where read already), those that
+    need every row of a language pair included: each row is added as it is made
+    (:meth:`add` keeps its pair's digest and its letters per script), then each is
+    judged (:meth:`reason`). Rows without facts are read here, by ``lang_check`` (None:
+    no fastText check)."""
+
+    def __init__(self, lang_check: SentenceLanguageCheck | None = None,
+                 min_share: float = SCRIPT_MIN_SHARE):
+        self.lang_check = lang_check
+        self.min_share = min_share
+        self._seen = defaultdict(set)   # (lang_1, lang_2) -> {digest of (s1, s2)}
+        self._letters: dict[str, Counter] = defaultdict(Counter)
+        self._scripts: dict[str, frozenset] | None = None
+
+    def facts(self, row) -> SentenceFacts:
+        facts = row.get(FACTS_KEY)
+        if facts is None:
+            facts = sentence_facts(row["sentence_1"], row["sentence_2"], self.lang_check)
+        return facts
+
+    def add(self, row) -> None:
+        facts = self.facts(row)
+        self._seen[row["lang_1"], row["lang_2"]].add(
+            _pair_key(row["sentence_1"].strip(), row["sentence_2"].strip()))
+        self._letters[row["lang_1"]].update(facts.scripts_1)
+        self._letters[row["lang_2"]].update(facts.scripts_2)
+        self._scripts = None
+
+    def scripts(self) -> dict[str, frozenset]:
+        """lang -> the scripts of at least ``min_share`` of its letters in the rows added."""
+        if self._scripts is None:
+            self._scripts = {}
+            for lang, counts in self._letters.items():
+                total = sum(counts.values())
+                self._scripts[lang] = frozenset(s for s, n in counts.items()
+                                                if n >= self.min_share * total)
+        return self._scripts
+
+    def interface_reason(self, row, facts: SentenceFacts) -> str | None:
+        """``language_names``, ``crosswise`` (the pair was also added the other way
+        round) or None."""
+        if facts.language_names:
+            return "language_names"
+        key = _pair_key(row["sentence_2"].strip(), row["sentence_1"].strip())
+        if key in self._seen[row["lang_1"], row["lang_2"]]:
+            return "crosswise"
+        return None
+
+    def reason(self, row) -> str | None:
+        """Why ``row`` is no bitext (an interface string, a side in the wrong script or
+        read as another language), or None."""
+        facts = self.facts(row)
+        reason = self.interface_reason(row, facts)
+        if reason is not None:
+            return reason
+        l1, l2 = row["lang_1"], row["lang_2"]
+        scripts = self.scripts()
+        s1, s2 = scripts.get(l1), scripts.get(l2)
+        if (wrong_script(row["sentence_1"], s1, s2, facts.scripts_1)
+                or wrong_script(row["sentence_2"], s2, s1, facts.scripts_2)):
+            return "script"
+        if self.lang_check is None:
+            return None
+        return (self.lang_check.judge(facts.reading_1, l1, l2)
+                or self.lang_check.judge(facts.reading_2, l2, l1))

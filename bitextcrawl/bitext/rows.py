@@ -1,6 +1,6 @@
 """Bitext rows kept on disk while a language pair is aligned, not in memory.
 
-The bitext stage checks a language pair's rows together (``extract.check_rows``: the
+The bitext stage checks a language pair's rows together (``extract.checked_rows``: the
 sentence scripts and the interface strings are taken from all of them) and writes
 ``bitext.tmx`` and ``bitext.tsv`` in language-pair order once every pair is aligned; a
 100,000-page site gives 745,000 rows. :class:`RowSpill` is the list they go to: rows

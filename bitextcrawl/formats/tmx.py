@@ -127,12 +127,13 @@ def _open(path):
 
 def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
               creationtool: str = "bitextcrawl", adminlang: str = "en",
-              o_tmf: str = "bitextcrawl") -> int:
+              o_tmf: str = "bitextcrawl", clean: bool = True) -> int:
     """Write rows as a TMX 1.4 file (``.gz`` compressed by name); returns the TU count.
 
     ``lang1`` is the source language (header ``srclang``). Segments are cleaned of
     XML-invalid and control characters and of line breaks; pairs repeated (same two
-    segments) are written once; rows with an empty side are skipped.
+    segments) are written once; rows with an empty side are skipped (``clean=False``:
+    ``rows`` come from :func:`iter_clean_rows` already).
     """
     n = 0
     header_attrs = {
@@ -153,7 +154,7 @@ def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
             xf.write("\n")
             with xf.element("body"):
                 xf.write("\n")
-                for r in iter_clean_rows(rows):
+                for r in iter_clean_rows(rows) if clean else rows:
                     n += 1
                     tu = etree.Element("tu", tuid=str(n))
                     score = _format_score(r["score"])

@@ -20,6 +20,20 @@ COLUMNS = ("src_url", "trg_url", "src_text", "trg_text", "aligner_score", "src_l
 ROW_KEYS = ("url_1", "url_2", "sentence_1", "sentence_2", "score", "lang_1", "lang_2")
 
 
+def tsv_line(row: dict) -> str:
+    """One line of ``bitext.tsv`` (newline included) of a row of ``iter_clean_rows``."""
+    score = row["score"]
+    try:
+        score = f"{float(score):.4f}" if score not in (None, "") else ""
+    except (TypeError, ValueError):
+        score = clean_segment(score)
+    return "\t".join((row["url_1"], row["url_2"], row["sentence_1"], row["sentence_2"], score,
+                      clean_segment(row["lang_1"]), clean_segment(row["lang_2"]))) + "\n"
+
+
+HEADER = "\t".join(COLUMNS) + "\n"
+
+
 def write_bitext_tsv(path, rows: Iterable, *, header: bool = True) -> int:
     """Write rows (dicts or tuples, see ``formats.tmx.normalise_row``); returns the count.
 
@@ -29,18 +43,11 @@ def write_bitext_tsv(path, rows: Iterable, *, header: bool = True) -> int:
     n = 0
     with atomic_open(path) as fh:
         if header:
-            fh.write("\t".join(COLUMNS) + "\n")
+            fh.write(HEADER)
         for r in iter_clean_rows(rows):
-            score = r["score"]
-            try:
-                score = f"{float(score):.4f}" if score not in (None, "") else ""
-            except (TypeError, ValueError):
-                score = clean_segment(score)
-            r = {**r, "score": score, "lang_1": clean_segment(r["lang_1"]),
-                 "lang_2": clean_segment(r["lang_2"])}
-            fh.write("\t".join(r[k] for k in ROW_KEYS) + "\n")
+            fh.write(tsv_line(r))
             n += 1
     return n
 
 
-__all__ = ["write_bitext_tsv", "COLUMNS", "ROW_KEYS"]
+__all__ = ["write_bitext_tsv", "tsv_line", "COLUMNS", "HEADER", "ROW_KEYS"]

@@ -37,3 +37,6 @@ def test_pairs_and_bitext_identical_with_one_and_two_workers(tmp_path):
     # (bitext.tmx carries its creation time, so it is not compared byte for byte)
     for name in ("pairs.jsonl", "bitext.tsv", "parallel_links.jsonl"):
         assert (tmp_path / "w1" / name).read_bytes() == (tmp_path / "w2" / name).read_bytes(), name
+    # the sentence checks read in the workers drop what the one process drops
+    drops = {n: {k: v for k, v in s["align"].items() if "/dropped/" in k} for n, s in stats.items()}
+    assert drops[1] == drops[2]

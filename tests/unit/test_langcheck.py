@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import gzip
+import pickle
 from collections import Counter
 
 from bitextcrawl.bitext.extract import check_rows
-from bitextcrawl.bitext.langcheck import (SentenceLanguageCheck, clear_caches,
+from bitextcrawl.bitext.langcheck import (FACTS_KEY, SentenceLanguageCheck, clear_caches,
                                           interface_rows, is_language_name_pair,
                                           language_scripts, wrong_script)
 from bitextcrawl.formats.tsv import write_bitext_tsv
@@ -40,16 +41,36 @@ def test_language_names_and_crosswise_rows_are_interface_strings():
     assert not is_language_name_pair("Accueil", "English")   # one side only names one
 
 
-def test_prefetched_rows_are_checked_the_same():
+def test_rows_with_facts_read_in_another_process_are_checked_the_same():
     rows = [row("English", "Français"), row("Home", "Accueil"), row("Contact", "Nous joindre"),
             row("Nous joindre", "Contact"),
-            row("The server reads its configuration file again.", "The server reads it.")]
-    plain = check_rows(rows, SentenceLanguageCheck(), Counter())
+            row("The server reads its configuration file again.", "The server reads it."),
+            row("Example configuration", "Пример конфигурации", "en", "ru"),
+            row("proxy_cache_valid", "fastcgi_pass", "en", "ru")]
+    plain_counts, counts = Counter(), Counter()
+    plain = check_rows([dict(r) for r in rows], SentenceLanguageCheck(), plain_counts)
     clear_caches()
+    # as a bitext pool's worker gets the check, and sends the facts back
+    check = pickle.loads(pickle.dumps(SentenceLanguageCheck(other_prob=0.6)))
+    assert check.other_prob == 0.6
+    assert pickle.loads(pickle.dumps(check)) is check    # one per process: readings shared
+    with_facts = [{**r, FACTS_KEY: pickle.loads(pickle.dumps(
+        check.facts(r["sentence_1"], r["sentence_2"])))} for r in rows]
+    kept = check_rows(with_facts, SentenceLanguageCheck(), counts)
+    assert kept == plain and counts == plain_counts and plain_counts
+    assert not any(FACTS_KEY in r for r in kept)
+
+
+def test_check_rows_decides_from_the_facts_a_row_carries():
+    english = "The configuration file is read again when the server receives the signal."
+    rows = [row(english, "Le fichier de configuration est relu quand le serveur reçoit le signal.")]
     check = SentenceLanguageCheck()
-    for r in rows:
-        check.prefetch_pair(r["sentence_1"], r["sentence_2"])
-    assert check_rows(rows, check, Counter()) == plain
+    assert len(check_rows([dict(r) for r in rows], check, Counter())) == 1
+    facts = check.facts(rows[0]["sentence_1"], rows[0]["sentence_2"])
+    forged = facts._replace(reading_1=("fr", 0.99, False))   # "read" as the other language
+    counts = Counter()
+    assert check_rows([{**rows[0], FACTS_KEY: forged}], check, counts) == []
+    assert counts == {"bitext/bitext/dropped/other_lang": 1}
 
 
 def test_script_of_its_own_decides_where_languages_differ_in_script():

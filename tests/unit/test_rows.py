@@ -1,5 +1,7 @@
 """The bitext rows kept on disk (bitext/rows.py): read back as appended, any number of times."""
 
+import re
+
 from bitextcrawl.bitext.rows import RowSpill
 
 
@@ -28,3 +30,49 @@ def test_row_spill_reads_back_what_went_in(tmp_path):
     assert list(rows) == [_row(i) for i in range(12)]
     assert list(tmp_path.iterdir()) == []   # no file left with a name
     rows.close()
+
+
+def test_rows_are_written_as_write_tmx_and_write_bitext_tsv_write_them(tmp_path):
+    """extract.write_rows: one pass per language pair gives the files of the two writers,
+    bitext.tsv skipping what an earlier language pair had; checks drop and count."""
+    from collections import Counter
+
+    from bitextcrawl.bitext.extract import write_rows
+    from bitextcrawl.bitext.langcheck import RowChecks
+    from bitextcrawl.formats.tmx import write_tmx
+    from bitextcrawl.formats.tsv import write_bitext_tsv
+
+    def row(s1, s2, l2, url="http://s.test/a"):
+        return {"url_1": url, "url_2": url + l2, "sentence_1": s1, "sentence_2": s2,
+                "score": 0.5, "lang_1": "en", "lang_2": l2}
+
+    fr = [row("One  line.", "Une ligne.", "fr"), row("One line.", "Une\nligne.", "fr"),
+          row("Home", "Accueil", "fr"), row("Accueil", "Home", "fr"),
+          row("", "Vide", "fr"), row("Shared.", "Shared text.", "fr")]
+    de = [row("Shared.", "Shared text.", "de"), row("Two \x01lines.", "Zwei Zeilen.", "de")]
+    checks = RowChecks()
+    for r in fr:
+        checks.add(r)
+    counts, samples = Counter(), {}
+    results = {("en", "fr"): (RowSpill(str(tmp_path)), None, checks),
+               ("en", "de"): (list(de), None, None)}
+    for r in fr:
+        results["en", "fr"][0].append(dict(r))
+    out = tmp_path / "out"
+    out.mkdir()
+    write_rows(results, str(out), "", counts, samples)
+
+    kept_fr = [r for r in fr if r["sentence_1"] not in ("Home", "Accueil")]  # crosswise
+    want = tmp_path / "want"
+    want.mkdir()
+    assert write_tmx(want / "bitext.tmx", de, "en", "de") == 2
+    assert write_tmx(want / "bitext.en-fr.tmx", kept_fr, "en", "fr") == 2
+    assert write_bitext_tsv(want / "bitext.tsv", de + kept_fr) == 3
+    for name in ("bitext.tmx", "bitext.en-fr.tmx", "bitext.tsv"):
+        got, expected = (out / name).read_text(), (want / name).read_text()
+        if name.endswith(".tmx"):    # written a moment apart
+            got, expected = (re.sub('creationdate="[^"]+"', "", t) for t in (got, expected))
+        assert got == expected, name
+    assert counts == {"bitext/bitext/dropped/crosswise": 2, "bitext/bitext/en-de/tmx_units": 2,
+                      "bitext/bitext/en-fr/tmx_units": 2, "bitext/bitext/sentence_pairs": 3}
+    assert samples[("http://s.test/a", "http://s.test/afr")][0] == ("One  line.", "Une ligne.")
