@@ -99,8 +99,9 @@ def export_store(output_dir: str, path: str) -> int:
 
 
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
-               samples: dict, workers: int) -> dict:
-    """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts."""
+               samples: dict, workers: int, html_reader=None) -> dict:
+    """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
+    ``html_reader``: the page store's, with which the pool's workers read the HTML."""
     from bitextcrawl.bitext.extract import write_bitext
 
     lang_check = None
@@ -112,7 +113,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     if load is not None:
         for page in page_index.values():   # the most memory held from here on
             drop_pairing_features(page)
-        page_index = FullRecords(page_index, load, keep=BITEXT_RECORDS_KEPT)
+        page_index = FullRecords(page_index, load, keep=BITEXT_RECORDS_KEPT,
+                                 html_reader=html_reader)
     return write_bitext(pairs, page_index, output_dir, progress=progress,
                         lang_check=lang_check, compress=config.compress,
                         samples=samples, workers=workers)
@@ -163,7 +165,9 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     samples = {}
     if bitext:
         t = time.perf_counter()
-        counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers))
+        reader = getattr(pages, "html_reader", None) if load is not None else None
+        counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers,
+                                 reader() if reader is not None else None))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
     stats = {

@@ -14,7 +14,7 @@ hyperlinks are still paired; their text is not emitted again as a chunk of its o
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 from urllib.parse import urljoin
 
 from bitextcrawl.pages import strand
@@ -320,13 +320,15 @@ class TreeCache:
         self.keep = keep
         self.trees: dict[tuple[str, str], Node] = {}
 
-    def get(self, url: str, html: str) -> Node:
+    def get(self, url: str, html: str | None, read: Callable[[str], str] | None = None) -> Node:
+        """The tree of ``url``'s ``html``; ``html`` None: of ``read(url)``, read only
+        when the tree is not kept."""
         key = (url, html)
         tree = self.trees.pop(key, None)
         if tree is None:
             if len(self.trees) >= self.keep:
                 release(self.trees.pop(next(iter(self.trees))))
-            tree = build_tree(html, url)
+            tree = build_tree(html if html is not None else read(url), url)
         self.trees[key] = tree
         return tree
 

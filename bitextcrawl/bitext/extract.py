@@ -26,7 +26,7 @@ from collections import Counter, defaultdict, deque
 from contextlib import contextmanager
 from functools import partial, wraps
 from itertools import islice
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -352,29 +352,52 @@ def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None) 
     return alignment.method, sentences, list(alignment.link_pairs)
 
 
-def _align_task(aligner, l1: str, l2: str, lang_check, task: tuple):
-    """Align one page pair from its HTML: a pool worker's job (trees built here too).
+class PairTask(NamedTuple):
+    """A page pair for a pool worker: its pages' URLs and HTML, or None where the worker
+    reads the HTML from the page store itself; ``size`` (characters) schedules EM."""
+
+    url_1: str
+    html_1: str | None
+    url_2: str
+    html_2: str | None
+    size: int
+
+
+def _read_html(reader, url: str) -> str:
+    """The page's HTML read by ``reader`` (KeyError: not stored)."""
+    return reader([url])[url]
+
+
+def _align_task(aligner, l1: str, l2: str, lang_check, reader, task: PairTask):
+    """Align one page pair from its HTML: a pool worker's job (trees built here too, the
+    HTML read with ``reader`` where the task has none).
 
     Returns :func:`_pair_result`'s tuple, or the error's text when the pair cannot be
     aligned (one bad page never stops the rest).
     """
-    url_1, html_1, url_2, html_2 = task
+    url_1, html_1, url_2, html_2, _ = task
     try:
+        if html_1 is None or html_2 is None:
+            got = reader([url_1, url_2])
+            html_1, html_2 = got[url_1], got[url_2]
         t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
         out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2, lang_check)
         release(t1)
         release(t2)
         return out
+    except KeyError as exc:
+        return f"not in the page store: {exc}"
     except (ValueError, RecursionError) as exc:
         return str(exc)
 
 
-def _e_step_task(aligner, l1: str, l2: str, lang_check, final: bool, task: tuple):
+def _e_step_task(aligner, l1: str, l2: str, lang_check, reader, final: bool, task: PairTask):
     """One training pair's E-step in a pool worker (§4.2): its counts, and in EM's last
     iteration (``final``: every training pair decoded, the alignments kept) its result
     (:func:`_pair_result`); None otherwise, which has the pair decoded again after EM."""
-    url_1, html_1, url_2, html_2 = task
-    t1, t2 = _TRAINING_TREES.get(url_1, html_1), _TRAINING_TREES.get(url_2, html_2)
+    url_1, html_1, url_2, html_2, _ = task
+    read = partial(_read_html, reader)
+    t1, t2 = (_TRAINING_TREES.get(url_1, html_1, read), _TRAINING_TREES.get(url_2, html_2, read))
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
@@ -386,15 +409,18 @@ def _e_step_task(aligner, l1: str, l2: str, lang_check, final: bool, task: tuple
 _TRAINING_TREES = TreeCache(4 * TRAINING_PAIRS)
 
 
-def _task_size(task: tuple) -> int:
-    """A task's HTML, in characters: what its work grows with."""
-    return len(task[1]) + len(task[3])
-
-
 def _html_tasks(lang_pairs, page_index):
+    """Each pair's :class:`PairTask`: without its HTML where ``page_index`` (a
+    ``pages.compact.FullRecords``) has a reader of the page store for the pool's workers,
+    which then read the HTML themselves (sized by text), not this process."""
+    reader = getattr(page_index, "html_reader", None)
     for pair in lang_pairs:
-        p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
-        yield p1.url, p1.html, p2.url, p2.html
+        if reader is not None:
+            p1, p2 = page_index.compact(pair.url_1), page_index.compact(pair.url_2)
+            yield PairTask(p1.url, None, p2.url, None, len(p1.text) + len(p2.text))
+        else:
+            p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
+            yield PairTask(p1.url, p1.html, p2.url, p2.html, len(p1.html) + len(p2.html))
 
 
 def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check):
@@ -408,13 +434,14 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, la
     training = lang_pairs[:TRAINING_PAIRS]
     if pool is not None and similarity is None:
         tasks = list(_html_tasks(training, page_index))
+        reader = getattr(page_index, "html_reader", None)
 
         def e_step(aligner, limit=None):
             # Largest pages first, so that no worker is left with a large one while the
             # other waits at the end of the iteration; the results in the pairs' order.
-            order = sorted(range(len(tasks[:limit])), key=lambda k: -_task_size(tasks[k]))
+            order = sorted(range(len(tasks[:limit])), key=lambda k: -tasks[k].size)
             # (with a sample, only the last iteration decodes every pair: fit_with)
-            task = partial(_e_step_task, aligner, l1, l2, lang_check, limit is None)
+            task = partial(_e_step_task, aligner, l1, l2, lang_check, reader, limit is None)
             done = pool.map(task, [tasks[k] for k in order])
             out = [None] * len(order)
             for k, result in zip(order, done):
@@ -464,7 +491,9 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
         done = map(run, todo)
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
-        done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check), tasks)
+        reader = getattr(page_index, "html_reader", None)
+        done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check, reader),
+                           tasks)
     done = iter(done)
     for k in range(len(lang_pairs)):
         yield next(done) if results[k] is None else results[k]
@@ -703,6 +732,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     # rows to temporary files (745,000 on a 100,000-page site), read back to write.
     with worker_pool(workers, len(pairs)) as pool, atomic_open(links_path) as fh:
         counts["bitext/bitext/workers"] = pool_size(workers, len(pairs))
+        if pool is not None and getattr(page_index, "html_reader", None) is not None:
+            counts["bitext/bitext/workers_read_store"] = 1    # not the HTML in the tasks
         links = JsonlSink(fh)
         results, _ = bitext_rows(pairs, page_index, counts, progress, text_similarity,
                                  lang_check, pool, links, partial(RowSpill, output_dir))

@@ -69,15 +69,18 @@ class SentenceFacts(NamedTuple):
     language_names: bool         # is_language_name_pair
     scripts_1: dict              # text_scripts, as a plain dict (pickled: a tenth of the time)
     scripts_2: dict
+    key: bytes                   # the digests of the pair (crosswise rows, RowChecks)
+    reverse_key: bytes           # ... and of the pair the other way round
 
 
 def sentence_facts(text_1: str, text_2: str, lang_check=None) -> SentenceFacts:
     """The :class:`SentenceFacts` of a sentence pair; no readings without ``lang_check``
     (a :class:`SentenceLanguageCheck`)."""
     read = lang_check.read if lang_check is not None else _no_reading
-    return SentenceFacts(read(text_1), read(text_2),
-                         is_language_name_pair(text_1.strip(), text_2.strip()),
-                         dict(text_scripts(text_1)), dict(text_scripts(text_2)))
+    s1, s2 = text_1.strip(), text_2.strip()
+    return SentenceFacts(read(text_1), read(text_2), is_language_name_pair(s1, s2),
+                         dict(text_scripts(text_1)), dict(text_scripts(text_2)),
+                         _pair_key(s1, s2), _pair_key(s2, s1))
 
 
 def _no_reading(text: str) -> None:
@@ -258,7 +261,7 @@ class RowChecks:
         self.lang_check = lang_check
         self.min_share = min_share
         self._seen = defaultdict(set)   # (lang_1, lang_2) -> {digest of (s1, s2)}
-        self._letters: dict[str, Counter] = defaultdict(Counter)
+        self._letters: dict[str, dict] = defaultdict(dict)
         self._scripts: dict[str, frozenset] | None = None
 
     def facts(self, row) -> SentenceFacts:
@@ -269,10 +272,11 @@ class RowChecks:
 
     def add(self, row) -> None:
         facts = self.facts(row)
-        self._seen[row["lang_1"], row["lang_2"]].add(
-            _pair_key(row["sentence_1"].strip(), row["sentence_2"].strip()))
-        self._letters[row["lang_1"]].update(facts.scripts_1)
-        self._letters[row["lang_2"]].update(facts.scripts_2)
+        self._seen[row["lang_1"], row["lang_2"]].add(facts.key)
+        for lang, found in ((row["lang_1"], facts.scripts_1), (row["lang_2"], facts.scripts_2)):
+            letters = self._letters[lang]
+            for name, n in found.items():
+                letters[name] = letters.get(name, 0) + n
         self._scripts = None
 
     def scripts(self) -> dict[str, frozenset]:
@@ -290,8 +294,7 @@ class RowChecks:
         round) or None."""
         if facts.language_names:
             return "language_names"
-        key = _pair_key(row["sentence_2"].strip(), row["sentence_1"].strip())
-        if key in self._seen[row["lang_1"], row["lang_2"]]:
+        if facts.reverse_key in self._seen[row["lang_1"], row["lang_2"]]:
             return "crosswise"
         return None
 

@@ -118,14 +118,22 @@ class FullRecords(Mapping):
 
     ``index``: URL -> compact record; what is in the mapping, and what a loaded record is
     taken from when it differs from the stored one (canonical URL, aliases, language): the
-    HTML is all that is read. ``keep``: records kept.
+    HTML is all that is read. ``keep``: records kept. ``html_reader``: the store's reader
+    of HTML for other processes (``store.html_reader()``, ``urls -> {url: html}``), which
+    a process pool's workers read the pages with instead of this process, or None.
     """
 
-    def __init__(self, index: Mapping, load: Callable[[Iterable[str]], dict], keep: int = 256):
+    def __init__(self, index: Mapping, load: Callable[[Iterable[str]], dict], keep: int = 256,
+                 html_reader: Callable[[Iterable[str]], dict] | None = None):
         self.index = index
         self.load = load
         self.keep = keep
+        self.html_reader = html_reader
         self.cache: OrderedDict = OrderedDict()
+
+    def compact(self, url: str):
+        """The page's record without its HTML (nothing read)."""
+        return self.index[url]
 
     def __contains__(self, url) -> bool:
         return url in self.index

@@ -68,6 +68,15 @@ def _decode(blob: bytes) -> dict:
     return d
 
 
+def decode_html(blob: bytes) -> str:
+    """A stored record's HTML (of a two-part blob, only the content part is read)."""
+    if not blob.startswith(_TWO_PARTS):
+        return json.loads(zlib.decompress(blob)).get("html") or ""
+    (n,) = _LENGTH.unpack_from(blob, len(_TWO_PARTS))
+    start = len(_TWO_PARTS) + _LENGTH.size + n
+    return json.loads(zlib.decompress(blob[start:])).get("html") or ""
+
+
 def decode_dict(blob: bytes) -> dict:
     """A stored record's fields (what pages.jsonl has), its HTML features left out."""
     d = _decode(blob)

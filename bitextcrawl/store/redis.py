@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from functools import lru_cache
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.store.codec import decode_dict, decode_record, encode_record
+from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
 
 BATCH = 500
 
@@ -137,6 +138,16 @@ class RedisPageStore:
     def get(self, url: str) -> PageRecord | None:
         return self.get_many([url]).get(url)
 
+    def html_reader(self) -> "RedisHtmlReader":
+        """The stored pages' HTML for another process (the bitext pool's workers)."""
+        pool = self.server.connection_pool
+        # the connection's plain settings (host, port, db, path, credentials, SSL names);
+        # redis-py also keeps objects there (locks, handlers) that a process makes anew
+        params = tuple(sorted((k, v) for k, v in pool.connection_kwargs.items()
+                              if isinstance(v, (str, int, float, bool, type(None)))
+                              and not k.startswith("orig_")))
+        return RedisHtmlReader(pool.connection_class, params, self.pages_key)
+
     def get_meta(self, key: str, default=None):
         value = self.server.hget(self.meta_key, key)
         return json.loads(value) if value is not None else default
@@ -157,3 +168,38 @@ class RedisPageStore:
 
     def close(self) -> None:
         self.server.close()
+
+
+class RedisHtmlReader:
+    """``reader(urls) -> {url: html}`` of the stored pages, for another process: pickled
+    as the connection's settings and the pages' key, it connects once in each process it
+    is used in (:func:`_reader`), when first called."""
+
+    def __init__(self, connection_class, params: tuple, pages_key: str):
+        self.connection_class = connection_class
+        self.params = params
+        self.pages_key = pages_key
+        self._server = None
+
+    def __reduce__(self):
+        return _reader, (self.connection_class, self.params, self.pages_key)
+
+    def __call__(self, urls) -> dict[str, str]:
+        if self._server is None:
+            import redis
+
+            self._server = redis.Redis(connection_pool=redis.ConnectionPool(
+                connection_class=self.connection_class, **dict(self.params)))
+        urls = list(urls)
+        out = {}
+        for start in range(0, len(urls), BATCH):
+            batch = urls[start:start + BATCH]
+            for url, blob in zip(batch, self._server.hmget(self.pages_key, batch)):
+                if blob is not None:
+                    out[url] = decode_html(blob)
+        return out
+
+
+@lru_cache(maxsize=4)
+def _reader(connection_class, params: tuple, pages_key: str) -> RedisHtmlReader:
+    return RedisHtmlReader(connection_class, params, pages_key)

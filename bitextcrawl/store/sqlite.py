@@ -11,9 +11,10 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
+from functools import lru_cache
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.store.codec import decode_dict, decode_record, encode_record
+from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS pages (
@@ -101,6 +102,10 @@ class SQLitePageStore:
     def get(self, url: str) -> PageRecord | None:
         return self.get_many([url]).get(url)
 
+    def html_reader(self) -> "SQLiteHtmlReader":
+        """The stored pages' HTML for another process (the bitext pool's workers)."""
+        return SQLiteHtmlReader(self.path)
+
     def add_redirect(self, url: str, target: str) -> None:
         """Remember that ``url`` answered with a redirect to ``target``."""
         with self.db:
@@ -121,3 +126,34 @@ class SQLitePageStore:
 
     def close(self) -> None:
         self.db.close()
+
+
+class SQLiteHtmlReader:
+    """``reader(urls) -> {url: html}`` of the stored pages, for another process: pickled
+    as the store's path, it opens one connection of its own in each process it is used in
+    (:func:`_reader`), when first called."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def __reduce__(self):
+        return _reader, (self.path,)
+
+    def __call__(self, urls) -> dict[str, str]:
+        if self._db is None:
+            self._db = sqlite3.connect(self.path)
+        urls = list(urls)
+        out = {}
+        for start in range(0, len(urls), GET_BATCH):
+            batch = urls[start:start + GET_BATCH]
+            marks = ",".join("?" * len(batch))
+            for url, blob in self._db.execute(
+                    f"SELECT url, record FROM pages WHERE url IN ({marks})", batch):
+                out[url] = decode_html(blob)
+        return out
+
+
+@lru_cache(maxsize=4)
+def _reader(path: str) -> SQLiteHtmlReader:
+    return SQLiteHtmlReader(path)

@@ -33,6 +33,9 @@ def test_pairs_and_bitext_identical_with_one_and_two_workers(tmp_path):
     stats = {n: align(pages_file, tmp_path / f"w{n}", n) for n in (1, 2)}
     assert stats[1]["align"]["bitext/bitext/workers"] == 1
     assert stats[2]["align"]["bitext/bitext/workers"] == 2   # the pool did the work
+    # its workers read the pages' HTML from the page store themselves
+    assert stats[2]["align"]["bitext/bitext/workers_read_store"] == 1
+    assert "bitext/bitext/workers_read_store" not in stats[1]["align"]
     assert stats[1]["align"]["bitext/bitext/sentence_pairs"] > 100
     # (bitext.tmx carries its creation time, so it is not compared byte for byte)
     for name in ("pairs.jsonl", "bitext.tsv", "parallel_links.jsonl"):

@@ -96,6 +96,30 @@ def test_redis_store_interface(redis_url):
         other.close()
 
 
+def _read_in_worker(reader, urls):
+    return reader(urls)
+
+
+def test_redis_stores_html_reader_reads_in_another_process(redis_url):
+    """What the bitext pool's workers read the pages with: pickled as the connection's
+    plain settings and the pages' key, it connects in the worker."""
+    from bitextcrawl.processes import ProcessPool
+
+    store = RedisPageStore.from_settings(redis_settings(redis_url), "output/reader")
+    try:
+        page = PageRecord(url="http://r.example/en/1.html", lang="en", content_hash="h",
+                          html="<p>Hello</p>", text="Hello")
+        store.add(page)
+        reader = store.html_reader()
+        urls = [page.url, "http://r.example/missing"]
+        with ProcessPool(1) as pool:
+            got = pool.submit(_read_in_worker, reader, urls).result()
+        assert got == reader(urls) == {page.url: "<p>Hello</p>"}
+    finally:
+        store.clear()
+        store.close()
+
+
 ADDER = textwrap.dedent("""
     import sys
     from scrapy.settings import Settings

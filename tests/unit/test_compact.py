@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
@@ -114,4 +116,29 @@ def test_a_record_workers_encoded_content_reads_back_as_the_whole_record(tmp_pat
     assert {**there.to_dict(), "url": here.url} == here.to_dict()
     assert there.derived == here.derived
     assert decode_dict(encode_record(made_there)) == made_there.to_dict()
+    store.close()
+
+
+def _read_in_worker(reader, urls):
+    return reader(urls), pickle.loads(pickle.dumps(reader)) is reader
+
+
+def test_the_stores_html_reader_reads_in_another_process(tmp_path):
+    """What the bitext pool's workers read the pages with (``store.html_reader()``): pickled
+    as the store's path, one connection a process; one- and two-part blobs alike."""
+    from bitextcrawl.processes import ProcessPool
+    from bitextcrawl.store.codec import encode_content
+
+    store = SQLitePageStore(str(tmp_path))
+    plain, from_worker = record(1), record(2, "fr")
+    from_worker.stored_content = encode_content(from_worker)   # a two-part blob
+    store.add(plain)
+    store.add(from_worker)
+    urls = [plain.url, from_worker.url, "http://s.test/missing"]
+    want = {plain.url: plain.html, from_worker.url: from_worker.html}
+    reader = store.html_reader()
+    assert reader(urls) == want
+    with ProcessPool(1) as pool:
+        got, shared = pool.submit(_read_in_worker, reader, urls).result()
+    assert got == want and shared
     store.close()
