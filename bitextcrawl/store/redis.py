@@ -62,6 +62,16 @@ def redis_from_settings(settings):
     return get_redis_from_settings(settings)
 
 
+def _stored(server, pages_key: str, urls) -> Iterator[tuple[str, bytes]]:
+    """(URL, stored blob) of the given URLs that are stored."""
+    urls = list(urls)
+    for start in range(0, len(urls), BATCH):
+        batch = urls[start:start + BATCH]
+        for url, blob in zip(batch, server.hmget(pages_key, batch)):
+            if blob is not None:
+                yield url, blob
+
+
 class RedisPageStore:
     def __init__(self, server, key: str):
         self.server = server
@@ -126,14 +136,8 @@ class RedisPageStore:
 
     def get_many(self, urls) -> dict[str, PageRecord]:
         """URL -> record of the given URLs that are stored."""
-        urls = list(urls)
-        out = {}
-        for start in range(0, len(urls), BATCH):
-            batch = urls[start:start + BATCH]
-            for url, blob in zip(batch, self.server.hmget(self.pages_key, batch)):
-                if blob is not None:
-                    out[url] = decode_record(blob)
-        return out
+        return {url: decode_record(blob)
+                for url, blob in _stored(self.server, self.pages_key, urls)}
 
     def get(self, url: str) -> PageRecord | None:
         return self.get_many([url]).get(url)
@@ -190,14 +194,8 @@ class RedisHtmlReader:
 
             self._server = redis.Redis(connection_pool=redis.ConnectionPool(
                 connection_class=self.connection_class, **dict(self.params)))
-        urls = list(urls)
-        out = {}
-        for start in range(0, len(urls), BATCH):
-            batch = urls[start:start + BATCH]
-            for url, blob in zip(batch, self._server.hmget(self.pages_key, batch)):
-                if blob is not None:
-                    out[url] = decode_html(blob)
-        return out
+        return {url: decode_html(blob)
+                for url, blob in _stored(self._server, self.pages_key, urls)}
 
 
 @lru_cache(maxsize=4)

@@ -32,6 +32,15 @@ CREATE TABLE IF NOT EXISTS redirects (url TEXT PRIMARY KEY, target TEXT NOT NULL
 GET_BATCH = 500
 
 
+def _blobs(db: sqlite3.Connection, urls) -> Iterator[tuple[str, bytes]]:
+    """(URL, stored blob) of the given URLs that are stored."""
+    urls = list(urls)
+    for start in range(0, len(urls), GET_BATCH):
+        batch = urls[start:start + GET_BATCH]
+        marks = ",".join("?" * len(batch))
+        yield from db.execute(f"SELECT url, record FROM pages WHERE url IN ({marks})", batch)
+
+
 class SQLitePageStore:
     filename = "pages.sqlite"
 
@@ -89,15 +98,7 @@ class SQLitePageStore:
     def get_many(self, urls) -> dict[str, PageRecord]:
         """URL -> record of the given URLs that are stored (the closing step reads the
         HTML of a few pages at a time, not the whole store)."""
-        urls = list(urls)
-        out = {}
-        for start in range(0, len(urls), GET_BATCH):
-            batch = urls[start:start + GET_BATCH]
-            marks = ",".join("?" * len(batch))
-            for url, blob in self.db.execute(
-                    f"SELECT url, record FROM pages WHERE url IN ({marks})", batch):
-                out[url] = decode_record(blob)
-        return out
+        return {url: decode_record(blob) for url, blob in _blobs(self.db, urls)}
 
     def get(self, url: str) -> PageRecord | None:
         return self.get_many([url]).get(url)
@@ -143,15 +144,7 @@ class SQLiteHtmlReader:
     def __call__(self, urls) -> dict[str, str]:
         if self._db is None:
             self._db = sqlite3.connect(self.path)
-        urls = list(urls)
-        out = {}
-        for start in range(0, len(urls), GET_BATCH):
-            batch = urls[start:start + GET_BATCH]
-            marks = ",".join("?" * len(batch))
-            for url, blob in self._db.execute(
-                    f"SELECT url, record FROM pages WHERE url IN ({marks})", batch):
-                out[url] = decode_html(blob)
-        return out
+        return {url: decode_html(blob) for url, blob in _blobs(self._db, urls)}
 
 
 @lru_cache(maxsize=4)
