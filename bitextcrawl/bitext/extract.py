@@ -409,6 +409,12 @@ def _e_step_task(aligner, l1: str, l2: str, lang_check, reader, final: bool, tas
 _TRAINING_TREES = TreeCache(4 * TRAINING_PAIRS)
 
 
+def _page_url(page_index, url: str) -> str:
+    """The URL of ``url``'s page record (its canonical one), its HTML not read."""
+    compact = getattr(page_index, "compact", None)
+    return (compact(url) if compact is not None else page_index[url]).url
+
+
 def _html_tasks(lang_pairs, page_index):
     """Each pair's :class:`PairTask`: without its HTML where ``page_index`` (a
     ``pages.compact.FullRecords``) has a reader of the page store for the pool's workers,
@@ -585,7 +591,7 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                                 l1, l2, pool, lang_check)
         for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
                                                   len(lang_pairs))):
-            url_1, url_2 = page_index[pair.url_1].url, page_index[pair.url_2].url
+            url_1, url_2 = _page_url(page_index, pair.url_1), _page_url(page_index, pair.url_2)
             if isinstance(out, str):
                 counts["bitext/bitext/failed_pairs"] += 1
                 logger.warning("cannot align %s / %s: %s", url_1, url_2, out)
@@ -598,11 +604,10 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                     continue
                 row = {"url_1": url_1, "url_2": url_2, "sentence_1": s1, "sentence_2": s2,
                        "score": round(score * pair.score, 4), "lang_1": l1, "lang_2": l2}
-                if facts:   # for check_rows, which drops them
+                if facts:   # for checked_rows, which drops them
                     row[FACTS_KEY] = facts[0]
-                rows.append(row)
-                if checks is not None:
-                    checks.add(row)
+                if checks is None or checks.add(row):   # (else: an earlier row's copy)
+                    rows.append(row)
             for h1, h2 in link_pairs:
                 if h1 != h2:
                     links.append({"url_1": h1, "url_2": h2, "lang_1": l1, "lang_2": l2,
@@ -612,25 +617,25 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
 
 
 def checked_rows(rows, checks: RowChecks, counts: Counter):
-    """The rows that pass ``checks`` (a ``langcheck.RowChecks`` every row was added to),
-    without their facts; each drop counted under ``bitext/bitext/dropped/<reason>``."""
+    """The rows that pass ``checks`` (a ``langcheck.RowChecks`` every row was added to;
+    ``rows``: those it took as first of their sentence pair), without their facts; each
+    drop counted under ``bitext/bitext/dropped/<reason>``, with the first row's copies."""
     for r in rows:
         reason = checks.reason(r)
         if reason is None:
             r.pop(FACTS_KEY, None)
             yield r
         else:
-            counts[f"bitext/bitext/dropped/{reason}"] += 1
+            counts[f"bitext/bitext/dropped/{reason}"] += 1 + checks.copies(r)
 
 
 def check_rows(rows, lang_check, counts: Counter) -> list:
     """The rows of one language pair without interface strings (language names, pairs
     seen both ways round) and without sides fastText reads as another language
-    (``bitext.langcheck``): :func:`checked_rows` of ``rows`` (read twice), as a list."""
+    (``bitext.langcheck``), each sentence pair once: :func:`checked_rows`, as a list."""
     checks = RowChecks(lang_check)
-    for r in rows:
-        checks.add(r)
-    return list(checked_rows(rows, checks, counts))
+    first = [r for r in rows if checks.add(r)]
+    return list(checked_rows(first, checks, counts))
 
 
 def pool_size(workers: int, n_pairs: int) -> int:

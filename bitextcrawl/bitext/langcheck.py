@@ -254,13 +254,20 @@ class RowChecks:
     need every row of a language pair included: each row is added as it is made
     (:meth:`add` keeps its pair's digest and its letters per script), then each is
     judged (:meth:`reason`). Rows without facts are read here, by ``lang_check`` (None:
-    no fastText check)."""
+    no fastText check).
+
+    A row whose sentence pair (stripped) an earlier row of its language pair had gets
+    that row's verdict whatever the other rows (every check reads the pair's text, not
+    its page), and the files write a sentence pair once: :meth:`add` says so, and counts
+    the copy for the first row's drop (:meth:`copies`), so that only first rows need
+    to be kept and judged (menus: two rows of three on WET)."""
 
     def __init__(self, lang_check: SentenceLanguageCheck | None = None,
                  min_share: float = SCRIPT_MIN_SHARE):
         self.lang_check = lang_check
         self.min_share = min_share
         self._seen = defaultdict(set)   # (lang_1, lang_2) -> {digest of (s1, s2)}
+        self._copies: Counter = Counter()   # (lang_1, lang_2, digest) -> later rows
         self._letters: dict[str, dict] = defaultdict(dict)
         self._scripts: dict[str, frozenset] | None = None
 
@@ -270,14 +277,24 @@ class RowChecks:
             facts = sentence_facts(row["sentence_1"], row["sentence_2"], self.lang_check)
         return facts
 
-    def add(self, row) -> None:
+    def add(self, row) -> bool:
+        """Add ``row``; False if an earlier row of its language pair had its sentence pair."""
         facts = self.facts(row)
-        self._seen[row["lang_1"], row["lang_2"]].add(facts.key)
         for lang, found in ((row["lang_1"], facts.scripts_1), (row["lang_2"], facts.scripts_2)):
             letters = self._letters[lang]
             for name, n in found.items():
                 letters[name] = letters.get(name, 0) + n
         self._scripts = None
+        seen = self._seen[row["lang_1"], row["lang_2"]]
+        if facts.key in seen:
+            self._copies[row["lang_1"], row["lang_2"], facts.key] += 1
+            return False
+        seen.add(facts.key)
+        return True
+
+    def copies(self, row) -> int:
+        """Rows added after ``row`` with its sentence pair."""
+        return self._copies.get((row["lang_1"], row["lang_2"], self.facts(row).key), 0)
 
     def scripts(self) -> dict[str, frozenset]:
         """lang -> the scripts of at least ``min_share`` of its letters in the rows added."""
