@@ -115,3 +115,25 @@ def test_text_scripts_of_ascii_text_are_counted_as_latin_letters():
     for text in ("", "1.25 -- 42!", "Syntax: proxy_pass http://up;", "Zz\tAa\n",
                  "Синтаксис: listen", "naïve café", "".join(map(chr, range(128)))):
         assert text_scripts(text) == Counter(map(script, filter(str.isalpha, text)))
+
+
+def test_a_sentence_pair_is_judged_once_and_its_copies_counted_with_it():
+    """RowChecks.add: a row whose (stripped) sentence pair came before shares that row's
+    verdict; checked_rows counts its drop with the first row's."""
+    from bitextcrawl.bitext.extract import checked_rows
+    from bitextcrawl.bitext.langcheck import RowChecks
+
+    rows = [row("Home", "Accueil"), row("Accueil", "Home"), row(" Home ", "Accueil"),
+            row("Accueil", "Home"), row("Accueil", "Home"), row("Hello world.", "Bonjour.")]
+    checks = RowChecks(SentenceLanguageCheck())
+    first = [r for r in rows if checks.add(r)]
+    assert [(r["sentence_1"], r["sentence_2"]) for r in first] == \
+        [("Home", "Accueil"), ("Accueil", "Home"), ("Hello world.", "Bonjour.")]
+    counts = Counter()
+    kept = list(checked_rows(first, checks, counts))
+    assert [r["sentence_1"] for r in kept] == ["Hello world."]
+    # every row of the crosswise pairs counted, copies included, as when each is judged
+    assert counts == {"bitext/bitext/dropped/crosswise": 5}
+    each = Counter()
+    assert check_rows([dict(r) for r in rows], SentenceLanguageCheck(), each) == kept
+    assert each == counts
