@@ -1,7 +1,7 @@
 """TMX 1.4 writer for aligned sentence pairs (``bitext.tmx``).
 
-Streams with ``lxml.etree.xmlfile``: one ``<tu>`` is built, written and dropped at a time,
-so a million pairs never make a million nodes in memory. Follows TMX 1.4b (LISA):
+Streams: each ``<tu>`` is formatted as ``lxml.etree`` serialises it and written a batch at
+a time, so a million pairs never make a million nodes in memory. Follows TMX 1.4b (LISA):
 
     <tmx version="1.4">
       <header creationtool=… creationtoolversion=… segtype="sentence" o-tmf=…
@@ -125,6 +125,42 @@ def _open(path):
     return open(path, "wb")
 
 
+def _text(value: str) -> str:
+    """Character data as libxml2 writes it (cleaned text has no CR, which it escapes too)."""
+    if "&" in value:
+        value = value.replace("&", "&amp;")
+    if "<" in value:
+        value = value.replace("<", "&lt;")
+    if ">" in value:
+        value = value.replace(">", "&gt;")
+    return value
+
+
+_ATTRIBUTE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;",
+                           "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
+def _tu(n: int, row: dict, lang1: str, lang2: str) -> str:
+    """One ``<tu>`` of a cleaned row, as ``lxml.etree`` serialises the same element
+    (``tests/unit/test_tmx.py`` compares them byte for byte)."""
+    score = _format_score(row["score"])
+    parts = [f'<tu tuid="{n}">']
+    if score is not None:
+        parts.append(f'<prop type="score">{score}</prop>')
+    for lang, url, seg in ((lang1, row["url_1"], row["sentence_1"]),
+                           (lang2, row["url_2"], row["sentence_2"])):
+        parts.append(f'<tuv xml:lang="{lang}">')   # (escaped by write_tmx)
+        if url:
+            parts.append(f'<prop type="source-document">{_text(url)}</prop>')
+        parts.append(f"<seg>{_text(seg)}</seg></tuv>")
+    parts.append("</tu>\n")
+    return "".join(parts)
+
+
+# TUs written to the file at a time.
+WRITE_BATCH = 512
+
+
 def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
               creationtool: str = "bitextcrawl", adminlang: str = "en",
               o_tmf: str = "bitextcrawl", clean: bool = True) -> int:
@@ -134,6 +170,10 @@ def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
     XML-invalid and control characters and of line breaks; pairs repeated (same two
     segments) are written once; rows with an empty side are skipped (``clean=False``:
     ``rows`` come from :func:`iter_clean_rows` already).
+
+    The header is an ``lxml.etree`` element; each ``<tu>`` is formatted as lxml would
+    serialise it (:func:`_tu`): building four elements a pair took 20 µs, 15 s of a
+    100,000-page site's 745,000 pairs.
     """
     n = 0
     header_attrs = {
@@ -146,29 +186,19 @@ def write_tmx(path, rows: Iterable, lang1: str, lang2: str, *,
         "o-tmf": o_tmf,
         "creationdate": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
     }
-    with _open(path) as fh, etree.xmlfile(fh, encoding="utf-8") as xf:
-        xf.write_declaration()
-        with xf.element("tmx", version="1.4"):
-            xf.write("\n")
-            xf.write(etree.Element("header", header_attrs))
-            xf.write("\n")
-            with xf.element("body"):
-                xf.write("\n")
-                for r in iter_clean_rows(rows) if clean else rows:
-                    n += 1
-                    tu = etree.Element("tu", tuid=str(n))
-                    score = _format_score(r["score"])
-                    if score is not None:
-                        etree.SubElement(tu, "prop", type="score").text = score
-                    for lang, url, seg in ((lang1, r["url_1"], r["sentence_1"]),
-                                           (lang2, r["url_2"], r["sentence_2"])):
-                        tuv = etree.SubElement(tu, "tuv", {XML_LANG: lang})
-                        if url:
-                            etree.SubElement(tuv, "prop", type="source-document").text = url
-                        etree.SubElement(tuv, "seg").text = seg
-                    xf.write(tu)
-                    xf.write("\n")
-            xf.write("\n")
+    header = etree.tostring(etree.Element("header", header_attrs), encoding="unicode")
+    lang1, lang2 = str(lang1).translate(_ATTRIBUTE), str(lang2).translate(_ATTRIBUTE)
+    with _open(path) as fh:
+        fh.write(f"<?xml version='1.0' encoding='utf-8'?>\n<tmx version=\"1.4\">\n{header}\n"
+                 "<body>\n".encode("utf-8"))
+        batch = []
+        for r in iter_clean_rows(rows) if clean else rows:
+            n += 1
+            batch.append(_tu(n, r, lang1, lang2))
+            if len(batch) >= WRITE_BATCH:
+                fh.write("".join(batch).encode("utf-8"))
+                batch = []
+        fh.write(("".join(batch) + "</body>\n</tmx>").encode("utf-8"))
     return n
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 
+import pytest
+
 from lxml import etree
 
-from bitextcrawl.formats.tmx import XML_LANG, clean_segment, write_tmx
+from bitextcrawl.formats.tmx import XML_LANG, clean_segment, iter_clean_rows, write_tmx
 from bitextcrawl.formats.tsv import COLUMNS, write_bitext_tsv
 
 ROWS = [
@@ -106,3 +108,44 @@ def test_tsv_gzip_without_header(tmp_path):
     assert write_bitext_tsv(path, [("a", "b", 1)], header=False) == 1
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         assert fh.read() == "\t\ta\tb\t1.0000\t\t\n"
+
+
+def _lxml_tmx(path, rows, lang1, lang2, header_attrs):
+    """The same TMX built and serialised element by element with lxml.etree.xmlfile."""
+    with open(path, "wb") as fh, etree.xmlfile(fh, encoding="utf-8") as xf:
+        xf.write_declaration()
+        with xf.element("tmx", version="1.4"):
+            xf.write("\n")
+            xf.write(etree.Element("header", header_attrs))
+            xf.write("\n")
+            with xf.element("body"):
+                xf.write("\n")
+                for n, r in enumerate(iter_clean_rows(rows), 1):
+                    tu = etree.Element("tu", tuid=str(n))
+                    if r["score"] is not None:
+                        etree.SubElement(tu, "prop", type="score").text = f"{r['score']:.4f}"
+                    for lang, url, seg in ((lang1, r["url_1"], r["sentence_1"]),
+                                           (lang2, r["url_2"], r["sentence_2"])):
+                        tuv = etree.SubElement(tu, "tuv", {XML_LANG: lang})
+                        if url:
+                            etree.SubElement(tuv, "prop", type="source-document").text = url
+                        etree.SubElement(tuv, "seg").text = seg
+                    xf.write(tu)
+                    xf.write("\n")
+            xf.write("\n")
+
+
+@pytest.mark.parametrize("langs", [("en", "fr"), ("zh-Hant", 'x"<&>\tq')])
+def test_tmx_units_are_what_lxml_serialises(tmp_path, langs):
+    rows = ROWS + [{"url_1": "http://s.ca/a?x=1&y=<2>", "url_2": "", "sentence_1": "'q' \"dq\" ]]>",
+                    "sentence_2": "Ünïcödé 中文 😀 &amp; &#38;", "score": None}]
+    path = tmp_path / "bitext.tmx"
+    assert write_tmx(path, rows, *langs) == 5
+    header = etree.parse(str(path)).getroot().find("header")
+    _lxml_tmx(tmp_path / "lxml.tmx", rows, *langs, dict(header.attrib))
+    assert path.read_bytes() == (tmp_path / "lxml.tmx").read_bytes()
+    empty = tmp_path / "empty.tmx"
+    assert write_tmx(empty, [], *langs) == 0
+    _lxml_tmx(tmp_path / "lxml-empty.tmx", [], *langs,
+              dict(etree.parse(str(empty)).getroot().find("header").attrib))
+    assert empty.read_bytes() == (tmp_path / "lxml-empty.tmx").read_bytes()
