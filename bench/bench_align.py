@@ -2,7 +2,7 @@
 
     python bench/bench_align.py                 # both
     python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET
-    python bench/bench_align.py --scale 2000 20000 [--workers N]
+    python bench/bench_align.py --scale 2000 20000 [--workers N] [--repeat R]
 
 Page records are built by the crawl's own code (fastText included); the network is
 skipped. ``--scale``: for generated sites of those sizes and for the real sites of
@@ -30,6 +30,7 @@ import importlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -233,25 +234,34 @@ def _child(*args: str) -> str:
     return out.stdout
 
 
-def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int) -> None:
+def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int,
+          repeat: int = 1) -> None:
     """Per site, one child process with ``workers`` bitext workers and one with one
     worker (not from ``one_run_from`` pages), so that each peak RSS is its own (the
-    records are made in another one before)."""
+    records are made in another one before). ``repeat``: that many such rounds, one
+    after the other; each figure is the median over the rounds, and "all / 1" the
+    median of the rounds' ratios with their range (the machine's load moves them)."""
     rows = []
     sites = [str(n) for n in sizes] + [s for s in REAL_SITES if (SHARED / "nginx").is_dir()]
     for what in sites:
         _child("--prepare", what, "--cache", str(cache))
-        row = _one(what, workers, cache)
-        if not (what.isdigit() and int(what) >= one_run_from):
-            one = _one(what, 1, cache)
-            row.update(bitext_cpu_1=one["bitext_cpu"], bitext_wall_1=one["bitext_wall"],
-                       peak_rss_1_mb=one["peak_rss_mb"])
-        rows.append(row)
-        print(json.dumps(row), file=sys.stderr, flush=True)   # a long run's progress
+        rounds = []
+        for _ in range(repeat):
+            row = _one(what, workers, cache)
+            if not (what.isdigit() and int(what) >= one_run_from):
+                one = _one(what, 1, cache)
+                row.update(bitext_cpu_1=one["bitext_cpu"], bitext_wall_1=one["bitext_wall"],
+                           peak_rss_1_mb=one["peak_rss_mb"])
+                if row["workers"] > 1:
+                    row["ratio"] = row["bitext_wall"] / row["bitext_wall_1"]
+            rounds.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)   # a long run's progress
+        rows.append(_median_row(rounds))
     print(f"closing pipeline cost, each run as `scrapy align` (CPU seconds per page pair: "
           f"pairing, and bitext with one worker; bitext wall seconds with 1 and with "
           f"{workers} workers; peak RSS of the main process with {workers} workers, and "
-          f"with one)")
+          f"with one)" + (f"; medians of {repeat} rounds, the ratio's range in brackets"
+                          if repeat > 1 else ""))
     print("| site | pages | pairs | pairing CPU/pair | bitext CPU/pair | bitext wall, 1 worker "
           "| bitext wall, all workers | all / 1 | peak RSS MiB | peak RSS MiB, 1 worker "
           "| sentence pairs |")
@@ -261,11 +271,24 @@ def scale(sizes: list[int], workers: int, cache: Path, one_run_from: int) -> Non
         one = (f"{r['bitext_cpu_1']:.4f} | {r['bitext_wall_1']:.1f}" if "bitext_cpu_1" in r
                else "not run | not run")
         rss_1 = f"{r['peak_rss_1_mb']:,.0f}" if "peak_rss_1_mb" in r else "not run"
-        ratio = (f"{r['bitext_wall'] / r['bitext_wall_1']:.2f}"
-                 if r.get("bitext_wall_1") and r["workers"] > 1 else "–")
+        ratio = f"{r['ratio']:.2f}" if "ratio" in r else "–"
+        if "ratios" in r:
+            ratio += f" ({min(r['ratios']):.2f}–{max(r['ratios']):.2f})"
         print(f"| {name} | {r['pages']:,} | {r['pairs']:,} | {r['pairing_cpu']:.4f} | "
               f"{one} | {r['bitext_wall']:.1f} ({r['workers']}) | {ratio} | "
               f"{r['peak_rss_mb']:,.0f} | {rss_1} | {r['sentence_pairs']:,} |")
+
+
+def _median_row(rounds: list[dict]) -> dict:
+    """One row of the rounds of a site: each number their median (the counts are the
+    same in every round), and the rounds' ratios."""
+    row = dict(rounds[0])
+    for key, value in row.items():
+        if isinstance(value, float):
+            row[key] = statistics.median(r[key] for r in rounds)
+    if len(rounds) > 1 and "ratio" in row:
+        row["ratios"] = [r["ratio"] for r in rounds]
+    return row
 
 
 def _one(what: str, workers: int, cache: Path) -> dict:
@@ -285,6 +308,8 @@ def main() -> None:
     ap.add_argument("--one-run-from", type=int, default=50000,
                     help="generated sites of this many pages or more: the bitext stage with "
                          "all workers only (default %(default)s)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="--scale: rounds of runs per site, medians printed (default 1)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--prepare", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -297,7 +322,8 @@ def main() -> None:
     if args.ablation or args.scale is None:
         ablation()
     if args.scale is not None or not args.ablation:
-        scale(args.scale or [2000, 20000], args.workers, args.cache, args.one_run_from)
+        scale(args.scale or [2000, 20000], args.workers, args.cache, args.one_run_from,
+              max(1, args.repeat))
 
 
 if __name__ == "__main__":
