@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 
 OUTPUTS = ("pairs.jsonl", "bitext.tsv", "parallel_links.jsonl", "patterns.json")
 # Timings, and the processes used, are not outputs.
-NOT_COMPARED = ("bitext/bitext/workers",)
+NOT_COMPARED = ("bitext/bitext/workers", "bitext/bitext/workers_read_store")
 
 
 def records():
@@ -52,6 +52,9 @@ def test_store_gives_the_outputs_of_records_in_memory(tmp_path):
     finally:
         store.close()
     memory, streamed = comparable(tmp_path / "memory"), comparable(tmp_path / "store")
+    # the pool's workers read the pages from the store (records in memory: in the tasks)
+    assert json.loads((tmp_path / "store" / "stats.json").read_text())["align"][
+        "bitext/bitext/workers_read_store"] == 1
     assert memory["bitext/align/en-fr/parallel_link_pairs"] > 0
     assert memory["bitext/bitext/sentence_pairs"] > 100
     assert streamed == memory
