@@ -20,6 +20,11 @@
   (``a ↔ b`` and ``b ↔ a``): a translation does not swap sides, menus aligned
   crosswise do.
 
+Where they run: what one sentence pair gives (:class:`SentenceFacts`: the fastText
+readings, the scripts, the language-name test) is read where the pair is aligned, in the
+bitext pool's workers; :class:`RowChecks` adds up, in the main process, what needs all of
+a language pair's rows, and judges each row at the end.
+
 Pure functions over strings: no Scrapy.
 """
 
