@@ -60,7 +60,7 @@ _WS = re.compile(r"\s+")
 
 
 # A bitext row's key for its SentenceFacts (read where the row's page pair is aligned).
-FACTS_KEY = "checks"
+FACTS_KEY = "_facts"
 
 
 class SentenceFacts(NamedTuple):
