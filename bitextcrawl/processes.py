@@ -12,15 +12,16 @@ tells its workers nothing, and they would wait for tasks for ever, holding its s
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import sys
 import threading
 import types
-import logging
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Callable
 
 logger = logging.getLogger(__name__)
@@ -35,6 +36,14 @@ def forkserver_context():
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
     return context
+
+
+@lru_cache(maxsize=16)
+def shared_instance(cls, *args):
+    """``cls(*args)``, made once per process and arguments: what an object a pool's tasks
+    carry is unpickled as (its ``__reduce__`` returns ``shared_instance, (cls, *args)``),
+    so that a worker's tasks share it (its caches, its connection)."""
+    return cls(*args)
 
 
 def start_forkserver() -> None:

@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from bitextcrawl.pages.language import load_model
+from bitextcrawl.processes import shared_instance
 from bitextcrawl.sites.detect import switch_language
 
 # Texts with fewer letters than this carry no language ("2 615 060", "N/A", "v4.0").
@@ -98,7 +99,7 @@ class SentenceLanguageCheck:
     (``other_lang``: the text reads as the pair's other language; ``third_lang``).
 
     Pickled, it is remade in the receiving process once per parameters
-    (:func:`_shared_check`): a pool's tasks share its readings of repeated texts."""
+    (``processes.shared_instance``): a pool's tasks share its readings of repeated texts."""
 
     model_file: str | None = None
     min_letters: int = MIN_LETTERS
@@ -112,8 +113,9 @@ class SentenceLanguageCheck:
         self._predictions: dict[str, tuple[str, float]] = {}
 
     def __reduce__(self):
-        return _shared_check, (self.model_file, self.min_letters, self.short_words,
-                               self.other_prob, self.other_prob_short, self.third_prob)
+        return shared_instance, (SentenceLanguageCheck, self.model_file, self.min_letters,
+                                 self.short_words, self.other_prob, self.other_prob_short,
+                                 self.third_prob)
 
     def predict(self, text: str) -> tuple[str, float]:
         # Menus and footers repeat on every page: each text is read once (bounded).
@@ -154,11 +156,6 @@ class SentenceLanguageCheck:
         if not short and prob >= self.third_prob:
             return "third_lang"
         return None
-
-
-@lru_cache(maxsize=4)
-def _shared_check(*params) -> SentenceLanguageCheck:
-    return SentenceLanguageCheck(*params)
 
 
 def _has_letters(text: str, n: int) -> bool:

@@ -58,23 +58,26 @@ def encode_record(record: PageRecord) -> bytes:
     return _TWO_PARTS + _LENGTH.pack(len(rest)) + rest + record.stored_content
 
 
-def _decode(blob: bytes) -> dict:
+def _parts(blob: bytes) -> tuple[bytes | None, bytes]:
+    """(the rest, or None for a one-part blob; the part that holds the content fields)."""
     if not blob.startswith(_TWO_PARTS):
-        return json.loads(zlib.decompress(blob))
+        return None, blob
     start = len(_TWO_PARTS) + _LENGTH.size
     (n,) = _LENGTH.unpack_from(blob, len(_TWO_PARTS))
-    d = json.loads(zlib.decompress(blob[start:start + n]))
-    d.update(json.loads(zlib.decompress(blob[start + n:])))
+    return blob[start:start + n], blob[start + n:]
+
+
+def _decode(blob: bytes) -> dict:
+    rest, content = _parts(blob)
+    d = json.loads(zlib.decompress(content))
+    if rest is not None:
+        d = {**json.loads(zlib.decompress(rest)), **d}
     return d
 
 
 def decode_html(blob: bytes) -> str:
     """A stored record's HTML (of a two-part blob, only the content part is read)."""
-    if not blob.startswith(_TWO_PARTS):
-        return json.loads(zlib.decompress(blob)).get("html") or ""
-    (n,) = _LENGTH.unpack_from(blob, len(_TWO_PARTS))
-    start = len(_TWO_PARTS) + _LENGTH.size + n
-    return json.loads(zlib.decompress(blob[start:])).get("html") or ""
+    return json.loads(zlib.decompress(_parts(blob)[1])).get("html") or ""
 
 
 def decode_dict(blob: bytes) -> dict:

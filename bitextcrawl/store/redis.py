@@ -25,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from functools import lru_cache
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.processes import shared_instance
 from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
 
 BATCH = 500
@@ -177,7 +177,7 @@ class RedisPageStore:
 class RedisHtmlReader:
     """``reader(urls) -> {url: html}`` of the stored pages, for another process: pickled
     as the connection's settings and the pages' key, it connects once in each process it
-    is used in (:func:`_reader`), when first called."""
+    is used in (``processes.shared_instance``), when first called."""
 
     def __init__(self, connection_class, params: tuple, pages_key: str):
         self.connection_class = connection_class
@@ -186,7 +186,8 @@ class RedisHtmlReader:
         self._server = None
 
     def __reduce__(self):
-        return _reader, (self.connection_class, self.params, self.pages_key)
+        return shared_instance, (RedisHtmlReader, self.connection_class, self.params,
+                                 self.pages_key)
 
     def __call__(self, urls) -> dict[str, str]:
         if self._server is None:
@@ -197,7 +198,3 @@ class RedisHtmlReader:
         return {url: decode_html(blob)
                 for url, blob in _stored(self._server, self.pages_key, urls)}
 
-
-@lru_cache(maxsize=4)
-def _reader(connection_class, params: tuple, pages_key: str) -> RedisHtmlReader:
-    return RedisHtmlReader(connection_class, params, pages_key)

@@ -11,9 +11,9 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
-from functools import lru_cache
 
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.processes import shared_instance
 from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
 
 SCHEMA = """
@@ -132,21 +132,17 @@ class SQLitePageStore:
 class SQLiteHtmlReader:
     """``reader(urls) -> {url: html}`` of the stored pages, for another process: pickled
     as the store's path, it opens one connection of its own in each process it is used in
-    (:func:`_reader`), when first called."""
+    (``processes.shared_instance``), when first called."""
 
     def __init__(self, path: str):
         self.path = path
         self._db: sqlite3.Connection | None = None
 
     def __reduce__(self):
-        return _reader, (self.path,)
+        return shared_instance, (SQLiteHtmlReader, self.path)
 
     def __call__(self, urls) -> dict[str, str]:
         if self._db is None:
             self._db = sqlite3.connect(self.path)
         return {url: decode_html(blob) for url, blob in _blobs(self._db, urls)}
 
-
-@lru_cache(maxsize=4)
-def _reader(path: str) -> SQLiteHtmlReader:
-    return SQLiteHtmlReader(path)
