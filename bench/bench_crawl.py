@@ -1,6 +1,6 @@
 """Crawl cost: speed against a plain spider, and responses per pair found on real sites.
 
-    python bench/bench_crawl.py [--pairs 1000] [--scheme prefix]
+    python bench/bench_crawl.py [--pairs 1000] [--scheme prefix] [--repeat R]
     python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # issue 13 (alias --nginx)
     python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # issue 15
 
@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -373,6 +374,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--scheme", default="prefix")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="rounds of the three crawls in turn; the ratios' medians and ranges")
     ap.add_argument("--real", "--nginx", dest="real", action="store_true",
                     help="responses per pair found, bitext against unfocused, on nginx.org,"
                          " WET and the generated manual instead")
@@ -397,7 +400,9 @@ def main() -> None:
     env = plain_spider_env(tmp)
     sets = [x for k, v in LOOPBACK.items() for x in ("-s", f"{k}={v}")]
 
-    def commands(start_url: str) -> dict:
+    def commands(start_url: str, run_dir: Path) -> dict:
+        """The three crawls; ``run_dir`` holds the bitext crawl's outputs and pattern DB (a
+        new one each round: a crawl into an existing store resumes it)."""
         return {
             "plain": [sys.executable, "-m", "scrapy", "crawl", "plain", "-a",
                       f"start_url={start_url}", "-s", "SPIDER_MODULES=plainbench.plain", *sets],
@@ -407,46 +412,65 @@ def main() -> None:
                           "SPIDER_MODULES=plainbench.plain_lid", *sets],
             "bitext": [sys.executable, "-m", "scrapy", "crawl", "bitext", "-a",
                        f"start_url={start_url}", "-a", "langs=en,fr", "-s",
-                       f"BITEXT_OUTPUT_DIR={tmp / 'out'}", "-s",
-                       f"BITEXT_PATTERN_DB={tmp / 'db.json'}", "-s",
+                       f"BITEXT_OUTPUT_DIR={run_dir / 'out'}", "-s",
+                       f"BITEXT_PATTERN_DB={run_dir / 'db.json'}", "-s",
                        "BITEXT_ALIGN_ENABLED=False", *sets, *BITEXT_SETTINGS],
         }
 
-    results = {}
+    # Rounds in turn (plain, plain_lid, bitext, then again): on a shared machine a spider's
+    # pages/s moves by a quarter between back-to-back runs, so each ratio is of one round's
+    # runs, and the medians are quoted.
+    repeat = max(1, args.repeat)
+    rounds: list[dict] = []
     with serve_site(site, port):
-        for name, cmd in commands(site.start_url).items():
-            wall, cpu, log = run(cmd, env)
-            pages = stat(log, "response_received_count")
-            elapsed = stat(log, "elapsed_time_seconds")
-            results[name] = {"pages": int(pages), "crawl_s": round(elapsed, 2),
-                             "pages_per_s": round(pages / elapsed, 1) if elapsed else 0,
-                             "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
-                             "peak_mem_mb": round(stat(log, "memusage/max") / 2**20, 1)}
+        for i in range(repeat):
+            results = {}
+            for name, cmd in commands(site.start_url, tmp / f"round-{i + 1}").items():
+                wall, cpu, log = run(cmd, env)
+                pages = stat(log, "response_received_count")
+                elapsed = stat(log, "elapsed_time_seconds")
+                results[name] = {"pages": int(pages), "crawl_s": round(elapsed, 2),
+                                 "pages_per_s": round(pages / elapsed, 1) if elapsed else 0,
+                                 "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                                 "peak_mem_mb": round(stat(log, "memusage/max") / 2**20, 1)}
+            rounds.append(results)
     # Start-up and shutdown alone: the same commands on a port nothing listens on.
-    for name, cmd in commands(f"http://127.0.0.1:{free_port()}/").items():
-        results[name]["startup_cpu_s"] = round(run(cmd, env)[1], 2)
-        results[name]["crawl_cpu_ms_per_page"] = round(
-            1000 * (results[name]["cpu_s"] - results[name]["startup_cpu_s"])
-            / max(1, results[name]["pages"]), 2)
+    startup = {name: round(run(cmd, env)[1], 2)
+               for name, cmd in commands(f"http://127.0.0.1:{free_port()}/",
+                                         tmp / "start-up").items()}
+    for results in rounds:
+        for name, r in results.items():
+            r["startup_cpu_s"] = startup[name]
+            r["crawl_cpu_ms_per_page"] = round(
+                1000 * (r["cpu_s"] - startup[name]) / max(1, r["pages"]), 2)
     print(f"site: {args.scheme} scheme, {len(site.page_langs)} pages, loopback")
-    for name, r in results.items():
-        print(f"{name:9s} {r['pages']:6d} pages  {r['pages_per_s']:7.1f} pages/s  "
-              f"crawl {r['crawl_s']:6.2f} s  wall {r['wall_s']:6.2f} s  CPU {r['cpu_s']:6.2f} s"
-              f" (start-up {r['startup_cpu_s']:.2f} s; {r['crawl_cpu_ms_per_page']:.2f} ms a"
-              f" page)  peak {r['peak_mem_mb']} MiB")
-    lid = results["bitext"]["pages_per_s"] / results["plain_lid"]["pages_per_s"]
-    print(f"ratio bitext/plain_lid pages/s: {lid:.2f}  (plain_lid: the spider issue 15 compares"
-          " against, fastText labels and URLs paired by stripping language codes)")
-    ratio = results["bitext"]["pages_per_s"] / results["plain"]["pages_per_s"]
-    print(f"ratio bitext/plain pages/s: {ratio:.2f}  (bitext: language ID, store, WARC, focus,"
-          " online URL patterns and deep recovery; the closing alignment is timed by"
-          " bench/bench_align.py)")
-    per_page = {name: r["crawl_cpu_ms_per_page"] for name, r in results.items()}
-    print(f"ratio of CPU per page, plain_lid/bitext:"
-          f" {per_page['plain_lid'] / per_page['bitext']:.2f}")
-    print(f"ratio of CPU per page, plain/bitext: {per_page['plain'] / per_page['bitext']:.2f}"
+    for i, results in enumerate(rounds, 1):
+        for name, r in results.items():
+            print(f"{'round ' + str(i) if repeat > 1 else '':8s} {name:9s} {r['pages']:6d} pages"
+                  f"  {r['pages_per_s']:7.1f} pages/s  crawl {r['crawl_s']:6.2f} s  wall"
+                  f" {r['wall_s']:6.2f} s  CPU {r['cpu_s']:6.2f} s (start-up"
+                  f" {r['startup_cpu_s']:.2f} s; {r['crawl_cpu_ms_per_page']:.2f} ms a page)"
+                  f"  peak {r['peak_mem_mb']} MiB")
+
+    def ratios(figure, a: str, b: str, inverse: bool = False) -> str:
+        values = sorted((r[b][figure] / r[a][figure]) if inverse else
+                        (r[a][figure] / r[b][figure]) for r in rounds)
+        text = f"{statistics.median(values):.2f}"
+        return text + (f" ({values[0]:.2f}-{values[-1]:.2f}, {len(values)} rounds)"
+                       if len(values) > 1 else "")
+
+    print(f"ratio bitext/plain_lid pages/s: {ratios('pages_per_s', 'bitext', 'plain_lid')}"
+          "  (plain_lid: the spider issue 15 compares against, fastText labels and URLs"
+          " paired by stripping language codes)")
+    print(f"ratio bitext/plain pages/s: {ratios('pages_per_s', 'bitext', 'plain')}  (bitext:"
+          " language ID, store, WARC, focus, online URL patterns and deep recovery; the"
+          " closing alignment is timed by bench/bench_align.py)")
+    print("ratio of CPU per page, plain_lid/bitext:"
+          f" {ratios('crawl_cpu_ms_per_page', 'bitext', 'plain_lid', inverse=True)}")
+    print("ratio of CPU per page, plain/bitext:"
+          f" {ratios('crawl_cpu_ms_per_page', 'bitext', 'plain', inverse=True)}"
           "  (start-up set aside; the figure a shared machine moves least)")
-    print(json.dumps(results))
+    print(json.dumps(rounds if repeat > 1 else rounds[0]))
 
 
 if __name__ == "__main__":
