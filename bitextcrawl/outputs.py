@@ -10,16 +10,14 @@ import json
 import logging
 import os
 import sys
-import itertools
 import time
 from collections import Counter, defaultdict
 
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
-from bitextcrawl.pages.compact import (DROPPED, FullRecords, Interner, compact,
-                                       drop_pairing_features)
-from bitextcrawl.pages.site import canonical_records
-from bitextcrawl.pairing.align import HTML_FEATURES, AlignConfig, align_site
+from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
+from bitextcrawl.pairing.align import AlignConfig, align_site
+from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.url_patterns import PatternDB
 
 logger = logging.getLogger(__name__)
@@ -47,8 +45,6 @@ def write_json(path: str, obj) -> None:
 # Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
 # a page recurs in nearby ones (``extract.ordered_map`` has up to 64 pairs in flight).
 BITEXT_RECORDS_KEPT = 512
-# Records whose HTML export_pages reads at a time.
-EXPORT_BATCH = 256
 
 
 def read_sites(pages) -> tuple[dict, object]:
@@ -65,37 +61,6 @@ def read_sites(pages) -> tuple[dict, object]:
     for page in pages:
         by_site[page.site].append(page if load is None else compact(page, intern, HTML_FEATURES))
     return by_site, load
-
-
-def export_pages(store, path: str) -> int:
-    """``pages.jsonl`` of a page store: one record per content (``canonical_records``),
-    the records read once without their HTML, then a batch at a time with it."""
-    intern = Interner()
-    pages = canonical_records((compact(p, intern) for p in store), redirects=store.redirects())
-
-    def dicts():
-        while batch := list(itertools.islice(pages, EXPORT_BATCH)):
-            full = store.get_many(p.url for p in batch)
-            for p in batch:
-                d = p.to_dict()
-                for name in DROPPED:
-                    d[name] = getattr(full[p.url], name)
-                yield d
-
-    return write_jsonl(path, dicts())
-
-
-def export_store(output_dir: str, path: str) -> int:
-    """:func:`export_pages` of the SQLite page store of ``output_dir``, opened here: a
-    worker process exports while the crawl's process pairs and aligns (the store is only
-    read, and SQLite's WAL lets both read it)."""
-    from bitextcrawl.store.sqlite import SQLitePageStore
-
-    store = SQLitePageStore(output_dir)
-    try:
-        return export_pages(store, path)
-    finally:
-        store.close()
 
 
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,

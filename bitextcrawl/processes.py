@@ -88,12 +88,13 @@ def _worker_pid() -> int:
 
 
 class ProcessPool(ProcessPoolExecutor):
-    """A ``ProcessPoolExecutor`` of the fork server's processes, which end with this
-    process. ``initializer(*initargs)`` runs in each as it starts."""
+    """A ``ProcessPoolExecutor`` of the fork server's processes (or of another
+    multiprocessing ``context``'s), which end with this process. ``initializer(*initargs)``
+    runs in each as it starts."""
 
     def __init__(self, workers: int, initializer: Callable | None = None, initargs: tuple = (),
-                 inline_if_broken: bool = False):
-        context = forkserver_context()
+                 inline_if_broken: bool = False, context=None):
+        context = context or forkserver_context()
         # the write end stays in this process only: a worker reads EOF when it is gone
         maker_alive, self._alive = context.Pipe(duplex=False)
         super().__init__(workers, mp_context=context, initializer=_worker_start,

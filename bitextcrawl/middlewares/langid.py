@@ -100,8 +100,11 @@ class LanguageIdMiddleware:
         agreement = self.agreement.setdefault(site_of(response.url), DeclarationAgreement())
         if self.workers is not None and self.workers.ready:
             return self._record_from_worker(request, response, content_type, fields, agreement)
-        if self.workers is not None and self.workers.error is not None:
-            self._workers_failed(self.workers.error)
+        if self.workers is not None:
+            if self.workers.error is not None:
+                self._workers_failed(self.workers.error)
+            else:   # still starting: made here
+                self.stats.inc_value("bitext/record_workers/not_ready")
 
         def identify(text, html_lang, content_lang):
             return self.identifier.identify(text, html_lang, content_lang, agreement)

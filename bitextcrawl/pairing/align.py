@@ -33,15 +33,15 @@ from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parall
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import SitePages, canonical_pages
-from bitextcrawl.pairing.anchors import anchor_overlaps, page_code_anchors
-from bitextcrawl.pairing.candidates import candidate_pairs, page_image_names, passes_cheap_filters
+from bitextcrawl.pairing.anchors import anchor_overlaps
+from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
 from bitextcrawl.pairing.extract import one_to_one_with_evidence
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import SLUG_ID, UrlPatternLearner
-from bitextcrawl.sites.detect import page_named_unlinked, page_switch_names
+from bitextcrawl.sites.detect import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 
@@ -49,9 +49,6 @@ ALL_STAGES = ("url_pattern", "hreflang", "parallel_link", "structure", "content"
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
 # strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
-# What pairing reads of a page's HTML, each made once per record: a closing step that
-# holds its records without HTML (``pages.compact``) makes these first.
-HTML_FEATURES = (page_image_names, page_code_anchors, page_switch_names)
 ONE_WAY_HREFLANG = 0.75
 # Structural pairs confident enough to teach the site's LSI space.
 LSI_TRAINING_PROBABILITY = 0.99

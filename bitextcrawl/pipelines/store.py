@@ -16,7 +16,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.formats.warc import WarcPageWriter
-from bitextcrawl.outputs import export_pages, export_store
+from bitextcrawl.store.export import export_pages, export_store
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import closing_started, url_rewritten
 from bitextcrawl.store.sqlite import SQLitePageStore

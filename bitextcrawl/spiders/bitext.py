@@ -170,14 +170,16 @@ class BitextSpider(scrapy.Spider):
     def followable(self, url: str, in_scope) -> bool:
         """Is a link to ``url`` worth a request? If not, why is counted."""
         reason = None
-        if not in_scope(url):
+        # first the commonest reason and the cheapest test (menus link pages already
+        # downloaded): a URL the server answered is not requested again, whatever else
+        if url in self.answered:
+            reason = "links/already_answered"
+        elif not in_scope(url):
             reason = "links/offsite"
         elif looks_like_trap(url, self.trap_repeats, self.trap_segments):
             reason = "bad/trap"
         elif self.skip_extensions and urlsplit(url).path.lower().endswith(self.skip_extensions):
             reason = "links/skipped_extension"  # an archive, image, ...
-        elif url in self.answered:
-            reason = "links/already_answered"
         if reason is not None:
             self.crawler.stats.inc_value("bitext/" + reason)
         return reason is None

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
-from scrapy.utils.misc import load_object
-
 from bitextcrawl.pages.record import PageRecord
 
 
@@ -29,5 +27,7 @@ class PageStore(Protocol):
 
 def open_store(settings, output_dir: str) -> PageStore:
     """The page store named by ``BITEXT_PAGE_STORE``, opened on ``output_dir``."""
+    from scrapy.utils.misc import load_object  # (record workers import this package)
+
     cls = load_object(settings.get("BITEXT_PAGE_STORE"))
     return cls.from_settings(settings, output_dir)

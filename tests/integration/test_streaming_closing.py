@@ -10,7 +10,8 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
-from bitextcrawl.outputs import export_pages, run_closing
+from bitextcrawl.outputs import run_closing
+from bitextcrawl.store.export import export_pages
 from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.store.sqlite import SQLitePageStore

@@ -8,7 +8,7 @@ import pytest
 
 from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
 from bitextcrawl.pages.record import build_record
-from bitextcrawl.pairing.align import HTML_FEATURES
+from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pairing.candidates import page_features
 from bitextcrawl.sites.detect import page_named_unlinked

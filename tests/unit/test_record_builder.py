@@ -143,7 +143,7 @@ def test_record_workers_make_the_records_the_crawl_process_makes():
                                    made_there.fetched_at)
         assert _warc_fields(made_there.warc_member) == _warc_fields(expected)
     # and the HTML features pairing reads, made there: the same as made here
-    from bitextcrawl.pairing.align import HTML_FEATURES
+    from bitextcrawl.pairing.html_features import HTML_FEATURES
 
     for page, made_there in zip(here, there):
         assert set(STORED_FEATURES) <= set(made_there.derived)
