@@ -77,6 +77,8 @@ BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report'
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
 BITEXT_WORKERS = os.cpu_count() or 1   # processes aligning page pairs in the closing pipeline (1: none)
 BITEXT_RECORD_WORKERS = max(0, (os.cpu_count() or 1) - 1)  # processes making page records during the crawl (0: none)
+BITEXT_GC_TUNING_ENABLED = True          # the crawl's objects before it starts frozen out of the collector's sight
+BITEXT_GC_YOUNG_THRESHOLD = 20000        # allocations between collections of young objects (Python's: 700)
 
 # Site expansion: the expand spider (seed 003 §2.3)
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)

@@ -12,6 +12,7 @@ tells its workers nothing, and they would wait for tasks for ever, holding its s
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
@@ -44,6 +45,16 @@ def shared_instance(cls, *args):
     carry is unpickled as (its ``__reduce__`` returns ``shared_instance, (cls, *args)``),
     so that a worker's tasks share it (its caches, its connection)."""
     return cls(*args)
+
+
+def tune_collector(young_threshold: int) -> tuple:
+    """Freeze what exists now (modules, models: never garbage) out of the cyclic garbage
+    collector's sight, and collect young objects every ``young_threshold`` allocations;
+    the thresholds before (to restore with ``gc.set_threshold`` and ``gc.unfreeze``)."""
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(young_threshold, *before[1:])
+    return before
 
 
 def start_forkserver() -> None:

@@ -25,6 +25,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
+from bitextcrawl import config
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import language_fields, record_from_body
 from bitextcrawl.pages.urls import site_of
@@ -70,7 +71,9 @@ class LanguageIdMiddleware:
         if n > 0 and _asyncio_reactor():
             from bitextcrawl.pages.record_workers import RecordWorkers
 
-            workers = RecordWorkers(n, model, min_prob)
+            young = settings.getint("BITEXT_GC_YOUNG_THRESHOLD") \
+                if config.getbool(settings, "BITEXT_GC_TUNING_ENABLED") else 0
+            workers = RecordWorkers(n, model, min_prob, young)
             crawler.stats.set_value("bitext/record_workers/processes", n)
             crawler.bitext_record_workers = workers   # the store pipeline exports with one
         return cls(crawler, LanguageIdentifier(model, min_prob), workers)

@@ -33,7 +33,7 @@ from concurrent.futures import Future
 from bitextcrawl.formats.warc import response_member
 from bitextcrawl.pages.language import Identification, LanguageIdentifier
 from bitextcrawl.pages.record import PageRecord, record_from_body
-from bitextcrawl.processes import start_forkserver
+from bitextcrawl.processes import start_forkserver, tune_collector
 from bitextcrawl.store.codec import encode_content
 
 logger = logging.getLogger(__name__)
@@ -41,9 +41,13 @@ logger = logging.getLogger(__name__)
 _identifier: LanguageIdentifier | None = None  # a worker's own, loaded as it starts
 
 
-def _load_model(model_file: str | None, min_prob: float) -> None:
+def _start_worker(model_file: str | None, min_prob: float, gc_young_threshold: int) -> None:
+    """A worker's start: its fastText model, then its collector set as the crawl's
+    process sets its own (``extensions.collector``): what it has imported frozen."""
     global _identifier
     _identifier = LanguageIdentifier(model_file, min_prob)
+    if gc_young_threshold > 0:
+        tune_collector(gc_young_threshold)
 
 
 def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
@@ -80,13 +84,14 @@ class RecordWorkers:
     them: until :attr:`ready`, a caller makes its records itself.
     """
 
-    def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5):
+    def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5,
+                 gc_young_threshold: int = 0):
         from bitextcrawl.processes import ProcessPool
 
         # Spawned, not forked by the fork server: a fresh interpreter imports what a record
         # takes (0.4 s), where the fork server first imports the bitext stage's kernels
         # (1.5 s), and until a worker runs the crawl's process makes the records itself.
-        self.pool = ProcessPool(workers, _load_model, (model_file, min_prob),
+        self.pool = ProcessPool(workers, _start_worker, (model_file, min_prob, gc_young_threshold),
                                 context=multiprocessing.get_context("spawn"))
         self.ready = False
         self.error: BaseException | None = None

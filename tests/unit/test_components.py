@@ -27,6 +27,7 @@ from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
                                                DistributedUrlPairingPipeline)
 from bitextcrawl.extensions.resume import FrontierJournal
 from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
+from bitextcrawl.extensions.collector import CollectorTuning
 from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
@@ -418,6 +419,35 @@ def test_timeline_records_a_point_when_the_crawl_moves(tmp_path):
     timeline.tick()  # nothing moved: no new point
     points = stats(crawler)[TIMELINE]
     assert [p[1:3] for p in points] == [[0, 0], [1, 1]]
+
+
+def test_collector_tuned_for_the_crawl_and_restored_after(tmp_path):
+    import gc
+
+    crawler = crawler_for(tmp_path, BITEXT_GC_YOUNG_THRESHOLD=12345)
+    tuning = CollectorTuning.from_crawler(crawler)
+    before = gc.get_threshold()
+    try:
+        tuning.spider_opened()
+        assert gc.get_threshold()[0] == 12345
+        assert gc.get_freeze_count() > 0
+        assert stats(crawler)["bitext/gc/frozen_objects"] == gc.get_freeze_count()
+        gc.collect(0)
+        tuning.spider_closed()
+        assert stats(crawler)["bitext/gc/collections/0"] >= 1
+    finally:
+        tuning.engine_stopped()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_collector_left_alone_for_other_spiders_or_when_disabled(tmp_path):
+    with pytest.raises(NotConfigured):
+        CollectorTuning.from_crawler(crawler_for(tmp_path, BITEXT_GC_TUNING_ENABLED=False))
+    with pytest.raises(NotConfigured):
+        CollectorTuning.from_crawler(get_crawler(settings_dict={"BITEXT_GC_TUNING_ENABLED": True}))
+    with pytest.raises(NotConfigured):
+        CollectorTuning.from_crawler(crawler_for(tmp_path, BITEXT_GC_YOUNG_THRESHOLD=0))
 
 
 def test_resolver_answers_localhost_names_unless_disabled(tmp_path):
