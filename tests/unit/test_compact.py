@@ -119,6 +119,25 @@ def test_a_record_workers_encoded_content_reads_back_as_the_whole_record(tmp_pat
     store.close()
 
 
+def test_two_part_blobs_written_before_with_their_rest_compressed_still_read(tmp_path):
+    """The rest of a two-part blob is plain JSON now; stores written before compressed it."""
+    import json
+    import zlib
+
+    from bitextcrawl.store import codec
+
+    page = record(1)
+    page.stored_content = codec.encode_content(page)
+    blob = codec.encode_record(page)
+    rest, content = codec._parts(blob)
+    assert rest.startswith(b"{")
+    old = zlib.compress(rest, codec.COMPRESS_LEVEL)
+    old_blob = codec._TWO_PARTS + codec._LENGTH.pack(len(old)) + old + content
+    assert codec.decode_dict(old_blob) == codec.decode_dict(blob) == json.loads(
+        json.dumps(page.to_dict()))
+    assert codec.decode_html(old_blob) == page.html
+
+
 def _read_in_worker(reader, urls):
     return reader(urls), pickle.loads(pickle.dumps(reader)) is reader
 
