@@ -57,7 +57,7 @@ BITEXT_PATTERNS_ENABLED = True
 BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
 BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
-BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 25% more)
+BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 50% more)
 BITEXT_DEEP_RECOVERY_ENABLED = True
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
 BITEXT_RECOVERY_STOP_AFTER = 4           # a pattern/direction stops after this many failures in a row...

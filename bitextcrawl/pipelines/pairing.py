@@ -61,9 +61,9 @@ from bitextcrawl.signals import held_links, pages_paired
 logger = logging.getLogger(__name__)
 
 STAT = "bitext/recovery/"
-# Patterns are re-learned after BITEXT_PATTERN_RELEARN_EVERY new pages, or a quarter of
-# the pages known when that is more.
-RELEARN_GROWTH = 4
+# Patterns are re-learned after BITEXT_PATTERN_RELEARN_EVERY new pages, or half the
+# pages known when that is more.
+RELEARN_GROWTH = 2
 # Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
 _INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
 
@@ -235,8 +235,9 @@ class UrlPairingPipeline:
         self.new_pages += 1
         # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
         # block the reactor for a minute on a 20k-page site; growing it with the
-        # site keeps the total linear (a quarter more: the fits read 5 URLs a page
-        # stored, where a tenth more read 11). The idle pass re-learns on everything.
+        # site keeps the total linear (half more: the fits read 3 URLs a page stored,
+        # where a tenth more read 11; between fits, new pages are paired by the patterns
+        # already learned). The idle pass re-learns on everything.
         if self.new_pages >= max(self.relearn_every, len(self.known) // RELEARN_GROWTH):
             self.relearn()
         return item
