@@ -150,6 +150,24 @@ def test_record_workers_make_the_records_the_crawl_process_makes():
         assert [f(page) for f in HTML_FEATURES] == [f(made_there) for f in HTML_FEATURES]
 
 
+def test_record_workers_are_spawned_light_with_their_collector_set():
+    """A record worker imports what a record takes, not the bitext stage's kernels (which
+    made it wait 1.6 s for the fork server), and sets its collector as the crawl does."""
+    from bitextcrawl.pages.record_workers import RecordWorkers
+
+    workers = RecordWorkers(1, gc_young_threshold=12345)
+    assert workers.wait(60)
+    try:
+        assert workers.pool._mp_context.get_start_method() == "spawn"
+        # a builtin as the task: unpickling it imports nothing in the worker
+        probe = ("(__import__('gc').get_threshold()[0], __import__('gc').get_freeze_count() > 0,"
+                 " sorted({'numba', 'scipy', 'bitextcrawl.pairing.align',"
+                 " 'bitextcrawl.bitext.extract'} & set(__import__('sys').modules)))")
+        assert workers.pool.submit(eval, probe).result(60) == (12345, True, [])
+    finally:
+        workers.close()
+
+
 def test_a_broken_record_worker_loses_no_page():
     """A worker killed mid-crawl: its page is made in the crawl's process, counted."""
     import os
