@@ -66,12 +66,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    # socketserver listens with a backlog of 5: a crawl's burst of new connections (16
+    # requests at once, one connection each to an HTTP/1.0 handler) overflowed it, and
+    # each dropped SYN cost the crawler a one-second retransmit. Real servers listen with
+    # hundreds (nginx: 511).
+    request_queue_size = 512
+
+
 class LoopbackServer:
     """A server thread on 127.0.0.1; ``url`` is its root."""
 
     def __init__(self, handler, port: int = 0):
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _HTTPServer(("127.0.0.1", port), handler)
         self.httpd.hits = {}
         self.httpd.hits_lock = threading.Lock()
         self.port = self.httpd.server_address[1]
