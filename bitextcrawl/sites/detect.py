@@ -174,8 +174,13 @@ def _build_index() -> dict[str, str]:
 _INDEX = _build_index()
 
 
+_NOT_ASCII_WORD = re.compile(r"[^A-Za-z0-9_-]+")
+
+
 def _clean(text: str) -> str:
     """Letters, marks, digits, spaces and inner hyphens only; whitespace collapsed."""
+    if text.isascii():   # most anchors: one regex, where the loop below took 20 us each
+        return " ".join(_NOT_ASCII_WORD.sub(" ", text).split()).strip("-_ ")
     out = []
     for ch in text:
         cat = unicodedata.category(ch)

@@ -147,3 +147,24 @@ def test_real_sites():
 ])
 def test_languages_named_unlinked(html, marked):
     assert set(languages_named_unlinked(html, "it", ("en", "it", "ru"))) == marked
+
+
+def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
+    """``_clean``'s ASCII shortcut: every ASCII character, and runs of them, kept or blanked
+    as the rule by Unicode category (letters, marks, digits, ``-``, ``_``) keeps them."""
+    import random
+    import unicodedata
+
+    from bitextcrawl.sites.detect import _clean
+
+    def by_category(text):
+        kept = "".join(c if unicodedata.category(c)[0] in "LMN" or c in "-_" else " "
+                       for c in text)
+        return " ".join(kept.split()).strip("-_ ")
+
+    rng = random.Random(7)
+    samples = [chr(i) for i in range(128)] + ["  English version ", "[EN]", "» Deutsch",
+                                               "fr-CA", "-_x_-", "Español (España)"]
+    samples += ["".join(rng.choice([chr(i) for i in range(128)]) for _ in range(12))
+                for _ in range(2000)]
+    assert [_clean(t) for t in samples] == [by_category(t) for t in samples]
