@@ -546,13 +546,17 @@ def _gc_frozen(function):
     @wraps(function)
     def frozen(*args, **kwargs):
         threshold = gc.get_threshold()
+        # a crawl's process froze its own start-up already (extensions.collector): the
+        # one unfreeze, of everything, is then the crawl's, when its engine stops
+        unfreeze = gc.get_freeze_count() == 0
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD, *threshold[1:])
         try:
             return function(*args, **kwargs)
         finally:
             gc.set_threshold(*threshold)
-            gc.unfreeze()
+            if unfreeze:
+                gc.unfreeze()
     return frozen
 
 

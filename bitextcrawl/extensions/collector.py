@@ -1,7 +1,7 @@
 """The cyclic garbage collector of a bitext crawl's process, set for what it holds.
 
 By the time the spider opens, the process has imported Scrapy, lxml, numpy and the pairing
-models and loaded fastText: some 170,000 objects that never become garbage, and that each
+models and loaded fastText: some 160,000 objects that never become garbage, and that each
 full collection scanned again. They are frozen out of the collector's sight
 (``gc.freeze``), and young objects are collected every ``BITEXT_GC_YOUNG_THRESHOLD``
 allocations instead of Python's 700, so that the many short-lived objects of a response
@@ -41,7 +41,8 @@ class CollectorTuning:
         from bitextcrawl.spiders.bitext import BitextSpider
 
         settings = crawler.settings
-        if not (isinstance(crawler.spidercls, type) and issubclass(crawler.spidercls, BitextSpider)):
+        spidercls = crawler.spidercls
+        if not (isinstance(spidercls, type) and issubclass(spidercls, BitextSpider)):
             raise NotConfigured   # another spider of the project: Python's defaults
         if not config.getbool(settings, "BITEXT_GC_TUNING_ENABLED"):
             raise NotConfigured

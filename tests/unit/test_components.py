@@ -441,6 +441,23 @@ def test_collector_tuned_for_the_crawl_and_restored_after(tmp_path):
     assert gc.get_freeze_count() == 0
 
 
+def test_the_bitext_stages_freeze_leaves_the_crawls_in_place():
+    """The bitext stage freezes and unfreezes around its work (``extract._gc_frozen``);
+    inside a crawl that froze its start-up, the unfreeze is left to the crawl."""
+    import gc
+
+    from bitextcrawl.bitext.extract import _gc_frozen
+
+    counts = _gc_frozen(lambda: gc.get_freeze_count())
+    assert gc.get_freeze_count() == 0
+    assert counts() > 0 and gc.get_freeze_count() == 0     # alone: frozen, then unfrozen
+    gc.freeze()
+    try:
+        assert counts() > 0 and gc.get_freeze_count() > 0  # in a crawl: still frozen after
+    finally:
+        gc.unfreeze()
+
+
 def test_collector_left_alone_for_other_spiders_or_when_disabled(tmp_path):
     with pytest.raises(NotConfigured):
         CollectorTuning.from_crawler(crawler_for(tmp_path, BITEXT_GC_TUNING_ENABLED=False))
