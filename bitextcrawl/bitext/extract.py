@@ -42,7 +42,7 @@ from bitextcrawl.formats.tmx import dedup_key, iter_clean_rows, write_tmx
 from bitextcrawl.formats.tsv import HEADER as TSV_HEADER, tsv_line
 from bitextcrawl.pages.tokens import as_lexicon, lexicon_similarity, segment, tokenize
 from bitextcrawl.pairing.lsi import LSIModel
-from bitextcrawl.processes import ProcessPool, start_forkserver
+from bitextcrawl.processes import ProcessPool, start_forkserver, tune_collector
 
 logger = logging.getLogger(__name__)
 
@@ -545,12 +545,10 @@ def _gc_frozen(function):
     function makes is collected as usual."""
     @wraps(function)
     def frozen(*args, **kwargs):
-        threshold = gc.get_threshold()
         # a crawl's process froze its own start-up already (extensions.collector): the
         # one unfreeze, of everything, is then the crawl's, when its engine stops
         unfreeze = gc.get_freeze_count() == 0
-        gc.freeze()
-        gc.set_threshold(GC_YOUNG_THRESHOLD, *threshold[1:])
+        threshold = tune_collector(GC_YOUNG_THRESHOLD)
         try:
             return function(*args, **kwargs)
         finally:

@@ -26,6 +26,14 @@ from bitextcrawl import config
 from bitextcrawl.processes import tune_collector
 
 
+def young_threshold(settings) -> int:
+    """``BITEXT_GC_YOUNG_THRESHOLD``, or 0 with ``BITEXT_GC_TUNING_ENABLED`` off (what the
+    crawl's process and its record workers are tuned with)."""
+    if not config.getbool(settings, "BITEXT_GC_TUNING_ENABLED"):
+        return 0
+    return settings.getint("BITEXT_GC_YOUNG_THRESHOLD")
+
+
 class CollectorTuning:
     def __init__(self, crawler, young_threshold: int):
         self.stats = crawler.stats
@@ -40,13 +48,12 @@ class CollectorTuning:
     def from_crawler(cls, crawler):
         from bitextcrawl.spiders.bitext import BitextSpider
 
-        settings = crawler.settings
         spidercls = crawler.spidercls
         if not (isinstance(spidercls, type) and issubclass(spidercls, BitextSpider)):
             raise NotConfigured   # another spider of the project: Python's defaults
-        if not config.getbool(settings, "BITEXT_GC_TUNING_ENABLED"):
+        if not config.getbool(crawler.settings, "BITEXT_GC_TUNING_ENABLED"):
             raise NotConfigured
-        young = settings.getint("BITEXT_GC_YOUNG_THRESHOLD")
+        young = young_threshold(crawler.settings)
         if young <= 0:
             raise NotConfigured("BITEXT_GC_YOUNG_THRESHOLD must be a positive number")
         return cls(crawler, young)

@@ -25,7 +25,6 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
-from bitextcrawl import config
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import language_fields, record_from_body
 from bitextcrawl.pages.urls import site_of
@@ -69,11 +68,10 @@ class LanguageIdMiddleware:
         n = settings.getint("BITEXT_RECORD_WORKERS")
         # a worker's record is awaited as an asyncio future: the asyncio reactor only
         if n > 0 and _asyncio_reactor():
+            from bitextcrawl.extensions.collector import young_threshold
             from bitextcrawl.pages.record_workers import RecordWorkers
 
-            young = settings.getint("BITEXT_GC_YOUNG_THRESHOLD") \
-                if config.getbool(settings, "BITEXT_GC_TUNING_ENABLED") else 0
-            workers = RecordWorkers(n, model, min_prob, young)
+            workers = RecordWorkers(n, model, min_prob, young_threshold(settings))
             crawler.stats.set_value("bitext/record_workers/processes", n)
             crawler.bitext_record_workers = workers   # the store pipeline exports with one
         return cls(crawler, LanguageIdentifier(model, min_prob), workers)

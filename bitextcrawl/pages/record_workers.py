@@ -91,7 +91,8 @@ class RecordWorkers:
         # Spawned, not forked by the fork server: a fresh interpreter imports what a record
         # takes (0.4 s), where the fork server first imports the bitext stage's kernels
         # (1.5 s), and until a worker runs the crawl's process makes the records itself.
-        self.pool = ProcessPool(workers, _start_worker, (model_file, min_prob, gc_young_threshold),
+        self.pool = ProcessPool(workers, _start_worker,
+                                (model_file, min_prob, gc_young_threshold),
                                 context=multiprocessing.get_context("spawn"))
         self.ready = False
         self.error: BaseException | None = None
