@@ -160,6 +160,14 @@ def round_pair(aligner: TreeAligner, task: tuple, *, verify: bool = False,
             link_proposals(alignment, url_1, url_2) if propose else None)
 
 
+def proposing_round_pair(args: tuple):
+    """:func:`round_pair` of ``(aligner, task, verify)``, its aligned links proposed: a
+    pool's task whose ``verify`` differs from pair to pair. It lives here, not in the
+    pipeline that sends it, so that a worker unpickles it without importing Scrapy."""
+    aligner, task, verify = args
+    return round_pair(aligner, task, verify=verify, propose=True)
+
+
 class _Trees:
     """Document trees built on demand, a bounded number kept (pages recur in pairs)."""
 

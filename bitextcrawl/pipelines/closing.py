@@ -9,9 +9,8 @@ import logging
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.context import CrawlContext
-from bitextcrawl.outputs import run_closing
-from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.preload import import_in_background
 from bitextcrawl.signals import closing_started
 
 logger = logging.getLogger(__name__)
@@ -30,6 +29,12 @@ class ClosingPipeline:
             raise NotConfigured
         return cls(crawler, context)
 
+    def open_spider(self):
+        # what the idle rounds and the close need, imported while the crawl waits on the
+        # network; in the order the crawl's own thread would (no import-lock cycle)
+        import_in_background("bitextcrawl.bitext.links", "bitextcrawl.outputs",
+                             "bitextcrawl.bitext.extract")
+
     def close_spider(self):
         context = self.context
         engine = self.crawler.engine
@@ -41,6 +46,10 @@ class ClosingPipeline:
             self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
             return
         context.signals.send_catch_log(signal=closing_started)
+        # imported here, not at the crawl's start (see open_spider)
+        from bitextcrawl.outputs import run_closing
+        from bitextcrawl.pairing.align import AlignConfig
+
         config = AlignConfig.from_settings(self.crawler.settings, context.langs)
         crawl_stats = {k: v for k, v in self.crawler.stats.get_stats().items()
                        if isinstance(v, (int, float, str))}

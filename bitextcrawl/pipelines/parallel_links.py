@@ -50,17 +50,19 @@ from collections import Counter
 from contextlib import contextmanager
 from functools import partial
 from itertools import islice
+from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl import config
-from bitextcrawl.bitext.domtree import TreeAligner
-from bitextcrawl.bitext.links import clear_round_trees, round_pair
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
 from bitextcrawl.sites.detect import link_named_language
+
+if TYPE_CHECKING:
+    from bitextcrawl.bitext.domtree import TreeAligner
 
 logger = logging.getLogger(__name__)
 
@@ -99,11 +101,6 @@ def _batches(pairs: list, workers: int):
     size = BATCH * max(1, workers)
     for k in range(0, len(pairs), size):
         yield pairs[k:k + size]
-
-
-def _round_pair_star(args):
-    aligner, task, verify = args
-    return round_pair(aligner, task, verify=verify, propose=True)
 
 
 class ParallelLinkPipeline:
@@ -302,6 +299,9 @@ class ParallelLinkPipeline:
 
         The pairs to verify go out a batch at a time, as many as are still wanted: the
         same training pairs as verifying one by one, in the same order."""
+        from bitextcrawl.bitext.domtree import TreeAligner
+        from bitextcrawl.bitext.links import round_pair
+
         fresh = self.aligner is None
         base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
         training: list[tuple] = []
@@ -392,6 +392,10 @@ class ParallelLinkPipeline:
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
         records = self._records(need)
+        # the tree aligner's modules (numba's kernels, scipy) come with the first round,
+        # not at the crawl's start (``processes.import_in_background`` loads them meanwhile)
+        from bitextcrawl.bitext.links import clear_round_trees
+
         try:
             with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
                 return self._work(start, todo, pending, known, records, pool, training)
@@ -401,6 +405,8 @@ class ParallelLinkPipeline:
     def _work(self, start, todo, pending, known, records, pool, training):
         """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
         the round's time."""
+        from bitextcrawl.bitext import links
+
         if training:
             self._train(known, records, pool)
         if self.aligner is None:
@@ -412,7 +418,7 @@ class ParallelLinkPipeline:
             if time.monotonic() - start > ROUND_SECONDS:
                 cut = True
                 break
-            results = self._map(pool, partial(round_pair, self.aligner, verify=True),
+            results = self._map(pool, partial(links.round_pair, self.aligner, verify=True),
                                 [self._pair_task(p, records) for p in batch])
             for pair, result in zip(batch, results):
                 if isinstance(result, str):     # no tree, or the decoder failed
@@ -427,7 +433,7 @@ class ParallelLinkPipeline:
             self.aligned.update(batch)
             # step 2 for the pairs that have not been through it (URL patterns, hreflang)
             verify = [self.verified.get(p) is None for p in batch]
-            results = self._map(pool, _round_pair_star, [
+            results = self._map(pool, links.proposing_round_pair, [
                 (self.aligner, self._pair_task(p, records), v) for p, v in zip(batch, verify)])
             for (u1, u2), result, v in zip(batch, results, verify):
                 result = self._aligned(result, (u1, u2), verify=v)

@@ -42,10 +42,12 @@ WPR in the fraction, so that the ranking still follows the links.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from bitextcrawl.sites.evidence import evidence_level
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 DEFAULT_R = 0.15  # §2.3: "r ∈ [0, 1] a damping factor empirically set to 0.15"
 CRITERIA = {
@@ -76,7 +78,11 @@ class SiteGraph:
     """Directed, weighted graph of links between sites (weight = number of links)."""
 
     def __init__(self, graph: nx.DiGraph | None = None):
-        self.graph = graph if graph is not None else nx.DiGraph()
+        if graph is None:
+            import networkx as nx   # (here: every ``scrapy`` command imports this module)
+
+            graph = nx.DiGraph()
+        self.graph = graph
 
     # ------------------------------------------------------------------ building
     def add_site(self, site: str) -> None:
@@ -119,6 +125,8 @@ class SiteGraph:
         if not nodes:
             return {}
         n = len(nodes)
+        import networkx as nx
+
         sub = nx.DiGraph()
         sub.add_nodes_from(nodes)
         sub.add_weighted_edges_from(

@@ -57,9 +57,7 @@ from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import site_name, site_of
 from bitextcrawl.pages.site import canonical_pages
-from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
-from bitextcrawl.outputs import run_closing
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
@@ -330,6 +328,10 @@ class ExpandSpider(BitextSpider):
                       else s.getint("BITEXT_EXPAND_TOP_K")))
         self.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
         self.pattern_db_path = config.pattern_db_path(s)
+        # imported here: Scrapy's spider loader imports this module for every crawl, and
+        # the pairing models' imports (scipy, networkx, numba) would delay them all
+        from bitextcrawl.pairing.align import AlignConfig
+
         self.align_config = AlignConfig.from_settings(s, self.langs)
 
     # ------------------------------------------------------------------ requests
@@ -531,6 +533,8 @@ class ExpandSpider(BitextSpider):
         facts = {"bitext/expand/site": site.site, "bitext/expand/round": site.round,
                  "bitext/expand/pages": len(pages)}
         if self.align_enabled:
+            from bitextcrawl.outputs import run_closing
+
             run_closing(pages, self.align_config, site.output_dir, pattern_db=pattern_db,
                         crawl_stats=facts)
         else:  # URL patterns only, so that C(w) is still known
