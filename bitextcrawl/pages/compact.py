@@ -52,24 +52,32 @@ class Interner(dict):
             return link
 
 
-def html_feature(page, name: str, compute: Callable[[str], object]):
-    """``compute(html)`` of a page record, made once and kept in ``page.derived`` (which
+def derived_feature(page, name: str, compute: Callable[[object], object]):
+    """``compute(page)`` of a page record, made once and kept in ``page.derived`` (which
     :func:`compact` keeps when it drops the HTML); each time for a page given as a dict."""
     if isinstance(page, dict):
-        return compute(page.get("html") or "")
+        return compute(page)
     got = page.derived.get(name)
     if got is None:
-        got = page.derived[name] = compute(page.html or "")
+        got = page.derived[name] = compute(page)
     return got
 
 
-# HTML features the page store keeps with a record (``html_feature``'s names), and how each
-# is made again from its JSON: made where the page was parsed (a record worker), they are
-# not made again from the HTML when the closing step reads the store.
+def html_feature(page, name: str, compute: Callable[[str], object]):
+    """:func:`derived_feature` ``compute(html)`` of a page record."""
+    return derived_feature(page, name, lambda p: compute(
+        (p.get("html") if isinstance(p, dict) else p.html) or ""))
+
+
+# Features the page store keeps with a record (``derived_feature``'s names), and how each is
+# made again from its JSON: made where the page was parsed (a record worker), they are not
+# made again from the HTML or the text when the closing step reads the store.
 STORED_FEATURES: dict[str, Callable] = {
     "image_names": set,
     "code_anchors": frozenset,
     "switch_names": lambda names: [tuple(name) for name in names],
+    "text_anchors": frozenset,
+    "text_numbers": frozenset,
 }
 
 

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from bitextcrawl.pages.compact import html_feature
+from bitextcrawl.pages.compact import derived_feature, html_feature
 
 __all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps"]
 
@@ -96,13 +96,23 @@ def page_code_anchors(page) -> frozenset[str]:
     return html_feature(page, "code_anchors", _code_anchors)
 
 
-def page_anchors(page) -> frozenset[str]:
-    """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
-    out: set[str] = set()
+def _page_text_anchors(page) -> frozenset[str]:
     text = (_get(page, "title", "") or "") + "\n" + (_get(page, "text", "") or "")
     if not text.strip():
         text = "\n".join(_get(page, "chunks", None) or ())
-    out.update(_text_anchors(text))
+    return frozenset(_text_anchors(text))
+
+
+def page_text_anchors(page) -> frozenset[str]:
+    """The identifiers and numbers of a page's title and text, made once per record
+    (``pages.compact.derived_feature``: by the record worker that parses the page)."""
+    return derived_feature(page, "text_anchors", _page_text_anchors)
+
+
+def page_anchors(page) -> frozenset[str]:
+    """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
+    out: set[str] = set()
+    out.update(page_text_anchors(page))
     out.update(page_code_anchors(page))
     own = _host(_get(page, "url", "") or "")
     for link in _get(page, "links", None) or ():

@@ -67,7 +67,7 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
-from bitextcrawl.pages.compact import html_feature
+from bitextcrawl.pages.compact import derived_feature, html_feature
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
 
@@ -101,6 +101,19 @@ def _image_names(html: str) -> set[str]:
         if name:
             out.add(name)
     return out
+
+
+def _page_numbers(page) -> frozenset[str]:
+    text = _get(page, "text", "") or ""
+    if not text:
+        text = "\n".join(_get(page, "chunks", None) or ())
+    return frozenset(_numbers((_get(page, "title", "") or "") + "\n" + text))
+
+
+def page_numbers(page) -> frozenset[str]:
+    """The numbers of a page's title and text, made once per record
+    (``pages.compact.derived_feature``: by the record worker that parses the page)."""
+    return derived_feature(page, "text_numbers", _page_numbers)
 
 
 def page_image_names(page) -> set[str]:
@@ -138,11 +151,8 @@ def page_chunk_count(page) -> int:
 
 def page_features(page, other_urls: frozenset[str] | set[str] = frozenset()) -> set[tuple[str, str]]:
     """The evidence features of one page: ``(kind, value)`` with kind num/img/out/sw."""
-    text = _get(page, "text", "") or ""
-    if not text:
-        text = "\n".join(_get(page, "chunks", None) or ())
     feats: set[tuple[str, str]] = set()
-    for num in _numbers((_get(page, "title", "") or "") + "\n" + text):
+    for num in page_numbers(page):
         feats.add(("num", num))
     for name in page_image_names(page):
         feats.add(("img", name))

@@ -75,7 +75,10 @@ def test_the_store_keeps_the_html_features_a_record_made(tmp_path):
     assert set(back.derived) == set(STORED_FEATURES)
     assert [type(back.derived[name]) for name in STORED_FEATURES] == \
         [type(made.derived[name]) for name in STORED_FEATURES]
-    back.html = ""                     # what compact leaves: the features are read, not made
+    assert made.derived["text_numbers"] == {"2024"}     # (the text's features too)
+    assert "t:nginx_http_core_module" in made.derived["text_anchors"]
+    # what compact leaves, and less: the features are read, not made again
+    back.html = back.text = back.title = ""
     assert [feature(back) for feature in HTML_FEATURES] == expected
     assert store.get(plain.url).derived == {}
     assert all(set(d) == set(made.to_dict()) for d in store.iter_dicts())
