@@ -42,7 +42,7 @@ from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise, preord
 from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
                                          _shared_counts, anchors, length_cost,
                                          pair_anchor_cost)
-from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout, node_costs
+from bitextcrawl.bitext.tree_decoder import _Decoder, _Side, _Timeout, kernels
 
 INF = float("inf")
 
@@ -308,7 +308,7 @@ class TreeAligner:
                     sim = float(text_similarity(*key))
                     cache[key] = sim
                 text[a, b] -= math.log(min(max(sim, 0.01), 1.0))
-        cost = node_costs(tcost, tid1, tid2, text, _text_rows(has1), _text_rows(has2),
+        cost = kernels().node_costs(tcost, tid1, tid2, text, _text_rows(has1), _text_rows(has2),
                           -math.log(self.empty_text_prob), s1.rank, s2.rank, self.band,
                           pruned)
         return cost, ratio

@@ -43,7 +43,19 @@ def test_closing_pipeline_imports_them_in_the_background():
         "import threading\n"
         "ClosingPipeline(get_crawler(), context=object()).open_spider()\n"
         "[t.join() for t in threading.enumerate() if t.name == 'bitext-preload']")
+    # numba's kernels come with the first decoding, which the bitext pool's workers do
+    assert loaded.pop("numba") is False
     assert all(loaded.values()), loaded
+
+
+def test_numba_comes_with_the_first_decoding():
+    loaded = loaded_after(
+        "from bitextcrawl.bitext.domtree import TreeAligner, build_tree\n"
+        "aligner = TreeAligner()\n"
+        "assert 'numba' not in sys.modules\n"
+        "page = '<html><body><h1>Title</h1><p>Some text, 2024.</p></body></html>'\n"
+        "aligner.align(build_tree(page, 'http://s.test/a'), build_tree(page, 'http://s.test/b'))")
+    assert loaded["numba"] is True
 
 
 def test_a_failed_import_is_left_to_the_caller():
