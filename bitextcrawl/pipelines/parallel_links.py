@@ -392,8 +392,8 @@ class ParallelLinkPipeline:
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
         records = self._records(need)
-        # the tree aligner's modules (numba's kernels, scipy) come with the first round,
-        # not at the crawl's start (``processes.import_in_background`` loads them meanwhile)
+        # the tree aligner's modules (scipy) come with the first round, not at the crawl's
+        # start (the closing pipeline has ``preload.import_in_background`` load them meanwhile)
         from bitextcrawl.bitext.links import clear_round_trees
 
         try:

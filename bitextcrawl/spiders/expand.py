@@ -329,7 +329,7 @@ class ExpandSpider(BitextSpider):
         self.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
         self.pattern_db_path = config.pattern_db_path(s)
         # imported here: Scrapy's spider loader imports this module for every crawl, and
-        # the pairing models' imports (scipy, networkx, numba) would delay them all
+        # the pairing models' imports (scipy, networkx) would delay them all
         from bitextcrawl.pairing.align import AlignConfig
 
         self.align_config = AlignConfig.from_settings(s, self.langs)
