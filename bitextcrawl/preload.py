@@ -23,8 +23,10 @@ def _import(modules: tuple[str, ...]) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
-        except Exception:   # the user's own import raises it, where it is handled
-            logger.debug("Background import of %s failed", name, exc_info=True)
+        except Exception as exc:
+            # said now, at the crawl's start, not only when the close needs the module
+            # (its own import then raises the error again, where it is handled)
+            logger.error("Cannot import %s, which the crawl's close needs: %s", name, exc)
             return
     if gc.get_freeze_count():
         # the crawl froze its start-up's objects (extensions.collector): the modules join them

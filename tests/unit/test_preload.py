@@ -58,8 +58,9 @@ def test_numba_comes_with_the_first_decoding():
     assert loaded["numba"] is True
 
 
-def test_a_failed_import_is_left_to_the_caller():
+def test_a_failed_import_is_said_at_once_and_left_to_the_caller(caplog):
     thread = import_in_background("bitextcrawl.no_such_module", "json")
     thread.join(10)
     assert not thread.is_alive()
     assert "bitextcrawl.no_such_module" not in sys.modules
+    assert "Cannot import bitextcrawl.no_such_module" in caplog.text
