@@ -286,13 +286,21 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
-def load_kernels() -> None:
-    """Load (or compile) the compiled kernels now: two three-node trees costed, decoded
-    and traced.
+_kernels_loaded = False
 
-    A process pays this once (~0.7 s of CPU, most of it numba's own start-up); the bitext
-    pool's fork server calls it so that its workers are forked with the kernels loaded.
+
+def load_kernels() -> None:
+    """Load (or compile) the compiled kernels now, once per process: two three-node trees
+    costed, decoded and traced.
+
+    A process pays this once (~0.9 s of CPU, most of it numba's own start-up; 7 s where
+    they are compiled, the first time on a machine); the bitext pool's fork server calls
+    it so that its workers are forked with the kernels loaded, and the aligner before it
+    starts the clock of its time limit.
     """
+    global _kernels_loaded
+    if _kernels_loaded:
+        return
     side = _Side(nodes=[None] * 3, children=[[], [], [0, 1]], tags=[""] * 3, texts=[""] * 3,
                  lengths=np.zeros(3), chunk=np.zeros(3, dtype=bool), rank=np.zeros(3),
                  size=np.array([1, 1, 3], dtype=np.int64), order=[1, 2, 0])
@@ -302,3 +310,4 @@ def load_kernels() -> None:
     kernels().node_costs(np.ones((1, 1)), np.zeros(3, dtype=np.int64),
                          np.zeros(3, dtype=np.int64), np.ones((1, 1)), np.array([0, -1, -1]),
                          np.array([-1, 0, -1]), 1.0, np.zeros(3), np.zeros(3), 0.25, True)
+    _kernels_loaded = True

@@ -279,6 +279,30 @@ def test_decoding_time_limit_falls_back():
     assert len(al.link_pairs) == 150
 
 
+def test_a_process_first_pair_is_not_timed_while_the_kernels_load():
+    """The compiled kernels load (or compile) before the time limit's clock starts: a
+    fresh process's first pair is decoded like the rest, not aligned linearly because
+    numba's start-up (0.3 s and more) took longer than the limit."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import json, sys, time\n"
+        "from bitextcrawl.bitext.domtree import TreeAligner, build_tree\n"
+        "import tests.unit.test_domtree as t\n"
+        "t1, t2 = build_tree(t.EN, t.EN_URL), build_tree(t.FR, t.FR_URL)\n"
+        "start = time.monotonic()\n"
+        "al = TreeAligner(time_limit=0.1).align(t1, t2)\n"
+        "print(json.dumps([al.method, time.monotonic() - start, 'numba' in sys.modules]))")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True,
+                         text=True, check=True).stdout
+    method, seconds, loaded = json.loads(out.splitlines()[-1])
+    assert loaded and seconds > 0.1     # the kernels loaded within the call, over the limit
+    assert method == "tree"
+
+
 def test_band_pruning_on_large_pairs_still_aligns():
     t1 = build_tree(_big_page(150, "en"), EN_URL)
     t2 = build_tree(_big_page(150, "fr"), FR_URL)
