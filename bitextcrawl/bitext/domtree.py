@@ -309,9 +309,9 @@ class TreeAligner:
                     sim = float(text_similarity(*key))
                     cache[key] = sim
                 text[a, b] -= math.log(min(max(sim, 0.01), 1.0))
-        cost = kernels().node_costs(tcost, tid1, tid2, text, _text_rows(has1), _text_rows(has2),
-                          -math.log(self.empty_text_prob), s1.rank, s2.rank, self.band,
-                          pruned)
+        cost = kernels().node_costs(tcost, tid1, tid2, text, _text_rows(has1),
+                                    _text_rows(has2), -math.log(self.empty_text_prob),
+                                    s1.rank, s2.rank, self.band, pruned)
         return cost, ratio
 
     @staticmethod
@@ -339,13 +339,14 @@ class TreeAligner:
               text_similarity: TextSimilarity | None = None) -> Alignment:
         """Viterbi alignment of two document trees (§4.1 model, §4.3 bottom-up DP)."""
         n1, n2 = _tree_size(tree1), _tree_size(tree2)
-        if n1 <= self.max_nodes and n2 <= self.max_nodes:
+        too_big = n1 > self.max_nodes or n2 > self.max_nodes
+        if not too_big:
             # before the clock starts: loading (or, the first time on a machine,
             # compiling) the kernels is not decoding, and would have a process's first
             # pair fall back to the linear alignment that later runs do not
             load_kernels()
         start = time.monotonic()
-        if n1 > self.max_nodes or n2 > self.max_nodes:
+        if too_big:
             al = self._align_linear(tree1, tree2, text_similarity,
                                     f"more than {self.max_nodes} nodes ({n1}/{n2})")
         else:

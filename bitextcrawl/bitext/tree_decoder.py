@@ -162,8 +162,9 @@ class _Decoder:
     def _cost(self, xs: list[int], ys: list[int]) -> float:
         """Best cost of aligning forests xs and ys (compiled)."""
         A, D, I, ptr1, idx1, ptr2, idx2, sp1, sp2 = self._arrays()
-        return self.kernels._forest(A, D, I, np.array(xs, dtype=np.int64), np.array(ys, dtype=np.int64),
-                       ptr1, idx1, ptr2, idx2, sp1, sp2, self.dcost, self.icost)
+        return self.kernels._forest(A, D, I, np.array(xs, dtype=np.int64),
+                                    np.array(ys, dtype=np.int64), ptr1, idx1, ptr2, idx2,
+                                    sp1, sp2, self.dcost, self.icost)
 
     def _tables(self, xs: list[int], ys: list[int]):
         """Cost of aligning forests xs and ys, and the tables of :func:`_forest_tables`."""

@@ -18,8 +18,7 @@ import numpy as np
 from numba import njit
 
 INF = float("inf")
-# Compiled code is cached beside this file; from a zipped egg (Scrapyd deploys one) numba
-# has no place for it and refuses ``cache=True``.
+# Scrapyd deploys a zipped egg: no folder beside this file to cache in (see the docstring)
 _CACHE = os.path.isdir(os.path.dirname(os.path.abspath(__file__)))
 
 
