@@ -33,6 +33,7 @@ from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parall
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import SitePages, canonical_pages
+from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
@@ -45,7 +46,8 @@ from bitextcrawl.sites.detect import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 
-ALL_STAGES = ("url_pattern", "hreflang", "parallel_link", "structure", "content", "ets")
+ALL_STAGES = ("url_pattern", "hreflang", "parallel_link", "structure", "content", "anchors",
+              "ets")
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
 # strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
@@ -320,21 +322,30 @@ def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
     return out
 
 
-def anchor_stage(scores: _Scores, pages1: dict, pages2: dict) -> None:
-    """Look-alike pages: structure discounted by what the pair shares that translation
-    leaves alone (names, identifiers, code, outside links; ``anchors.py``), relative to
-    the best such overlap among the rivals of either page.
+def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
+    """Internal similarity (Liu et al. 2010, eq. 2), λ·content + (1 − λ)·structure, times
+    the pair's share of the rare evidence its pages share with their candidates.
 
-    Generated reference pages of one template look parallel to each other (STRAND and
-    rule (17) give every sibling P ≈ 1); a sibling shares fewer identifiers with the page
-    than its translation does. Relative to rivals, as in :func:`competitive`, so a page
-    whose candidates all share nothing (prose) keeps its structural score.
+    Structure is rule (17)'s P(parallel) of the pages without their template
+    (``pages.template``). The evidence is what translation leaves alone (names,
+    identifiers, code, outside links; ``anchors.py``), weighted by how rare it is on the
+    site, relative to the best such overlap among the rivals of either page (as in
+    :func:`rival_ratio`): a sibling of one template shares fewer identifiers with a page
+    than its translation does, and a page whose candidates all share nothing (prose)
+    keeps its internal similarity. Departure from Liu et al., whose eq. 2 has only
+    content and structure: on short pages of one template both tie between a page's
+    translation and its siblings.
     """
-    if not scores.cands:
-        return
-    anchors = anchor_overlaps(pages1, pages2, scores.cands)
-    scores.anchor = anchors
-    scores.p_struct = scores.p_struct * rival_ratio(scores.cands, anchors)
+    content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
+               if "content" in stages else {})
+    structure = ({pair: v for pair, v in zip(scores.cands, scores.p_raw)}
+                 if "structure" in stages and scores.p_raw is not None else {})
+    internal = internal_similarity(scores.cands, content, structure, lam=lam,
+                                   max_size_ratio=None)
+    if scores.anchor is None:
+        return internal
+    share = rival_ratio(scores.cands, scores.anchor)
+    return {pair: v * r for (pair, v), r in zip(internal.items(), share)}
 
 
 def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result: AlignResult,
@@ -417,8 +428,24 @@ def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
     true pairs on the generated anchorless site: not done.)
     """
     known = evidence.known()
-    return {pair for pair, raw in zip(scores.cands, scores.p_raw)
-            if pair not in known and raw < STRUCTURE_REJECTS_BELOW}
+    vouched = anchor_vouched(scores)
+    return {pair for pair, raw, v in zip(scores.cands, scores.p_raw, vouched)
+            if pair not in known and raw < STRUCTURE_REJECTS_BELOW and not v}
+
+
+# Shared rare evidence (``anchors.py``) of at least this overlap, where it is the best of
+# both pages' candidates, outweighs a structural "not parallel": an outdated translation
+# has another number of blocks than its original, and still the same commands, names and
+# outside links. (Wrong pairs' overlap: 90% under 0.05-0.12 on the real sites.)
+ANCHOR_VOUCHES = 0.15
+
+
+def anchor_vouched(scores: _Scores) -> np.ndarray:
+    """Per candidate: its pages share more rare evidence with each other than with any
+    other candidate, by at least :data:`ANCHOR_VOUCHES`."""
+    if scores.anchor is None:
+        return np.zeros(len(scores.cands), dtype=bool)
+    return (scores.anchor >= ANCHOR_VOUCHES) & (rival_ratio(scores.cands, scores.anchor) >= 1.0)
 
 
 def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
@@ -534,7 +561,7 @@ def _pair_record(u1: str, u2: str, score: float, l1: str, l2: str, scores: _Scor
 
 def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         result: AlignResult, pattern_db=None, graph=None,
-                        lexicon=None, load=None) -> list[Pair]:
+                        lexicon=None, load=None, template=None) -> list[Pair]:
     """Every stage for one language pair of one site, in the order of the module docstring."""
     stages = set(config.stages)
     key = f"{l1}-{l2}"
@@ -547,6 +574,9 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     evidence = known_evidence(pages1, pages2, l1, l2, site, config, result, pattern_db, load)
     known = evidence.known()
     settled = evidence.settled()
+    # Structure, content and the candidate filters compare the pages without the template.
+    template = template or SiteTemplate().fit(site.pages)
+    pages1, pages2 = template.views(pages1), template.views(pages2)
 
     t = time.perf_counter()
     # Pages of a settled pair get no other candidates; a single parallel-link proposal
@@ -575,16 +605,11 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         result.em_points[key] = (scores.X[:, 1].tolist(), scores.X[:, 2].tolist(),
                                  scores.p_struct.tolist())
 
-    if "structure" in stages:
-        anchor_stage(scores, pages1, pages2)
-    # Eq. 2 with known evidence as a floor: one implementation, in ets.py.
-    content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
-               if "content" in stages else {})
-    structure = ({pair: v for pair, v in zip(scores.cands, scores.p_struct)}
-                 if "structure" in stages else {})
-    internal = internal_similarity(scores.cands, content, structure, lam=config.lam,
-                                   evidence=known, evidence_weight=KNOWN_EVIDENCE_FLOOR,
-                                   max_size_ratio=None)
+    if "anchors" in stages:
+        scores.anchor = anchor_overlaps(pages1, pages2, scores.cands)
+    internal = internal_scores(scores, stages, config.lam)
+    internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
+                for k, v in internal.items()}
 
     t = time.perf_counter()
     if "ets" in stages and graph is None:
@@ -618,11 +643,13 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     result.counts["bitext/align/lang_from_url_token"] = site.relabelled
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
     graph = build_site_graph(site.pages) if "ets" in config.stages else None
+    template = SiteTemplate().fit(site.pages)
     for other in langs[1:]:
         logger.info("Aligning %s-%s pages", langs[0], other)
         result.pairs.extend(align_language_pair(site, langs[0], other, config, result,
                                                 pattern_db=pattern_db, graph=graph,
-                                                lexicon=lexicon, load=load))
+                                                lexicon=lexicon, load=load,
+                                                template=template))
     if pattern_db is not None and result.learned_patterns and site.pages:
         # One entry per site: PatternDB.update replaces a site's entry, so all language
         # pairs' patterns go in together, with the same |w| their C(p,w) used.

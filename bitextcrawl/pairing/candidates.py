@@ -35,7 +35,8 @@ Cheap filters (both routes; a pair failing one is never proposed)
   STRAND chunk lengths), keep the pair iff
   L2 ∈ [â·L1 / r − slack, â·L1 · r + slack], r = ``max_length_ratio`` (2.0) and
   slack = ``length_slack`` (50 characters, for short pages where ratios are noise).
-  â is the median L2/L1 over the known pairs when there are ≥ 5 of them, else
+  â is the median L2/L1 over the known pairs, with the pairs that are each other's best
+  by shared rare evidence, when there are ≥ 5 of them, else
   median(L2)/median(L1) over the site, clipped to [0.2, 5] (Chinese vs English
   text is ~0.3 in characters, so â cannot be assumed 1; cf. Gale–Church's c).
 * **chunk count ratio**: with C the number of ``[Chunk:*]`` tokens, keep iff
@@ -267,10 +268,12 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     idx2 = {u: i for i, u in enumerate(s2.urls)}
     known_len = [(s1.lengths[idx1[u1]], s2.lengths[idx2[u2]]) for u1, u2 in known
                  if u1 in idx1 and u2 in idx2]
-    a_hat = length_ratio(s1.lengths, s2.lengths, known_len)
-
     weight = _feature_weights(s1, s2, max_df, switch_weight, n_total, switch)
     post1, post2 = _postings(s1, weight), _postings(s2, weight)
+    if len(known_len) < 5:
+        known_len += [(s1.lengths[i], s2.lengths[j]) for i, j in
+                      _mutual_best_by_evidence(s1, s2, weight, post1, post2)]
+    a_hat = length_ratio(s1.lengths, s2.lengths, known_len)
 
     known_pages1 = {u1 for u1, _ in known} if exclude_known_pages else set()
     known_pages2 = {u2 for _, u2 in known} if exclude_known_pages else set()
@@ -385,6 +388,31 @@ def _feature_weights(s1: "_Side", s2: "_Side", max_df: int, switch_weight: float
         w = math.log(1.0 + n_total / (d1 + d2))
         weight[f] = w * switch_weight if f in switch else w
     return weight
+
+
+def _best_by_evidence(feats, weight: dict, post: dict) -> list:
+    """Each page's page of the other side with the most shared evidence (-1: none)."""
+    out = []
+    for fs in feats:
+        acc: dict[int, float] = defaultdict(float)
+        for f in fs:
+            wf = weight.get(f)
+            if wf is not None:
+                for j in post[f]:
+                    acc[j] += wf
+        out.append(max(acc, key=lambda j: (acc[j], -j)) if acc else -1)
+    return out
+
+
+def _mutual_best_by_evidence(s1: "_Side", s2: "_Side", weight: dict, post1: dict,
+                             post2: dict) -> list[tuple[int, int]]:
+    """Pairs of pages that are each other's best by shared rare evidence: what the
+    length ratio â is measured on where URLs prove too few pairs. The medians of the two
+    sides are no estimate of it on a partial translation, whose translated pages are not
+    a sample of the other side's (short pages are translated first)."""
+    best1 = _best_by_evidence(s1.feats, weight, post2)
+    best2 = _best_by_evidence(s2.feats, weight, post1)
+    return [(i, j) for i, j in enumerate(best1) if j >= 0 and best2[j] == i]
 
 
 def _postings(side: "_Side", weight: dict) -> dict[int, list[int]]:
