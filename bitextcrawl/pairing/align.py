@@ -327,7 +327,10 @@ def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
     the pair's share of the rare evidence its pages share with their candidates.
 
     Structure is rule (17)'s P(parallel) of the pages without their template
-    (``pages.template``). The evidence is what translation leaves alone (names,
+    (``pages.template``). Discounted by rivals (:func:`competitive`) it lost a third of
+    the true pairs of short real pages, whose siblings' likelihood ratios are higher
+    than their translations' (outdated translations have other blocks); there the
+    rivals are weighed by content and rare evidence, and by the 1-1 decision. The evidence is what translation leaves alone (names,
     identifiers, code, outside links; ``anchors.py``), weighted by how rare it is on the
     site, relative to the best such overlap among the rivals of either page (as in
     :func:`rival_ratio`): a sibling of one template shares fewer identifiers with a page
@@ -338,8 +341,15 @@ def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
     """
     content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
                if "content" in stages else {})
-    structure = ({pair: v for pair, v in zip(scores.cands, scores.p_raw)}
-                 if "structure" in stages and scores.p_raw is not None else {})
+    # Where content or rare evidence weigh a page's rivals, structure says how parallel a
+    # pair is (rule (17)); alone, it weighs the rivals itself (:func:`competitive`).
+    alone = not ({"content", "anchors"} & stages)
+    p = scores.p_struct if alone else scores.p_raw
+    if p is not None and scores.anchor is not None:
+        # rare evidence that vouches for a pair overrules structure's "not parallel"
+        p = np.where(anchor_vouched(scores), 1.0, p)
+    structure = ({pair: v for pair, v in zip(scores.cands, p)}
+                 if "structure" in stages and p is not None else {})
     internal = internal_similarity(scores.cands, content, structure, lam=lam,
                                    max_size_ratio=None)
     if scores.anchor is None:

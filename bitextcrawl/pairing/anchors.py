@@ -12,8 +12,8 @@ do). Seed 004 §3.2 and seed 002 compare the *translated* text; this compares th
 untranslated residue, like the shared numbers and image names of the candidate
 filters (``candidates.py``), but weighted and as a score in [0, 1].
 
-A page's anchors are a set of strings (``t:`` text identifier, ``c:`` code token,
-``o:`` outside link). Two pages score the idf-weighted Jaccard overlap
+A page's anchors are a set of strings (``t:`` text identifier, ``h:`` title word,
+``c:`` code token, ``o:`` outside link). Two pages score the idf-weighted Jaccard overlap
 Σ_{a∈A∩B} idf(a) / Σ_{a∈A∪B} idf(a), idf(a) = log(1 + N / df(a)) over the site's
 pages, so that anchors found everywhere (the site's own name, the template's
 outside links) weigh little. Pure functions over page records (``PageRecord`` or
@@ -109,10 +109,22 @@ def page_text_anchors(page) -> frozenset[str]:
     return derived_feature(page, "text_anchors", _page_text_anchors)
 
 
+def _title_anchors(title: str) -> frozenset[str]:
+    """Every word of a title, as ``h:`` anchors: a title names its subject, and the name
+    of a command, a product or a person is kept in translation (``cat``, ``brew rm``);
+    the words a title's template adds recur on every page and weigh little."""
+    return frozenset("h:" + tok.lower() for tok in _tokens(title) if len(tok) >= 2)
+
+
+def page_title_anchors(page) -> frozenset[str]:
+    return _title_anchors(_get(page, "title", "") or "")
+
+
 def page_anchors(page) -> frozenset[str]:
     """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
     out: set[str] = set()
     out.update(page_text_anchors(page))
+    out.update(page_title_anchors(page))
     out.update(page_code_anchors(page))
     own = _host(_get(page, "url", "") or "")
     for link in _get(page, "links", None) or ():

@@ -15,6 +15,8 @@ How a pair is proposed
      ``1 000,5``; leading zeros dropped; at least 2 digits — single digits are noise);
    * ``img``: file names (basename, lower case) of ``<img src>`` in its HTML;
    * ``out``: outlink targets (exact canonical URL);
+   * ``anc``: what else translation leaves alone (``anchors.py``): title words, code
+     tokens, identifiers in the text, outside links;
    * ``sw``: *language-switch links*: a page links to a page of the other language
      (the feature is the target URL; the target page carries its own URL), so
      "p1 links to p2" or "p2 links to p1" is a shared feature.
@@ -69,6 +71,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from bitextcrawl.pages.compact import derived_feature, html_feature
+from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
 
@@ -151,12 +154,14 @@ def page_chunk_count(page) -> int:
 
 
 def page_features(page, other_urls: frozenset[str] | set[str] = frozenset()) -> set[tuple[str, str]]:
-    """The evidence features of one page: ``(kind, value)`` with kind num/img/out/sw."""
+    """The evidence features of one page: ``(kind, value)`` with kind num/img/out/sw/anc."""
     feats: set[tuple[str, str]] = set()
     for num in page_numbers(page):
         feats.add(("num", num))
     for name in page_image_names(page):
         feats.add(("img", name))
+    for anchor in page_anchors(page):
+        feats.add(("anc", anchor))
     own = canonical(_get(page, "url"))
     feats.add(("sw", own))
     for url in _link_urls(page):
