@@ -78,6 +78,7 @@ STORED_FEATURES: dict[str, Callable] = {
     "switch_names": lambda names: [tuple(name) for name in names],
     "text_anchors": frozenset,
     "text_numbers": frozenset,
+    "chunk_keys": tuple,
 }
 
 

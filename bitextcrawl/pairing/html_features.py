@@ -5,6 +5,7 @@ module: record workers import it without the pairing models."""
 
 from __future__ import annotations
 
+from bitextcrawl.pages.template import page_chunk_keys
 from bitextcrawl.pairing.anchors import page_code_anchors, page_text_anchors
 from bitextcrawl.pairing.candidates import page_image_names, page_numbers
 from bitextcrawl.sites.detect import page_switch_names
@@ -12,4 +13,4 @@ from bitextcrawl.sites.detect import page_switch_names
 # (the text's: 0.4 s of WET's closing step in the crawl's process, made in the record
 # workers instead)
 HTML_FEATURES = (page_image_names, page_code_anchors, page_switch_names, page_text_anchors,
-                 page_numbers)
+                 page_numbers, page_chunk_keys)
