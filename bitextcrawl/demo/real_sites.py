@@ -20,8 +20,8 @@ from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
 
 # Stages in the order the pipeline uses them; the ablation adds them one at a time.
-CUMULATIVE = ("url_pattern", "hreflang", "parallel_link", "structure", "content", "anchors",
-              "ets")
+CUMULATIVE = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
+              "anchors", "ets")
 
 
 @dataclass

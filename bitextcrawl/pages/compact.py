@@ -79,6 +79,7 @@ STORED_FEATURES: dict[str, Callable] = {
     "text_anchors": frozenset,
     "text_numbers": frozenset,
     "chunk_keys": tuple,
+    "link_chunks": lambda pairs: tuple(tuple(p) for p in pairs),
 }
 
 
@@ -111,6 +112,9 @@ def compact(record, intern: Interner, features: Iterable[Callable] = ()):
         # anchors.page_anchors): 100 MB of strings on a 100,000-page site otherwise.
         record.chunks = []
     record.links = [intern.link(link) for link in record.links]
+    placed = record.derived.get("link_chunks")
+    if placed:   # a sidebar's (URL, chunk) recurs on every page of its section
+        record.derived["link_chunks"] = tuple(intern.setdefault(p, p) for p in placed)
     record.site = intern(record.site)
     record.lang = intern(record.lang)
     return record

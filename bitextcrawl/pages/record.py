@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 
-from bitextcrawl.pages import strand, text as textmod
+from bitextcrawl.pages import strand, template, text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
 from bitextcrawl.pages.urls import canonical, site_of
 
@@ -86,11 +86,15 @@ class PageRecord:
         return [link["url"] for link in self.links]
 
 
+def link_base(doc, url: str) -> str:
+    """The URL a page's relative links are resolved against (its ``<base href>``, if any)."""
+    base = doc.find(".//base[@href]")
+    return urljoin(url, base.get("href").strip()) if base is not None else url
+
+
 def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
     """Outlinks (with anchor text and hreflang) and declared alternates (hreflang map)."""
-    base = doc.find(".//base[@href]")
-    if base is not None:
-        base_url = urljoin(base_url, base.get("href").strip())
+    base_url = link_base(doc, base_url)
     links: list[dict] = []
     seen: set[str] = set()
     alternates: dict[str, str] = {}
@@ -133,7 +137,8 @@ def parse_page(url: str, html: str) -> dict:
     doc = textmod.parse(html)
     title = textmod.title_of(doc)
     main = textmod.main_text(doc)
-    tokens, chunks = strand.linearise(doc)
+    hrefs: list = []
+    tokens, chunks = strand.linearise(doc, hrefs)
     links, alternates = extract_links(doc, url)
     root = doc.getroottree().getroot()
     return {
@@ -146,6 +151,7 @@ def parse_page(url: str, html: str) -> dict:
         "strand": tokens,
         "chunks": chunks,
         "content_hash": content_hash(title, main),
+        "derived": {"link_chunks": template.link_chunks(hrefs, link_base(doc, url))},
     }
 
 

@@ -48,11 +48,15 @@ def _end(tag: str) -> str:
     return END.format(tag.upper())
 
 
-def linearise(doc) -> tuple[list[str], list[str]]:
-    """Linearise a parsed lxml HTML document into STRAND tokens and chunk texts."""
+def linearise(doc, links: list | None = None) -> tuple[list[str], list[str]]:
+    """Linearise a parsed lxml HTML document into STRAND tokens and chunk texts.
+
+    ``links``, when given, receives ``(href, chunk index)`` for each ``<a href>``: the
+    chunk whose text holds the link's (the next chunk, for a link without text)."""
     tokens: list[str] = []
     chunks: list[str] = []
     buf: list[str] = []
+    pending: list[str] = []   # hrefs whose chunk is not flushed yet
 
     def flush():
         if buf:
@@ -61,6 +65,9 @@ def linearise(doc) -> tuple[list[str], list[str]]:
             if text:
                 tokens.append(CHUNK.format(len(text)))
                 chunks.append(text)
+                if pending:
+                    links.extend((href, len(chunks) - 1) for href in pending)
+                    pending.clear()
 
     def walk(el):
         tag = el.tag
@@ -98,6 +105,8 @@ def linearise(doc) -> tuple[list[str], list[str]]:
             flush()
             if tag not in VOID_TAGS:
                 tokens.append(_end(tag))
+        elif tag == "a" and links is not None and el.get("href"):
+            pending.append(el.get("href"))
         if el.tail:
             buf.append(el.tail)
 

@@ -6,12 +6,14 @@ that lists every page of its section, a footer. Left in, the template decides ev
 comparison: the STRAND edit distance of two pages becomes the difference of their
 sidebars' lengths, and every pair of short pages looks alike.
 
-A **block of text is template** when the same text (a STRAND chunk, a line of the main
-text) occurs on at least ``min_pages`` pages of the same language of the site: menu
-entries, sidebar entries, footers, repeated headings. An **element is template** when it
-holds template text and no other text, and then it goes with all it contains (a sidebar's
-``<ul>``, its ``<li>`` and their links). What is left is the page's content view
-(:class:`ContentView`): its STRAND tokens and main text without the template.
+A **block of text is template** when the same text (a STRAND chunk) occurs on at least ``min_pages`` pages of the same language of the site, and so
+does its pair with the block before or after it: menus, sidebars and footers recur as
+runs of blocks, while an entry's name listed in a page's own content (a tag's index, a
+"see also" line) recurs alone. An **element is template** when it holds template text
+and no other text, and then it goes with all it contains (a sidebar's ``<ul>``, its
+``<li>`` and their links). What is left is the page's content view
+(:class:`ContentView`): its STRAND tokens and main text without the template, and its
+links from the content (:meth:`SiteTemplate.content_links`).
 
 Departure from Assylbekov et al. (structural EM), who removed boilerplate with
 site-specific scripts before STRAND: this is a site-independent equivalent, decided per
@@ -29,11 +31,14 @@ from __future__ import annotations
 import zlib
 from collections import Counter, defaultdict
 from typing import Iterable
+from urllib.parse import urljoin
 
 from bitextcrawl.pages.compact import derived_feature
 from bitextcrawl.pages.strand import is_chunk
+from bitextcrawl.pages.urls import canonical
 
-__all__ = ["SiteTemplate", "ContentView", "page_chunk_keys", "text_key"]
+__all__ = ["SiteTemplate", "ContentView", "link_chunks", "page_chunk_keys", "page_link_chunks",
+           "text_key"]
 
 # A text found on this many pages of one language is the site's, not the page's. Three:
 # two pages may quote one another; a text three pages carry in one language belongs to
@@ -56,6 +61,42 @@ def _chunk_keys(page) -> tuple:
 def page_chunk_keys(page) -> tuple:
     """The keys of a page's STRAND chunks, in order (``pages.compact.derived_feature``)."""
     return derived_feature(page, "chunk_keys", _chunk_keys)
+
+
+def link_chunks(hrefs, base_url: str) -> tuple:
+    """``(canonical URL, index of the chunk that holds the link)`` for each ``(href,
+    chunk index)`` of :func:`~bitextcrawl.pages.strand.linearise`: where on the page a
+    link is."""
+    out = []
+    for href, i in hrefs:
+        href = href.strip()
+        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:", "data:")):
+            continue
+        try:
+            url = canonical(urljoin(base_url, href))
+        except ValueError:
+            continue
+        out.append((url, i))
+    return tuple(out)
+
+
+def page_link_chunks(page) -> tuple:
+    """:func:`link_chunks` of a page record: made with the record (``pages.record``); for a
+    record without them (written by another version), from its HTML."""
+    def compute(p):
+        html = p.get("html") if isinstance(p, dict) else p.html
+        url = p.get("url") if isinstance(p, dict) else p.url
+        if not html:
+            return ()
+        from bitextcrawl.pages.record import link_base
+        from bitextcrawl.pages.strand import linearise
+        from bitextcrawl.pages.text import parse
+
+        doc = parse(html)
+        hrefs: list = []
+        linearise(doc, hrefs)
+        return link_chunks(hrefs, link_base(doc, url))
+    return derived_feature(page, "link_chunks", compute)
 
 
 def _strand_without(tokens: list, template: list) -> list:
@@ -111,11 +152,51 @@ def _close(stack: list, out: list) -> None:
         stack[-1][3] |= saw_content
 
 
+def _sequence_marks(keys: list, is_frequent, is_frequent_pair) -> list:
+    """Per block of a page (a chunk, a line), True where it is template: its text is
+    frequent, and so is its pair with the block before or after it (the page's start and
+    end count as blocks)."""
+    seq = [_START, *keys, _END]
+    return [is_frequent(seq[i]) and (is_frequent_pair((seq[i - 1], seq[i]))
+                                    or is_frequent_pair((seq[i], seq[i + 1])))
+            for i in range(1, len(seq) - 1)]
+
+
+_START, _END = -1, -2
+
+
+class _Counts:
+    """On how many pages of one language each block text, and each pair of neighbouring
+    blocks, occurs."""
+
+    def __init__(self):
+        self.pages = 0
+        self.blocks: Counter = Counter()
+        self.pairs: Counter = Counter()
+
+    def add(self, keys: list) -> None:
+        seq = [_START, *keys, _END]
+        self.pages += 1
+        self.blocks.update(set(keys))
+        self.pairs.update(set(zip(seq, seq[1:])))
+
+    def frozen(self, min_pages: int) -> tuple:
+        return (frozenset(k for k, d in self.blocks.items() if d >= min_pages),
+                frozenset(k for k, d in self.pairs.items() if d >= min_pages))
+
+
 class SiteTemplate:
     """The template of one site, per language, learned from its pages.
 
-    ``fit(pages)`` counts, per language, on how many pages each chunk text and each main
-    text line occurs; ``template_`` is lang -> the keys of template texts.
+    A block (a STRAND chunk, a line of the main text) is template where its text occurs
+    on ``min_pages`` pages of the language **and** so does its pair with the block before
+    or after it: a menu, a sidebar, a footer recur as runs; the same entry's name listed
+    in a page's own content (an index of a tag, "see also") does not recur with its
+    neighbours, and stays content.
+
+    ``fit(pages)`` counts; ``template_`` is lang -> (frequent chunk texts, frequent pairs
+    of neighbouring chunks), as keys of :func:`text_key`. The main text's lines are the
+    page's chunks, mostly: a line that is a template chunk of the page is template.
     """
 
     def __init__(self, min_pages: int = TEMPLATE_MIN_PAGES, min_side: int = TEMPLATE_MIN_SIDE):
@@ -123,37 +204,61 @@ class SiteTemplate:
         self.min_side = min_side
 
     def fit(self, pages: Iterable) -> "SiteTemplate":
-        df: dict[str, Counter] = defaultdict(Counter)
-        n: Counter = Counter()
+        chunks: dict[str, _Counts] = defaultdict(_Counts)
         for page in pages:
-            n[page.lang] += 1
-            keys = set(page_chunk_keys(page))
-            keys.update(text_key(line) for line in (page.text or "").split("\n") if line.strip())
-            df[page.lang].update(keys)
-        self.pages_ = dict(n)
-        self.template_ = {lang: frozenset(k for k, d in counts.items() if d >= self.min_pages)
-                          for lang, counts in df.items() if n[lang] >= self.min_side}
+            chunks[page.lang].add(page_chunk_keys(page))
+        self.pages_ = {lang: c.pages for lang, c in chunks.items()}
+        self.template_ = {lang: c.frozen(self.min_pages)
+                          for lang, c in chunks.items() if c.pages >= self.min_side}
+        self._marks: dict = {}
         return self
+
+    def chunk_marks(self, page) -> list | None:
+        """Per STRAND chunk of the page, True where it is template; None where the
+        language's template is unknown."""
+        learned = self.template_.get(page.lang)
+        if learned is None:
+            return None
+        key = id(page)
+        got = self._marks.get(key)
+        if got is None or got[0] is not page:
+            blocks, pairs = learned[0], learned[1]
+            got = self._marks[key] = (page, _sequence_marks(
+                list(page_chunk_keys(page)), blocks.__contains__, pairs.__contains__))
+        return got[1]
 
     def strand(self, page) -> list:
         """The page's STRAND tokens without its language's template."""
-        keys = self.template_.get(page.lang)
-        if not keys or not page.strand:
+        marks = self.chunk_marks(page)
+        if not marks or not page.strand or not any(marks) or all(marks):
             return list(page.strand or ())
-        template = [k in keys for k in page_chunk_keys(page)]
-        if not any(template) or all(template):
-            return list(page.strand)
-        return _strand_without(page.strand, template)
+        return _strand_without(page.strand, marks)
 
     def text(self, page) -> str:
-        """The page's main text without the lines its language's template carries
-        (all of it where every line is template)."""
-        keys = self.template_.get(page.lang)
+        """The page's main text without the lines that are template chunks of the page
+        (all of it where every line is)."""
+        marks = self.chunk_marks(page)
         text = page.text or ""
-        if not keys:
+        if not marks or not any(marks):
             return text
-        lines = [line for line in text.split("\n") if text_key(line) not in keys]
-        return "\n".join(lines) if any(line.strip() for line in lines) else text
+        keys = page_chunk_keys(page)
+        template = {k for k, m in zip(keys, marks) if m} - {k for k, m in zip(keys, marks) if not m}
+        kept = [line for line in text.split("\n") if line.strip() and text_key(line) not in template]
+        return "\n".join(kept) if kept else text
+
+    def content_links(self, page) -> list:
+        """The URLs a page links to from its content: a link whose every occurrence is in
+        its language's template (a menu, a sidebar) is left out; the same target linked
+        from the page's own text stays. All links where the template is unknown."""
+        urls = [link["url"] for link in page.links or ()]
+        marks = self.chunk_marks(page)
+        placed = page_link_chunks(page) if marks else ()
+        if not placed:
+            return urls
+        content = {url for url, i in placed if i >= len(marks) or not marks[i]}
+        placed_urls = {url for url, _ in placed}
+        # links outside <a> (``<area>``) are not placed: kept
+        return [u for u in urls if u in content or u not in placed_urls]
 
     def view(self, page) -> "ContentView":
         return ContentView(page, self.strand(page), self.text(page))

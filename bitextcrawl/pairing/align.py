@@ -46,12 +46,15 @@ from bitextcrawl.sites.detect import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 
-ALL_STAGES = ("url_pattern", "hreflang", "parallel_link", "structure", "content", "anchors",
-              "ets")
+ALL_STAGES = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
+              "anchors", "ets")
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
 # strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
 ONE_WAY_HREFLANG = 0.75
+# Rounds of content, ETS and the 1-1 decision: the second one's LSI space is taught by the
+# pairs the first one chose.
+CONTENT_ROUNDS = 2
 # Structural pairs confident enough to teach the site's LSI space.
 LSI_TRAINING_PROBABILITY = 0.99
 LSI_MAX_TRAINING_PAIRS = 2000
@@ -93,12 +96,13 @@ class Evidence:
 
     url_pattern: dict = field(default_factory=dict)    # pair -> (score, pattern id, kind)
     hreflang: dict = field(default_factory=dict)       # pair -> 1.0 mutual, 0.75 one-way
+    entrance: dict = field(default_factory=dict)       # pair -> 1.0 both ways, 0.75 one way
     parallel_link: dict = field(default_factory=dict)  # pair -> distinct pairs proposing it
 
     def known(self) -> dict:
         """pair -> strength of its strongest known evidence (the floor of eq. 2 below)."""
         out = {k: s for k, (s, _, _) in self.url_pattern.items()}
-        for k, s in self.hreflang.items():
+        for k, s in (*self.hreflang.items(), *self.entrance.items()):
             out[k] = max(out.get(k, 0.0), s)
         for k, n in self.parallel_link.items():
             out[k] = max(out.get(k, 0.0), link_evidence(n))
@@ -121,6 +125,7 @@ class Evidence:
     def sources(self, pair) -> list:
         return [name for name, found in (("url_pattern", self.url_pattern),
                                          ("hreflang", self.hreflang),
+                                         ("entrance", self.entrance),
                                          (PARALLEL_LINK_SOURCE, self.parallel_link))
                 if pair in found]
 
@@ -174,6 +179,32 @@ def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:
         t = p2.hreflang.get(l1)
         if t in pages1 and (t, u2) not in out and pages1[t].hreflang.get(l2) is None:
             out[(t, u2)] = ONE_WAY_HREFLANG
+    return out
+
+
+def entrance_pairs(pages1: dict, pages2: dict) -> dict:
+    """(url_1, url_2) -> evidence strength, where the two languages meet at one page each.
+
+    A site without language switches often links its languages only at their home pages
+    (a list of languages on each home page, one link from one home to the other). Where
+    every link from the pages of one language into the other goes from one page to one
+    page, those two are the language's entrances: the same page in both languages. Both
+    directions agreeing is strong (as a mutual hreflang); one direction, a floor.
+    Not in the papers: Shi et al. 2006 find bilingual sites by such links; here the link
+    itself pairs its two ends.
+    """
+    def entrance(src: dict, dst: dict):
+        ends = {(u, link["url"]) for u, p in src.items() for link in p.links or ()
+                if link["url"] in dst and link["url"] != u}
+        return next(iter(ends)) if len(ends) == 1 else None
+
+    forth = entrance(pages1, pages2)
+    back = entrance(pages2, pages1)
+    out: dict = {}
+    if forth:
+        out[forth] = 1.0 if back == forth[::-1] else ONE_WAY_HREFLANG
+    if back and back[::-1] not in out:
+        out[back[::-1]] = ONE_WAY_HREFLANG
     return out
 
 
@@ -531,12 +562,14 @@ def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages
     _timed(result, "url_patterns", t)
     if "hreflang" in stages:
         evidence.hreflang = hreflang_pairs(pages1, pages2, l1, l2)
+    if "entrance" in stages:
+        evidence.entrance = entrance_pairs(pages1, pages2)
     if "parallel_link" in stages:
         t = time.perf_counter()
         evidence.parallel_link = parallel_link_stage(evidence, pages1, pages2, site.resolve,
                                                      load)
         _timed(result, "parallel_links", t)
-    for name in ("url_pattern", "hreflang", "parallel_link"):
+    for name in ("url_pattern", "hreflang", "entrance", "parallel_link"):
         result.counts[f"bitext/align/{l1}-{l2}/{name}_pairs"] = len(getattr(evidence, name))
     return evidence
 
@@ -606,28 +639,33 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     scores = structure_stage(cands, strand1, strand2, "structure" in stages, result, key)
     _timed(result, "structure", t)
 
-    t = time.perf_counter()
-    if "content" in stages:
-        content_stage(scores, settled, pages1, pages2, strand1, strand2, config, result, key,
-                      lexicon, use_structure="structure" in stages)
-    _timed(result, "content", t)
+    if "ets" in stages and graph is None:
+        graph = build_site_graph(site.pages, links=template.content_links)
+    untranslated = None
+    chosen: list = []
+    for _ in range(CONTENT_ROUNDS if "content" in stages else 1):
+        # Round 2: the pairs round 1 chose teach the site's LSI space too (Germann 2016
+        # trains it on the site's known pairs; on a site without URL evidence the pairs
+        # the other evidence agrees on are the known pairs there are).
+        taught = sorted(set(settled) | {(a, b) for a, b, s in chosen if s >= config.threshold})
+        t = time.perf_counter()
+        if "content" in stages:
+            content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
+                          key, lexicon, use_structure="structure" in stages)
+        _timed(result, "content", t)
+        if "anchors" in stages:
+            scores.anchor = anchor_overlaps(pages1, pages2, scores.cands)
+        internal = internal_scores(scores, stages, config.lam)
+        internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
+                    for k, v in internal.items()}
+        t = time.perf_counter()
+        untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2, evidence)
+        chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
+                                  result, key, untranslated)
+        _timed(result, "ets", t)
     if scores.em is not None:
         result.em_points[key] = (scores.X[:, 1].tolist(), scores.X[:, 2].tolist(),
                                  scores.p_struct.tolist())
-
-    if "anchors" in stages:
-        scores.anchor = anchor_overlaps(pages1, pages2, scores.cands)
-    internal = internal_scores(scores, stages, config.lam)
-    internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
-                for k, v in internal.items()}
-
-    t = time.perf_counter()
-    if "ets" in stages and graph is None:
-        graph = build_site_graph(site.pages)
-    untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2, evidence)
-    chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
-                              result, key, untranslated)
-    _timed(result, "ets", t)
 
     result.scores[key] = sorted(round(float(v), 4) for v in final.values())
     result.rejected[key] = best_rejected(final, chosen, config.threshold)
@@ -652,8 +690,10 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     result.counts["bitext/align/duplicates"] = site.duplicates
     result.counts["bitext/align/lang_from_url_token"] = site.relabelled
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
-    graph = build_site_graph(site.pages) if "ets" in config.stages else None
     template = SiteTemplate().fit(site.pages)
+    # ETS's neighbours are the pages linked from the content, not from the template
+    graph = (build_site_graph(site.pages, links=template.content_links)
+             if "ets" in config.stages else None)
     for other in langs[1:]:
         logger.info("Aligning %s-%s pages", langs[0], other)
         result.pairs.extend(align_language_pair(site, langs[0], other, config, result,

@@ -42,12 +42,14 @@ Pair = tuple[str, str]
 # Site graph (§3.1)
 # --------------------------------------------------------------------------------------
 
-def build_site_graph(pages: Iterable) -> "SiteGraph":
+def build_site_graph(pages: Iterable, links=None) -> "SiteGraph":
     """The site's link graph (seed 004 §3.1): a node per page, an edge per link between two pages of the set.
 
     Nodes carry ``lang`` and ``text_length``. Links to URLs outside the set are
     dropped; a link to a page's ``requested_url`` (before a redirect) reaches the
-    page. Self-links are dropped. The paper builds one network per language; here
+    page. Self-links are dropped. ``links(page) -> URLs``: the links that count (all of
+    the page's by default; the content's, without the template's, in pairing). The
+    paper builds one network per language; here
     one graph holds both, and :class:`ETS` keeps, as the neighbours of a page, only
     the pages of its own language. A :class:`SiteGraph`: what ETS reads of a
     ``networkx.DiGraph``, in arrays (a 100,000-page site's DiGraph took 199 MiB).
@@ -64,8 +66,10 @@ def build_site_graph(pages: Iterable) -> "SiteGraph":
     for i, same in enumerate(records.values()):
         out: dict[int, None] = {}   # successors in first-link order, as DiGraph.add_edge
         for page in same:
-            for link in page.links:
-                url = link.get("url") if isinstance(link, Mapping) else getattr(link, "url", None)
+            urls = links(page) if links is not None else (
+                link.get("url") if isinstance(link, Mapping) else getattr(link, "url", None)
+                for link in page.links)
+            for url in urls:
                 j = alias.get(url) if url else None
                 if j is not None and j != i:
                     out[j] = None
