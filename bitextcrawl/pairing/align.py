@@ -506,6 +506,32 @@ def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
                  or l1 in page_named_unlinked(pages2[b], langs))}
 
 
+# A pair is kept where its score beats the rivals still free to take its pages by more
+# than this: ties between look-alike pages nothing tells apart give no pair.
+DECISION_MARGIN = 1e-3
+
+
+def neighbours_rank(final: dict, internal: dict) -> dict:
+    """ETS where the neighbours decide between rivals; the internal similarity where they
+    only disagree with a pair nothing rivals.
+
+    Departure from Liu et al. 2010, whose eq. 1 lets the neighbours lower any pair: a page
+    whose translation links one page fewer (an outdated translation, a "see also" line
+    left out) has near-certain internal similarity and falls under T_min, though no other
+    page comes near it. Here a pair that is the best of both its pages by ETS keeps at
+    least its internal similarity; between rivals, ETS decides as in the paper.
+    """
+    best1: dict = {}
+    best2: dict = {}
+    for (a, b), v in final.items():
+        if v > best1.get(a, (-1.0, None))[0]:
+            best1[a] = (v, b)
+        if v > best2.get(b, (-1.0, None))[0]:
+            best2[b] = (v, a)
+    return {(a, b): max(v, internal.get((a, b), 0.0))
+            if best1[a][1] == b and best2[b][1] == a else v for (a, b), v in final.items()}
+
+
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
               config: AlignConfig, result: AlignResult, key: str, untranslated: set):
     """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
@@ -523,10 +549,12 @@ def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: b
              for k, v in final.items()}
     rejected = structure_rejects(scores, evidence) if scores.em is not None else set()
     final = {k: v for k, v in final.items() if k not in rejected and k not in untranslated}
+    if use:
+        final = neighbours_rank(final, internal)
     result.counts[f"bitext/align/{key}/structure_rejected"] = len(rejected)
     result.counts[f"bitext/align/{key}/marked_untranslated"] = len(untranslated)
     chosen = one_to_one_with_evidence(((a, b, s) for (a, b), s in final.items()),
-                                      proven, config.threshold)
+                                      proven, config.threshold, margin=DECISION_MARGIN)
     result.counts[f"bitext/align/{key}/proven_pairs"] = len(proven)
     result.counts[f"bitext/align/{key}/proven_kept"] = sum((a, b) in proven
                                                             for a, b, _ in chosen)

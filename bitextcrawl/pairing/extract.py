@@ -1,16 +1,22 @@
-"""Greedy one-to-one extraction of page pairs from scored candidates.
+"""One-to-one extraction of page pairs from scored candidates.
 
-This is Algorithm 3 of Liu et al. (seed 004, §3.4, "Finding parallel page pairs"):
-repeatedly take the pair with the highest score, output it, and remove both of its
-pages, until the score falls below a threshold (``T_min``) or enough pairs have been
-taken (``N_top``). Every stage that turns scores into pairs uses it (ETS, structural
-EM, LSI), so that the output keeps the "each URL in at most one pair" contract.
+:func:`one_to_one` is Algorithm 3 of Liu et al. (seed 004, §3.4, "Finding parallel page
+pairs"): repeatedly take the pair with the highest score, output it, and remove both of
+its pages, until the score falls below a threshold (``T_min``) or enough pairs have been
+taken (``N_top``). :func:`assignment` is the global decision the pairing pipeline makes
+instead: the 1-1 pairs of highest total score (Kuhn-Munkres), each kept only where it
+beats the rivals still free to take its pages. Greedy extraction cascades: one wrong
+pair taken first pushes the right pair of each of its pages out, and their pages' next
+best in turn. Both keep the "each URL in at most one pair" contract.
 """
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Iterable
+
+import numpy as np
 
 
 def one_to_one(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
@@ -48,16 +54,90 @@ def one_to_one(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
     return out
 
 
+# Above this many cells a connected group of candidates is decided greedily: the dense
+# assignment of a 10,000 x 10,000 group would hold 800 MB.
+ASSIGNMENT_MAX_CELLS = 25_000_000
+
+
+def _groups(pairs: list) -> list[list]:
+    """The candidate pairs in connected groups (pages joined by a candidate pair)."""
+    parent: dict = {}
+
+    def find(x):
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        parent[find(("1", a))] = find(("2", b))
+    groups: dict = defaultdict(list)
+    for a, b in pairs:
+        groups[find(("1", a))].append((a, b))
+    return list(groups.values())
+
+
+def assignment(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
+               margin: float = 0.0) -> list[tuple[str, str, float]]:
+    """1-1 pairs of the highest total score among those ``>= threshold``, each kept where
+    its score beats by more than ``margin`` every rival still free: a pair of one of its
+    pages with a page the assignment left alone or gave a lower-scored pair.
+
+    Ties within ``margin`` (two look-alike pages that nothing tells apart) give no pair:
+    a coin toss is not a pair. Sorted by score, then URLs; NaN ignored; duplicate pairs
+    count with their highest score.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    best: dict[tuple[str, str], float] = {}
+    for u1, u2, score in scored:
+        score = float(score)
+        if not math.isnan(score) and score >= threshold and score > best.get((u1, u2), -math.inf):
+            best[(u1, u2)] = score
+    chosen: list = []
+    for group in _groups(sorted(best)):
+        rows = sorted({a for a, _ in group})
+        cols = sorted({b for _, b in group})
+        if len(rows) * len(cols) > ASSIGNMENT_MAX_CELLS:
+            chosen.extend(one_to_one(((a, b, best[(a, b)]) for a, b in group), threshold))
+            continue
+        ri = {u: i for i, u in enumerate(rows)}
+        ci = {u: j for j, u in enumerate(cols)}
+        # Non-candidates weigh -1 below any candidate: never chosen over a real pair.
+        m = np.full((len(rows), len(cols)), -1.0)
+        for a, b in group:
+            m[ri[a], ci[b]] = best[(a, b)] + 1.0
+        r, c = linear_sum_assignment(m, maximize=True)
+        chosen.extend((rows[i], cols[j], best[(rows[i], cols[j])])
+                      for i, j in zip(r, c) if m[i, j] > 0)
+    taken = {u: s for a, b, s in chosen for u in (a, b)}
+    rivals: dict = defaultdict(list)
+    for (a, b), s in best.items():
+        rivals[a].append((b, s))
+        rivals[b].append((a, s))
+    out = []
+    for a, b, s in chosen:
+        runner_up = max((t for other, t in (*rivals[a], *rivals[b])
+                         if other not in (a, b) and t > taken.get(other, -math.inf)),
+                        default=-math.inf)
+        if s - runner_up > margin:
+            out.append((a, b, s))
+    out.sort(key=lambda t: (-t[2], t[0], t[1]))
+    return out
+
+
 def one_to_one_with_evidence(scored: Iterable[tuple[str, str, float]],
                              proven: dict[tuple[str, str], float], threshold: float = 0.0,
-                             max_pairs: int | None = None) -> list[tuple[str, str, float]]:
+                             max_pairs: int | None = None,
+                             margin: float | None = None) -> list[tuple[str, str, float]]:
     """Algorithm 3 after the proven pairs: what earlier stages proved is not undone by scores.
 
     ``proven``: (url_1, url_2) -> strength of known evidence (a credible URL pattern,
     mutual hreflang). They are taken first, strongest evidence first (then best score),
     one-to-one among themselves: a proven pair is removed only when a rival for one of
     its pages has stronger evidence. Then the other pairs follow by score, down to
-    ``threshold``, among the pages still free. Departure from seed 004, which has no
+    ``threshold``, among the pages still free: greedily (Algorithm 3), or, with
+    ``margin``, by :func:`assignment`. Departure from seed 004, which has no
     such tier: on real multilingual sites ETS's external similarity dropped 14% of the
     pairs a credible URL pattern had found (see ``ets.py``), and nothing the paper's
     scores add can prove a URL-pattern pair wrong when no rival pattern claims its pages.
@@ -75,8 +155,8 @@ def one_to_one_with_evidence(scored: Iterable[tuple[str, str, float]],
         if u1 not in used and u2 not in used:
             used.update((u1, u2))
             out.append((u1, u2, scores[(u1, u2)]))
-    rest = one_to_one(((a, b, s) for (a, b), s in scores.items()
-                       if a not in used and b not in used), threshold)
+    free = ((a, b, s) for (a, b), s in scores.items() if a not in used and b not in used)
+    rest = one_to_one(free, threshold) if margin is None else assignment(free, threshold, margin)
     out.extend(rest)
     out.sort(key=lambda t: (-t[2], t[0], t[1]))
     return out if max_pairs is None else out[:max_pairs]

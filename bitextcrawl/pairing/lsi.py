@@ -35,6 +35,9 @@ from scipy.sparse.linalg import svds
 from bitextcrawl.pages.tokens import (Lexicon, anchor_tokens, lexicon_similarity, load_lexicon,
                                       shared_token_similarity, tokenize, tokens_of)
 
+# Up to this many training documents, the SVD comes from their Gram matrix (LAPACK).
+GRAM_SVD_MAX_DOCS = 2000
+
 __all__ = [
     "tokenize", "anchor_tokens", "shared_token_similarity", "lexicon_similarity",
     "load_lexicon", "Lexicon", "LSIModel", "row_cosines", "site_term_stats",
@@ -242,9 +245,20 @@ class LSIModel:
         if total <= 0:
             return self._fit_degenerate(population, "all-zero term-document matrix")
 
-        rng = np.random.default_rng(self.random_state)
-        v0 = rng.standard_normal(min(X.shape))
-        u, s, _ = svds(X, k=bound, v0=v0, random_state=self.random_state)
+        if X.shape[1] <= GRAM_SVD_MAX_DOCS:
+            # Few training documents: the left singular vectors from the eigenvectors of
+            # the documents' Gram matrix XᵀX (a few hundred square) instead of ARPACK's k
+            # of nearly all of them (3 s for 300 pairs at rank 100).
+            w, v = np.linalg.eigh((X.T @ X).toarray())
+            top = np.argsort(-w)[:bound]
+            s = np.sqrt(np.maximum(w[top], 0.0))
+            nonzero = s > 1e-10 * max(s[0], 1e-300)
+            s, v = s[nonzero], v[:, top[nonzero]]
+            u = np.asarray(X @ v) / s
+        else:
+            rng = np.random.default_rng(self.random_state)
+            v0 = rng.standard_normal(min(X.shape))
+            u, s, _ = svds(X, k=bound, v0=v0, random_state=self.random_state)
         order = np.argsort(-s)
         s, u = s[order], u[:, order]
         keep = s > 1e-10 * max(s[0], 1e-300)
