@@ -189,7 +189,8 @@ class UrlPatternLearner:
     slug_ids: enable the weaker ``slug_id`` rule (translated slugs sharing numeric ids).
     id_markers: enable the ``id_marker`` rule (id-anchored language numbers, see the module).
     min_marker_pairs, marker_purity: its minimum number of pairs and language consistency
-        (also those of a marker unit, below).
+        (also those of a marker unit, below; ``marker_purity`` also that of each side of a
+        segment translation).
     marker_units: enable the marker-unit patterns (kinds ``one_sided``, ``glued``,
         ``two_place``: a marker on one side only, glued to a word, or two places at once).
     keep_parsed: keep the parsed URLs for the next fit (an online learner, re-fitted as
@@ -561,8 +562,8 @@ class UrlPatternLearner:
                     p = Pattern(l1, "+".join(x for x, _ in used), l2,
                                 "+".join(y for _, y in used), SEGMENT_ID, credible=True)
                     p = patterns.setdefault(p.id, p)
-                    # weakest translation used: proven counts as the minimum support
-                    n = min(self.min_segment_pairs if table[x][2] else table[x][1]
+                    # its weakest translation's pairs (a proven one counts as the minimum)
+                    n = min(max(table[x][1], self.min_segment_pairs if table[x][2] else 0)
                             for x, _ in used)
                     score = 0.5 * (1.0 - 0.5 ** n)
                     won[p.id].append((g1, g2, (SEGMENT_ID, "", "", "")))
@@ -592,7 +593,8 @@ class UrlPatternLearner:
         """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern.
 
         Token patterns only: an ``id_marker`` or ``slug_id`` pattern cannot write the other
-        language's translated slug, so it generates nothing.
+        language's translated slug, so it generates nothing. (A ``segment_id`` table could
+        write a counterpart; it is not used for recovery yet.)
         """
         return [(target, pid) for target, pid, _ in self.counterpart_targets(url, lang)]
 
