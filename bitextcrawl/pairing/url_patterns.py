@@ -29,7 +29,9 @@ Definitions used here, exactly:
 * ``kind``: ``"token"`` for single-token patterns; ``"id_marker"`` for id-anchored language
   markers (below); ``"slug_id"`` for the weaker last rule (translated slugs sharing numeric ids,
   applied after a credible token pattern), kept apart so that their precision can be reported
-  on their own.
+  on their own; ``"segment_id"`` for translated path segments around a shared identifier
+  (:mod:`.url_segments`, applied last: an extension of the paper's rule, with its departures
+  stated there).
 
 The ``id_marker`` rule (not in the paper; a generalisation of its single-token difference).
 Some CMSs give a page and its translations URLs such as ``/17-1-About-Albania.html`` (en) and
@@ -66,8 +68,9 @@ runs (``zh_TW``, ``tc_chi``: the paper's own ⟨english, tc_chi⟩ needs them on
 tokens); character-level cores cut only where the character class changes
 (⟨english, french⟩, not ⟨englis, frenc⟩); inverted-index buckets with more than
 ``max_bucket`` cross-language candidates skipped (id positions, and it keeps the work linear);
-a second competition among the credible patterns only; the ``id_marker`` and ``slug_id``
-rules; language of unlabelled URLs from pattern tokens (the paper has page language ID).
+a second competition among the credible patterns only; the ``id_marker``, ``slug_id`` and
+``segment_id`` rules; language of unlabelled URLs from pattern tokens (the paper has page
+language ID).
 
 Markers on one side only, glued to a word, or in two places at once are the *marker-unit*
 kinds (``one_sided``, ``glued``, ``two_place``): see :mod:`.url_units`; they
@@ -85,10 +88,13 @@ from typing import Iterable
 
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.pairing.pattern_db import PatternDB, _pattern_dict
+from bitextcrawl.pairing.url_segments import (DEFAULT_MAX_NAME_URLS,
+                                              DEFAULT_MIN_SEGMENT_PAIRS, segment_pairs)
 from bitextcrawl.pairing.url_tokens import (DEFAULT_LOCAL_THRESHOLD, DEFAULT_MARKER_PURITY,
                                             DEFAULT_MAX_BUCKET, DEFAULT_MIN_MARKER_PAIRS,
-                                            DEFAULT_RESCUE_THRESHOLD, ID_MARKER,
-                                            LANGUAGE_TOKEN_SCORE, Pattern, SLUG_ID, TOKEN, UrlPair,
+                                            DEFAULT_RESCUE_THRESHOLD, FLOOR_KINDS, ID_MARKER,
+                                            LANGUAGE_TOKEN_SCORE, Pattern, SEGMENT_ID, SLUG_ID,
+                                            TOKEN, UrlPair,
                                             _MAX_CONTEXTS, _MAX_EXAMPLES, _SPLIT, _candidates,
                                             _marker_candidates, _shape_regex, pattern_id)
 from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, UNIT_KINDS,
@@ -99,8 +105,9 @@ from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, U
 # candidates), url_units (marker units, slug_id) and pattern_db (C(p) across runs). These
 # names are this module's public ones, wherever they are defined.
 __all__ = [
-    "DEFAULT_LOCAL_THRESHOLD", "DEFAULT_RESCUE_THRESHOLD", "GLUED", "ID_MARKER", "KINDS",
-    "ONE_SIDED", "SLUG_ID", "TOKEN", "TWO_PLACE", "UNIT_KINDS", "Pattern", "PatternDB",
+    "DEFAULT_LOCAL_THRESHOLD", "DEFAULT_RESCUE_THRESHOLD", "FLOOR_KINDS", "GLUED", "ID_MARKER",
+    "KINDS", "ONE_SIDED", "SEGMENT_ID", "SLUG_ID", "TOKEN", "TWO_PLACE", "UNIT_KINDS", "Pattern",
+    "PatternDB",
     "UrlPair", "UrlPatternLearner", "pair_urls", "parse_url_lines", "pattern_id",
 ]
 
@@ -182,15 +189,24 @@ class UrlPatternLearner:
     slug_ids: enable the weaker ``slug_id`` rule (translated slugs sharing numeric ids).
     id_markers: enable the ``id_marker`` rule (id-anchored language numbers, see the module).
     min_marker_pairs, marker_purity: its minimum number of pairs and language consistency
-        (also those of a marker unit, below).
+        (also those of a marker unit, below; ``marker_purity`` also that of each side of a
+        segment translation).
     marker_units: enable the marker-unit patterns (kinds ``one_sided``, ``glued``,
         ``two_place``: a marker on one side only, glued to a word, or two places at once).
     keep_parsed: keep the parsed URLs for the next fit (an online learner, re-fitted as
         pages arrive).
+    segment_ids: enable the ``segment_id`` rule (translated path segments around a shared
+        identifier, :mod:`.url_segments`), applied last to what every other kind left.
+    min_segment_pairs: a segment translation needs this many distinct supporting URL pairs
+        (or one proven pair, see ``fit(known_pairs=)``).
+    max_name_urls: a file name is an identifier when at most this many URLs of each language
+        carry it.
 
     Fitted attributes: ``site_``, ``site_size_`` (|w|), ``patterns_`` (every pattern that won at
     least one pair in the competition, strongest first, credible or not: see ``.credible``),
-    ``pairs_`` (the 1-1 pairs of credible patterns).
+    ``pairs_`` (the 1-1 pairs of credible patterns), ``segment_tables_`` (per language pair
+    ``(lang1, lang2)``: side-1 slot -> side-2 slot, the learned segment translations) and
+    ``segment_folded_`` (per language pair: were paths compared case-insensitively).
     """
 
     def __init__(self, langs=("en", "fr"), local_threshold: float = DEFAULT_LOCAL_THRESHOLD,
@@ -199,7 +215,9 @@ class UrlPatternLearner:
                  slug_ids: bool = True, id_markers: bool = True,
                  min_marker_pairs: int = DEFAULT_MIN_MARKER_PAIRS,
                  marker_purity: float = DEFAULT_MARKER_PURITY, marker_units: bool = True,
-                 keep_parsed: bool = False):
+                 keep_parsed: bool = False, segment_ids: bool = True,
+                 min_segment_pairs: int = DEFAULT_MIN_SEGMENT_PAIRS,
+                 max_name_urls: int = DEFAULT_MAX_NAME_URLS):
         self.langs = tuple(langs)
         self.keep_parsed = keep_parsed
         self.local_threshold = local_threshold
@@ -211,16 +229,24 @@ class UrlPatternLearner:
         self.min_marker_pairs = min_marker_pairs
         self.marker_purity = marker_purity
         self.marker_units = marker_units
+        self.segment_ids = segment_ids
+        self.min_segment_pairs = min_segment_pairs
+        self.max_name_urls = max_name_urls
 
     # -- fit
     def fit(self, urls_by_lang: dict[str, list[str]], site_size: int | None = None,
-            token_langs: dict[str, str] | None = None) -> "UrlPatternLearner":
+            token_langs: dict[str, str] | None = None,
+            known_pairs: Iterable[tuple[str, str]] | None = None) -> "UrlPatternLearner":
         """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1).
 
         ``site_size``: |w|, the site's distinct pages in all languages (seed 003), where the
         caller knows it (duplicates folded, other languages counted); else the URLs given.
         ``token_langs``: URL token -> the language it names on this site (learned from its
         confidently identified pages); rescues weak language-marker keys (see ``_judge``).
+        ``known_pairs``: ``(url, url)`` pairs proven by other evidence (hreflang, parallel
+        links), in either order; only the ``segment_id`` rule reads them: each is a proven
+        example of its segment translations, and its URLs are left to it (not paired again).
+        Pairs of URLs not given to ``fit``, or not of two of ``langs``, are ignored.
         """
         self.token_langs_ = {k.lower(): v for k, v in (token_langs or {}).items()}
         langs = self.langs
@@ -273,6 +299,13 @@ class UrlPatternLearner:
             slug_patterns, slug_pairs = self._slug_pairs(paired, site_size)
             self.patterns_.extend(slug_patterns)
             pairs.extend(slug_pairs)
+        # 6. translated segments around a shared identifier, on what is left
+        self.segment_tables_: dict[tuple[str, str], dict[str, str]] = {}
+        self.segment_folded_: dict[tuple[str, str], bool] = {}
+        if self.segment_ids:
+            seg_patterns, seg_pairs = self._segment_pairs(paired, site_size, known_pairs)
+            self.patterns_.extend(seg_patterns)
+            pairs.extend(seg_pairs)
         self.pairs_ = pairs
         return self
 
@@ -485,13 +518,74 @@ class UrlPatternLearner:
             patterns.append(p)
         return patterns, pairs
 
+    # -- translated segments
+    def _segment_pairs(self, paired: dict[tuple[int, int], set[int]], site_size: int,
+                       known_pairs: Iterable[tuple[str, str]] | None):
+        """The ``segment_id`` rule (:mod:`.url_segments`) for every language pair: learn the
+        segment table, pair through it among the URLs still free.
+
+        Extends Zhang, Yao & Kit (seed 003 §2.1): their key is one differing token; here a
+        table of translated segments is learned from identifier pairs and proven pairs. One
+        pattern per combination of translations used (``media+news`` ↔ ``presse+nouvelles``),
+        credible by construction (each translation recurs and is one-to-one, see the module),
+        without the C(p,w) threshold and never rescued by C(p): a site's vocabulary is its
+        own, like a language number. Scored as a floor, at most 0.5 (as a slug_id pair):
+        ``0.5 · (1 − 2^−n)``, n the support of its weakest translation.
+        """
+        urls, ulang = self.urls_, self.url_langs_
+        where = {u: g for g, u in enumerate(urls)}
+        known: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+        for a, b in known_pairs or ():
+            ga = where.get(a.strip().split("#", 1)[0])
+            gb = where.get(b.strip().split("#", 1)[0])
+            if ga is None or gb is None or ulang[ga] < 0 or ulang[gb] < 0 \
+                    or ulang[ga] == ulang[gb]:
+                continue
+            if ulang[ga] > ulang[gb]:
+                ga, gb = gb, ga
+            known[ulang[ga], ulang[gb]].append((ga, gb))
+        present = sorted({li for li in ulang if li >= 0})
+        patterns: dict[str, Pattern] = {}
+        won: dict[str, list] = defaultdict(list)
+        pairs: list[UrlPair] = []
+        for a, la in enumerate(present):
+            for lb in present[a + 1:]:
+                l1, l2 = self.langs[la], self.langs[lb]
+                taken = paired[la, lb]
+                table, fold, found = segment_pairs(
+                    urls, ulang, la, lb, taken | {g for kp in known[la, lb] for g in kp},
+                    known[la, lb], self.min_segment_pairs, self.marker_purity,
+                    self.max_name_urls)
+                self.segment_tables_[l1, l2] = {x: y for x, (y, _, _) in table.items()}
+                self.segment_folded_[l1, l2] = fold
+                for g1, g2, used in found:
+                    p = Pattern(l1, "+".join(x for x, _ in used), l2,
+                                "+".join(y for _, y in used), SEGMENT_ID, credible=True)
+                    p = patterns.setdefault(p.id, p)
+                    # its weakest translation's pairs (a proven one counts as the minimum)
+                    n = min(max(table[x][1], self.min_segment_pairs if table[x][2] else 0)
+                            for x, _ in used)
+                    score = 0.5 * (1.0 - 0.5 ** n)
+                    won[p.id].append((g1, g2, (SEGMENT_ID, "", "", "")))
+                    pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, l1, l2))
+                    taken.update((g1, g2))
+        out = []
+        for pid, p in patterns.items():
+            self._set_support(p, won[pid], site_size)
+            p.candidates = len(won[pid])
+            p.contexts = Counter()
+            p.global_credibility = self._global(pid)
+            out.append(p)
+        return out, pairs
+
     # -- using a fitted learner
     def _check_fitted(self) -> None:
         if not hasattr(self, "pairs_"):
             raise RuntimeError("UrlPatternLearner is not fitted yet: call fit() first")
 
     def pairs(self) -> list[UrlPair]:
-        """The 1-1 pairs found by credible patterns (token and id_marker pairs, then slug_id)."""
+        """The 1-1 pairs found by credible patterns (token, marker-unit and id_marker pairs,
+        then slug_id, then segment_id)."""
         self._check_fitted()
         return list(self.pairs_)
 
@@ -499,7 +593,8 @@ class UrlPatternLearner:
         """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern.
 
         Token patterns only: an ``id_marker`` or ``slug_id`` pattern cannot write the other
-        language's translated slug, so it generates nothing.
+        language's translated slug, so it generates nothing. (A ``segment_id`` table could
+        write a counterpart; it is not used for recovery yet.)
         """
         return [(target, pid) for target, pid, _ in self.counterpart_targets(url, lang)]
 

@@ -26,6 +26,12 @@ DEFAULT_MAX_BUCKET = 16
 
 TOKEN = "token"
 SLUG_ID = "slug_id"
+#: Translated path segments around a shared identifier (:mod:`.url_segments`); like
+#: ``slug_id`` a floor for the later stages, not a proof.
+SEGMENT_ID = "segment_id"
+#: Kinds whose pairs are floors, not proofs (one learned word may be wrong): the later
+#: stages may undo them without a stronger rival.
+FLOOR_KINDS = frozenset({SLUG_ID, SEGMENT_ID})
 ID_MARKER = "id_marker"
 #: An ``id_marker`` pattern must put at least this many pairs together ("consistently over many
 #: pairs"): one or two id-anchored differences are as likely an accident as a scheme.

@@ -12,8 +12,9 @@ from operator import itemgetter
 from typing import Iterable
 
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEPARATORS, SLUG_ID, TOKEN, _SPLIT,
-                                            _URL_PARTS, _cross_language_groups, _mask_keys)
+from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEGMENT_ID, SEPARATORS, SLUG_ID, TOKEN,
+                                            _SPLIT, _URL_PARTS, _cross_language_groups,
+                                            _mask_keys)
 
 # ----------------------------------------------------------------------------- marker units
 #
@@ -39,7 +40,7 @@ TWO_PLACE = "two_place"
 #: Pattern kinds of the marker-unit index (see above).
 UNIT_KINDS = (ONE_SIDED, GLUED, TWO_PLACE)
 #: All pattern kinds, in the order reports list them.
-KINDS = (TOKEN, ONE_SIDED, GLUED, TWO_PLACE, ID_MARKER, SLUG_ID)
+KINDS = (TOKEN, ONE_SIDED, GLUED, TWO_PLACE, ID_MARKER, SLUG_ID, SEGMENT_ID)
 # At most this many of a URL's markers are considered (the strongest): keys per URL stay
 # bounded (1 + 4 + 6).
 _MAX_MARKERS = 4
