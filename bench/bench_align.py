@@ -1,7 +1,9 @@
 """Closing-pipeline benchmarks: stage ablation (F1) and cost on 2k / 20k-page sites.
 
     python bench/bench_align.py                 # both
-    python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET
+    python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET,
+                                                # then each stage's gain on every real site
+    python bench/bench_align.py --ablation --real-only --sites wet-opaque tldr-opaque-fr
     python bench/bench_align.py --scale 2000 20000 [--workers N] [--repeat R]
 
 Page records are built by the crawl's own code (fastText included); the network is
@@ -78,7 +80,8 @@ def identifier():
     return lambda text, html_lang, cl: lid.identify(text, html_lang, cl, agreement)
 
 
-def ablation() -> None:
+def ablation(real: list[str] | None = None) -> None:
+    """F1 per stage set on generated sites and WET, then ``real_ablation(real)``."""
     sites = {
         "prefix": SiteSpec(scheme="prefix", n_pairs=150, seed=31),
         "mixed": SiteSpec(scheme="mixed", n_pairs=150, seed=32),
@@ -113,24 +116,31 @@ def ablation() -> None:
         print(f"{label:34s}" + "".join(f"{rows[n][label]:32.3f}" for n in names))
     gain = {n: rows[n]["internal + ETS"] - max(rows[n][k] for k in INTERNAL) for n in names}
     print(f"{'ETS − best internal similarity':34s}" + "".join(f"{gain[n]:+32.3f}" for n in names))
-    real_ablation()
+    real_ablation(real)
 
 
-def real_ablation() -> None:
-    """Stages added one at a time, in pipeline order, on every real site of ../shared/data."""
+def real_ablation(sites: list[str] | None = None) -> None:
+    """Stages added one at a time, in pipeline order, on every real site of ../shared/data
+    (plain and opaque variants), or on ``sites`` (names of ``real_sites.SITES``)."""
     from bitextcrawl.demo import real_sites
 
-    if not (SHARED / "nginx").is_dir():
-        print(f"real sites: {SHARED} not found, skipped")
-        return
-    loaders = (real_sites.wet, real_sites.nginx, real_sites.nginx_opaque, real_sites.lett)
+    names = sites or list(real_sites.SITES)
+    unknown = [n for n in names if n not in real_sites.SITES]
+    if unknown:
+        raise SystemExit(f"unknown site(s) {unknown}; known: {', '.join(real_sites.SITES)}")
     table = {}
-    for load in loaders:
+    for name in names:
+        load, folder = real_sites.SITES[name]
+        if not (SHARED / folder).is_dir():
+            print(f"real site {name}: {SHARED / folder} not found, skipped")
+            continue
         site = load(SHARED)
         table[site.name] = dict(real_sites.cumulative_ablation(site))
+    if not table:
+        return
     names = list(table)
-    print("\nReal sites: F1 as each stage is added (WET judged on its silver gold; the lett "
-          "file against Bitextor's output)")
+    print("\nReal sites: F1 as each stage is added (WET and tldr judged on their judged pairs: "
+          "silver golds; the lett file against Bitextor's output)")
     print(f"{'+ stage':16s}" + "".join(f"{n[:28]:>30s}" for n in names))
     previous = {n: None for n in names}
     for stage in real_sites.CUMULATIVE:
@@ -299,6 +309,12 @@ def _one(what: str, workers: int, cache: Path) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ablation", action="store_true")
+    ap.add_argument("--sites", nargs="+", metavar="SITE",
+                    help="--ablation: the real sites to run (default: all of them: "
+                         "wet wet-opaque nginx nginx-opaque lett tldr-fr tldr-ja tldr-ru "
+                         "tldr-opaque-fr tldr-opaque-ja tldr-opaque-ru)")
+    ap.add_argument("--real-only", action="store_true",
+                    help="--ablation: the real sites' table only (not the generated sites')")
     ap.add_argument("--scale", nargs="*", type=int)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="bitext workers of the second run (default: the machine's cores)")
@@ -319,8 +335,10 @@ def main() -> None:
     if args.one:
         print(json.dumps(one_scale(args.one, args.workers, args.cache)))
         return
-    if args.ablation or args.scale is None:
-        ablation()
+    if args.ablation and args.real_only:
+        real_ablation(args.sites)
+    elif args.ablation or args.scale is None:
+        ablation(args.sites)
     if args.scale is not None or not args.ablation:
         scale(args.scale or [2000, 20000], args.workers, args.cache, args.one_run_from,
               max(1, args.repeat))

@@ -8,6 +8,7 @@ answers it. Nothing here is tuned to a site: each loader only says where the fil
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,9 @@ from bitextcrawl.demo.records import directory_records
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
+
+# The WET opaque variant's maker (benchmark scaffolding, beside bench_align.py).
+MAKE_WET_OPAQUE = Path(__file__).resolve().parents[2] / "bench" / "make_wet_opaque.py"
 
 # Stages in the order the pipeline uses them; the ablation adds them one at a time.
 CUMULATIVE = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
@@ -31,7 +35,7 @@ class RealSite:
     gold: list
     langs: tuple
     redirects: dict = field(default_factory=dict)
-    silver: bool = False          # the gold holds only the pairs it is sure of (WET)
+    silver: bool = False          # the gold holds only the pairs it is sure of (WET, tldr)
 
 
 def identifier():
@@ -70,6 +74,59 @@ def nginx_opaque(data: Path, workdir: str | None = None) -> RealSite:
                     redirects=directory_index_redirects(pages))
 
 
+def wet_opaque(data: Path, workdir: str | None = None) -> RealSite:
+    """WET with its French pages under ``/p/<hash>.html`` and no toggles or hreflang
+    (``bench/make_wet_opaque.py``, written into a temp folder). Silver like WET's gold."""
+    if not MAKE_WET_OPAQUE.is_file():
+        raise FileNotFoundError(f"{MAKE_WET_OPAQUE} not found (a checkout of the project has it)")
+    out = Path(workdir or tempfile.mkdtemp(prefix="wet-opaque-"))
+    subprocess.run([sys.executable, str(MAKE_WET_OPAQUE), str(data / "wet"),
+                    str(data / "wet-gold.tsv"), str(out)],
+                   check=True, capture_output=True, timeout=300)
+    pages = directory_records(out / "site", "http://wet.test", identifier())
+    gold = read_gold(out / "gold.tsv", base="http://wet.test/")
+    return RealSite("WET opaque en-fr", pages, gold, ("en", "fr"), silver=True)
+
+
+# tldr: the golds list command pages only (/XX/<platform>/<cmd>.html). Each language's home
+# page and two platform indexes are real translations of the English ones that the gold
+# omits, so a pair of them would count as a false positive against the plain gold: tldr is
+# scored on the judged pairs only (``evaluate_silver``), hence ``silver=True``.
+def _tldr_records(root: Path, folders: tuple) -> list:
+    """Records of the HTML files under ``root/<folder>/`` for each folder, and at the root."""
+    pages = directory_records(root, "http://tldr.test", identifier(), pattern="*.html")
+    for folder in folders:
+        pages += directory_records(root / folder, f"http://tldr.test/{folder}", identifier())
+    return pages
+
+
+def tldr(data: Path, lang: str = "fr", code: str | None = None) -> RealSite:
+    """English and one other language of the tldr site (``code``: its folder and gold,
+    e.g. ``pt-br``; ``lang``: fastText's code, e.g. ``pt``), plus the root's pages."""
+    code = code or lang
+    pages = _tldr_records(data / "tldr" / "site", ("en", code))
+    gold = read_gold(data / "tldr" / "gold" / f"en-{code}.tsv", base="http://tldr.test/")
+    return RealSite(f"tldr en-{code}", pages, gold, ("en", lang),
+                    redirects=directory_index_redirects(pages), silver=True)
+
+
+def tldr_opaque(data: Path, lang: str = "fr", code: str | None = None,
+                workdir: str | None = None) -> RealSite:
+    """The tldr site with the other language's pages (home and indexes too) under
+    ``/p/<hash>.html``, switches and alternates to them removed: the data's own
+    ``make_opaque.py`` into a temp folder. Records of the English pages, the moved ones
+    and the root's; judged pairs only, as ``tldr``."""
+    code = code or lang
+    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-{code}-"))
+    subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"),
+                    str(data / "tldr" / "site"), str(data / "tldr" / "gold" / f"en-{code}.tsv"),
+                    str(out)], check=True, capture_output=True, timeout=300)
+    pages = _tldr_records(out / "site", ("en", "p"))
+    gold = read_gold(out / "gold.tsv", base="http://tldr.test/")
+    return RealSite(f"tldr opaque en-{code}", pages, gold, ("en", lang),
+                    redirects=directory_index_redirects(pages), silver=True)
+
+
 def lett(data: Path) -> RealSite:
     """The WMT16 lett file; its ``expected`` pairs are what Bitextor outputs, not a human gold."""
     from bitextcrawl.formats.lett import iter_lett_pages
@@ -91,3 +148,17 @@ def score(site: RealSite, stages: tuple) -> float:
 def cumulative_ablation(site: RealSite) -> list[tuple[str, float]]:
     """F1 as the stages are added one at a time, in pipeline order."""
     return [(stage, score(site, CUMULATIVE[: i + 1])) for i, stage in enumerate(CUMULATIVE)]
+
+
+# Every real site, plain and opaque, by the name ``bench_align.py --ablation --sites`` takes;
+# each with the folder of ../shared/data it needs.
+SITES = {
+    "wet": (wet, "wet"),
+    "wet-opaque": (wet_opaque, "wet"),
+    "nginx": (nginx, "nginx"),
+    "nginx-opaque": (nginx_opaque, "nginx"),
+    "lett": (lett, "lett"),
+    **{f"tldr-{code}": (functools.partial(tldr, lang=code), "tldr") for code in ("fr", "ja", "ru")},
+    **{f"tldr-opaque-{code}": (functools.partial(tldr_opaque, lang=code), "tldr")
+       for code in ("fr", "ja", "ru")},
+}
