@@ -41,7 +41,7 @@ from bitextcrawl.pairing.extract import one_to_one_with_evidence
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
-from bitextcrawl.pairing.url_patterns import SLUG_ID, UrlPatternLearner
+from bitextcrawl.pairing.url_patterns import FLOOR_KINDS, UrlPatternLearner
 from bitextcrawl.sites.detect import page_named_unlinked
 
 logger = logging.getLogger(__name__)
@@ -114,9 +114,9 @@ class Evidence:
 
     def proven(self) -> dict:
         """pair -> strength, for pairs only a stronger rival may undo: a credible token or
-        id-marker URL pattern, a mutual hreflang. (Slug ids and one-way declarations are
-        floors, not proofs.)"""
-        out = {k: s for k, (s, _, kind) in self.url_pattern.items() if kind != SLUG_ID}
+        id-marker URL pattern, a mutual hreflang. (Slug ids, translated segments around an
+        id, and one-way declarations are floors, not proofs.)"""
+        out = {k: s for k, (s, _, kind) in self.url_pattern.items() if kind not in FLOOR_KINDS}
         for k, s in self.hreflang.items():
             if s >= 1.0:
                 out[k] = max(out.get(k, 0.0), s)
