@@ -448,12 +448,32 @@ def switch_names(html: str) -> list[tuple[int, int, str, bool]]:
     return names
 
 
+# A run of this many language names none of which is a link is a list in the text ("supports
+# 34 languages: English, French, ..."), not a switch bar: a bar links the other languages.
+LIST_OF_NAMES = 3
+
+
+def _runs(names: list) -> list[int]:
+    """Per name, the number of its run: names within SWITCH_BAR_GAP of each other."""
+    run, out = 0, []
+    for i, (start, _, _, _) in enumerate(names):
+        if i and start - names[i - 1][1] > SWITCH_BAR_GAP:
+            run += 1
+        out.append(run)
+    return out
+
+
 def named_unlinked(names: list, page_lang: str, langs: Iterable[str]) -> frozenset:
     """:func:`languages_named_unlinked` from a page's :func:`switch_names`."""
     wanted = set(langs)
+    runs = _runs(names)
+    lists = {r for r in set(runs) if runs.count(r) >= LIST_OF_NAMES
+             and all(n[3] for n, k in zip(names, runs) if k == r)}
     out = set()
     for i, (start, end, named, unlinked) in enumerate(names):
         if not unlinked or named == page_lang or named not in wanted or named in out:
+            continue
+        if runs[i] in lists:
             continue
         beside = [n for n in names[max(0, i - 1):i + 2] if n[2] != named
                   and (n[0] - end <= SWITCH_BAR_GAP and start - n[1] <= SWITCH_BAR_GAP)]
