@@ -77,15 +77,36 @@ def _groups(pairs: list) -> list[list]:
     return list(groups.values())
 
 
-def assignment(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
-               margin: float = 0.0) -> list[tuple[str, str, float]]:
-    """1-1 pairs of the highest total score among those ``>= threshold``, each kept where
-    its score beats by more than ``margin`` every rival still free: a pair of one of its
-    pages with a page the assignment left alone or gave a lower-scored pair.
+def _ambiguous(pair, partner: dict, rivals: dict, best: dict, margin: float) -> bool:
+    """Whether another way of pairing ``pair``'s pages scores within ``margin`` of it: one
+    of its pages with a page left free, or the two pages of ``pair`` and of a chosen rival
+    swapped. ``partner``: page -> (its chosen mate, score); ``rivals``: page -> its
+    candidate pairs."""
+    a, b, s = pair
+    for x, y in (*rivals[a], *rivals[b]):
+        if (x, y) == (a, b):
+            continue
+        t = best[(x, y)]
+        other = y if x == a else x          # the rival page
+        if other not in partner:
+            if t >= s - margin:
+                return True
+            continue
+        mate, t2 = partner[other]           # the rival page's own pair, and its score
+        swapped = best.get((mate, b) if x == a else (a, mate), 0.0)
+        if t + swapped >= s + t2 - margin:
+            return True
+    return False
 
-    Ties within ``margin`` (two look-alike pages that nothing tells apart) give no pair:
-    a coin toss is not a pair. Sorted by score, then URLs; NaN ignored; duplicate pairs
-    count with their highest score.
+
+def assignment(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
+               margin: float | None = 0.0) -> list[tuple[str, str, float]]:
+    """1-1 pairs of the highest total score among those ``>= threshold`` (Kuhn-Munkres,
+    per connected group of candidates), each kept where no other way of pairing its pages
+    comes within ``margin`` of it (with a page left free, or by swapping with a chosen
+    rival): two look-alike pages nothing tells apart give no pair, as a coin toss is no
+    pair. ``margin=None`` keeps every pair of the assignment. Sorted by score, then URLs;
+    NaN ignored; duplicate pairs count with their highest score.
     """
     from scipy.optimize import linear_sum_assignment
 
@@ -103,25 +124,24 @@ def assignment(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
             continue
         ri = {u: i for i, u in enumerate(rows)}
         ci = {u: j for j, u in enumerate(cols)}
-        # Non-candidates weigh -1 below any candidate: never chosen over a real pair.
-        m = np.full((len(rows), len(cols)), -1.0)
+        # Non-candidates weigh 0: a page matched to one is a page left unpaired.
+        m = np.zeros((len(rows), len(cols)))
         for a, b in group:
-            m[ri[a], ci[b]] = best[(a, b)] + 1.0
+            m[ri[a], ci[b]] = best[(a, b)]
         r, c = linear_sum_assignment(m, maximize=True)
         chosen.extend((rows[i], cols[j], best[(rows[i], cols[j])])
-                      for i, j in zip(r, c) if m[i, j] > 0)
-    taken = {u: s for a, b, s in chosen for u in (a, b)}
-    rivals: dict = defaultdict(list)
-    for (a, b), s in best.items():
-        rivals[a].append((b, s))
-        rivals[b].append((a, s))
-    out = []
-    for a, b, s in chosen:
-        runner_up = max((t for other, t in (*rivals[a], *rivals[b])
-                         if other not in (a, b) and t > taken.get(other, -math.inf)),
-                        default=-math.inf)
-        if s - runner_up > margin:
-            out.append((a, b, s))
+                      for i, j in zip(r, c) if (rows[i], cols[j]) in best)
+    if margin is None:
+        out = chosen
+    else:
+        partner = {}
+        for x, y, t in chosen:
+            partner[x], partner[y] = (y, t), (x, t)
+        rivals: dict = defaultdict(list)
+        for x, y in best:
+            rivals[x].append((x, y))
+            rivals[y].append((x, y))
+        out = [p for p in chosen if not _ambiguous(p, partner, rivals, best, margin)]
     out.sort(key=lambda t: (-t[2], t[0], t[1]))
     return out
 

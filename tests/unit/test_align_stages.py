@@ -27,3 +27,44 @@ def test_a_page_whose_switch_bar_says_untranslated_is_not_paired_by_similarity()
     evidence = Evidence(hreflang={(H + "/en/a.html", H + "/it/support.html"): 1.0})
     out = marked_untranslated(cands, pages1, pages2, "en", "it", evidence)
     assert out == {(H + "/en/enterprise.html", H + "/it/support.html")}
+
+
+def linked(path: str, lang: str, *targets: str) -> PageRecord:
+    return PageRecord(url=H + path, lang=lang,
+                      links=[{"url": H + t, "text": "", "hreflang": None} for t in targets])
+
+
+def test_the_one_link_between_two_languages_pairs_its_ends():
+    from bitextcrawl.pairing.align import entrance_pairs
+
+    en = {p.url: p for p in (linked("/en/", "en", "/en/a.html", "/p/1.html"),
+                             linked("/en/a.html", "en", "/en/"))}
+    fr = {p.url: p for p in (linked("/p/1.html", "fr", "/p/2.html", "/en/"),
+                             linked("/p/2.html", "fr", "/p/1.html"))}
+    assert entrance_pairs(en, fr) == {(H + "/en/", H + "/p/1.html"): 1.0}
+    fr[H + "/p/1.html"].links = fr[H + "/p/1.html"].links[:1]     # one way only: a floor
+    assert entrance_pairs(en, fr) == {(H + "/en/", H + "/p/1.html"): 0.75}
+    # links between the languages from two pages: no entrance, nothing said
+    en[H + "/en/a.html"].links.append({"url": H + "/p/2.html", "text": "", "hreflang": None})
+    assert entrance_pairs(en, fr) == {}
+
+
+def test_neighbours_rank_rivals_and_do_not_sink_a_pair_nothing_rivals():
+    from bitextcrawl.pairing.align import neighbours_rank
+
+    final = {("e1", "f1"): 0.4, ("e2", "f2"): 0.7, ("e2", "f3"): 0.6, ("e3", "f3"): 0.3}
+    internal = {("e1", "f1"): 0.95, ("e2", "f2"): 0.8, ("e2", "f3"): 0.9, ("e3", "f3"): 0.9}
+    out = neighbours_rank(final, internal)
+    assert out[("e1", "f1")] == 0.95            # the best of both its pages
+    assert out[("e2", "f2")] == 0.8
+    assert out[("e2", "f3")] == 0.6             # a rival ETS ranked lower keeps its ETS
+    assert out[("e3", "f3")] == 0.3             # f3's best by ETS is e2
+
+
+def test_a_list_of_language_names_in_the_text_is_no_untranslated_mark():
+    """WET's home page lists the 34 languages its toolkit supports: no switch bar."""
+    listing = "<ul><li>English</li><li>French</li><li>Arabic</li><li>Spanish</li></ul>"
+    en = {p.url: p for p in (page("/en/index.html", "en", listing),)}
+    fr = {p.url: p for p in (page("/p/1.html", "fr", listing.replace("French", "Français")),)}
+    cands = [(a, b) for a in en for b in fr]
+    assert marked_untranslated(cands, en, fr, "en", "fr", Evidence()) == set()

@@ -102,3 +102,42 @@ def test_proven_pairs_leave_only_to_a_stronger_rival():
     assert len(urls) == len(set(urls))
     # output is best score first
     assert [s for *_, s in out] == sorted((s for *_, s in out), reverse=True)
+
+
+def test_assignment_does_not_cascade():
+    """Greedy takes a1-b2 (0.9) first and pushes both right pairs out; the assignment
+    keeps the pairs of the highest total, a1-b1 and a2-b2."""
+    from bitextcrawl.pairing.extract import assignment
+
+    scored = [("a1", "b1", 0.85), ("a1", "b2", 0.9), ("a2", "b2", 0.88), ("a2", "b3", 0.5)]
+    assert [(a, b) for a, b, _ in one_to_one(scored, 0.5)] == [("a1", "b2"), ("a2", "b3")]
+    assert [(a, b) for a, b, _ in assignment(scored, 0.5)] == [("a2", "b2"), ("a1", "b1")]
+
+
+def test_assignment_leaves_ties_unpaired_and_keeps_the_threshold():
+    """Two look-alike pages nothing tells apart: no pair, rather than a coin toss. A rival
+    that the assignment gave a better pair does not count against."""
+    from bitextcrawl.pairing.extract import assignment
+
+    tie = [("a1", "b1", 0.8), ("a1", "b2", 0.8), ("a2", "b1", 0.8), ("a2", "b2", 0.8)]
+    assert assignment(tie, 0.5, margin=1e-3) == []
+    taken = [("a1", "b1", 0.9), ("a2", "b1", 0.95), ("a2", "b2", 0.96)]
+    assert assignment(taken, 0.5, margin=1e-3) == [("a2", "b2", 0.96), ("a1", "b1", 0.9)]
+    assert assignment([("a1", "b1", 0.4)], 0.5) == []
+    assert assignment([("a1", "b1", float("nan"))], 0.0) == []
+
+
+def test_assignment_of_many_groups_matches_brute_force():
+    from itertools import permutations
+
+    from bitextcrawl.pairing.extract import assignment
+
+    rng = random.Random(7)
+    for _ in range(30):
+        scored = [(f"a{i}", f"b{j}", round(rng.random(), 3)) for i in range(4) for j in range(4)
+                  if rng.random() < 0.7]
+        got = sum(s for _, _, s in assignment(scored, 0.0, margin=None))
+        best = dict(((a, b), s) for a, b, s in scored)
+        brute = max(sum(best.get((f"a{i}", f"b{j}"), 0.0) for i, j in enumerate(p))
+                    for p in permutations(range(4)))
+        assert got == pytest.approx(brute)

@@ -1,0 +1,105 @@
+"""The site's template per language (pages/template.py) and where links sit (linearise)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitextcrawl.pages.compact import Interner, compact
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.pages.template import SiteTemplate, page_chunk_keys, page_link_chunks
+
+ENTRIES = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
+
+
+def page(i: int, lang: str = "en", see: int | None = None, listing: list | None = None):
+    """A glossary entry: a sidebar linking every entry, a header and footer; the content
+    names the entry, says something of its own, and may link another entry in its text."""
+    side = "".join(f'<li><a href="/{lang}/{e}.html">{e}</a></li>' for e in ENTRIES)
+    text = f"<h1>{ENTRIES[i]}</h1><p>Entry {ENTRIES[i]} number {i} says its own thing.</p>"
+    if see is not None:
+        text += f'<p>See also <a href="/{lang}/{ENTRIES[see]}.html">{ENTRIES[see]}</a>.</p>'
+    if listing:
+        text += "<ul>" + "".join(f'<li><a href="/{lang}/{e}.html">{e}</a></li>'
+                                 for e in listing) + "</ul>"
+    html = (f"<html><head><title>{ENTRIES[i]}</title></head><body>"
+            f'<div class="top"><a href="/{lang}/">Glossary</a><ul><li>Home</li><li>Tags</li></ul></div>'
+            f'<div class="side"><h2>Terms</h2><ul>{side}</ul></div>'
+            f'<div class="main">{text}</div><div class="foot"><p>Kept by its community.</p></div>'
+            "</body></html>")
+    return build_record(f"http://g.test/{lang}/{ENTRIES[i]}.html", html)
+
+
+@pytest.fixture
+def pages():
+    out = [page(i, see=(i + 1) % len(ENTRIES)) for i in range(len(ENTRIES))]
+    out.append(page(0, listing=["echo", "bravo", "foxtrot"]))
+    out[-1].url = "http://g.test/en/tag.html"
+    return out
+
+
+def test_links_sit_in_their_chunk():
+    rec = build_record("http://x.test/a/b.html",
+                       '<ul><li><a href="c.html">C</a></li></ul><p>See <a href="/d.html">d'
+                       '</a> and <a href="c.html">c</a>.</p><a href="#x">x</a>')
+    assert rec.chunks[:2] == ["C", "See d and c."]
+    assert page_link_chunks(rec) == (("http://x.test/a/c.html", 0), ("http://x.test/d.html", 1),
+                                     ("http://x.test/a/c.html", 1))
+
+
+def test_the_sidebar_header_and_footer_are_template(pages):
+    tmpl = SiteTemplate().fit(pages)
+    entry = pages[2]
+    strand = tmpl.strand(entry)
+    chunks = [c for c, m in zip(entry.chunks, tmpl.chunk_marks(entry)) if not m]
+    assert chunks == ["charlie", "charlie", "Entry charlie number 2 says its own thing.",
+                      "See also delta."]
+    # the sidebar goes with its tags: no <li> left, and far fewer tokens
+    assert "[START:LI]" not in strand and len(strand) < len(entry.strand) / 3
+    assert "Kept by its community." not in tmpl.text(entry)
+    assert "Entry charlie number 2 says its own thing." in tmpl.text(entry)
+
+
+def test_a_link_in_the_text_is_content_the_same_link_in_the_sidebar_is_not(pages):
+    tmpl = SiteTemplate().fit(pages)
+    links = tmpl.content_links(pages[2])
+    assert links == ["http://g.test/en/delta.html"]   # from "See also", not the sidebar's
+    assert "http://g.test/en/" not in links            # the header's home link
+
+
+def test_names_listed_in_the_content_stay_content(pages):
+    """A tag page lists entries the sidebar lists too, in another order: they recur alone,
+    not as a run with their neighbours, and stay."""
+    tmpl = SiteTemplate().fit(pages)
+    tag = pages[-1]
+    assert set(tmpl.content_links(tag)) >= {"http://g.test/en/echo.html",
+                                            "http://g.test/en/bravo.html",
+                                            "http://g.test/en/foxtrot.html"}
+
+
+def test_too_few_pages_of_a_language_have_no_template(pages):
+    tmpl = SiteTemplate().fit(pages[:4])
+    assert tmpl.strand(pages[0]) == pages[0].strand
+    assert tmpl.text(pages[0]) == pages[0].text
+
+
+def test_per_language(pages):
+    """French pages are counted apart: four of them make no template of their own."""
+    fr = [page(i, "fr") for i in range(4)]
+    for p in fr:
+        p.lang = "fr"
+    tmpl = SiteTemplate().fit(pages + fr)
+    assert tmpl.strand(fr[0]) == fr[0].strand
+    assert len(tmpl.strand(pages[0])) < len(pages[0].strand)
+
+
+def test_compact_records_give_the_same_view(pages):
+    """The chunk keys and link places are made with the record: a record without its chunk
+    texts and HTML (the closing step's) has the same template view."""
+    views = SiteTemplate().fit(pages)
+    expected = [(views.strand(p), views.text(p), views.content_links(p)) for p in pages]
+    for p in pages:
+        page_chunk_keys(p)
+    compacted = [compact(p, Interner()) for p in pages]
+    assert all(not p.chunks and not p.html for p in compacted)
+    again = SiteTemplate().fit(compacted)
+    assert [(again.strand(p), again.text(p), again.content_links(p)) for p in compacted] == expected
