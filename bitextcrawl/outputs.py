@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
+from bitextcrawl.pages.site import label_variants
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -103,6 +104,10 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     os.makedirs(output_dir, exist_ok=True)
     start = time.perf_counter()
     by_site, load = read_sites(pages)
+    for site in by_site:
+        # each page's language as the languages asked for count it (a variant: pt-br),
+        # for the bitext and the report as for the alignment (which does it again)
+        by_site[site] = label_variants(by_site[site], config.langs)[0]
     if bitext and by_site:
         from bitextcrawl.bitext.extract import warm_pool
 

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from bitextcrawl.pages.language import load_model
+from bitextcrawl.pages.language import base_lang, load_model
 from bitextcrawl.processes import shared_instance
 from bitextcrawl.sites.detect import switch_language
 
@@ -144,10 +144,12 @@ class SentenceLanguageCheck:
         return self.judge(self.read(text), lang, other_lang)
 
     def judge(self, reading: tuple | None, lang: str, other_lang: str) -> str | None:
-        """:meth:`reason` from the text's :meth:`read`."""
+        """:meth:`reason` from the text's :meth:`read`. A variant (``pt-br``) is read
+        as its base language: fastText knows no variants."""
         if reading is None:
             return None
         top, prob, short = reading
+        lang, other_lang = base_lang(lang), base_lang(other_lang)
         if top == lang:
             return None
         if top == other_lang:

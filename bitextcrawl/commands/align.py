@@ -23,7 +23,8 @@ from scrapy.utils.log import configure_logging
 from bitextcrawl.config import pattern_db_path, resolve_renamed_settings
 from bitextcrawl.commands import fail
 from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
-from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
+from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
+from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.store.sqlite import SQLitePageStore
 
@@ -68,9 +69,10 @@ def nothing_read(stats: Counter, path: str | None = None) -> str:
     return "; ".join(found) if found else "no record at all: an empty file?"
 
 
-def read_inputs(paths, identify, store) -> tuple[Counter, Counter, list]:
+def read_inputs(paths, identify, store, langs=None) -> tuple[Counter, Counter, list]:
     """Every input's pages into ``store`` (the first record of a URL kept): the inputs'
-    stats, the pages by language, and ``(path, stats)`` of the inputs without a page."""
+    stats, the pages by language (as pairing ``langs`` counts them: a variant asked for
+    where the page declares it), and ``(path, stats)`` of the inputs without a page."""
     from bitextcrawl.outputs import progress  # see Command.align
 
     input_stats: Counter = Counter()
@@ -85,7 +87,7 @@ def read_inputs(paths, identify, store) -> tuple[Counter, Counter, list]:
                 if not store.add(page):
                     file_stats["bitext/input/skipped/duplicate_url"] += 1
                     continue
-                by_lang[page.lang] += 1
+                by_lang[page_lang(page, langs) if langs else page.lang] += 1
         except (OSError, ValueError) as exc:
             fail("align", f"cannot read {path}: {exc}")
         input_stats.update(file_stats)
@@ -146,7 +148,7 @@ class Command(ScrapyCommand):
         from bitextcrawl.pairing.align import AlignConfig
 
         s = self.settings
-        input_stats, by_lang, empty = read_inputs(args, identifier.identify, store)
+        input_stats, by_lang, empty = read_inputs(args, identifier.identify, store, langs)
         n_pages = sum(by_lang.values())
         if not n_pages:
             if len(empty) == 1:
@@ -162,9 +164,14 @@ class Command(ScrapyCommand):
         if langs[0] in missing or len(missing) == len(langs) - 1:
             found = ", ".join(f"{lang} {n}" for lang, n in by_lang.most_common(8))
             suggest = ",".join(lang for lang, _ in by_lang.most_common(2))
+            variants = [lang for lang in missing if base_lang(lang) != lang
+                        and by_lang[base_lang(lang)]]
+            hint = (f"; no {base_lang(variants[0])} page declares the variant "
+                    f"{variants[0]} (URL, hreflang, <html lang>): ask for "
+                    f"{base_lang(variants[0])}") if variants else ""
             fail("align", f"{n_pages} pages read, none in {', '.join(missing)} "
                           f"(pages by language: {found}): pass the languages of the input, "
-                          f"e.g. --langs {suggest}; nothing written to {opts.output}")
+                          f"e.g. --langs {suggest}{hint}; nothing written to {opts.output}")
         logger.info("Read %d pages from %d input(s); %s", n_pages, len(args), dict(input_stats))
         s = s.copy()
         resolve_renamed_settings(s)  # the add-on's work, for the settings of no crawler

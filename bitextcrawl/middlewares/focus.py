@@ -44,6 +44,7 @@ from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
+from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
 
@@ -163,7 +164,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return got
 
     def _link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        named = link_named_language(link) if link else None
+        # (a variant the link names counts as the crawl asks: link_lang)
+        named = link_lang(link_named_language(link), self.langs) if link else None
         if named:
             return named, "hreflang" if link.get("hreflang") else "anchor"
         predicted = self.tokens.predict(url)

@@ -2,9 +2,11 @@
 
 The page is parsed once here (``pages.record.record_from_body``) and its language is
 identified by fastText lid.176 on its main text, so the spider and the focus
-middleware know the language before they follow its links. Bad input is counted
-under ``bitext/bad/*`` or ``bitext/skipped/*`` and passed on without a record; the
-crawl goes on.
+middleware know the language before they follow its links. A page of a language variant
+the crawl asks for (``langs=en,pt-br``) is labelled with it where its own declarations
+name it (``pages.variants.page_lang``; the site's other pages' hreflang add to them at
+the close). Bad input is counted under ``bitext/bad/*`` or ``bitext/skipped/*`` and
+passed on without a record; the crawl goes on.
 
 With ``BITEXT_RECORD_WORKERS`` (default: the machine's cores but one) the records are
 made in worker processes (``pages.record_workers``) while this process goes on with
@@ -25,9 +27,11 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pages.record import language_fields, record_from_body
 from bitextcrawl.pages.urls import site_of
+from bitextcrawl.pages.variants import page_lang
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +150,9 @@ class LanguageIdMiddleware:
     def _attach(self, request, response, record, headers: list | None = None):
         if record is None:
             return response
+        context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
+        if context is not None and context.langs:
+            record.lang = page_lang(record, context.langs)
         if record.warc_member is None:   # the WARC record is made from these
             record.body = response.body
             record.http_headers = headers if headers is not None else _headers(response)

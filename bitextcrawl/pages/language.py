@@ -120,7 +120,8 @@ LANG_ALIASES: dict[str, str] = {
 def lang_code(tag: str | None, labels=None) -> str | None:
     """The lid.176 label a user's language code means, or None if the model has none:
     ``fr``, ``FR``, ``fr-CA``, ``fr_CA`` -> ``fr``; ``zh-CN`` -> ``zh``; ``iw`` -> ``he``;
-    ``eng`` -> ``en`` (:data:`LANG_ALIASES`). ``labels``: the model's (default lid.176's)."""
+    ``eng`` -> ``en`` (:data:`LANG_ALIASES`). ``labels``: the model's (default lid.176's).
+    The base language only: :func:`variant_code` keeps the region or script."""
     if labels is None:
         labels = model_labels()
     code = (tag or "").strip().lower()
@@ -134,11 +135,64 @@ def lang_code(tag: str | None, labels=None) -> str | None:
     return None
 
 
+# A language tag as sites write it (BCP 47, with ``_`` for ``-``): a primary subtag, an
+# optional script (``Hant``, ``Latn``) and an optional region (``TW``, ``BR``, ``419``);
+# extlangs, variants and extensions after them are ignored.
+_TAG_PARTS = re.compile(r"^([a-z]{2,3})(?:-([a-z]{4}))?(?:-([a-z]{2}|[0-9]{3}))?(?:-|$)")
+
+
+def tag_parts(tag: str | None) -> tuple[str, str | None, str | None] | None:
+    """``"zh_Hant_TW"`` -> ``("zh", "hant", "tw")``; ``"pt-BR"`` -> ``("pt", None, "br")``;
+    ``"fr"`` -> ``("fr", None, None)``; None for junk. Lower-cased, the primary subtag
+    as written (no alias mapping)."""
+    code = (tag or "").strip().lower()
+    if code.startswith(_LABEL_PREFIX):
+        code = code[len(_LABEL_PREFIX):]
+    m = _TAG_PARTS.match(code.replace("_", "-"))
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def variant_code(tag: str | None, labels=None) -> str | None:
+    """The language *variant* a tag names, or None when it names none (no region or
+    script subtag) or its base is no label of the LID model: ``pt-BR`` / ``pt_br`` ->
+    ``pt-br``; ``zh-Hant-TW`` -> ``zh-tw`` (the region, when there is one, names the
+    variant); ``zh-Hant`` -> ``zh-hant``; ``es-419`` -> ``es-419``; ``iw-IL`` -> ``he-il``.
+
+    fastText (lid.176) labels a page ``pt`` or ``zh`` whichever variant it is in; the
+    variant comes from the site's own declarations (``pages.variants``)."""
+    parts = tag_parts(tag)
+    if parts is None or (parts[1] is None and parts[2] is None):
+        return None
+    base = lang_code(parts[0], labels)
+    if base is None:
+        return None
+    return f"{base}-{parts[2] or parts[1]}"
+
+
+def base_lang(code: str | None) -> str | None:
+    """The base language of a code as :func:`parse_langs` gives them: ``pt-br`` -> ``pt``,
+    ``pt`` -> ``pt``, ``und`` -> ``und``."""
+    return code.split("-", 1)[0] if code else code
+
+
+def requested_lang(tag: str | None, langs) -> str | None:
+    """The language a page (or link) of language ``tag`` (a base language, or a variant
+    the site declared) counts as when pairing ``langs``: the variant where ``langs`` asks
+    for it, else the base language. ``pt-br`` is ``pt-br`` for ``langs=en,pt-br`` and
+    ``pt`` for ``langs=en,pt``; ``pt-pt`` and an undeclared ``pt`` are ``pt`` for both,
+    so they are never paired as ``pt-br``."""
+    if not tag:
+        return tag
+    return tag if tag in langs else base_lang(tag)
+
+
 def parse_langs(langs, model_file: str | None = None, name: str = "langs") -> tuple[str, ...]:
     """``"en,fr"`` (or a list) -> ``("en", "fr")``: the codes of the languages to pair, as
-    the LID model labels pages, first one first. ValueError, with a one-line message that
-    names the bad code and what is accepted, for a code the model cannot produce or fewer
-    than two languages. ``name``: what the user set, as messages call it."""
+    the LID model labels pages, first one first; a code with a region or script subtag
+    names a variant of a language the model labels (``pt-BR`` -> ``pt-br``, ``zh_TW`` ->
+    ``zh-tw``: :func:`variant_code`). ValueError, with a one-line message that names the
+    bad code and what is accepted, for a code whose language the model cannot produce,
+    or fewer than two languages. ``name``: what the user set, as messages call it."""
     if isinstance(langs, (list, tuple)):
         items = [str(x) for x in langs]
     else:
@@ -147,7 +201,7 @@ def parse_langs(langs, model_file: str | None = None, name: str = "langs") -> tu
     labels = model_labels(model_file or None)
     out, unknown = [], []
     for item in items:
-        code = lang_code(item, labels)
+        code = variant_code(item, labels) or lang_code(item, labels)
         if code is None:
             unknown.append(item)
         elif code not in out:
@@ -160,8 +214,9 @@ def parse_langs(langs, model_file: str | None = None, name: str = "langs") -> tu
             f"unknown language {which} in {name}={shown}: the language-ID model "
             f"({os.path.basename(model_file or model_path())}) cannot label a page with "
             f"{'it' if len(unknown) == 1 else 'them'}. Accepted: "
-            f"{' '.join(labels)}; region and script subtags are dropped (zh-CN -> zh, "
-            f"pt_BR -> pt) and a few aliases map (iw -> he, jp -> ja, eng -> en)")
+            f"{' '.join(labels)}; a few aliases map (iw -> he, jp -> ja, eng -> en); a "
+            f"region or script subtag names a variant of one of them, as the site "
+            f"declares it (pt-BR -> pt-br, zh_Hant_TW -> zh-tw)")
     if len(out) < 2:
         raise ValueError(f"{name} needs two different languages or more, like {name}=en,fr "
                          f"(got {shown!r})")

@@ -17,6 +17,7 @@ from urllib.parse import urljoin
 from bitextcrawl.pages import strand, template, text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
 from bitextcrawl.pages.urls import canonical, site_of
+from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +94,12 @@ def link_base(doc, url: str) -> str:
 
 
 def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
-    """Outlinks (with anchor text and hreflang) and declared alternates (hreflang map)."""
+    """Outlinks (with anchor text and hreflang) and declared alternates (hreflang map).
+
+    A link's ``hreflang`` is the declared tag's variant where it names one (``pt-br``
+    for ``pt-BR``), else its base language (``fr`` for ``fr``); the alternates map has
+    the base language of every declared tag (the first URL declared for it) and the
+    variant of those that name one."""
     base_url = link_base(doc, base_url)
     links: list[dict] = []
     seen: set[str] = set()
@@ -108,14 +114,21 @@ def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
             continue
         if not url.startswith(SCHEMES):
             continue
+        # the base language (``pt``), and the variant a region or script names
+        # (``pt-br``: pages.variants), each a key of the alternates
         hreflang = normalise_tag(el.get("hreflang"))
+        variant = tag_variant(el.get("hreflang")) if hreflang else None
         if el.tag == "link":
             rel = (el.get("rel") or "").lower()
             if "alternate" in rel and hreflang:
                 alternates.setdefault(hreflang, url)
+                if variant:
+                    alternates.setdefault(variant, url)
             continue
         if hreflang:
             alternates.setdefault(hreflang, url)
+            if variant:
+                alternates.setdefault(variant, url)
         if url in seen:
             continue
         seen.add(url)
@@ -124,7 +137,7 @@ def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
             anchor = " ".join(filter(None, (img.get("alt") for img in el.iter("img"))))
         if not anchor:
             anchor = el.get("title") or ""
-        links.append({"url": url, "text": anchor[:200], "hreflang": hreflang})
+        links.append({"url": url, "text": anchor[:200], "hreflang": variant or hreflang})
     return links, alternates
 
 

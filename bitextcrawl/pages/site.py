@@ -4,8 +4,10 @@ A crawl stores what the server answered, URL by URL. Multilingual sites answer m
 URLs with one page: redirects (``./fr/x.html`` -> ``/fr/x.html``) and fallback copies
 (the English page served under ``/ja/x.html`` where no Japanese one exists). Pairing
 needs one record per content, and every URL that points at a page (hreflang, switches,
-links of the site graph) resolved to that record. :func:`canonical_pages` does both, and
-settles the language of pages fastText is unsure of by the site's own URL tokens.
+links of the site graph) resolved to that record. :func:`canonical_pages` does both,
+settles the language of pages fastText is unsure of by the site's own URL tokens, and,
+given the languages asked for, labels the pages of a variant asked for (``pt-br``) with
+it where the site's declarations name it (:mod:`bitextcrawl.pages.variants`).
 
 No Scrapy import here: it runs at the crawl's close, in ``scrapy align`` and in the
 export of ``pages.jsonl``.
@@ -17,7 +19,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from bitextcrawl.pages.language import base_lang
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects
+from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
 CONFIDENT = 0.9
@@ -31,6 +35,7 @@ class SitePages:
     resolve: dict = field(default_factory=dict)   # every URL seen -> its page's canonical URL
     duplicates: int = 0                           # records folded into another one
     relabelled: int = 0                           # unsure languages settled by URL tokens
+    variants: int = 0                             # pages labelled with a variant asked for
     token_langs: dict = field(default_factory=dict)  # URL token -> language it names here
 
     @property
@@ -89,9 +94,13 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     # The most specific token decides (``/ja/docs/faq.html``: ``ja``, not ``faq``, which
     # only English pages carry because most pages are English).
     lang, _ = tokens.most_specific(page.url)
-    if lang is not None and lang != page.lang:
-        return lang
-    return None
+    if lang is None or lang == page.lang or base_lang(lang) == base_lang(page.lang):
+        # (a variant is the page's own declarations' to name, never a learned token's:
+        # a ``pt`` page is not made ``pt-br`` by the URL tokens of other pages)
+        return None
+    if lang != base_lang(lang) and page_variant(page, base=base_lang(lang)) != lang:
+        return None
+    return lang
 
 
 def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
@@ -102,8 +111,25 @@ def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
     return (-agree, depth, len(page.url), page.url)
 
 
+def label_variants(records: list, langs) -> tuple[list, int]:
+    """``records`` with each one's language as pairing ``langs`` counts it
+    (:func:`~bitextcrawl.pages.variants.page_lang`: a variant asked for where the page's
+    declarations and the site's hreflang name it, else the base language), and how many
+    are labelled with a variant. Records whose language does not change are not copied."""
+    claims = hreflang_claims(records)
+    out, variants = [], 0
+    for p in records:
+        got = claims.get(p.url, set())
+        if p.requested_url and p.requested_url != p.url:
+            got = got | claims.get(p.requested_url, set())
+        lang = page_lang(p, langs, got)
+        variants += lang != base_lang(lang)
+        out.append(p if lang == p.lang else dataclasses.replace(p, lang=lang))
+    return out, variants
+
+
 def canonical_pages(pages, confident: float = CONFIDENT,
-                    redirects: dict | None = None) -> SitePages:
+                    redirects: dict | None = None, langs=None) -> SitePages:
     """One record per content under its canonical URL, others as ``aliases`` (pure).
 
     Canonical URL of a group of records with the same ``content_hash``: the one whose
@@ -112,12 +138,17 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     Pages without text are never grouped (an empty page's hash says nothing).
     ``redirects`` (requested URL -> target, as the crawl saw them) add the URLs whose
     chain ends at a page to its aliases. Links and hreflang alternates of the result
-    point at canonical URLs.
+    point at canonical URLs. ``langs`` (the languages asked for): each page's language
+    as pairing them counts it (:func:`label_variants`), before anything else; None: the
+    languages as the records have them.
     """
     by_url: dict = {}
     for p in pages:
         by_url.setdefault(p.url, p)
     records = [by_url[u] for u in sorted(by_url)]
+    variants = 0
+    if langs:
+        records, variants = label_variants(records, tuple(langs))
     tokens = learn_url_tokens(records)
 
     groups: dict[str, list] = {}
@@ -176,13 +207,13 @@ def canonical_pages(pages, confident: float = CONFIDENT,
             out.append(dataclasses.replace(head, aliases=aliases, links=links, hreflang=hreflang))
     out.sort(key=lambda p: p.url)
     return SitePages(out, resolve, duplicates=len(records) - len(out), relabelled=relabelled,
-                     token_langs=token_languages(tokens))
+                     variants=variants, token_langs=token_languages(tokens))
 
 
-def canonical_records(records, redirects: dict | None = None):
+def canonical_records(records, redirects: dict | None = None, langs=None):
     """:func:`canonical_pages` site by site over any iterable of records, sites in order."""
     by_site: dict[str, list] = {}
     for p in records:
         by_site.setdefault(p.site, []).append(p)
     for site in sorted(by_site):
-        yield from canonical_pages(by_site.pop(site), redirects=redirects).pages
+        yield from canonical_pages(by_site.pop(site), redirects=redirects, langs=langs).pages

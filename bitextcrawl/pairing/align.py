@@ -713,10 +713,11 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     (:mod:`~bitextcrawl.pages.compact`: no HTML); None: ``pages`` carry their HTML."""
     result = AlignResult()
     langs = config.langs
-    site = canonical_pages(pages, redirects=redirects)
+    site = canonical_pages(pages, redirects=redirects, langs=langs)
     result.counts["bitext/align/site_pages"] = site.size
     result.counts["bitext/align/duplicates"] = site.duplicates
     result.counts["bitext/align/lang_from_url_token"] = site.relabelled
+    result.counts["bitext/align/lang_variant"] = site.variants
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
     template = SiteTemplate().fit(site.pages)
     # ETS's neighbours are the pages linked from the content, not from the template

@@ -59,6 +59,7 @@ from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
+from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.sites.detect import link_named_language
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ class ParallelLinkPipeline:
         in_scope = self.context.in_scope
         for link in record.links:
             url = link["url"]
-            named = link_named_language(link)
+            named = link_lang(link_named_language(link), self.langs)
             if named:
                 self.link_lang.setdefault(url, named)
             if url in self.scheduled or url in self.stored or not in_scope(url):

@@ -110,7 +110,7 @@ class PageStorePipeline:
         if self.warc is not None:
             self.warc.close()
         if self.export is None and not self._start_export():
-            self._exported(export_pages(self.store, self.pages_path))
+            self._exported(export_pages(self.store, self.pages_path, self.context.langs))
         # (the store stays open for the spider_closed handlers; the context closes it)
 
     def _start_export(self) -> bool:
@@ -122,7 +122,8 @@ class PageStorePipeline:
         if workers is None or not workers.ready or not isinstance(self.store, SQLitePageStore) \
                 or self.context.signals is not self.crawler.signals:
             return False
-        self.export = workers.pool.submit(export_store, self.output_dir, self.pages_path)
+        self.export = workers.pool.submit(export_store, self.output_dir, self.pages_path,
+                                          self.context.langs)
         self.crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         return True
 
@@ -132,7 +133,7 @@ class PageStorePipeline:
         except Exception as exc:  # noqa: BLE001 - a broken worker: export here instead
             logger.warning("Export of %s in a worker failed (%s): exported here",
                            self.pages_path, exc)
-            n = export_pages(self.store, self.pages_path)
+            n = export_pages(self.store, self.pages_path, self.context.langs)
         self._exported(n)
 
     def _exported(self, n: int) -> None:

@@ -331,7 +331,7 @@ def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = N
 
     counted = 0
     for page in pages:
-        lang = _get(page, "lang") or "und"
+        lang = normalise_tag(_get(page, "lang")) or "und"   # (``pt-br``: ``pt``)
         if lang != "und":
             counted += 1
         if lang in lang_pages:

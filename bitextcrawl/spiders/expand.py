@@ -542,7 +542,7 @@ class ExpandSpider(BitextSpider):
                                         local_threshold=self.align_config.pattern_local_threshold,
                                         rescue_threshold=self.align_config.pattern_rescue_threshold,
                                         pattern_db=pattern_db)
-            site_pages = canonical_pages(pages)
+            site_pages = canonical_pages(pages, langs=self.langs)
             urls = {}
             for page in site_pages.pages:
                 if page.lang in self.langs:

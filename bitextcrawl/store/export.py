@@ -14,11 +14,14 @@ from bitextcrawl.pages.site import canonical_records
 EXPORT_BATCH = 256
 
 
-def export_pages(store, path: str) -> int:
+def export_pages(store, path: str, langs=None) -> int:
     """``pages.jsonl`` of a page store: one record per content (``canonical_records``),
-    the records read once without their HTML, then a batch at a time with it."""
+    the records read once without their HTML, then a batch at a time with it. ``langs``:
+    the crawl's languages, each page's language as the closing alignment counts it
+    (a variant asked for: ``pages.variants``)."""
     intern = Interner()
-    pages = canonical_records((compact(p, intern) for p in store), redirects=store.redirects())
+    pages = canonical_records((compact(p, intern) for p in store), redirects=store.redirects(),
+                              langs=langs)
 
     def dicts():
         while batch := list(itertools.islice(pages, EXPORT_BATCH)):
@@ -32,7 +35,7 @@ def export_pages(store, path: str) -> int:
     return write_jsonl(path, dicts())
 
 
-def export_store(output_dir: str, path: str) -> int:
+def export_store(output_dir: str, path: str, langs=None) -> int:
     """:func:`export_pages` of the SQLite page store of ``output_dir``, opened here: a
     worker process exports while the crawl's process pairs and aligns (the store is only
     read, and SQLite's WAL lets both read it)."""
@@ -40,6 +43,6 @@ def export_store(output_dir: str, path: str) -> int:
 
     store = SQLitePageStore(output_dir)
     try:
-        return export_pages(store, path)
+        return export_pages(store, path, langs)
     finally:
         store.close()

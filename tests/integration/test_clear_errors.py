@@ -71,7 +71,7 @@ def test_crawl_unknown_language_code_refused_before_any_request(listener, tmp_pa
     assert "Accepted: af " in line and all(f" {code} " in line or line.endswith(code)
                                            or f" {code};" in line
                                            for code in LID_EXAMPLE_CODES)
-    assert "zh-CN -> zh" in line
+    assert "pt-BR -> pt-br" in line
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr  # not even Scrapy's banner
     assert not connected(), "a request was made"
     assert not (tmp_path / "out").exists()
@@ -81,7 +81,7 @@ def test_crawl_unknown_language_code_refused_before_any_request(listener, tmp_pa
     (["-a", "langs=en,xx,klingon"],
      "unknown language codes 'xx', 'klingon' in langs=en,xx,klingon"),
     (["-s", "BITEXT_LANGS=fr,qq"], "unknown language code 'qq' in BITEXT_LANGS=fr,qq"),
-    (["-a", "langs=zh-cn,zh-tw"],
+    (["-a", "langs=zh-tw,zh_TW"],
      "langs needs two different languages or more, like langs=en,fr"),
     (["-a", "max_pages=ten"],
      "max_pages must be a whole number (0 or more), like -a max_pages=500 (got 'ten')"),
@@ -104,7 +104,7 @@ def test_crawl_without_start_url():
 
 
 def test_crawl_aliases_accepted_and_crawl_runs(tmp_path):
-    """Region subtags, case and aliases (zh-CN, EN, cn) pass the check: the crawl runs."""
+    """Variants, case and aliases (zh-CN, EN, cn) pass the check: the crawl runs."""
     requests = []
 
     class Handler(http.server.BaseHTTPRequestHandler):

@@ -1,0 +1,162 @@
+"""Language variants (``pt-br`` / ``pt-pt``, ``zh-cn`` / ``zh-tw``) named by a site itself.
+
+fastText's lid.176 has no variants: it labels a Brazilian and a European Portuguese page
+``pt`` alike. Where a site serves two variants of one language, its own declarations say
+which page is which, and only they do:
+
+* a language tag in the URL: ``/pt-br/``, ``/zh_TW/``, ``pt-br.example.org``,
+  ``?lang=pt-BR``, ``index.zh-Hant.html``;
+* ``hreflang``: the page's own entry among its declared alternates, and what other
+  pages' alternates declare for its URL (:func:`hreflang_claims`);
+* ``<html lang>`` and the ``Content-Language`` header.
+
+A page's variant (:func:`page_variant`) is the one its declarations agree on, in the
+language fastText (or the declaration it trusts) gave the page: declarations of another
+base language are ignored, and two that disagree (``/zh-tw/`` with ``lang="zh-CN"``) name
+no variant — the page stays ``zh`` and is never paired as either. A script and a region
+agree where the script is the one written in the region (``zh-Hant`` with ``zh-TW``:
+``zh-tw``, the region naming the variant).
+
+:func:`page_lang` is the language a page counts as for the languages asked for
+(``langs``): its variant where ``langs`` names it, else its base language, so asking for
+``pt`` pairs Portuguese pages whatever their variant, as without variants, and asking for
+``pt-br`` pairs only pages declared ``pt-br``. The crawl's language-ID middleware gives a
+record that language as it is made; :func:`~bitextcrawl.pages.site.canonical_pages` gives
+it again at the close, with the hreflang claims of the whole site.
+
+Pure: no Scrapy import.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import unquote, urlsplit
+
+from bitextcrawl.pages.language import LANG_ALIASES, base_lang, requested_lang, tag_parts
+
+# Script subtags a URL may carry (``zh-hans``, ``sr-latn``); in a URL any other four
+# letters after a language code are a word (``de-mail``), not a script.
+URL_SCRIPTS = frozenset({"hans", "hant", "latn", "cyrl", "arab", "deva", "beng", "grek",
+                         "hebr", "jpan", "kore", "thai", "geor", "armn", "ethi", "taml",
+                         "mong", "guru"})
+_URL_SCRIPTS = "|".join(sorted(URL_SCRIPTS))
+# A language tag with a script or a region inside a URL, between separators.
+_URL_TAG = re.compile(r"(?<![a-z0-9])([a-z]{2,3})(?:[-_](" + _URL_SCRIPTS + r"))?"
+                      r"(?:[-_]([a-z]{2}|[0-9]{3}))?(?![a-z0-9])")
+# Regions where each script is the one written: a script and a region agree there.
+SCRIPT_REGIONS = {
+    "zh-hans": frozenset({"cn", "sg", "my"}),
+    "zh-hant": frozenset({"tw", "hk", "mo"}),
+}
+
+
+def tag_variant(tag: str | None) -> str | None:
+    """A declared tag's variant without the LID model: ``pt-BR`` -> ``pt-br``,
+    ``zh_Hant_TW`` -> ``zh-tw``, ``zh-Hant`` -> ``zh-hant``, ``iw-IL`` -> ``he-il``;
+    None for a tag without a region or script subtag, or junk."""
+    parts = tag_parts(tag)
+    if parts is None or (parts[1] is None and parts[2] is None):
+        return None
+    primary = LANG_ALIASES.get(parts[0], parts[0])
+    return f"{primary}-{parts[2] or parts[1]}"
+
+
+def url_variants(url: str) -> list[str]:
+    """The language variants a URL names (host, path and query), in order:
+    ``http://x/pt-br/a.html`` -> ``["pt-br"]``; ``/zh_TW/`` -> ``["zh-tw"]``;
+    ``?lang=pt-BR`` -> ``["pt-br"]``. Words that only look like tags (``/de-fr/``) are
+    kept: :func:`page_variant` keeps only those of the page's own language."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    text = unquote(f"{parts.hostname or ''}/{parts.path}?{parts.query}").lower()
+    out = []
+    for m in _URL_TAG.finditer(text):
+        primary, script, region = m.groups()
+        if script is None and region is None:
+            continue
+        variant = f"{LANG_ALIASES.get(primary, primary)}-{region or script}"
+        if variant not in out:
+            out.append(variant)
+    return out
+
+
+def hreflang_claims(pages: Iterable) -> dict[str, set[str]]:
+    """URL -> the variants the site's hreflang alternates declare for it, page by page
+    (``<link rel="alternate" hreflang="zh-TW" href=U>`` on any page: ``zh-tw`` for U)."""
+    claims: dict[str, set[str]] = {}
+    for page in pages:
+        hreflang = page.get("hreflang") if isinstance(page, Mapping) else page.hreflang
+        for tag, url in (hreflang or {}).items():
+            if "-" in tag and url:
+                claims.setdefault(url, set()).add(tag)
+    return claims
+
+
+def _agreed(variants: list[str]) -> str | None:
+    """The one variant a page's declarations agree on, or None."""
+    regions = {v for v in variants if not _is_script(v)}
+    scripts = {v for v in variants if _is_script(v)}
+    if len(regions) > 1 or len(scripts) > 1:
+        return None
+    if regions and scripts:
+        region, script = next(iter(regions)), next(iter(scripts))
+        allowed = SCRIPT_REGIONS.get(script)
+        if allowed is not None and region.split("-", 1)[1] not in allowed:
+            return None   # zh-Hans with zh-TW
+        return region
+    return next(iter(regions or scripts), None)
+
+
+def _is_script(variant: str) -> bool:
+    sub = variant.split("-", 1)[1]
+    return len(sub) == 4 and sub.isalpha()
+
+
+def _get(page, name, default=None):
+    if isinstance(page, Mapping):
+        return page.get(name, default)
+    return getattr(page, name, default)
+
+
+def page_variant(page, claims: Iterable[str] = (), base: str | None = None) -> str | None:
+    """The variant of its language a page's declarations name (see the module docstring),
+    or None. ``page``: a page record (or its dict); ``claims``: variants other pages'
+    hreflang declare for it (:func:`hreflang_claims`); ``base``: the language to read
+    them for, if not the page's."""
+    base = base or base_lang(_get(page, "lang"))
+    if not base or base == "und":
+        return None
+    url = _get(page, "url") or ""
+    declared = list(url_variants(url))
+    urls = {url, _get(page, "requested_url") or url}
+    declared += [tag for tag, target in (_get(page, "hreflang") or {}).items()
+                 if "-" in tag and target in urls]
+    declared.append(tag_variant(_get(page, "html_lang")))
+    declared += [tag_variant(t) for t in (_get(page, "content_language") or "").split(",")]
+    declared += list(claims)
+    return _agreed([v for v in declared if v and base_lang(v) == base])
+
+
+def page_lang(page, langs, claims: Iterable[str] = ()) -> str:
+    """The language a page counts as when pairing ``langs``: its declared variant where
+    ``langs`` asks for that variant, else its base language (``requested_lang``)."""
+    lang = _get(page, "lang") or "und"
+    variant = page_variant(page, claims)
+    return requested_lang(variant or base_lang(lang), langs)
+
+
+def link_lang(named: str | None, langs) -> str | None:
+    """The language a link's own name for its target (``hreflang``, a switch anchor)
+    means when pairing ``langs``, or None where it names a base language of which
+    ``langs`` asks for a variant (``hreflang="zh"`` or "中文" when ``zh-tw`` is asked
+    for: the target's URL or page must tell which variant)."""
+    if not named:
+        return None
+    lang = requested_lang(named, langs)
+    if lang not in langs and "-" not in named and any(
+            base_lang(x) == named for x in langs):
+        return None
+    return lang
