@@ -112,7 +112,8 @@ class Command(ScrapyCommand):
         parser.add_argument("--langs", default=None, help="languages, first one pairs with each other (default BITEXT_LANGS)")
         parser.add_argument("-o", "--output", required=True, help="output dir")
         parser.add_argument("--stages", default=None,
-                            help="comma-separated stages to use (url_pattern,hreflang,structure,content,ets)")
+                            help="comma-separated stages to use (default all: url_pattern,"
+                                 "hreflang,entrance,parallel_link,structure,content,anchors,ets)")
         parser.add_argument("--no-bitext", action="store_true", help="page pairs only")
 
     def run(self, args, opts):

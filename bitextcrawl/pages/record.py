@@ -12,7 +12,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from bitextcrawl.pages import strand, template, text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
@@ -110,6 +110,7 @@ def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
             continue
         try:
             url = canonical(urljoin(base_url, href))
+            urlsplit(url).port      # a port that is no number: no link to follow
         except ValueError:
             continue
         if not url.startswith(SCHEMES):

@@ -31,7 +31,10 @@ def site_of(url: str) -> str:
     """
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
-    port = parts.port
+    try:
+        port = parts.port
+    except ValueError:      # "http://localhost:port" written in a page's text
+        port = None
     if _is_ip(host):
         domain = host
     else:

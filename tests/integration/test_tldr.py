@@ -115,9 +115,6 @@ def test_plain_tldr_stays_in_the_wanted_languages(tldr_plain):
     assert sum(n for code, n in stored.items() if code not in ("en", lang)) <= 10, stored
 
 
-@pytest.mark.xfail(strict=False, reason="measured on main (d8a41b4): /en/common/calibre-server.html "
-                   "links http://localhost:port; pages.urls.site_of raises ValueError (urllib's "
-                   ".port) in the parallel-link pipeline and the spider's link extraction")
 def test_plain_tldr_crawl_logs_no_error(tldr_plain):
     errors = [line[:300] for line in tldr_plain["log"].splitlines() if " ERROR: " in line]
     assert not errors, errors
@@ -217,9 +214,6 @@ def wet_opaque(wet_opaque_site):
                      silver_found=True, bound=WET_BOUND)
 
 
-@pytest.mark.xfail(strict=False, reason="measured on main (d8a41b4): F1 0.960 (P 0.975 of 236 "
-                   "judged, R 0.947: 230 of 243 findable), 566 responses, 16 s; the near-twin "
-                   "report pages (a11y-1-audio/video, acr-wcag21/addcal-acr-wcag21) swapped")
 def test_wet_opaque_pairs(wet_opaque):
     """French URLs say nothing and no toggle or hreflang pairs anything."""
     assert wet_opaque["silver"]["f1"] >= 0.97, wet_opaque["silver"]
