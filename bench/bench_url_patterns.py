@@ -22,7 +22,6 @@ baseline git ref, loaded from ``git show``), so that a regression shows.
 from __future__ import annotations
 
 import argparse
-import gzip
 import importlib.util
 import subprocess
 import sys
@@ -37,6 +36,9 @@ sys.path.insert(0, str(ROOT))
 from bitextcrawl.demo.url_lists import COVERED, make_benchmark, make_site  # noqa: E402
 from bitextcrawl.pages.urls import site_of  # noqa: E402
 from bitextcrawl.pairing import url_patterns  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_urlpairs_real import _folder_lines, lett_lines  # noqa: E402  (one reader each)
 
 DATA = ROOT.parent / "shared" / "data"
 BASE = "http://127.0.0.1:8000"
@@ -75,12 +77,7 @@ def nginx_cases():
     if not site.is_dir():
         return
     langs = ("en", "ru", "cn", "it", "tr", "ja", "he")
-    lines = []
-    for f in sorted(site.rglob("*.html")):
-        rel = f.relative_to(site).as_posix()
-        top = rel.split("/", 1)[0]
-        url = f"{BASE}/{rel}"
-        lines.append(f"{top}\t{url}" if top in langs else url)
+    lines = _folder_lines(site, set(langs))
     for lang in langs[1:]:
         g = DATA / "nginx" / "gold" / f"en-{lang}.tsv"
         if not g.is_file():
@@ -109,12 +106,7 @@ def lett_case():
     lett, expf = DATA / "lett" / "v2.lett.gz", DATA / "lett" / "expected"
     if not lett.is_file() or not expf.is_file():
         return
-    lines = []
-    with gzip.open(lett, "rt", encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) >= 4 and fields[3].startswith("http"):
-                lines.append(f"{fields[0].strip().lower()}\t{fields[3].strip()}")
+    lines = lett_lines(lett)
     gold = dict(line.split("\t") for line in expf.read_text(encoding="utf-8").splitlines()
                 if line.strip())
     yield "lett en-de", lines, ("en", "de"), gold, True

@@ -93,13 +93,18 @@ def cases(data: Path):
             yield f"tldr en-{lang}", lines, ("en", lang), gold, False
     lett, expected = data / "lett" / "v2.lett.gz", data / "lett" / "expected"
     if lett.is_file() and expected.is_file():
-        lines = []
-        with gzip.open(lett, "rt", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                fields = line.rstrip("\n").split("\t")
-                if len(fields) >= 4 and fields[3].startswith("http"):
-                    lines.append(f"{fields[0].strip().lower()}\t{fields[3].strip()}")
-        yield "lett en-de", lines, ("en", "de"), _gold(expected, ""), True
+        yield "lett en-de", lett_lines(lett), ("en", "de"), _gold(expected, ""), True
+
+
+def lett_lines(lett: Path) -> list[str]:
+    """``lang<TAB>url`` of each record of a ``.lett`` file."""
+    lines = []
+    with gzip.open(lett, "rt", encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) >= 4 and fields[3].startswith("http"):
+                lines.append(f"{fields[0].strip().lower()}\t{fields[3].strip()}")
+    return lines
 
 
 def urlpairs(root: Path, lines: list[str], langs: tuple[str, str]) -> list[tuple[str, str]]:

@@ -3,13 +3,21 @@
 The closing pipeline of a crawl and ``scrapy align`` both call :func:`align_site`.
 Per language pair (the first language of ``langs`` with each other one):
 
-1. URL patterns (seed 003) and ``hreflang`` give known pairs;
-2. candidates = known pairs + pairs proposed by cheap filters (``candidates.py``);
-3. STRAND features and the structural EM model (seed 000) give P(parallel);
-4. LSI trained on the site's confident pairs gives content similarity (seed 002),
-   and each page's nearest pages in the LSI space join the candidates;
-5. internal similarity = λ·content + (1−λ)·structure, known evidence as a floor;
-6. ETS over the site graph and greedy 1-1 extraction (seed 004, Algorithms 1–3).
+1. known pairs: URL patterns (Zhang, Yao & Kit), ``hreflang``, the entrance (the one
+   link between the two languages' pages), parallel links (Shi et al. 2006);
+2. every page seen without its language's template (``pages/template.py``);
+3. candidates = known pairs + pairs proposed by shared rare evidence and cheap filters
+   (``candidates.py``);
+4. STRAND features and the structural EM model (Assylbekov et al.) give P(parallel);
+5. LSI trained on the site's known and confident pairs gives content similarity
+   (Germann 2016), and each page's nearest pages in the LSI space join the candidates;
+6. internal similarity = λ·content + (1−λ)·structure (Liu et al. eq. 2), times the
+   pair's share of the rare evidence its pages share (``anchors.py``), known evidence as
+   a floor;
+7. ETS over the content's link graph (Liu et al. Algorithms 1–2); steps 5–7 run twice,
+   the first round's pairs teaching the second's LSI space;
+8. the 1-1 decision: proven pairs first, then a global assignment with a margin
+   (``extract.assignment``), not Liu et al.'s greedy Algorithm 3.
 
 Before any of it, :func:`~bitextcrawl.pages.site.canonical_pages` makes the site's
 records one per content, with every URL resolved through redirects and duplicates.
@@ -354,7 +362,7 @@ def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
 
 
 def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
-    """Internal similarity (Liu et al. 2010, eq. 2), λ·content + (1 − λ)·structure, times
+    """Internal similarity (Liu et al., eq. 2), λ·content + (1 − λ)·structure, times
     the pair's share of the rare evidence its pages share with their candidates.
 
     Structure is rule (17)'s P(parallel) of the pages without their template
@@ -515,7 +523,7 @@ def neighbours_rank(final: dict, internal: dict) -> dict:
     """ETS where the neighbours decide between rivals; the internal similarity where they
     only disagree with a pair nothing rivals.
 
-    Departure from Liu et al. 2010, whose eq. 1 lets the neighbours lower any pair: a page
+    Departure from Liu et al., whose eq. 1 lets the neighbours lower any pair: a page
     whose translation links one page fewer (an outdated translation, a "see also" line
     left out) has near-certain internal similarity and falls under T_min, though no other
     page comes near it. Here a pair that is the best of both its pages by ETS keeps at
