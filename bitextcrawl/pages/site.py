@@ -26,7 +26,7 @@ from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
 CONFIDENT = 0.9
 # Methods whose label is fastText's own guess (a page's declaration is not second-guessed).
-_GUESSED = ("fasttext", "none")
+GUESSED = ("fasttext", "none")
 
 
 @dataclass
@@ -89,7 +89,7 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     calls a Russian directive index English at p = 0.2. The site's URL tokens, learned
     from its confidently identified pages, settle it (``lang_method="url_token"``).
     """
-    if page.lang_method not in _GUESSED or page.lang_prob >= confident:
+    if page.lang_method not in GUESSED or page.lang_prob >= confident:
         return None
     # The most specific token decides (``/ja/docs/faq.html``: ``ja``, not ``faq``, which
     # only English pages carry because most pages are English).

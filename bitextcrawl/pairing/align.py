@@ -30,7 +30,9 @@ mutual hreflang) leave the extraction only to a rival with stronger evidence.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ import numpy as np
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import SitePages, canonical_pages
+from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
 from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
@@ -79,6 +81,7 @@ class AlignConfig:
     pattern_local_threshold: float = 0.1
     pattern_rescue_threshold: float = 500.0
     lexicon_path: str = ""
+    lid_model: str = ""                # fastText model (BITEXT_LID_MODEL; default lid.176)
     stages: tuple = ALL_STAGES
     sentence_lang_check: bool = True   # bitext rows: each side read as its language
     compress: bool = False             # .gz outputs
@@ -92,6 +95,7 @@ class AlignConfig:
                       pattern_rescue_threshold=settings.getfloat(
                           "BITEXT_PATTERN_RESCUE_THRESHOLD"),
                       lexicon_path=settings.get("BITEXT_LEXICON") or "",
+                      lid_model=settings.get("BITEXT_LID_MODEL") or "",
                       sentence_lang_check=settings.getbool("BITEXT_SENTENCE_LANG_CHECK_ENABLED", True),
                       compress=settings.getbool("BITEXT_COMPRESS_ENABLED", False))
         values.update(overrides)
@@ -712,6 +716,39 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     return out
 
 
+# What a language ID reads of a page of lists: words, not identifiers, paths or numbers.
+_IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
+
+
+def prose(text: str) -> str:
+    """The words of a text that are prose: tokens without identifier characters."""
+    return " ".join(w for w in text.split() if not _IDENTIFIER.search(w))
+
+
+def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: str = "",
+                            confident: float = CONFIDENT) -> int:
+    """Pages fastText was unsure of (p < ``confident``, no declaration decided) read again
+    without their site's template and without identifiers: an index of directive names
+    under a Russian heading, in a frame whose banner is English, is Russian. Relabelled
+    where the second reading is surer than the first; how many were."""
+    unsure = [i for i, p in enumerate(site.pages)
+              if p.lang_method in GUESSED and p.lang_prob < confident and p.text]
+    if not unsure:
+        return 0
+    from bitextcrawl.pages.language import LanguageIdentifier
+
+    lid = LanguageIdentifier(lid_model or None)
+    n = 0
+    for i in unsure:
+        page = site.pages[i]
+        lang, prob = lid.predict(f"{page.title}\n{prose(template.text(page))}")
+        if lang and lang != page.lang and prob > page.lang_prob:
+            site.pages[i] = dataclasses.replace(page, lang=lang, lang_prob=round(prob, 4),
+                                                lang_method="content")
+            n += 1
+    return n
+
+
 def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
                redirects: dict | None = None, load=None) -> AlignResult:
     """All language pairs of one site's pages; each URL in at most one pair per language pair.
@@ -728,6 +765,10 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     result.counts["bitext/align/lang_variant"] = site.variants
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
     template = SiteTemplate().fit(site.pages)
+    relabelled = settle_unsure_languages(site, template, config.lid_model)
+    result.counts["bitext/align/lang_from_content"] = relabelled
+    if relabelled:
+        template = SiteTemplate().fit(site.pages)
     # ETS's neighbours are the pages linked from the content, not from the template
     graph = (build_site_graph(site.pages, links=template.content_links)
              if "ets" in config.stages else None)

@@ -68,3 +68,23 @@ def test_a_list_of_language_names_in_the_text_is_no_untranslated_mark():
     fr = {p.url: p for p in (page("/p/1.html", "fr", listing.replace("French", "Français")),)}
     cands = [(a, b) for a in en for b in fr]
     assert marked_untranslated(cands, en, fr, "en", "fr", Evidence()) == set()
+
+
+def test_an_unsure_page_is_read_again_on_its_prose():
+    """A Russian index of directive names: fastText, on all of it, guesses English (p 0.4);
+    on its words without identifiers, Russian."""
+    from bitextcrawl.pages.site import SitePages
+    from bitextcrawl.pages.template import SiteTemplate
+    from bitextcrawl.pairing.align import prose, settle_unsure_languages
+
+    names = " ".join(f"proxy_{w}_timeout ssl_{w}" for w in ("read", "send", "connect", "next"))
+    text = f"Алфавитный указатель директив\n{names}\naccess_log error_log listen server_name"
+    unsure = PageRecord(url=H + "/p/1.html", lang="en", lang_prob=0.4, lang_method="fasttext",
+                        title="Алфавитный указатель директив", text=text)
+    sure = PageRecord(url=H + "/en/a.html", lang="en", lang_prob=0.99, lang_method="fasttext",
+                      title="Index", text=text)
+    assert "proxy_read_timeout" not in prose(text) and "указатель" in prose(text)
+    site = SitePages([unsure, sure])
+    assert settle_unsure_languages(site, SiteTemplate().fit(site.pages)) == 1
+    assert site.pages[0].lang == "ru" and site.pages[0].lang_method == "content"
+    assert site.pages[1].lang == "en"          # a sure reading is left alone
