@@ -12,16 +12,15 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from bitextcrawl.pages import strand, template, text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
-from bitextcrawl.pages.urls import canonical, site_of
+from bitextcrawl.pages.urls import link_url, site_of
 from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
 
-SCHEMES = ("http://", "https://")
 # Why bytes are no page record (``pages.text.body_rejection``, or a charset that cannot
 # decode them), and the stat group each is counted in: ``skipped`` (not a page at all),
 # ``bad`` (a page that cannot be read).
@@ -105,15 +104,8 @@ def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
     seen: set[str] = set()
     alternates: dict[str, str] = {}
     for el in doc.iter("a", "area", "link"):
-        href = (el.get("href") or "").strip()
-        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:", "data:")):
-            continue
-        try:
-            url = canonical(urljoin(base_url, href))
-            urlsplit(url).port      # a port that is no number: no link to follow
-        except ValueError:
-            continue
-        if not url.startswith(SCHEMES):
+        url = link_url(base_url, el.get("href"))
+        if url is None:
             continue
         # the base language (``pt``), and the variant a region or script names
         # (``pt-br``: pages.variants), each a key of the alternates

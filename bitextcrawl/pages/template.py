@@ -31,11 +31,10 @@ from __future__ import annotations
 import zlib
 from collections import Counter, defaultdict
 from typing import Iterable
-from urllib.parse import urljoin
 
 from bitextcrawl.pages.compact import derived_feature
 from bitextcrawl.pages.strand import is_chunk
-from bitextcrawl.pages.urls import canonical
+from bitextcrawl.pages.urls import link_url
 
 __all__ = ["SiteTemplate", "ContentView", "link_chunks", "page_chunk_keys", "page_link_chunks",
            "text_key"]
@@ -67,17 +66,8 @@ def link_chunks(hrefs, base_url: str) -> tuple:
     """``(canonical URL, index of the chunk that holds the link)`` for each ``(href,
     chunk index)`` of :func:`~bitextcrawl.pages.strand.linearise`: where on the page a
     link is."""
-    out = []
-    for href, i in hrefs:
-        href = href.strip()
-        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:", "data:")):
-            continue
-        try:
-            url = canonical(urljoin(base_url, href))
-        except ValueError:
-            continue
-        out.append((url, i))
-    return tuple(out)
+    return tuple((url, i) for url, i in ((link_url(base_url, href), i) for href, i in hrefs)
+                 if url is not None)
 
 
 def page_link_chunks(page) -> tuple:

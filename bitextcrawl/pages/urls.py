@@ -6,7 +6,7 @@ import ipaddress
 import re
 from collections import Counter
 from functools import lru_cache
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import tldextract
 
@@ -20,6 +20,25 @@ def _is_ip(host: str) -> bool:
         return True
     except ValueError:
         return False
+
+
+LINK_SCHEMES = ("http://", "https://")
+_NOT_A_PAGE = ("#", "javascript:", "mailto:", "tel:", "data:")
+
+
+def link_url(base_url: str, href: str | None) -> str | None:
+    """The canonical URL an ``href`` leads to from ``base_url``, or None where it leads to
+    no page to fetch (a fragment, a script, a mail address, another scheme, a port that
+    is no number)."""
+    href = (href or "").strip()
+    if not href or href.startswith(_NOT_A_PAGE):
+        return None
+    try:
+        url = canonical(urljoin(base_url, href))
+        urlsplit(url).port          # "http://localhost:port" written in a page's text
+    except ValueError:
+        return None
+    return url if url.startswith(LINK_SCHEMES) else None
 
 
 @lru_cache(maxsize=65536)

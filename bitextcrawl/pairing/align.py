@@ -371,16 +371,17 @@ def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
 
     Structure is rule (17)'s P(parallel) of the pages without their template
     (``pages.template``). Discounted by rivals (:func:`competitive`) it lost a third of
-    the true pairs of short real pages, whose siblings' likelihood ratios are higher
-    than their translations' (outdated translations have other blocks); there the
-    rivals are weighed by content and rare evidence, and by the 1-1 decision. The evidence is what translation leaves alone (names,
-    identifiers, code, outside links; ``anchors.py``), weighted by how rare it is on the
-    site, relative to the best such overlap among the rivals of either page (as in
-    :func:`rival_ratio`): a sibling of one template shares fewer identifiers with a page
-    than its translation does, and a page whose candidates all share nothing (prose)
-    keeps its internal similarity. Departure from Liu et al., whose eq. 2 has only
-    content and structure: on short pages of one template both tie between a page's
-    translation and its siblings.
+    the true pairs of short real pages, whose siblings' likelihood ratios are higher than
+    their translations' (outdated translations have other blocks); here the rivals are
+    weighed by content, by rare evidence and by the 1-1 decision.
+
+    The evidence is what translation leaves alone (names, identifiers, code, outside
+    links; ``anchors.py``), weighted by how rare it is on the site, relative to the best
+    such overlap among the rivals of either page (:func:`rival_ratio`): a sibling of one
+    template shares fewer identifiers with a page than its translation does, and a page
+    whose candidates all share nothing (prose) keeps its internal similarity. Departure
+    from Liu et al., whose eq. 2 has only content and structure: on short pages of one
+    template both tie between a page's translation and its siblings.
     """
     content = ({pair: v for pair, v in zip(scores.cands, scores.content)}
                if "content" in stages else {})
@@ -518,8 +519,8 @@ def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
                  or l1 in page_named_unlinked(pages2[b], langs))}
 
 
-# A pair is kept where its score beats the rivals still free to take its pages by more
-# than this: ties between look-alike pages nothing tells apart give no pair.
+# A pair is kept where no other way of pairing its pages comes within this of it
+# (``extract.assignment``): look-alike pages nothing tells apart give no pair.
 DECISION_MARGIN = 1e-3
 
 
@@ -681,7 +682,6 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
     if "ets" in stages and graph is None:
         graph = build_site_graph(site.pages, links=template.content_links)
-    untranslated = None
     chosen: list = []
     for _ in range(CONTENT_ROUNDS if "content" in stages else 1):
         # Round 2: the pairs round 1 chose teach the site's LSI space too (Germann 2016
