@@ -8,6 +8,7 @@ works on these records, never on Scrapy responses.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import time
@@ -92,19 +93,20 @@ def link_base(doc, url: str) -> str:
     return urljoin(url, base.get("href").strip()) if base is not None else url
 
 
-def extract_links(doc, base_url: str) -> tuple[list[dict], dict]:
+def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
     """Outlinks (with anchor text and hreflang) and declared alternates (hreflang map).
 
     A link's ``hreflang`` is the declared tag's variant where it names one (``pt-br``
     for ``pt-BR``), else its base language (``fr`` for ``fr``); the alternates map has
     the base language of every declared tag (the first URL declared for it) and the
     variant of those that name one."""
-    base_url = link_base(doc, base_url)
+    if resolve is None:
+        resolve = functools.partial(link_url, link_base(doc, base_url))
     links: list[dict] = []
     seen: set[str] = set()
     alternates: dict[str, str] = {}
     for el in doc.iter("a", "area", "link"):
-        url = link_url(base_url, el.get("href"))
+        url = resolve(el.get("href"))
         if url is None:
             continue
         # the base language (``pt``), and the variant a region or script names
@@ -145,7 +147,9 @@ def parse_page(url: str, html: str) -> dict:
     main = textmod.main_text(doc)
     hrefs: list = []
     tokens, chunks = strand.linearise(doc, hrefs)
-    links, alternates = extract_links(doc, url)
+    # each href resolved once, for the links and for where they sit
+    resolve = functools.cache(functools.partial(link_url, link_base(doc, url)))
+    links, alternates = extract_links(doc, url, resolve)
     root = doc.getroottree().getroot()
     return {
         "title": title,
@@ -157,7 +161,7 @@ def parse_page(url: str, html: str) -> dict:
         "strand": tokens,
         "chunks": chunks,
         "content_hash": content_hash(title, main),
-        "derived": {"link_chunks": template.link_chunks(hrefs, link_base(doc, url))},
+        "derived": {"link_chunks": template.link_chunks(hrefs, resolve)},
     }
 
 

@@ -28,6 +28,7 @@ their chunk texts (``pages.compact``) work the same.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections import Counter, defaultdict
 from typing import Iterable
@@ -62,11 +63,12 @@ def page_chunk_keys(page) -> tuple:
     return derived_feature(page, "chunk_keys", _chunk_keys)
 
 
-def link_chunks(hrefs, base_url: str) -> tuple:
+def link_chunks(hrefs, resolve) -> tuple:
     """``(canonical URL, index of the chunk that holds the link)`` for each ``(href,
     chunk index)`` of :func:`~bitextcrawl.pages.strand.linearise`: where on the page a
-    link is."""
-    return tuple((url, i) for url, i in ((link_url(base_url, href), i) for href, i in hrefs)
+    link is. ``resolve(href)``: the URL it leads to, or None (:func:`~bitextcrawl.pages.
+    urls.link_url` from the page's base)."""
+    return tuple((url, i) for url, i in ((resolve(href), i) for href, i in hrefs)
                  if url is not None)
 
 
@@ -85,7 +87,7 @@ def page_link_chunks(page) -> tuple:
         doc = parse(html)
         hrefs: list = []
         linearise(doc, hrefs)
-        return link_chunks(hrefs, link_base(doc, url))
+        return link_chunks(hrefs, functools.partial(link_url, link_base(doc, url)))
     return derived_feature(page, "link_chunks", compute)
 
 

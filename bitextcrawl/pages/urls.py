@@ -35,7 +35,8 @@ def link_url(base_url: str, href: str | None) -> str | None:
         return None
     try:
         url = canonical(urljoin(base_url, href))
-        urlsplit(url).port          # "http://localhost:port" written in a page's text
+        if ":" in url.partition("://")[2].split("/", 1)[0]:
+            urlsplit(url).port      # "http://localhost:port" written in a page's text
     except ValueError:
         return None
     return url if url.startswith(LINK_SCHEMES) else None
