@@ -3,8 +3,10 @@
 FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments are skipped;
 ``-`` reads standard input). URLs of many sites may be mixed: each site is learned on its own
 and weak local keys are rescued by their credibility across all sites (and, with
-``--pattern-db``, across earlier runs). Prints ``url_1<TAB>url_2`` lines (url_1 in the first
-language); progress goes to the log (stderr).
+``--pattern-db``, across earlier runs), or where their two tokens are the site's own markers of
+the two languages, learned from the languages of its URLs (a partial translation of a
+multilingual site). Prints ``url_1<TAB>url_2`` lines (url_1 in the first language); progress
+goes to the log (stderr).
 """
 
 from __future__ import annotations
