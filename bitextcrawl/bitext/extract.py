@@ -429,6 +429,34 @@ def _html_tasks(lang_pairs, page_index):
             yield PairTask(p1.url, p1.html, p2.url, p2.html, len(p1.html) + len(p2.html))
 
 
+def training_first(lang_pairs: list, page_index) -> list:
+    """The pairs with the aligner's ``TRAINING_PAIRS`` first, then the others in their
+    order. The training pairs: of the best-scored half, those whose content blocks align
+    best (the pair's STRAND edit ratio W/(M+N), to two decimals), the ones with the most
+    text on their shorter side first among equals.
+
+    The best-scored pairs of a site can all be its shortest pages (one-line alias pages
+    whose content and structure agree perfectly): an aligner trained on them learns
+    nothing of a page's paragraphs and lists (tldr en-pt: 52 sentence pairs instead of
+    473), nor does one trained on long pages whose blocks differ (94)."""
+    if len(lang_pairs) <= TRAINING_PAIRS:
+        return lang_pairs
+    compact = getattr(page_index, "compact", None) or page_index.__getitem__
+
+    def order(k):
+        pair = best[k]
+        f = pair.features or {}
+        edit = f.get("w", 0) / max(1, f.get("m", 0) + f.get("n", 0))
+        shorter = min(len(compact(pair.url_1).text or ""), len(compact(pair.url_2).text or ""))
+        return round(edit, 2), -shorter, k
+
+    best = lang_pairs[:max(TRAINING_PAIRS, len(lang_pairs) // 2)]
+    chosen = sorted(range(len(best)), key=order)[:TRAINING_PAIRS]
+    keep = set(chosen)
+    return [best[k] for k in sorted(chosen)] + [p for k, p in enumerate(lang_pairs)
+                                                 if k not in keep]
+
+
 def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check):
     """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
     what EM kept of them (``TreeAligner.alignments_``).
@@ -583,6 +611,7 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         if similarity is not None:
             counts[f"bitext/bitext/{l1}-{l2}/text_similarity"] = 1
         trees: dict = {}
+        lang_pairs = training_first(lang_pairs, page_index)
         aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool,
                                lang_check)
         rows = new_rows()

@@ -42,7 +42,9 @@ import numpy as np
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.language import base_lang
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
+from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
@@ -726,11 +728,12 @@ def prose(text: str) -> str:
 
 
 def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: str = "",
-                            confident: float = CONFIDENT) -> int:
+                            confident: float = CONFIDENT, langs=()) -> int:
     """Pages fastText was unsure of (p < ``confident``, no declaration decided) read again
     without their site's template and without identifiers: an index of directive names
     under a Russian heading, in a frame whose banner is English, is Russian. Relabelled
-    where the second reading is surer than the first; how many were."""
+    where the second reading is surer than the first, into the language ``langs`` counts
+    it as (a variant its declarations name, else the base language); how many were."""
     unsure = [i for i, p in enumerate(site.pages)
               if p.lang_method in GUESSED and p.lang_prob < confident and p.text]
     if not unsure:
@@ -742,9 +745,10 @@ def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: 
     for i in unsure:
         page = site.pages[i]
         lang, prob = lid.predict(f"{page.title}\n{prose(template.text(page))}")
-        if lang and lang != page.lang and prob > page.lang_prob:
-            site.pages[i] = dataclasses.replace(page, lang=lang, lang_prob=round(prob, 4),
-                                                lang_method="content")
+        if lang and lang != base_lang(page.lang) and prob > page.lang_prob:
+            page = dataclasses.replace(page, lang=lang, lang_prob=round(prob, 4),
+                                       lang_method="content")
+            site.pages[i] = dataclasses.replace(page, lang=page_lang(page, langs))
             n += 1
     return n
 
@@ -765,7 +769,7 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     result.counts["bitext/align/lang_variant"] = site.variants
     lexicon = load_lexicon(config.lexicon_path) if config.lexicon_path else None
     template = SiteTemplate().fit(site.pages)
-    relabelled = settle_unsure_languages(site, template, config.lid_model)
+    relabelled = settle_unsure_languages(site, template, config.lid_model, langs=langs)
     result.counts["bitext/align/lang_from_content"] = relabelled
     if relabelled:
         template = SiteTemplate().fit(site.pages)
