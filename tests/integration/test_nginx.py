@@ -64,6 +64,7 @@ def test_opaque_variant(tmp_path):
         gold = read_gold(tmp_path / "opaque" / "gold.tsv", base=server.url + "/")
         scores = evaluate(gold, read_pairs_jsonl(tmp_path / "out" / "pairs.jsonl"),
                           directory_index="index.html")
+    print(f"nginx opaque crawl: {scores}")
     # A STRAND W/(M+N) <= 0.2 threshold with greedy 1-1 gets 0.93 on the same site.
     assert scores["f1"] >= 0.97, scores
 
