@@ -42,7 +42,7 @@ import numpy as np
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.language import base_lang
+from bitextcrawl.pages.language import LanguageIdentifier, base_lang
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pages.template import SiteTemplate
@@ -738,8 +738,6 @@ def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: 
               if p.lang_method in GUESSED and p.lang_prob < confident and p.text]
     if not unsure:
         return 0
-    from bitextcrawl.pages.language import LanguageIdentifier
-
     lid = LanguageIdentifier(lid_model or None)
     n = 0
     for i in unsure:

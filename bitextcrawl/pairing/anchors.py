@@ -121,7 +121,9 @@ def page_title_anchors(page) -> frozenset[str]:
 
 
 def page_anchors(page) -> frozenset[str]:
-    """The anchors of one page: identifiers and numbers, code tokens, outside link targets."""
+    """The anchors of one page: identifiers and numbers, title words, code tokens, outside
+    link targets. (Not kept in ``derived``: records that share it, a page and its merged
+    duplicates, have different links.)"""
     out: set[str] = set()
     out.update(page_text_anchors(page))
     out.update(page_title_anchors(page))

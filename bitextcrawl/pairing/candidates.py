@@ -336,14 +336,7 @@ class _Proposals:
         weight, top_k, passes, similarity = self.weight, self.top_k, self.passes, self.similarity
         keys, values, n2 = self.keys, self.values, self.n2
         for i in a_indices:
-            acc: dict[int, float] = defaultdict(float)
-            for f in a_feats[i]:
-                wf = weight.get(f)
-                if wf is None:
-                    continue
-                for j in b_post[f]:
-                    if j in b_active:
-                        acc[j] += wf
+            acc = shared_evidence(a_feats[i], weight, b_post, b_active)
             scored = []
             for j, ev in acc.items():
                 p, q = pair_of(i, j)
@@ -395,16 +388,25 @@ def _feature_weights(s1: "_Side", s2: "_Side", max_df: int, switch_weight: float
     return weight
 
 
+def shared_evidence(feats, weight: dict, post: dict, active=None) -> dict[int, float]:
+    """Page of the other side (among ``active`` ones, all by default) -> the weight of the
+    evidence features ``feats`` it shares."""
+    acc: dict[int, float] = defaultdict(float)
+    for f in feats:
+        wf = weight.get(f)
+        if wf is None:
+            continue
+        for j in post[f]:
+            if active is None or j in active:
+                acc[j] += wf
+    return acc
+
+
 def _best_by_evidence(feats, weight: dict, post: dict) -> list:
     """Each page's page of the other side with the most shared evidence (-1: none)."""
     out = []
     for fs in feats:
-        acc: dict[int, float] = defaultdict(float)
-        for f in fs:
-            wf = weight.get(f)
-            if wf is not None:
-                for j in post[f]:
-                    acc[j] += wf
+        acc = shared_evidence(fs, weight, post)
         out.append(max(acc, key=lambda j: (acc[j], -j)) if acc else -1)
     return out
 
