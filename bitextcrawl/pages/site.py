@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from bitextcrawl.pages.language import base_lang
+from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
@@ -82,7 +82,52 @@ def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageToke
     return tokens
 
 
-def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDENT):
+def _segment_code(segment: str) -> str | None:
+    """The language a path segment is a code of (``fr``, ``pt-br``, ``zh_CN``, ``cn``):
+    a two-letter primary subtag or a code people write for one, else None (``faq``, ``new``
+    and ``min`` are three-letter codes of lid.176 and words in URLs)."""
+    parts = tag_parts(segment)
+    if parts is None or not (len(parts[0]) == 2 or parts[0] in LANG_ALIASES):
+        return None
+    return lang_code(segment)
+
+
+def _segments(url: str) -> list:
+    return [s for s in urlsplit(url).path.split("/") if s]
+
+
+def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKEN_PURITY,
+                   min_prob: float = TOKEN_MIN_PROB) -> frozenset:
+    """Path positions where the site writes the language code of a page (``/en/…``,
+    ``/docs/fr/…``): at least ``min_pages`` of its pages fastText labelled carry there a
+    segment that is a code of their own language, and a share ``purity`` of the labelled
+    pages with a code there agree with it. [Zhang 2013 §2.1]: a site's language
+    identifiers in its URLs; a position, unlike a learned token, names the languages the
+    crawl saw few pages of (one page under ``/tr/`` on a site crawled for en–ru)."""
+    agree: dict = {}
+    coded: dict = {}
+    for p in pages:
+        if p.lang_prob < min_prob or p.lang_method not in GUESSED:
+            continue
+        for i, segment in enumerate(_segments(p.url)[:-1]):   # folders, not the file
+            code = _segment_code(segment)
+            if code:
+                coded[i] = coded.get(i, 0) + 1
+                agree[i] = agree.get(i, 0) + (code == base_lang(p.lang))
+    return frozenset(i for i, n in agree.items() if n >= min_pages and n >= purity * coded[i])
+
+
+def slot_language(url: str, slots) -> str | None:
+    """The language the code in one of the site's language positions of ``url`` names."""
+    segments = _segments(url)[:-1]
+    for i in sorted(slots):
+        if i < len(segments) and (code := _segment_code(segments[i])):
+            return code
+    return None
+
+
+def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDENT,
+                    slots=frozenset()):
     """The page's language where fastText is unsure and the URL names one language.
 
     Index and reference pages of a documentation site are mostly identifiers: fastText
@@ -91,6 +136,10 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     """
     if page.lang_method not in GUESSED or page.lang_prob >= confident:
         return None
+    # A code where the site writes its language codes is the site's declaration.
+    declared = slot_language(page.url, slots)
+    if declared is not None:
+        return None if declared == base_lang(page.lang) else declared
     # The most specific token decides (``/ja/docs/faq.html``: ``ja``, not ``faq``, which
     # only English pages carry because most pages are English).
     lang, _ = tokens.most_specific(page.url)
@@ -150,6 +199,7 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     if langs:
         records, variants = label_variants(records, tuple(langs))
     tokens = learn_url_tokens(records)
+    slots = language_slots(records)
 
     groups: dict[str, list] = {}
     for p in records:
@@ -161,7 +211,7 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     relabelled = 0
     for group in groups.values():
         if len(group) == 1:
-            lang = settle_language(group[0], tokens, confident)
+            lang = settle_language(group[0], tokens, confident, slots)
             if lang is not None:
                 group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")
                 relabelled += 1

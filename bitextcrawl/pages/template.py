@@ -144,6 +144,31 @@ def _close(stack: list, out: list) -> None:
         stack[-1][3] |= saw_content
 
 
+# A STRAND chunk is the text between two tags that break a block; the main text breaks
+# lines at inline elements too, so one chunk can be up to this many lines of it.
+MAX_LINES_PER_CHUNK = 8
+
+
+def _lines_without(text: str, template: set) -> list:
+    """The non-empty lines of ``text`` that are not template: a line, or a run of lines
+    joined by spaces (a banner whose link is a line of its own), whose key is in
+    ``template``."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    kept, i = [], 0
+    while i < len(lines):
+        run, joined = 0, ""
+        for j in range(i, min(len(lines), i + MAX_LINES_PER_CHUNK)):
+            joined = f"{joined} {lines[j]}" if joined else lines[j]
+            if text_key(joined) in template:
+                run = j - i + 1
+        if run:
+            i += run
+        else:
+            kept.append(lines[i])
+            i += 1
+    return kept
+
+
 def _sequence_marks(keys: list, is_frequent, is_frequent_pair) -> list:
     """Per block of a page (a chunk, a line), True where it is template: its text is
     frequent, and so is its pair with the block before or after it (the page's start and
@@ -235,7 +260,7 @@ class SiteTemplate:
             return text
         keys = page_chunk_keys(page)
         template = {k for k, m in zip(keys, marks) if m} - {k for k, m in zip(keys, marks) if not m}
-        kept = [line for line in text.split("\n") if line.strip() and text_key(line) not in template]
+        kept = _lines_without(text, template)
         return "\n".join(kept) if kept else text
 
     def content_links(self, page) -> list:

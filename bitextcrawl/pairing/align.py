@@ -722,9 +722,25 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 _IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
 
 
+# Scripts written without spaces between words: one "word" of them is a phrase.
+_UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
 def prose(text: str) -> str:
-    """The words of a text that are prose: tokens without identifier characters."""
-    return " ".join(w for w in text.split() if not _IDENTIFIER.search(w))
+    """The words of a text that are prose: tokens without identifier characters, from
+    lines that keep more than one such word (a line of one word is an entry of a list, a
+    name: ``deny`` in an index of directives). In scripts written without spaces one
+    token is a phrase and is kept."""
+    out = []
+    for line in text.split("\n"):
+        words = [w for w in line.split() if not _IDENTIFIER.search(w)]
+        if len(words) > 1 or (words and _UNSEGMENTED.search(words[0])):
+            out.extend(words)
+    return " ".join(out)
+
+
+# A language the site is written in: this many of its pages are surely in it.
+SITE_LANGUAGE_PAGES = 3
 
 
 def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: str = "",
@@ -738,12 +754,16 @@ def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: 
               if p.lang_method in GUESSED and p.lang_prob < confident and p.text]
     if not unsure:
         return 0
+    # A second reading of a few words can name any language (a command page's prose,
+    # "az config get", reads as Hungarian): it may name one the site is written in only.
+    sure = Counter(base_lang(p.lang) for p in site.pages if p.lang_prob >= confident)
+    site_langs = {lang for lang, n in sure.items() if n >= SITE_LANGUAGE_PAGES}
     lid = LanguageIdentifier(lid_model or None)
     n = 0
     for i in unsure:
         page = site.pages[i]
         lang, prob = lid.predict(f"{page.title}\n{prose(template.text(page))}")
-        if lang and lang != base_lang(page.lang) and prob > page.lang_prob:
+        if lang in site_langs and lang != base_lang(page.lang) and prob > page.lang_prob:
             page = dataclasses.replace(page, lang=lang, lang_prob=round(prob, 4),
                                        lang_method="content")
             site.pages[i] = dataclasses.replace(page, lang=page_lang(page, langs))

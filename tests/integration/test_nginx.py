@@ -65,8 +65,8 @@ def test_opaque_variant(tmp_path):
         scores = evaluate(gold, read_pairs_jsonl(tmp_path / "out" / "pairs.jsonl"),
                           directory_index="index.html")
     print(f"nginx opaque crawl: {scores}")
-    # A STRAND W/(M+N) <= 0.2 threshold with greedy 1-1 gets 0.93 on the same site.
-    assert scores["f1"] >= 0.97, scores
+    # the opaque crawl: 0.996 (its Russian directive index and a Turkish page labelled at close)
+    assert scores["f1"] >= 0.99, scores
 
 
 def test_two_crawls_give_identical_pairs(nginx_server, tmp_path):

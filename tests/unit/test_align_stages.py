@@ -83,8 +83,15 @@ def test_an_unsure_page_is_read_again_on_its_prose():
                         title="Алфавитный указатель директив", text=text)
     sure = PageRecord(url=H + "/en/a.html", lang="en", lang_prob=0.99, lang_method="fasttext",
                       title="Index", text=text)
+    russian = [PageRecord(url=H + f"/p/r{i}.html", lang="ru", lang_prob=0.99,
+                          lang_method="fasttext", title="Модуль", text="Модуль ngx_http") for i in range(3)]
     assert "proxy_read_timeout" not in prose(text) and "указатель" in prose(text)
+    # a line of one word is a name in a list; a line of a script without spaces is a phrase
+    assert prose("deny\nallow\nbreak") == "" and prose("日本語のページ") == "日本語のページ"
     site = SitePages([unsure, sure])
+    # Russian is no language of this site (no page is surely Russian): left alone
+    assert settle_unsure_languages(site, SiteTemplate().fit(site.pages)) == 0
+    site = SitePages([unsure, sure, *russian])
     assert settle_unsure_languages(site, SiteTemplate().fit(site.pages)) == 1
     assert site.pages[0].lang == "ru" and site.pages[0].lang_method == "content"
     assert site.pages[1].lang == "en"          # a sure reading is left alone

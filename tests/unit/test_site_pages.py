@@ -102,3 +102,33 @@ def test_the_most_specific_token_settles_the_language():
     pages.append(page("http://s/ja/faq.html", "en", "worker_connections 1024", prob=0.7))
     site = canonical_pages(pages)
     assert {p.url: p.lang for p in site.pages}["http://s/ja/faq.html"] == "ja"
+
+
+def test_a_code_where_the_site_writes_language_codes_names_the_language():
+    """One Turkish page under /tr/ on a site crawled for en–ru: too few pages to learn
+    'tr' as a token, but /tr/ sits where the site writes its codes (/en/, /ru/)."""
+    from bitextcrawl.pages.site import language_slots, slot_language
+
+    pages = [page(f"http://s/en/docs/p{i}.html", "en", f"english {i}") for i in range(8)]
+    pages += [page(f"http://s/ru/docs/p{i}.html", "ru", f"русский {i}") for i in range(8)]
+    turkish = page("http://s/tr/docs/faq.html", "en", "‘sys_errlist’ is deprecated uyarısı",
+                   prob=0.76)
+    named_file = page("http://s/en/docs/ar.html", "en", "ar - create archives", prob=0.6)
+    sure = page("http://s/tr/docs/en.html", "en", "an English page", prob=0.97)
+    assert language_slots(pages) == frozenset({0})
+    assert slot_language("http://s/tr/docs/faq.html", {0}) == "tr"
+    assert slot_language("http://s/cn/docs/x.html", {0}) == "zh"          # a code people write
+    assert slot_language("http://s/new/docs/x.html", {0}) is None         # a word, not a code
+    by_url = {p.url: p for p in canonical_pages(pages + [turkish, named_file, sure]).pages}
+    assert by_url[turkish.url].lang == "tr" and by_url[turkish.url].lang_method == "url_token"
+    assert by_url[named_file.url].lang == "en"    # a file named like a code is no folder
+    assert by_url[sure.url].lang == "en"          # fastText was sure
+
+
+def test_no_language_slot_where_the_codes_disagree_with_the_pages():
+    from bitextcrawl.pages.site import language_slots
+
+    # /de/ holds English pages as often as German ones: the position names nothing
+    pages = [page(f"http://s/en/p{i}.html", "en", f"english {i}") for i in range(4)]
+    pages += [page(f"http://s/de/p{i}.html", "en", f"english de {i}") for i in range(4)]
+    assert language_slots(pages) == frozenset()

@@ -103,3 +103,16 @@ def test_compact_records_give_the_same_view(pages):
     assert all(not p.chunks and not p.html for p in compacted)
     again = SiteTemplate().fit(compacted)
     assert [(again.strand(p), again.text(p), again.content_links(p)) for p in compacted] == expected
+
+
+def test_a_banner_whose_link_breaks_its_lines_is_template():
+    """The main text breaks lines at a link inside a paragraph; the STRAND chunk holds the
+    paragraph whole. Every page's banner goes, in whatever lines it is written."""
+    banner = '<div id="b">Join us for the <a href="/call">Community Call</a> on July 22nd.</div>'
+    pages = [build_record(f"http://b.test/en/{e}.html",
+                          f"<html><body>{banner}<h1>{e}</h1><p>{e} is entry {i}.</p></body></html>")
+             for i, e in enumerate(ENTRIES)]
+    tmpl = SiteTemplate().fit(pages)
+    assert "Community Call" in pages[0].text
+    assert "Community Call" not in tmpl.text(pages[0]) and "July" not in tmpl.text(pages[0])
+    assert "alpha is entry 0." in tmpl.text(pages[0])
