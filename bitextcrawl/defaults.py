@@ -36,6 +36,7 @@ BITEXT_FOCUS_OTHER_LANG_LINKS = "evidence"  # links on pages of other languages:
                                             # those known to lead to a wanted language; "all" = all, last
 BITEXT_FOCUS_CROSS_LANG_PRIORITY = 10    # extra bonus: a link into another wanted language than its page's
 BITEXT_FOCUS_SCARCE_LANG_PRIORITY = 5    # extra bonus: a link into the wanted language with fewest pages
+BITEXT_FOCUS_SMALL_SIDE_ENABLED = True  # a partly translated site: hold big-side pages whose counterpart no page links
 BITEXT_FOCUS_YIELD_ENABLED = False       # hold same-language links of a language whose pages stopped yielding
 BITEXT_FOCUS_YIELD_MIN_PAGES = 20        # judged after this many pages reached from pages of their language...
 BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of them found a counterpart

@@ -47,6 +47,7 @@ from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
+from bitextcrawl.sites.small_side import SmallSide
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 
@@ -127,6 +128,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
         self.site_tokens = site_url_tokens()
+        # Walk the small side, guess the big side (sites/small_side.py); made once the
+        # crawl's languages are known
+        self.small_side_enabled = getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED")
+        self._small_side: SmallSide | None = None
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -153,11 +158,60 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context = self.context
         return context.langs if context is not None else ()
 
+    @property
+    def small_side(self) -> SmallSide | None:
+        if self._small_side is None and self.small_side_enabled and len(self.langs) == 2 \
+                and getattr(self.context, "site", None) is not None:
+            # (two languages of one site: the expand spider crawls many sites at once)
+            self._small_side = SmallSide(self.langs, self._swap, self._url_lang)
+        return self._small_side
+
+    def _url_lang(self, url: str) -> str | None:
+        """The wanted language a URL names: by the learned URL tokens, else by the one
+        wanted language's code it carries (``/ja/…`` before five Japanese pages taught
+        that ``ja`` names Japanese)."""
+        lang, evidence = self.link_language(url, None)
+        if evidence == "url_token":
+            return lang
+        coded = {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
+        return coded.pop() if len(coded) == 1 else None
+
+    def _swap(self, url: str, lang: str, other: str) -> str | None:
+        """``url``'s counterpart in ``other`` by the URL tokens, or by the languages'
+        codes where a token is not learned yet."""
+        return self.tokens.swap(url, lang, other) or self.tokens.swap_codes(url, lang, other)
+
+    def small_side_holds(self, request) -> bool:
+        """Hold ``request`` at download: a page of the big side of a partly translated
+        site whose counterpart no fetched page has linked (sites/small_side.py)."""
+        side = self.small_side
+        if side is None or request.meta.get("bitext_released") \
+                or request.meta.get("bitext_discovered_by") not in ("link", None) \
+                or request.url in self.switch_targets:
+            return False
+        lang = self._url_lang(request.url)
+        if side.worth(request.url, lang):
+            return False
+        side.hold(request.url, lang, request.replace(dont_filter=True))
+        self.filtered.add(request.url)
+        self.stats.inc_value("bitext/focus/small_side/held")
+        return True
+
+    def _release_small_side(self, requests, stat: str) -> int:
+        for request in requests:
+            if request.url not in self.downloaded:
+                request.meta["bitext_released"] = True
+                self.crawler.engine.crawl(request)
+        if requests:
+            self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
+        return len(requests)
+
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
         # Asked for each link of a page, then again for its request: the answer holds
         # until the next page is learned.
-        key = (url, link.get("text"), link.get("hreflang")) if link else (url, None, None)
+        key = ((url, link.get("text"), link.get("hreflang"), link.get("code_alone")) if link
+               else (url, None, None, None))
         got = self.link_langs.get(key)
         if got is None:
             got = self.link_langs[key] = self._link_language(url, link)
@@ -240,7 +294,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         other language's switches reach. (A news page that links one translation does
         not make a site two-way: up to ``ONE_WAY_MAX_SHARE`` of the pages may.)"""
         n = self.pages_by_lang[lang]
-        if not self.one_way or n < ONE_WAY_MIN_PAGES:
+        if not self.one_way or n < ONE_WAY_MIN_PAGES or self._is_small_side(lang):
             return False
         return any(self.switch_pages[other, lang] >= max(
                        ONE_WAY_MIN_SWITCHES, 0.5 * self.pages_by_lang[other])
@@ -251,9 +305,17 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """Too few ``lang`` pages yet to judge :meth:`_one_way`, but what there is points
         that way: another language's pages switch into ``lang``, no ``lang`` page links back."""
         return (self.one_way and self.pages_by_lang[lang] < ONE_WAY_MIN_PAGES
+                and not self._is_small_side(lang)
                 and any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
                         and not self.into_pages[lang, other]
                         for other in self.langs if other != lang))
+
+    def _is_small_side(self, lang: str) -> bool:
+        """Is ``lang`` the small side of a partly translated site? Its pages are the ones
+        to pair: never held as a one-way site's big side (tldr's English pages link each
+        translation's home; the translation's pages do not link back)."""
+        side = self.small_side
+        return side is not None and side.small() == lang
 
     def _in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
@@ -427,6 +489,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if left is not None and left <= 0:
             return
         released = self._rejudge_held()
+        side = self.small_side
+        if side is not None:
+            probe = side.probe()
+            released += self._release_small_side(probe, "probed")
+            if probe:
+                logger.info("Focus: %d of the big side's pages whose counterpart no page "
+                            "links fetched as a probe; %d held", len(probe), len(side.held))
+            elif side.done and side.held and not self.stats.get_value(
+                    "bitext/focus/small_side/left"):
+                self.stats.set_value("bitext/focus/small_side/left", len(side.held))
+                logger.info("Focus: %d pages of the big side not fetched: no page links "
+                            "their counterpart, and the last probe revealed no new one",
+                            len(side.held))
         for lang, held in self.held.items():
             if not held or self._should_hold(lang):
                 continue
@@ -507,8 +582,20 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return item
         self.tokens.learn(item.url, item.lang)
         self.link_langs.clear()
+        side = self.small_side
         if self._tokens_changed(item.url):
             self._rejudge_queued()
+            if side is not None:
+                self._release_small_side(side.relearn(), "released_by_counterpart")
+        if side is not None and item.lang in self.langs:
+            # the held requests this page is the counterpart of can pair; its links size
+            # the sides
+            released = side.found(item.url, item.lang)
+            if item.requested_url and item.requested_url != item.url:
+                released += side.found(item.requested_url, item.lang)
+            for link in item.links:
+                side.see(link["url"])
+            self._release_small_side(released, "released_by_counterpart")
         if item.lang_prob >= TOKEN_MIN_PROB:
             self.site_tokens.learn(item.url, item.lang)
         langs = self.langs
@@ -590,7 +677,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 # download like the links of that language
                 self.untranslated[url] = lang
                 continue
-            if url in self.promoted or url in self.untranslated or not self.promote:
+            if url in self.promoted or url in self.untranslated or not self.promote \
+                    or request.meta.get("bitext_same_page"):
+                # (a link of its page's language had that language's bonus already)
                 continue
             meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
                     "bitext_same_lang": lang}
@@ -662,6 +751,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _prioritise(self, request, response, page, lang: str | None, evidence: str) -> None:
         """The priority of a link from a wanted-language page that is no switch."""
+        if lang is None:
+            # nothing known of the link yet (no URL token learned): most links of a page
+            # lead to pages of its language (a translation's home links its own pages,
+            # which would otherwise wait behind every link of the language learned first)
+            lang, evidence = page.lang, "same_page"
+            request.meta["bitext_same_page"] = True
         if self._untranslated_link(page, lang, evidence):
             self.untranslated[request.url] = lang
         if request.url in self.untranslated or (

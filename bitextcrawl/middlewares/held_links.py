@@ -71,6 +71,9 @@ class HeldLinksMiddleware:
             focus.filtered.add(request.url)
             request.meta["bitext_held"] = True
             raise IgnoreRequest(f"held: links between {lang} pages yield too little")
+        if self.hold_queued and focus.small_side_holds(request):
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest("held: its counterpart on the small side is not known")
         focus.switch_sent(request.url)
         if request.url in focus.promoted and request.url not in focus.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes

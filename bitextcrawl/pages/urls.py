@@ -206,8 +206,15 @@ class UrlLanguageTokens:
             self._swaps[key] = self._swap(url, lang, other)
         return self._swaps[key]
 
-    def _swap(self, url: str, lang: str, other: str) -> str | None:
-        a, b = self.token_of(lang), self.token_of(other)
+    def swap_codes(self, url: str, lang: str, other: str) -> str | None:
+        """:meth:`swap` with a language's own code (``ja``) standing for its token where
+        none is learned yet."""
+        return self._swap(url, lang, other, self.token_of(lang) or lang,
+                          self.token_of(other) or other)
+
+    def _swap(self, url: str, lang: str, other: str, a: str | None = None,
+              b: str | None = None) -> str | None:
+        a, b = a or self.token_of(lang), b or self.token_of(other)
         if not a or not b:
             return None
         parts = urlsplit(url)

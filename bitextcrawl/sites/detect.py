@@ -32,6 +32,7 @@ import unicodedata
 from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.language import normalise_tag
@@ -266,8 +267,35 @@ class Detection:
 
 def link_named_language(link: Mapping) -> str | None:
     """The language a link itself names for its target: its ``hreflang``, else the
-    language its anchor text names as a switch ("Français"), else None."""
+    language its anchor text names as a switch ("Français"), else None. A link
+    :func:`named_like_a_code` marks (``code_alone``) names none by its text."""
+    if link.get("code_alone"):
+        return link.get("hreflang") or None
     return link.get("hreflang") or switch_language(link.get("text") or "")
+
+
+_BARE_CODE = re.compile(r"^[a-z]{2,3}$")
+
+
+def named_like_a_code(links: list) -> set[int]:
+    """Indexes of the links that are things named like a language code, not switches: the
+    whole text a lower-case code (``ar``, ``bg``: commands in a list of commands), no link
+    beside it naming a language, and the page it leads to named by that code
+    (``…/common/ar.html``). A switch bar lists its languages side by side, a lone toggle
+    writes a name or a code in capitals, and a language's home (``/fr``) is a folder."""
+    out = set()
+    for i, link in enumerate(links):
+        text = (link.get("text") or "").strip()
+        if link.get("hreflang") or not _BARE_CODE.match(text) or not switch_language(text):
+            continue
+        path = [s for s in urlsplit(link.get("url") or "").path.split("/") if s]
+        stem, dot, _ = path[-1].partition(".") if path else ("", "", "")
+        if stem.lower() != text or not (dot or len(path) > 1):
+            continue
+        beside = [links[j] for j in (i - 1, i + 1) if 0 <= j < len(links)]
+        if not any(link_named_language(b) for b in beside):
+            out.add(i)
+    return out
 
 
 def _site(url: str) -> str | None:

@@ -25,6 +25,7 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.sites.detect import named_like_a_code
 
 __all__ = ["BitextSpider", "parse_langs", "settings_langs", "skip_extensions", "whole_number"]
 
@@ -163,8 +164,11 @@ class BitextSpider(scrapy.Spider):
             # a redirect target): its links were followed there
             stats.inc_value("bitext/links/skipped_duplicate_page")
             return
-        for link in page.links:
+        code_alone = named_like_a_code(page.links)
+        for i, link in enumerate(page.links):
             if self.followable(link["url"], self.in_scope):
+                if i in code_alone:
+                    link = {**link, "code_alone": True}   # no language switch
                 yield self.page_request(link["url"], link=link)
 
     def followable(self, url: str, in_scope) -> bool:

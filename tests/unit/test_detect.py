@@ -168,3 +168,23 @@ def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
     samples += ["".join(rng.choice([chr(i) for i in range(128)]) for _ in range(12))
                 for _ in range(2000)]
     assert [_clean(t) for t in samples] == [by_category(t) for t in samples]
+
+
+def test_a_command_named_like_a_code_is_no_language_switch():
+    """tldr's index lists commands: `ar` and `bg` are commands, not Arabic and Bulgarian."""
+    from bitextcrawl.sites.detect import link_named_language, named_like_a_code
+
+    def link(text, url, hreflang=None):
+        return {"url": url, "text": text, "hreflang": hreflang}
+
+    commands = [link("apt", "http://t/en/common/apt.html"), link("ar", "http://t/en/common/ar.html"),
+                link("arch", "http://t/en/common/arch.html"), link("bg", "http://t/en/common/bg.html")]
+    assert named_like_a_code(commands) == {1, 3}
+    assert link_named_language({**commands[1], "code_alone": True}) is None
+    assert link_named_language(commands[1]) == "ar"        # alone, the text names Arabic
+    # a switch bar of codes; a lone toggle to a language's home; one in capitals
+    bar = [link("en", "http://t/en/x.html"), link("fr", "http://t/fr/x.html")]
+    assert named_like_a_code(bar) == set()
+    assert named_like_a_code([link("apt", "http://t/apt"), link("fr", "http://t/fr")]) == set()
+    assert named_like_a_code([link("FR", "http://t/docs/fr.html")]) == set()
+    assert named_like_a_code([link("fr", "http://t/docs/fr.html", hreflang="fr")]) == set()

@@ -1,0 +1,105 @@
+"""Walk the small side, guess the big side (sites/small_side.py)."""
+
+from __future__ import annotations
+
+from bitextcrawl.sites.small_side import SmallSide
+
+H = "http://t.test"
+
+
+def lang_of(url: str):
+    return "fr" if "/fr/" in url else "en" if "/en/" in url else None
+
+
+def swap(url: str, lang: str, other: str):
+    return url.replace(f"/{lang}/", f"/{other}/", 1) if f"/{lang}/" in url else None
+
+
+def partial_site(side: SmallSide, english: int = 40, french: int = 6) -> None:
+    """An English index linking ``english`` pages; a French one linking ``french``."""
+    for i in range(english):
+        side.see(f"{H}/en/p{i}.html")
+    for i in range(french):
+        side.see(f"{H}/fr/p{i}.html")
+    for lang in ("en", "fr"):                   # each side's home and indexes fetched
+        for i in range(3):
+            side.found(f"{H}/{lang}/index{i}.html", lang)
+
+
+def test_a_big_side_page_waits_for_its_counterpart():
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    assert side.small() is None                 # nothing known yet
+    for i in range(40):                         # the start page links its own language
+        side.see(f"{H}/en/p{i}.html")
+    side.found(f"{H}/fr/p0.html", "fr")
+    assert side.small() is None                 # a side is sized by its own pages' links
+    partial_site(side)
+    assert side.small() == "fr"
+    page = f"{H}/en/p3.html"
+    assert not side.worth(page, "en")           # its counterpart is only linked so far
+    assert side.worth(f"{H}/fr/p3.html", "fr")  # the small side is always worth it
+    assert side.worth(f"{H}/x/p3.html", None)   # a URL that names no language
+    side.hold(page, "en", "request-p3")
+    assert side.found(f"{H}/fr/p1.html") == []
+    assert side.found(f"{H}/fr/p3.html") == ["request-p3"]
+    assert side.worth(page, "en") and not side.held
+
+
+def test_sides_of_a_size_hold_nothing():
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    partial_site(side, english=40, french=30)
+    assert side.small() is None
+    assert side.worth(f"{H}/en/p3.html", "en")
+
+
+def test_probes_go_on_while_they_reveal_the_small_side_then_stop():
+    side = SmallSide(("en", "fr"), swap, lang_of, first_probe=4)
+    partial_site(side)
+    for i in range(10, 40):
+        side.hold(f"{H}/en/p{i}.html", "en", f"r{i}")
+    first = side.probe()
+    assert len(first) == 4 and len(side.held) == 26
+    # the probed pages' switches reveal French pages nobody linked before
+    for i in range(10, 12):
+        side.see(f"{H}/fr/p{i}.html")
+    second = side.probe()
+    assert len(second) == 8                      # twice as big
+    assert side.probe() == [] and side.done      # this one revealed nothing: the rest stay
+    assert len(side.held) == 18
+
+
+def test_held_pages_go_when_the_site_proves_not_partly_translated():
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    partial_site(side)
+    side.hold(f"{H}/en/p20.html", "en", "r20")
+    for i in range(6, 40):                       # the French side turns out as big
+        side.see(f"{H}/fr/p{i}.html")
+    assert side.probe() == ["r20"]
+
+
+def test_counterparts_found_again_when_the_url_tokens_change():
+    """A request held before the small side's token was known waits for nothing; once it
+    is, its counterpart fetched already releases it."""
+    known = {"en": "en"}
+
+    def late_swap(url, lang, other):
+        return swap(url, lang, other) if other in known else None
+
+    side = SmallSide(("en", "fr"), late_swap, lang_of)
+    partial_site(side)
+    side.found(f"{H}/fr/p2.html")
+    side.hold(f"{H}/en/p2.html", "en", "r2")
+    assert side.held[f"{H}/en/p2.html"][2] is None
+    known["fr"] = "fr"
+    assert side.relearn() == ["r2"]
+
+
+def test_a_language_code_stands_for_a_token_not_learned_yet():
+    from bitextcrawl.pages.urls import UrlLanguageTokens
+
+    tokens = UrlLanguageTokens(min_pages=3)
+    for i in range(3):
+        tokens.learn(f"{H}/en/p{i}.html", "en")
+        tokens.learn(f"{H}/x/q{i}.html", "de")
+    assert tokens.swap(f"{H}/en/a.html", "en", "ja") is None
+    assert tokens.swap_codes(f"{H}/en/a.html", "en", "ja") == f"{H}/ja/a.html"
