@@ -1,6 +1,6 @@
 """Every BITEXT_ setting and its default, in one place (documented in the README).
 
-``settings/base.py`` imports these, and the spiders set them at "default" priority
+``bitextcrawl/settings/base.py`` imports these, and the spiders set them at "default" priority
 in ``update_settings`` so the components also work outside this project's settings.
 """
 

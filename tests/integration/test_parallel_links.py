@@ -34,7 +34,7 @@ STAT_WORKERS = "bitext/parallel_links/workers"
 
 def pipelines_setting() -> str:
     """ITEM_PIPELINES of the project with the parallel-link pipeline in it."""
-    import settings.base as base
+    import bitextcrawl.settings.base as base
 
     pipes = dict(base.ITEM_PIPELINES)
     pipes.setdefault(PIPELINE, 300)
