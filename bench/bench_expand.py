@@ -1,5 +1,5 @@
 """Precision of the top N outside sites ranked by ΣLinkout, ΣPageRank, ΣWeightedPageRank
-(seed 003 §3.3 / Figure 2) and ΣLinkEvidence (issue 18); prints figures, asserts nothing.
+([Zhang 2013 §3.3] / Figure 2) and ΣLinkEvidence (issue 18); prints figures, asserts nothing.
 
     python bench/bench_expand.py                 # generated webs with monolingual hubs (issue 18)
     python bench/bench_expand.py --model         # 20 random link-model webs, C(w) from the learner
@@ -15,7 +15,7 @@ monolingual. Between 48 and 52 sites in all by default.
 The links (a model: nobody's real link graph). A seed's true bilingual degree ``d(w)`` is
 the share of its en/fr pages that have a translation. Each seed links 2–16 outside sites
 (out-degree drawn independently of anything else), each link a bilingual site with
-probability ``0.15 + 0.7·d(w)`` — seed 003's assumption that bilingual sites link to
+probability ``0.15 + 0.7·d(w)`` — [Zhang 2013]'s assumption that bilingual sites link to
 bilingual sites, stronger the more bilingual the site — chosen by a popularity that does
 not depend on being bilingual; each link is carried by 1–4 pages. Every seed also links 1–4
 other seeds at random. So the figures below measure how well each criterion recovers a
@@ -32,7 +32,7 @@ is made per criterion. Sites that cannot be checked (unreachable, robots.txt) ar
 out of the ranking before precision@K, as the crawl replaces them by the next site.
 
 Link-model webs (``--model``):
-C(w). Default: the URL-pattern learner (``UrlPatternLearner``, seed 003 §2.1) run on each
+C(w). Default: the URL-pattern learner (``UrlPatternLearner``, [Zhang 2013 §2.1]) run on each
 seed's generated URL list (every page a crawler can reach, with its language), C(w) =
 max_p C(p, w) as ``PatternDB.site_credibility`` computes it. With ``--crawl``: one web whose
 seed sites are served on loopback with the outside links written into their pages, crawled
@@ -87,7 +87,7 @@ def bilingual_degree(site) -> float:
 
 
 def learner_credibility(site) -> float:
-    """C(w) of seed 003 §2.1 from the site's URL list (the learner alone, no crawl)."""
+    """C(w) of [Zhang 2013 §2.1] from the site's URL list (the learner alone, no crawl)."""
     urls: dict[str, list[str]] = {}
     for url, lang in reachable(site).items():
         urls.setdefault(lang, []).append(url)
@@ -153,7 +153,7 @@ def learner_mode(args) -> None:
                 found[criterion][n].append(p * n)
         base.append(np.mean([outside[row["site"]] for row in ranking]))
     seconds = time.perf_counter() - start
-    print(f"Site expansion (seed 003 §2.3, §3.3 Figure 2): {args.webs} random webs of "
+    print(f"Site expansion [Zhang 2013 §2.3, §3.3 Figure 2]: {args.webs} random webs of "
           f"{args.seeds} seeds + {args.outside} outside sites ({args.outside // 2} bilingual)")
     print("C(w) from the URL-pattern learner on each seed's generated URL list (no crawl)")
     print(f"seed C(w): mean {np.mean(creds):.3f}; corr(C(w), bilingual degree d(w)) = "
@@ -232,7 +232,7 @@ def crawl_mode(args) -> None:
         for line in fh:
             d = json.loads(line)
             results[d["site"]] = d
-    print(f"Site expansion (seed 003 §2.3, §3.3 Figure 2): one web of {args.seeds} seeds + "
+    print(f"Site expansion [Zhang 2013 §2.3, §3.3 Figure 2]: one web of {args.seeds} seeds + "
           f"{args.outside} outside sites ({args.outside // 2} bilingual)")
     print(f"C(w) from real crawls: scrapy crawl expand -a rounds=0 ({seconds:.1f} s, output "
           f"{out})")

@@ -1,4 +1,4 @@
-"""Precision and recall of URL-only pairing (seed 003 §2.1), per scheme and on real sites.
+"""Precision and recall of URL-only pairing [Zhang 2013 §2.1], per scheme and on real sites.
 
     python bench/bench_url_patterns.py                 # against the learner of git ref main
     python bench/bench_url_patterns.py --baseline REF  # another ref ("" = no baseline)

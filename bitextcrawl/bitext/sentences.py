@@ -301,7 +301,7 @@ def estimate_ratio(text_pairs: Iterable[Sequence]) -> float:
 def align_chunks(text_pairs: Iterable[Sequence], lang1: str = "und", lang2: str = "und", *,
                  c: float | None = None, s2: float = GC_S2
                  ) -> list[tuple[str, str, float]]:
-    """Sentence-align inside each aligned chunk pair (seed 001 §5, cascaded alignment).
+    """Sentence-align inside each aligned chunk pair ([Shi 2006 §5], cascaded alignment).
 
     ``text_pairs`` holds (text1, text2) or (text1, text2, chunk_score) as in
     ``Alignment.text_pairs``. Each chunk is split with :func:`split_sentences` and the

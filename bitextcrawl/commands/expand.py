@@ -1,5 +1,5 @@
 """``scrapy expand RUN_DIR... --top-k K -o FILE``: rank the sites outside finished runs
-(seed 003 §2.3, one ranking, nothing crawled).
+([Zhang 2013 §2.3], one ranking, nothing crawled).
 
 Each RUN_DIR is a ``bitext`` crawl's output dir or an ``expand`` crawl's. The crawled sites
 that are bilingual (every site of a ``bitext`` run; those an ``expand`` run added) form the

@@ -1,4 +1,4 @@
-"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned patterns (seed 003 §2.1).
+"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned patterns [Zhang 2013 §2.1].
 
 FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments are skipped;
 ``-`` reads standard input). URLs of many sites may be mixed: each site is learned on its own

@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 ALL_STAGES = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
               "anchors", "ets")
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
-# strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
+# strong, but ETS can still prefer a better-supported rival ([Liu 2014] gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
 ONE_WAY_HREFLANG = 0.75
 # Rounds of content, ETS and the 1-1 decision: the second one's LSI space is taught by the
@@ -77,7 +77,7 @@ class AlignConfig:
     langs: tuple
     threshold: float = 0.5
     ets_iterations: int = 3
-    lam: float = 0.6            # λ of seed 004 eq. 2 (the paper's best value)
+    lam: float = 0.6            # λ of [Liu 2014 eq. 2] (the paper's best value)
     top_k: int = 10
     content_top_k: int = 5
     pattern_local_threshold: float = 0.1
@@ -270,7 +270,7 @@ def mutual_best(scored) -> set[tuple[str, str]]:
 
 def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, known: list,
                        training: list, top_k: int) -> list[tuple[str, str]]:
-    """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space (seed 002), not yet candidates.
+    """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space [Germann 2016], not yet candidates.
 
     Seed 002 compares every page of a site with every other; the cheap candidate
     filters (``candidates.py``) only see shared numbers, images, links and lengths,
@@ -464,7 +464,7 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
     result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
 
 
-# Rule (17) of seed 000 marks look-alikes parallel; when even it says "not parallel",
+# Rule (17) of [Assylbekov 2015] marks look-alikes parallel; when even it says "not parallel",
 # content alone does not make a pair.
 STRUCTURE_REJECTS_BELOW = 0.5
 
@@ -473,7 +473,7 @@ def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
     """Pairs without known evidence that the structural model rejects: P(parallel) < 0.5
     by rule (17), before rivals are weighed.
 
-    Departure from seed 004's eq. 2, a weighted sum in which content ≥ 0.83 alone passes
+    Departure from [Liu 2014]'s eq. 2, a weighted sum in which content ≥ 0.83 alone passes
     T_min: the LSI space of a real site is learned from a few dozen pairs (19 on nginx.org's
     Italian side), and between short or unrelated pages its cosine is near 1 (the 404 page
     and a Russian module page: 0.99; an Italian page with no English original and an
@@ -595,7 +595,7 @@ def best_rejected(final: dict, chosen, threshold: float, n: int = REJECTED_KEPT)
 def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
                    config: AlignConfig, result: AlignResult, pattern_db=None,
                    load=None) -> Evidence:
-    """Stages 1-3: URL patterns (seed 003), hreflang, parallel links (seed 001 §3)."""
+    """Stages 1-3: URL patterns [Zhang 2013], hreflang, parallel links [Shi 2006 §3]."""
     stages = set(config.stages)
     evidence = Evidence()
     t = time.perf_counter()

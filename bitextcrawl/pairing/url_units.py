@@ -374,7 +374,7 @@ def _slot_order(unit) -> tuple:
 
 class _UnitApplier:
     """Rewrites a URL by a marker-unit pattern: deletes one side's units, inserts the other's
-    at their slots (deep page recovery, seed 003 §2.2, for the generalised patterns)."""
+    at their slots (deep page recovery, [Zhang 2013 §2.2], for the generalised patterns)."""
 
     def __init__(self, from_units: tuple, to_units: tuple,
                  contexts: Iterable[tuple[str, str, str, str]], reverse: bool = False):

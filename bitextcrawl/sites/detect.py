@@ -1,4 +1,4 @@
-"""Is a site bilingual? Checked from a handful of its pages (seed 001, §3 step 1).
+"""Is a site bilingual? Checked from a handful of its pages [Shi 2006 §3 step 1].
 
 Seed 001 downloads a site's root page and the pages linked from it, and compares every
 anchor text with predefined strings that announce a translation ("English", "中文", …;
@@ -231,7 +231,7 @@ def _part_language(part: str) -> str | None:
 @lru_cache(maxsize=65536)  # sites repeat the same anchors ("Home", "Français") on every page
 def switch_language(anchor_text: str) -> str | None:
     """The language a language-switch anchor names ("Français" -> "fr"), else None
-    (seed 001 §3 step 1: anchor texts compared with predefined trigger strings).
+    ([Shi 2006 §3 step 1]: anchor texts compared with predefined trigger strings).
 
     The whole anchor must be a language name, optionally wrapped ("English version",
     "[EN]", "» Deutsch", "Español (España)", "fr-CA"); two-letter codes that are also
@@ -316,7 +316,7 @@ def _scan_page(page, site: str | None, switch_anchors: dict[str, list[str]],
 
 def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = None,
                      ) -> Detection:
-    """Bilingual-site check over a few page records of one site (seed 001 §3 step 1,
+    """Bilingual-site check over a few page records of one site ([Shi 2006 §3 step 1],
     with hreflang and language-mix evidence; thresholds in the module docstring)."""
     langs = [normalise_tag(lang) or lang for lang in langs]
     wanted = list(dict.fromkeys(langs))
@@ -382,7 +382,7 @@ def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = N
 
 def detection_order(links: Iterable, langs: Iterable[str]) -> list:
     """A root page's links in the order to download them for the bilingual-site check
-    (seed 001 §3 step 1): switches to a requested language first (hreflang or anchor text),
+    [Shi 2006 §3 step 1]: switches to a requested language first (hreflang or anchor text),
     then links with no language evidence, links to other languages last; stable within each."""
     wanted = {normalise_tag(lang) or lang for lang in langs}
 

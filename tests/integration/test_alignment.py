@@ -71,7 +71,7 @@ def test_full_pipeline_f1(identify, scheme):
 def test_ets_beats_internal_similarity_on_anchorless_opaque_sites(identify):
     """Issue 5: opaque URLs, no language switches, nothing shared but translated words.
 
-    ETS (internal similarity + the neighbours of seed 004) reaches F1 >= 0.93 and beats
+    ETS (internal similarity + the neighbours of [Liu 2014]) reaches F1 >= 0.93 and beats
     every internal similarity used alone, on each of three sites, by a clear margin.
     """
     variants = {
