@@ -1,6 +1,6 @@
 """Sentence splitting and Gale–Church sentence alignment inside aligned chunks.
 
-Seed 001 §5 (Shi et al. 2006): the text chunks paired by DOM tree alignment are
+[Shi 2006 §5]: the text chunks paired by DOM tree alignment are
 sentence-aligned one chunk pair at a time, which is far more accurate than aligning whole
 pages. The paper's aligner (Zhao et al. 2002) combines IBM model 1 with the length model of
 Gale & Church; bitextcrawl has no dictionary, so it uses the length model alone: the

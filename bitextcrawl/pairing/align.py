@@ -272,7 +272,7 @@ def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, k
                        training: list, top_k: int) -> list[tuple[str, str]]:
     """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space [Germann 2016], not yet candidates.
 
-    Seed 002 compares every page of a site with every other; the cheap candidate
+    [Germann 2016] compares every page of a site with every other; the cheap candidate
     filters (``candidates.py``) only see shared numbers, images, links and lengths,
     so on a site whose translations share none of them a page's counterpart can be
     missing from its candidates. Pages of a settled pair (``known``: URL pattern,
@@ -327,7 +327,7 @@ class _Scores:
 
 def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
                       config: AlignConfig, result: AlignResult, pattern_db=None) -> dict:
-    """Seed 003 §2.1: pairs of credible URL patterns, with |w| = the site's distinct pages."""
+    """[Zhang 2013 §2.1]: pairs of credible URL patterns, with |w| = the site's distinct pages."""
     learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
                                 rescue_threshold=config.pattern_rescue_threshold,
                                 pattern_db=pattern_db)
@@ -342,7 +342,7 @@ def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePa
 
 def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
                         resolve: dict, load=None) -> dict:
-    """Seed 001 §3 steps 3 and 5: hyperlinks aligned inside known pairs propose more pairs.
+    """[Shi 2006 §3 steps 3 and 5]: hyperlinks aligned inside known pairs propose more pairs.
 
     DOM alignment costs about a second per pair on real pages, so this runs only where URL
     and hreflang evidence leave most of the site unpaired. Proposed URLs are resolved
@@ -406,7 +406,7 @@ def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
 
 def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result: AlignResult,
                     key: str) -> _Scores:
-    """Seed 000: STRAND features and the unsupervised structural model (Algorithm 1)."""
+    """[Assylbekov 2015]: STRAND features and the unsupervised structural model (Algorithm 1)."""
     X = pair_features_matrix(strand1, strand2, cands)
     scores = _Scores(cands, X, np.zeros(len(cands)), np.zeros(len(cands)), np.zeros(len(cands)))
     if use:
@@ -425,7 +425,7 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
 def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
                   strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
                   key: str, lexicon=None, use_structure: bool = True) -> None:
-    """Seed 002: LSI trained on the site's settled and confidently structural pairs; each
+    """[Germann 2016]: LSI trained on the site's settled and confidently structural pairs; each
     page's nearest pages in the LSI space join the candidates (scored by structure too)."""
     train = set(settled)
     if use_structure:
@@ -549,7 +549,7 @@ def neighbours_rank(final: dict, internal: dict) -> dict:
 
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
               config: AlignConfig, result: AlignResult, key: str, untranslated: set):
-    """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
+    """[Liu 2014 Algorithms 1-3] (or Algorithm 3 alone on the internal similarity), with the
     proven pairs extracted first (:func:`~bitextcrawl.pairing.extract.one_to_one_with_evidence`)."""
     if use:
         ets = ETS(n_iter=config.ets_iterations, threshold=config.threshold).fit(

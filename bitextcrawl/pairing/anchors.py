@@ -8,7 +8,7 @@ text a translator does not translate: names and identifiers (``proxy_pass``,
 commands and code (the content of ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``,
 ``<tt>``, ``<var>``), and the targets of links that leave the site (the same outside
 URL in both languages; links inside the site differ when the URLs of the two languages
-do). Seed 004 §3.2 and [Germann 2016] compare the *translated* text; this compares the
+do). [Liu 2014 §3.2] and [Germann 2016] compare the *translated* text; this compares the
 untranslated residue, like the shared numbers and image names of the candidate
 filters (``candidates.py``), but weighted and as a score in [0, 1].
 

@@ -438,7 +438,7 @@ class LSIModel:
                       centred: bool = True, min_similarity: float = 0.0,
                       block: int = 1024,
                       block_cells: int = NEAREST_BLOCK_CELLS) -> list[tuple[int, int, float]]:
-        """Seed 002 compares every page with every page of the site; here each page keeps its ``k`` nearest.
+        """[Germann 2016] compares every page with every page of the site; here each page keeps its ``k`` nearest.
 
         Returns ``(i, j, similarity)`` for every ``j`` among the ``k`` most similar
         ``texts2`` of ``texts1[i]``, and every ``i`` among the ``k`` most similar

@@ -16,7 +16,7 @@ from operator import itemgetter
 
 #: Kit & Ng (2007) / [Zhang 2013 §2.1, §3.2]: C(p, w) > 0.1.
 DEFAULT_LOCAL_THRESHOLD = 0.1
-#: Seed 003 §2.1, §3.2: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
+#: [Zhang 2013 §2.1, §3.2]: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
 #: over sites, so 500 is, e.g., one fully paired 500-page site, or 20 fully paired 25-page
 #: sites, having used the pattern.
 DEFAULT_RESCUE_THRESHOLD = 500.0

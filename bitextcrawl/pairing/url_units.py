@@ -18,7 +18,7 @@ from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEGMENT_ID, SEPARATORS, S
 
 # ----------------------------------------------------------------------------- marker units
 #
-# Seed 003 §2.1 pairs URLs differing by one token on both sides. Real sites also use a marker
+# [Zhang 2013 §2.1] pairs URLs differing by one token on both sides. Real sites also use a marker
 # on one side only (/about.html ↔ /about_fr.html, /x ↔ /fr/x, ?id=7 ↔ ?id=7&lang=fr), a
 # marker glued to a word (history.htm ↔ historyf.htm) and two differences at once
 # (/en/guide_e.html ↔ /fr/guide_f.html). The generalisation (a departure, for those schemes):

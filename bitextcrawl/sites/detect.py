@@ -1,6 +1,6 @@
 """Is a site bilingual? Checked from a handful of its pages [Shi 2006 §3 step 1].
 
-Seed 001 downloads a site's root page and the pages linked from it, and compares every
+[Shi 2006] downloads a site's root page and the pages linked from it, and compares every
 anchor text with predefined strings that announce a translation ("English", "中文", …;
 after Nie et al. 1999): when trigger strings for *both* languages are found, the site is
 bilingual. Here three kinds of evidence are gathered from those pages, each only from
@@ -17,7 +17,7 @@ is *covered* — named by a switch anchor, declared by hreflang, or the language
 :data:`MIN_LANG_PAGES` page(s) making at least :data:`MIN_LANG_SHARE` of the pages — and
 the coverage is corroborated by at least one switch anchor or hreflang naming a requested
 language, or by at least :data:`MIN_PAGES_WITHOUT_LINKS` pages in every requested language
-(one misidentified page alone does not make a site bilingual). Seed 001's own rule (switch
+(one misidentified page alone does not make a site bilingual). [Shi 2006]'s own rule (switch
 anchors for both languages) is the special case where switch anchors cover everything.
 
 ``score`` = mean of the three evidence fractions (share of requested languages covered by

@@ -1,6 +1,6 @@
 """Incremental bilingual website exploration: the round logic [Zhang 2013 §2.3].
 
-Seed 003 §2.3's procedure: (1) crawl the current set of sites and learn their URL pairing
+[Zhang 2013 §2.3]'s procedure: (1) crawl the current set of sites and learn their URL pairing
 patterns; (2) rank the sites they link to by ΣLinkout, ΣPageRank or ΣWeightedPageRank and
 take the top K; (3) add those to the set and repeat. Here step (3) adds only the sites that
 pass the bilingual-site check (:func:`bitextcrawl.sites.detect.detect_bilingual`), and a site
