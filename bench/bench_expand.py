@@ -1,7 +1,7 @@
 """Precision of the top N outside sites ranked by ΣLinkout, ΣPageRank, ΣWeightedPageRank
-([Zhang 2013 §3.3] / Figure 2) and ΣLinkEvidence (issue 18); prints figures, asserts nothing.
+([Zhang 2013 §3.3] / Figure 2) and ΣLinkEvidence; prints figures, asserts nothing.
 
-    python bench/bench_expand.py                 # generated webs with monolingual hubs (issue 18)
+    python bench/bench_expand.py                 # generated webs with monolingual hubs
     python bench/bench_expand.py --model         # 20 random link-model webs, C(w) from the learner
     python bench/bench_expand.py --webs 50 --seeds 16 --outside 40
     python bench/bench_expand.py --crawl         # one web, C(w) from real crawls (scrapy crawl expand)
@@ -23,7 +23,7 @@ signal the model puts in; what they show is *how much* C(w) helps when it is mea
 with the real pattern learner on sites whose credibility is imperfect (an ``opaque`` site is
 bilingual with C(w) ≈ 0; a site with many untranslated pages has a low C(w)).
 
-Hub webs (the default, issue 18): :func:`bitextcrawl.demo.web.generate_web` in several
+Hub webs (the default): :func:`bitextcrawl.demo.web.generate_web` in several
 shapes (seeds, bilingual sites, hubs and their links per page, the share of bilingual sites
 linked with no evidence), each shape over several generator seeds. The seeds' page records
 are built from their generated HTML (:func:`~bitextcrawl.demo.records.site_records`), their
@@ -256,7 +256,7 @@ def crawl_mode(args) -> None:
                 base=float(np.mean([outside[row["site"]] for row in ranking])))
 
 
-# ------------------------------------------------------------------ hub webs (issue 18)
+# ------------------------------------------------------------------ hub webs
 
 # name: WebSpec overrides. The first is the integration test's shape; the others change
 # one thing each, so that no figure rests on one generator's shape.
@@ -298,7 +298,7 @@ def hub_mode(args) -> None:
     tops = args.top
     names = [c for c, _ in CRITERIA]
     print("Site expansion on generated webs whose seeds link big monolingual hubs from every "
-          f"page (issue 18); {args.webs} generator seeds per shape; round 1 ranking")
+          f"page; {args.webs} generator seeds per shape; round 1 ranking")
     start = time.perf_counter()
     for shape, over in SHAPES.items():
         totals = {c: {n: [] for n in tops} for c in names}

@@ -9,7 +9,7 @@
    language folder; WET: the ``-en``/``-fr`` suffix; lett: its language column), the rest
    unlabelled. Precision is judged on the pairs touching a gold URL where the gold is partial
    (WET, lett).
-2. A generated benchmark (:mod:`bitextcrawl.demo.url_lists`): sites of every scheme of issue 14
+2. A generated benchmark (:mod:`bitextcrawl.demo.url_lists`): sites of every URL scheme
    mixed with sites whose URLs share no scheme, all given to one ``pair_urls`` call (as
    ``scrapy urlpairs`` does: cross-site C(p) rescue included). Recall is over the gold pairs
    of the covered schemes; a ``none`` site's pairs all count against precision.

@@ -165,7 +165,7 @@ class Expansion:
     def next_candidate(self, round_no: int, tried: Iterable[str]) -> str | None:
         """The best site of ``round_no``'s ranking not tried yet: the one that takes the place
         of a site whose check failed (unreachable, robots.txt), so that a round still checks
-        K sites (issue 18; [Zhang 2013 §2.3] assumes every top-K site can be checked)."""
+        K sites ([Zhang 2013 §2.3] assumes every top-K site can be checked)."""
         tried = set(tried) | set(self.results)
         for row in self.rankings.get(round_no, ()):
             if row["site"] not in tried:

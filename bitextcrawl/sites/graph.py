@@ -30,7 +30,7 @@ Definitions, as §2.3 gives them (N seed sites, believed bilingual):
   ``links_in`` (the number of links from seeds into s) is reported too; it is *not* the
   paper's ΣLinkout, but it can rank (``criterion="links_in"``).
 
-Beyond the paper (issue 18), ``criterion="link_evidence"`` ranks by
+Beyond the paper, ``criterion="link_evidence"`` ranks by
 ``ΣLinkEvidence(s) = E(s) + Σ_{w ∈ R(s)} WPR(w) · g(n(w, s)) / Σ_{w ∈ set} WPR(w)``, where
 E(s) ∈ {0, 1, 2} is what the set's links into s show about s being bilingual and g the
 diminishing returns of many source pages of one seed (:mod:`bitextcrawl.sites.evidence`).

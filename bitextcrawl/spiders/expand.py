@@ -467,7 +467,7 @@ class ExpandSpider(BitextSpider):
 
     def check_failed(self, site: SiteCrawl) -> int:
         """A site no check request reached (connection refused, DNS, robots.txt): reported,
-        and the next site of the round's ranking opened in its place (issue 18: a failed
+        and the next site of the round's ranking opened in its place (a failed
         check does not waste a place of the top K). Returns 1 if a site was opened."""
         stats = self.crawler.stats
         site.failure = site.errors.most_common(1)[0][0]

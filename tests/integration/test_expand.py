@@ -1,4 +1,4 @@
-"""Site expansion over a small web of generated sites on loopback (issue 8, [Zhang 2013 §2.3]).
+"""Site expansion over a small web of generated sites on loopback ([Zhang 2013 §2.3]).
 
 Seven sites, each a generated site on its own port and ``*.localhost`` name:
 
