@@ -17,7 +17,7 @@ site is crawled twice with alignment on: ``bitext`` with the project defaults, a
 ``unfocused`` with focus, deep recovery and parallel links off (every same-site link is
 followed; pairing at close is the same). Each row gives responses, 404s, 301s, pairs
 predicted for the language pair, true positives against the gold, P/R/F1 and responses
-per pair found (responses / true positives); a markdown table for the README and, per
+per pair found (responses / true positives); a markdown table for docs/benchmarks.md and, per
 site, whether bitext stays within 3 responses per pair and reaches unfocused's recall
 close the output. nginx.org and WET are also crawled by two plain spiders: the
 one the issue compares against (every same-site link, fastText labels, URLs paired by

@@ -18,7 +18,7 @@ load the site N times harder: that is the politeness-bound case; 0 is the CPU-bo
 ``--manual`` (what a second worker costs): the generated ten-language manual
 (``ManualSpec(n_pages=60, seed=1)``, ``langs=en,fr``) crawled locally, by 1 distributed
 worker and by 2 sharing one Redis, the closing alignment ON in all (the last worker to
-leave aligns the shared store, see README "Distributed crawling"). With ``--nginx`` also
+leave aligns the shared store, see docs/deployment.md). With ``--nginx`` also
 nginx.org crawled from ``/cn/`` (``langs=en,zh``) out of ``../shared/data/nginx``. Printed
 per run: responses (``downloader/response_count`` summed over the workers, and per worker),
 the server's hits, 301s, 404s, pages stored, pairs found/gold (true positives), responses

@@ -13,7 +13,7 @@ Pr(text). :func:`lsi_text_similarity` makes one from the site's LSI space ([Germ
 model the ETS stage fits), :func:`lexicon_text_similarity` from a user's bilingual
 lexicon, :func:`site_text_similarity` fits the site's LSI space on the verified pairs
 themselves (for callers that do not keep the ETS stage's model). It is optional and
-off by default: ``bench/bench_bitext.py`` measures what it changes (see the README).
+off by default: ``bench/bench_bitext.py`` measures what it changes (see docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -156,7 +156,7 @@ def test_wet_structural_precision_on_candidates(wet_pages):
           f"{rule.sum()} parallel, precision {precision_rule:.3f} on judged candidates; "
           f"structure-only 1-1 pairs: {len(pairs)}, precision {precision_1to1:.3f}")
     assert covered >= 0.95
-    # Rule (17) alone is permissive on a one-template site (see README); the 1-1
+    # Rule (17) alone is permissive on a one-template site (see docs/pairing.md); the 1-1
     # extraction over competitive structural scores is what the pipeline uses.
     assert precision_1to1 >= 0.9
 
