@@ -49,7 +49,7 @@ from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier 
 from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold  # noqa: E402
 
-# label -> (stages, λ of seed 004 eq. 2; None: AlignConfig's)
+# label -> (stages, λ of [Liu 2014 eq. 2]; None: AlignConfig's)
 STAGE_SETS = {
     "url patterns only": (("url_pattern",), None),
     "hreflang only": (("hreflang",), None),

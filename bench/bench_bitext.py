@@ -1,4 +1,4 @@
-"""Sentence alignment with and without DOM tree alignment (seed 001, Table 2): prints figures.
+"""Sentence alignment with and without DOM tree alignment [Shi 2006 Table 2]: prints figures.
 
     python bench/bench_bitext.py                 # 3 sites x 2 conditions, ~1-2 min
     python bench/bench_bitext.py --pairs 80 --seeds 0 1 2 3 --schemes prefix mixed
@@ -8,7 +8,7 @@ the latter, all the text of the pages is sent to the sentence aligner. Here, on 
 sites whose sentence alignment is known (``GeneratedSite.sentence_gold``), the page pairs
 are the gold pairs (the verification step is not under test) and each method aligns them:
 
-  (a) tree        DOM tree alignment (seed 001 §4, trained on the site's pairs), then
+  (a) tree        DOM tree alignment ([Shi 2006 §4], trained on the site's pairs), then
                   Gale–Church inside each aligned chunk pair (§5), with the repair of
                   merged/split paragraphs of ``extract.chunk_pairs`` — what bitext.tsv holds;
   (a') tree-raw   the same on the tree's chunk pairs as they are (no repair);

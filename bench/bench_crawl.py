@@ -1,11 +1,11 @@
 """Crawl cost: speed against a plain spider, and responses per pair found on real sites.
 
     python bench/bench_crawl.py [--pairs 1000] [--scheme prefix] [--repeat R]
-    python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # issue 13 (alias --nginx)
-    python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # issue 15
+    python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # responses per pair (alias --nginx)
+    python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # whole crawls against plain spiders
 
 Default: the plain spider follows the same links (same site, same robots.txt, same
-concurrency) and stores nothing; ``plain_lid``, the spider issue 15 compares against,
+concurrency) and stores nothing; ``plain_lid``, the plain spider a user would write,
 also labels each page with fastText and pairs URLs by stripping language codes. All run
 as ``scrapy crawl`` subprocesses against one generated site; the figures are the ratios
 of pages per second and of CPU per page.
@@ -17,9 +17,9 @@ site is crawled twice with alignment on: ``bitext`` with the project defaults, a
 ``unfocused`` with focus, deep recovery and parallel links off (every same-site link is
 followed; pairing at close is the same). Each row gives responses, 404s, 301s, pairs
 predicted for the language pair, true positives against the gold, P/R/F1 and responses
-per pair found (responses / true positives); a markdown table for the README and, per
+per pair found (responses / true positives); a markdown table for docs/benchmarks.md and, per
 site, whether bitext stays within 3 responses per pair and reaches unfocused's recall
-close the output. nginx.org and WET are also crawled by two plain spiders (issue 15): the
+close the output. nginx.org and WET are also crawled by two plain spiders: the
 one the issue compares against (every same-site link, fastText labels, URLs paired by
 stripping language codes; its F1 is printed) and a bare one that only follows links. The
 whole ``bitext`` crawl, alignment and bitext included, against each, in wall seconds of
@@ -72,7 +72,7 @@ class PlainSpider(scrapy.Spider):
                 yield scrapy.Request(url)
 '''
 
-# The spider the issue compares against (issue 15, "what a user feels"): what people glue
+# The spider the issue compares against ("what a user feels"): what people glue
 # together today. It follows every same-site link, labels each page's text with fastText
 # lid.176 (the same model file bitext reads), and at the end pairs the pages whose URLs are
 # equal once language codes are stripped.
@@ -193,8 +193,8 @@ VARIANTS = [
 ]
 # ``--set K=V``: settings of every bitext crawl (e.g. BITEXT_RECORD_WORKERS=0 against the default)
 BITEXT_SETTINGS: list[str] = []
-PER_PAIR_TARGET = 3.0  # issue 13: at most three responses per pair found
-WHOLE_CRAWL_TARGET = 2.0  # issue 15: a whole crawl within twice a plain spider's
+PER_PAIR_TARGET = 3.0  # target: at most three responses per pair found
+WHOLE_CRAWL_TARGET = 2.0  # target: a whole crawl within twice a plain spider's
 
 
 def plain_spider_env(tmp: Path) -> dict:
@@ -309,7 +309,7 @@ def real_site_rows(variants: list | None = None) -> tuple[list[dict], list[dict]
 
 
 def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
-    """Issue 15's test per real site: the whole bitext crawl (alignment and bitext
+    """Per real site: the whole bitext crawl (alignment and bitext
     included) within twice the plain spider's crawl of the same site: the spider the
     issue names (fastText labels, URLs paired by stripping language codes), and the bare
     one that only follows links."""
@@ -364,7 +364,7 @@ def markdown(rows: list[dict]) -> str:
 
 
 def verdicts(rows: list[dict]) -> list[str]:
-    """Issue 13's test per site: bitext cheap per pair and missing nothing unfocused finds."""
+    """Per site: bitext cheap per pair and missing nothing unfocused finds."""
     by_site: dict = {}
     for r in rows:
         by_site.setdefault(r["site"], {})[r["crawl"]] = r
@@ -383,7 +383,7 @@ def verdicts(rows: list[dict]) -> list[str]:
 
 def real_sites(manual_langs: list[str], variants: list | None = None) -> None:
     """Responses, pairs found and responses per pair found, bitext against unfocused,
-    on the real sites and the generated manual (issue 13)."""
+    on the real sites and the generated manual."""
     if not SHARED.is_dir():
         print(f"real data not found at {SHARED}: nginx and WET skipped", flush=True)
     print(f"{'site':14s} {'crawl':9s} {'responses':>9s} {'404':>5s} {'301':>5s} "
@@ -488,7 +488,7 @@ def main() -> None:
                        if len(values) > 1 else "")
 
     print(f"ratio bitext/plain_lid pages/s: {ratios('pages_per_s', 'bitext', 'plain_lid')}"
-          "  (plain_lid: the spider issue 15 compares against, fastText labels and URLs"
+          "  (plain_lid: the plain spider a user would write, fastText labels and URLs"
           " paired by stripping language codes)")
     print(f"ratio bitext/plain pages/s: {ratios('pages_per_s', 'bitext', 'plain')}  (bitext:"
           " language ID, store, WARC, focus, online URL patterns and deep recovery; the"

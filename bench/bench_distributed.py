@@ -1,7 +1,7 @@
 """Crawl speed with 1 and 2 distributed workers (and a local crawl) on one loopback site.
 
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
-    python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # issue 13: cost
+    python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -15,10 +15,10 @@ once (must be 0). DOWNLOAD_DELAY is per worker, so with a delay the workers toge
 load the site N times harder: that is the politeness-bound case; 0 is the CPU-bound one
 (the workers, the server and Redis share this machine's cores).
 
-``--manual`` (issue 13: what a second worker costs): the generated ten-language manual
+``--manual`` (what a second worker costs): the generated ten-language manual
 (``ManualSpec(n_pages=60, seed=1)``, ``langs=en,fr``) crawled locally, by 1 distributed
 worker and by 2 sharing one Redis, the closing alignment ON in all (the last worker to
-leave aligns the shared store, see README "Distributed crawling"). With ``--nginx`` also
+leave aligns the shared store, see docs/deployment.md). With ``--nginx`` also
 nginx.org crawled from ``/cn/`` (``langs=en,zh``) out of ``../shared/data/nginx``. Printed
 per run: responses (``downloader/response_count`` summed over the workers, and per worker),
 the server's hits, 301s, 404s, pages stored, pairs found/gold (true positives), responses
@@ -234,7 +234,7 @@ def main() -> None:
                         help="comma-separated DOWNLOAD_DELAY values (seconds)")
     parser.add_argument("--manual", action="store_true",
                         help="responses per pair found on the generated manual (en-fr), "
-                             "local against 1 and 2 workers, alignment on (issue 13)")
+                             "local against 1 and 2 workers, alignment on")
     parser.add_argument("--nginx", action="store_true",
                         help="with --manual: also nginx.org from /cn/ (en-zh), "
                              "from ../shared/data/nginx")

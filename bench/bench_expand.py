@@ -1,7 +1,7 @@
 """Precision of the top N outside sites ranked by ΣLinkout, ΣPageRank, ΣWeightedPageRank
-(seed 003 §3.3 / Figure 2) and ΣLinkEvidence (issue 18); prints figures, asserts nothing.
+([Zhang 2013 §3.3] / Figure 2) and ΣLinkEvidence; prints figures, asserts nothing.
 
-    python bench/bench_expand.py                 # generated webs with monolingual hubs (issue 18)
+    python bench/bench_expand.py                 # generated webs with monolingual hubs
     python bench/bench_expand.py --model         # 20 random link-model webs, C(w) from the learner
     python bench/bench_expand.py --webs 50 --seeds 16 --outside 40
     python bench/bench_expand.py --crawl         # one web, C(w) from real crawls (scrapy crawl expand)
@@ -15,7 +15,7 @@ monolingual. Between 48 and 52 sites in all by default.
 The links (a model: nobody's real link graph). A seed's true bilingual degree ``d(w)`` is
 the share of its en/fr pages that have a translation. Each seed links 2–16 outside sites
 (out-degree drawn independently of anything else), each link a bilingual site with
-probability ``0.15 + 0.7·d(w)`` — seed 003's assumption that bilingual sites link to
+probability ``0.15 + 0.7·d(w)`` — [Zhang 2013]'s assumption that bilingual sites link to
 bilingual sites, stronger the more bilingual the site — chosen by a popularity that does
 not depend on being bilingual; each link is carried by 1–4 pages. Every seed also links 1–4
 other seeds at random. So the figures below measure how well each criterion recovers a
@@ -23,7 +23,7 @@ signal the model puts in; what they show is *how much* C(w) helps when it is mea
 with the real pattern learner on sites whose credibility is imperfect (an ``opaque`` site is
 bilingual with C(w) ≈ 0; a site with many untranslated pages has a low C(w)).
 
-Hub webs (the default, issue 18): :func:`bitextcrawl.demo.web.generate_web` in several
+Hub webs (the default): :func:`bitextcrawl.demo.web.generate_web` in several
 shapes (seeds, bilingual sites, hubs and their links per page, the share of bilingual sites
 linked with no evidence), each shape over several generator seeds. The seeds' page records
 are built from their generated HTML (:func:`~bitextcrawl.demo.records.site_records`), their
@@ -32,7 +32,7 @@ is made per criterion. Sites that cannot be checked (unreachable, robots.txt) ar
 out of the ranking before precision@K, as the crawl replaces them by the next site.
 
 Link-model webs (``--model``):
-C(w). Default: the URL-pattern learner (``UrlPatternLearner``, seed 003 §2.1) run on each
+C(w). Default: the URL-pattern learner (``UrlPatternLearner``, [Zhang 2013 §2.1]) run on each
 seed's generated URL list (every page a crawler can reach, with its language), C(w) =
 max_p C(p, w) as ``PatternDB.site_credibility`` computes it. With ``--crawl``: one web whose
 seed sites are served on loopback with the outside links written into their pages, crawled
@@ -87,7 +87,7 @@ def bilingual_degree(site) -> float:
 
 
 def learner_credibility(site) -> float:
-    """C(w) of seed 003 §2.1 from the site's URL list (the learner alone, no crawl)."""
+    """C(w) of [Zhang 2013 §2.1] from the site's URL list (the learner alone, no crawl)."""
     urls: dict[str, list[str]] = {}
     for url, lang in reachable(site).items():
         urls.setdefault(lang, []).append(url)
@@ -153,7 +153,7 @@ def learner_mode(args) -> None:
                 found[criterion][n].append(p * n)
         base.append(np.mean([outside[row["site"]] for row in ranking]))
     seconds = time.perf_counter() - start
-    print(f"Site expansion (seed 003 §2.3, §3.3 Figure 2): {args.webs} random webs of "
+    print(f"Site expansion [Zhang 2013 §2.3, §3.3 Figure 2]: {args.webs} random webs of "
           f"{args.seeds} seeds + {args.outside} outside sites ({args.outside // 2} bilingual)")
     print("C(w) from the URL-pattern learner on each seed's generated URL list (no crawl)")
     print(f"seed C(w): mean {np.mean(creds):.3f}; corr(C(w), bilingual degree d(w)) = "
@@ -232,7 +232,7 @@ def crawl_mode(args) -> None:
         for line in fh:
             d = json.loads(line)
             results[d["site"]] = d
-    print(f"Site expansion (seed 003 §2.3, §3.3 Figure 2): one web of {args.seeds} seeds + "
+    print(f"Site expansion [Zhang 2013 §2.3, §3.3 Figure 2]: one web of {args.seeds} seeds + "
           f"{args.outside} outside sites ({args.outside // 2} bilingual)")
     print(f"C(w) from real crawls: scrapy crawl expand -a rounds=0 ({seconds:.1f} s, output "
           f"{out})")
@@ -256,7 +256,7 @@ def crawl_mode(args) -> None:
                 base=float(np.mean([outside[row["site"]] for row in ranking])))
 
 
-# ------------------------------------------------------------------ hub webs (issue 18)
+# ------------------------------------------------------------------ hub webs
 
 # name: WebSpec overrides. The first is the integration test's shape; the others change
 # one thing each, so that no figure rests on one generator's shape.
@@ -298,7 +298,7 @@ def hub_mode(args) -> None:
     tops = args.top
     names = [c for c, _ in CRITERIA]
     print("Site expansion on generated webs whose seeds link big monolingual hubs from every "
-          f"page (issue 18); {args.webs} generator seeds per shape; round 1 ranking")
+          f"page; {args.webs} generator seeds per shape; round 1 ranking")
     start = time.perf_counter()
     for shape, over in SHAPES.items():
         totals = {c: {n: [] for n in tops} for c in names}

@@ -1,4 +1,4 @@
-"""Time STRAND features + structural EM (seed 000) for 10k and 100k candidate pairs.
+"""Time STRAND features + structural EM [Assylbekov 2015] for 10k and 100k candidate pairs.
 
 Synthetic site: every page is a shared header/footer template around a body of
 random blocks (~100–400 STRAND tokens a page). A translation keeps the template and

@@ -1,4 +1,4 @@
-"""Precision and recall of URL-only pairing (seed 003 §2.1), per scheme and on real sites.
+"""Precision and recall of URL-only pairing [Zhang 2013 §2.1], per scheme and on real sites.
 
     python bench/bench_url_patterns.py                 # against the learner of git ref main
     python bench/bench_url_patterns.py --baseline REF  # another ref ("" = no baseline)
@@ -9,7 +9,7 @@
    language folder; WET: the ``-en``/``-fr`` suffix; lett: its language column), the rest
    unlabelled. Precision is judged on the pairs touching a gold URL where the gold is partial
    (WET, lett).
-2. A generated benchmark (:mod:`bitextcrawl.demo.url_lists`): sites of every scheme of issue 14
+2. A generated benchmark (:mod:`bitextcrawl.demo.url_lists`): sites of every URL scheme
    mixed with sites whose URLs share no scheme, all given to one ``pair_urls`` call (as
    ``scrapy urlpairs`` does: cross-site C(p) rescue included). Recall is over the gold pairs
    of the covered schemes; a ``none`` site's pairs all count against precision.

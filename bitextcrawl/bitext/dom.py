@@ -1,4 +1,4 @@
-"""The document tree of a page (seed 001: Shi et al. 2006, §4), for DOM tree alignment.
+"""The document tree of a page [Shi 2006 §4], for DOM tree alignment.
 
 Document tree (§4): element and text nodes only; an image's ALT text is a text node; a text
 leaf is merged into its parent element; ``script``/``style`` and other invisible content is

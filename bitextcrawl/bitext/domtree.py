@@ -1,4 +1,4 @@
-"""DOM tree alignment of a verified page pair (seed 001: Shi et al. 2006, §3–§4).
+"""DOM tree alignment of a verified page pair [Shi 2006 §3–§4].
 
 A verified pair of parallel pages is turned into two *document trees* (§4) and the trees
 are aligned node to node (§4.1) by bottom-up dynamic programming (§4.3). Aligned nodes
@@ -187,7 +187,7 @@ class Alignment:
 
 
 class TreeAligner:
-    """Probabilistic DOM tree aligner (seed 001, §4.1–§4.3), trainable on a site's pairs.
+    """Probabilistic DOM tree aligner [Shi 2006 §4.1–§4.3], trainable on a site's pairs.
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Verified page pairs -> aligned sentences (``bitext.tsv``, ``bitext.tmx``) and parallel links.
 
 Each pair's two pages become document trees, the tree aligner is trained on the
-site's own pairs (Viterbi EM, seed 001 §4.2) and aligns each pair (§4.3); the aligned
+site's own pairs (Viterbi EM, [Shi 2006 §4.2]) and aligns each pair (§4.3); the aligned
 text chunks are sentence-aligned (Gale–Church) and the aligned hyperlinks are kept
 as candidate pairs (§3, step 5).
 
@@ -9,11 +9,11 @@ Text translation probability (§4.1, Pr(t_F | t_E)). The paper trains IBM model 
 LDC data; bitextcrawl has no dictionary, and the tree aligner scores texts by a
 Gale–Church length model and shared numbers/names. ``text_similarity`` adds a content
 term: per language pair, a callable ``(text_1, text_2) -> [0, 1]`` multiplied into
-Pr(text). :func:`lsi_text_similarity` makes one from the site's LSI space (seed 002, the
+Pr(text). :func:`lsi_text_similarity` makes one from the site's LSI space ([Germann 2016], the
 model the ETS stage fits), :func:`lexicon_text_similarity` from a user's bilingual
 lexicon, :func:`site_text_similarity` fits the site's LSI space on the verified pairs
 themselves (for callers that do not keep the ETS stage's model). It is optional and
-off by default: ``bench/bench_bitext.py`` measures what it changes (see the README).
+off by default: ``bench/bench_bitext.py`` measures what it changes (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def lsi_text_similarity(model, *, midpoint: float = LSI_MIDPOINT, slope: float =
                         min_terms: int = LSI_MIN_TERMS) -> TextSimilarity:
     """Chunk text similarity from a fitted :class:`~bitextcrawl.pairing.lsi.LSIModel`.
 
-    Both texts are folded into the site's latent space (seed 002) and compared by plain
+    Both texts are folded into the site's latent space [Germann 2016] and compared by plain
     cosine (``cos``: the site-centred ``lcos`` is meant for whole pages, whose mean is
     the site's boilerplate; a chunk is far from that mean). The cosine is mapped to
     0..1 by a logistic curve (``midpoint``, ``slope``). A chunk with fewer than
@@ -186,7 +186,7 @@ def site_text_similarity(pairs, page_index: dict, lexicon=None,
                          lsi: bool = True) -> dict[tuple, TextSimilarity]:
     """Per language pair, the text similarity of the site's LSI space and/or a lexicon.
 
-    The LSI space is fitted as the ETS stage fits it (seed 002: each training document
+    The LSI space is fitted as the ETS stage fits it ([Germann 2016]: each training document
     is the concatenation of a known pair's two pages; the idf population is the site's
     pages of the two languages), here on the verified pairs themselves. For callers
     that keep the ETS stage's fitted model, ``lsi_text_similarity(model)`` is cheaper.

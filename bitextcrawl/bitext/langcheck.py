@@ -47,7 +47,7 @@ MIN_LETTERS = 3
 # A text of fewer words is short: it fails only when read as the pair's other language.
 SHORT_WORDS = 4
 # How sure fastText must be: of the pair's other language (long / short texts), and of a
-# third language (long texts only). Measured on nginx.org en–ru and WET en–fr (README).
+# third language (long texts only). Measured on nginx.org en–ru and WET en–fr (docs/formats.md, "Bitext").
 OTHER_LANG_PROB = 0.5
 OTHER_LANG_PROB_SHORT = 0.9
 THIRD_LANG_PROB = 0.9

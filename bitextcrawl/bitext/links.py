@@ -1,4 +1,4 @@
-"""Parallel hyperlinks: links aligned to each other in a verified page pair (seed 001 §3).
+"""Parallel hyperlinks: links aligned to each other in a verified page pair [Shi 2006 §3].
 
 Shi et al.'s mining scheme is iterative: for each verified pair of parallel pages, the
 DOM tree alignment (§4) pairs text chunks *and hyperlinks* (step 3); "for each pair of

@@ -1,6 +1,6 @@
 """Sentence splitting and Gale–Church sentence alignment inside aligned chunks.
 
-Seed 001 §5 (Shi et al. 2006): the text chunks paired by DOM tree alignment are
+[Shi 2006 §5]: the text chunks paired by DOM tree alignment are
 sentence-aligned one chunk pair at a time, which is far more accurate than aligning whole
 pages. The paper's aligner (Zhao et al. 2002) combines IBM model 1 with the length model of
 Gale & Church; bitextcrawl has no dictionary, so it uses the length model alone: the
@@ -301,7 +301,7 @@ def estimate_ratio(text_pairs: Iterable[Sequence]) -> float:
 def align_chunks(text_pairs: Iterable[Sequence], lang1: str = "und", lang2: str = "und", *,
                  c: float | None = None, s2: float = GC_S2
                  ) -> list[tuple[str, str, float]]:
-    """Sentence-align inside each aligned chunk pair (seed 001 §5, cascaded alignment).
+    """Sentence-align inside each aligned chunk pair ([Shi 2006 §5], cascaded alignment).
 
     ``text_pairs`` holds (text1, text2) or (text1, text2, chunk_score) as in
     ``Alignment.text_pairs``. Each chunk is split with :func:`split_sentences` and the

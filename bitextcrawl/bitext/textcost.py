@@ -1,4 +1,4 @@
-"""Text translation cost pieces of the DOM tree aligner (seed 001 §4.1, Pr(text_u | text_v)).
+"""Text translation cost pieces of the DOM tree aligner ([Shi 2006 §4.1], Pr(text_u | text_v)).
 
 bitextcrawl has no dictionary: a text pair is scored by a Gale–Church length model on
 character lengths and by the language-independent anchors (numbers, names) the two texts

@@ -1,4 +1,4 @@
-"""Decoding of the DOM tree alignment model (seed 001 §4.3): the bottom-up DP and its traceback.
+"""Decoding of the DOM tree alignment model [Shi 2006 §4.3]: the bottom-up DP and its traceback.
 
 The DP is Jiang, Wang & Zhang's (1995) alignment of trees, run over all node pairs. Its
 inner loops are compiled with numba (:mod:`bitextcrawl.bitext.tree_kernels`, imported by

@@ -1,4 +1,4 @@
-"""The compiled kernels of the DOM tree aligner's DP (seed 001 §4.3): see
+"""The compiled kernels of the DOM tree aligner's DP [Shi 2006 §4.3]: see
 :mod:`bitextcrawl.bitext.tree_decoder`, which calls them.
 
 A module of their own so that numba (0.3 s to import, and each kernel's cache to load) is

@@ -1,9 +1,13 @@
-"""bitextcrawl's Scrapy commands (``COMMANDS_MODULE``): one module per command."""
+"""bitextcrawl's Scrapy commands, one module per command: registered through the
+``scrapy.commands`` entry point group (``pyproject.toml``), so they work after ``pip
+install`` in any folder, and through ``COMMANDS_MODULE`` in a checkout's profiles."""
 
 from __future__ import annotations
 
 import sys
 from typing import NoReturn
+
+from bitextcrawl.defaults import DEFAULTS
 
 #: Exit status of a command refused for its input (Scrapy's, and argparse's, for usage errors).
 USAGE_EXIT = 2
@@ -16,3 +20,10 @@ def fail(command: str, message: str) -> NoReturn:
     sys.stderr.write(f"scrapy {command}: error: {message}\n")
     sys.stderr.flush()
     raise SystemExit(USAGE_EXIT)
+
+
+def command_settings(**settings) -> dict:
+    """A command's ``default_settings``: every ``BITEXT_`` default and ``settings``. Scrapy
+    sets them at the "command" priority, below a project's own: outside a bitextcrawl
+    project (the command found through its entry point) the defaults are still there."""
+    return {**DEFAULTS, **settings}

@@ -20,8 +20,8 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.config import pattern_db_path, resolve_renamed_settings
-from bitextcrawl.commands import fail
+from bitextcrawl.config import pattern_db_path
+from bitextcrawl.commands import command_settings, fail
 from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
 from bitextcrawl.pages.variants import page_lang
@@ -97,9 +97,9 @@ def read_inputs(paths, identify, store, langs=None) -> tuple[Counter, Counter, l
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    requires_project = False
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "INFO"}
+    default_settings = command_settings(LOG_LEVEL="INFO")
 
     def syntax(self) -> str:
         return "INPUT... --langs en,fr -o DIR"
@@ -174,8 +174,6 @@ class Command(ScrapyCommand):
                           f"(pages by language: {found}): pass the languages of the input, "
                           f"e.g. --langs {suggest}{hint}; nothing written to {opts.output}")
         logger.info("Read %d pages from %d input(s); %s", n_pages, len(args), dict(input_stats))
-        s = s.copy()
-        resolve_renamed_settings(s)  # the add-on's work, for the settings of no crawler
         config = AlignConfig.from_settings(s, langs)
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())

@@ -3,19 +3,22 @@ checked before the crawl starts.
 
 Scrapy builds a spider inside the running crawl: an exception raised by its ``__init__`` or
 ``from_crawler`` comes out as a logged Python traceback after the Scrapy banner. This
-override (found through ``COMMANDS_MODULE``) asks the spider class first: a class with a
-``check_arguments(settings, **spargs)`` classmethod that raises ValueError gets its message
-printed as one line, ``scrapy crawl: error: ...``, and the command exits with status 2
-before any crawler, log or request exists. Spiders without the method crawl as before; a
+override (found through ``COMMANDS_MODULE`` and the ``scrapy.commands`` entry point) asks
+the spider class first: a class with a ``check_arguments(settings, **spargs)`` classmethod
+that raises ValueError gets its message printed as one line, ``scrapy crawl: error: ...``,
+and the command exits with status 2 before any crawler, log or request exists. Spiders without the method crawl as before; a
 spider name the project does not have is the same kind of one-line error.
 """
 
 from __future__ import annotations
 
+from scrapy.addons import AddonManager
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
 from bitextcrawl.commands import fail
+
+BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
 
 class Command(ScrapyCrawlCommand):
@@ -25,12 +28,15 @@ class Command(ScrapyCrawlCommand):
         if len(args) != 1:
             return  # Scrapy's own usage errors
         settings = self.settings.copy()
+        AddonManager.load_pre_crawler_settings(settings)  # the spider modules add-ons add
         loader = get_spider_loader(settings)
         try:
             spidercls = loader.load(args[0])
         except KeyError:
+            hint = ("; to crawl with bitextcrawl, switch it on in the project's settings: "
+                    'ADDONS = {"bitextcrawl.Addon": 0}') if args[0] in BITEXTCRAWL_SPIDERS else ""
             fail("crawl", f"no spider named {args[0]!r} in this project: run one of "
-                          + ", ".join(sorted(loader.list())) + " (scrapy list)")
+                          + ", ".join(sorted(loader.list())) + f" (scrapy list){hint}")
         check = getattr(spidercls, "check_arguments", None)
         if check is None:
             return

@@ -14,6 +14,7 @@ import shutil
 from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES
 
+from bitextcrawl.addon import enable
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
@@ -24,7 +25,8 @@ DEMO_SPEC = dict(scheme="mixed", n_pairs=80, third_lang="de", n_third=10,
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    # Outside a bitextcrawl project the add-on brings the spider and its components.
+    requires_project = False
     # Loopback: no need for the polite delays a real site gets. Set at "cmdline"
     # priority in run(): the project's own settings outrank a command's defaults.
     loopback_settings = {
@@ -48,6 +50,10 @@ class Command(ScrapyCommand):
                             help="translated page pairs in the demo site")
         parser.add_argument("--scheme", default=DEMO_SPEC["scheme"],
                             help="URL pairing scheme: prefix, subdomain, suffix, query, opaque, mixed")
+
+    def process_options(self, args, opts):
+        super().process_options(args, opts)
+        enable(self.settings)  # before the crawler process loads the spiders
 
     def run(self, args, opts):
         from bitextcrawl.demo.generator import SiteSpec, generate_site

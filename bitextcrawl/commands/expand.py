@@ -1,5 +1,5 @@
 """``scrapy expand RUN_DIR... --top-k K -o FILE``: rank the sites outside finished runs
-(seed 003 §2.3, one ranking, nothing crawled).
+([Zhang 2013 §2.3], one ranking, nothing crawled).
 
 Each RUN_DIR is a ``bitext`` crawl's output dir or an ``expand`` crawl's. The crawled sites
 that are bilingual (every site of a ``bitext`` run; those an ``expand`` run added) form the
@@ -23,6 +23,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
 from bitextcrawl import config
+from bitextcrawl.commands import command_settings
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.sites.expansion import load_runs
@@ -33,9 +34,9 @@ logger = logging.getLogger(__name__)
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    requires_project = False
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "INFO"}
+    default_settings = command_settings(LOG_LEVEL="INFO")
 
     def syntax(self) -> str:
         return ("RUN_DIR... [--top-k K] [-o FILE] [--langs en,fr] "

@@ -1,4 +1,4 @@
-"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned patterns (seed 003 §2.1).
+"""``scrapy urlpairs FILE --langs en,fr``: URL-only pairing by learned patterns [Zhang 2013 §2.1].
 
 FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments are skipped;
 ``-`` reads standard input). URLs of many sites may be mixed: each site is learned on its own
@@ -18,6 +18,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
+from bitextcrawl.commands import command_settings
 from bitextcrawl.pairing.url_patterns import (
     DEFAULT_LOCAL_THRESHOLD,
     DEFAULT_RESCUE_THRESHOLD,
@@ -36,9 +37,9 @@ def _parse_langs(value: str) -> tuple[str, ...]:
 
 
 class Command(ScrapyCommand):
-    requires_project = True
+    requires_project = False
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "INFO"}
+    default_settings = command_settings(LOG_LEVEL="INFO")
 
     def syntax(self) -> str:
         return "FILE --langs en,fr [--pattern-db PATH]"

@@ -1,4 +1,4 @@
-"""Seeded URL lists of small bilingual sites under the pairing schemes of issue 14 (seed 003 §2.1).
+"""Seeded URL lists of small bilingual sites under the URL pairing schemes real sites use [Zhang 2013 §2.1].
 
 A generator for tests and ``bench/bench_url_patterns.py``: each site has 5–60 translated page
 pairs under one URL scheme (a language token, a marker on one side only, a marker glued to a

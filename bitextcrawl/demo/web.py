@@ -1,4 +1,4 @@
-"""A generated web of sites for site expansion (seed 003 §2.3; issue 18): seeds, outside
+"""A generated web of sites for site expansion [Zhang 2013 §2.3]: seeds, outside
 bilingual sites, big monolingual hubs, and outside sites that cannot be checked.
 
 Every site is a demo site (:func:`~bitextcrawl.demo.generator.generate_site`) on its own

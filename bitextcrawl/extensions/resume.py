@@ -253,7 +253,7 @@ class FrontierJournal:
         if stock_robots_middleware(self.crawler.settings):
             # Scrapy 2.19's RobotsTxtMiddleware gives a site's rules only to the first
             # request waiting for its robots.txt; the others skip them (fixed by
-            # bitextcrawl/extensions/robotstxt.py). Without the fix, one request per site
+            # bitextcrawl/middlewares/robotstxt.py). Without the fix, one request per site
             # goes first, the others once a request of that site is past robots.txt.
             by_site = defaultdict(list)
             for request in requests:

@@ -1,5 +1,5 @@
 """Focused crawling: order links by what is known of their language before download,
-and learn which links pay (issue 13: fewer responses per pair found).
+and learn which links pay (fewer responses per pair found).
 
 Evidence, strongest first: the link's ``hreflang``; a language-switch anchor text
 ("Français", "EN", "中文"); language tokens in the URL (``/de/``, ``lang=de``) learned

@@ -1,4 +1,4 @@
-"""Page records made in worker processes while the crawl goes on (issue 15: all cores).
+"""Page records made in worker processes while the crawl goes on, on all cores.
 
 Making a page record (parsing the HTML, main text, STRAND tokens, links, fastText on the
 text: ``pages.record.record_from_body``) was a third of the crawl process's CPU, and

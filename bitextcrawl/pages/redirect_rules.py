@@ -1,4 +1,4 @@
-"""Redirect rewrites learned from the redirects a site answers (issue 13).
+"""Redirect rewrites learned from the redirects a site answers.
 
 A documentation site that writes its language switches as relative links
 (``/manual/en/x.html`` links ``./fr/x.html``) answers every one of them with a 301 to

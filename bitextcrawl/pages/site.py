@@ -40,7 +40,7 @@ class SitePages:
 
     @property
     def size(self) -> int:
-        """|w| of seed 003: the site's distinct pages, all languages."""
+        """|w| of [Zhang 2013]: the site's distinct pages, all languages."""
         return len(self.pages)
 
 

@@ -1,4 +1,4 @@
-"""STRAND linearisation of an HTML page (seed 000, §2; Resnik & Smith 2003).
+"""STRAND linearisation of an HTML page ([Assylbekov 2015 §2]; Resnik & Smith 2003).
 
 A page becomes a sequence of ``[START:TAG]``, ``[END:TAG]`` and ``[Chunk:LEN]``
 tokens, where LEN is the length in characters of a run of text. The chunk texts

@@ -6,7 +6,7 @@ letters (two letters or more), digit runs as tokens of their own (``1,234.5`` an
 language), and runs of scripts written without spaces (Chinese, Japanese, Thai, Lao,
 Khmer, Myanmar) as overlapping character bigrams. :func:`anchor_tokens`: what a translation
 keeps unchanged (numbers, codes, URLs, e-mail addresses, names). :class:`Lexicon` and
-:func:`lexicon_similarity`: the content-based similarity of Liu et al. (seed 004, §3.2).
+:func:`lexicon_similarity`: the content-based similarity of [Liu 2014 §3.2].
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def shared_token_similarity(text1: str, text2: str,
 
 
 # --------------------------------------------------------------------------------------
-# Bilingual lexicon (seed 004 §3.2)
+# Bilingual lexicon [Liu 2014 §3.2]
 # --------------------------------------------------------------------------------------
 
 class Lexicon(dict):
@@ -205,7 +205,7 @@ def segment(text: str, vocab: frozenset[str], maxlen: int) -> list[str]:
 
 
 def lexicon_similarity(text1: str, text2: str, lexicon: Mapping[str, Iterable[str]]) -> float:
-    """Content-based translation similarity with a bilingual lexicon (seed 004 §3.2), in [0, 1].
+    """Content-based translation similarity with a bilingual lexicon [Liu 2014 §3.2], in [0, 1].
 
     For each word of page 1 that the lexicon knows, look for one of its translations
     among the words of page 2 (each word of page 2 used once). The similarity is the

@@ -61,7 +61,7 @@ logger = logging.getLogger(__name__)
 ALL_STAGES = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
               "anchors", "ets")
 # Known evidence (URL pattern, mutual hreflang) is a floor on internal similarity:
-# strong, but ETS can still prefer a better-supported rival (seed 004 gives it no bypass).
+# strong, but ETS can still prefer a better-supported rival ([Liu 2014] gives it no bypass).
 KNOWN_EVIDENCE_FLOOR = 0.9
 ONE_WAY_HREFLANG = 0.75
 # Rounds of content, ETS and the 1-1 decision: the second one's LSI space is taught by the
@@ -77,7 +77,7 @@ class AlignConfig:
     langs: tuple
     threshold: float = 0.5
     ets_iterations: int = 3
-    lam: float = 0.6            # λ of seed 004 eq. 2 (the paper's best value)
+    lam: float = 0.6            # λ of [Liu 2014 eq. 2] (the paper's best value)
     top_k: int = 10
     content_top_k: int = 5
     pattern_local_threshold: float = 0.1
@@ -270,9 +270,9 @@ def mutual_best(scored) -> set[tuple[str, str]]:
 
 def content_candidates(lsi: LSIModel, pages1: dict, pages2: dict, cands: list, known: list,
                        training: list, top_k: int) -> list[tuple[str, str]]:
-    """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space (seed 002), not yet candidates.
+    """Pairs of each page with its ``top_k`` nearest pages in the site's LSI space [Germann 2016], not yet candidates.
 
-    Seed 002 compares every page of a site with every other; the cheap candidate
+    [Germann 2016] compares every page of a site with every other; the cheap candidate
     filters (``candidates.py``) only see shared numbers, images, links and lengths,
     so on a site whose translations share none of them a page's counterpart can be
     missing from its candidates. Pages of a settled pair (``known``: URL pattern,
@@ -327,7 +327,7 @@ class _Scores:
 
 def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
                       config: AlignConfig, result: AlignResult, pattern_db=None) -> dict:
-    """Seed 003 §2.1: pairs of credible URL patterns, with |w| = the site's distinct pages."""
+    """[Zhang 2013 §2.1]: pairs of credible URL patterns, with |w| = the site's distinct pages."""
     learner = UrlPatternLearner(langs=(l1, l2), local_threshold=config.pattern_local_threshold,
                                 rescue_threshold=config.pattern_rescue_threshold,
                                 pattern_db=pattern_db)
@@ -342,7 +342,7 @@ def url_pattern_stage(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePa
 
 def parallel_link_stage(evidence: Evidence, pages1: dict, pages2: dict,
                         resolve: dict, load=None) -> dict:
-    """Seed 001 §3 steps 3 and 5: hyperlinks aligned inside known pairs propose more pairs.
+    """[Shi 2006 §3 steps 3 and 5]: hyperlinks aligned inside known pairs propose more pairs.
 
     DOM alignment costs about a second per pair on real pages, so this runs only where URL
     and hreflang evidence leave most of the site unpaired. Proposed URLs are resolved
@@ -406,7 +406,7 @@ def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
 
 def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result: AlignResult,
                     key: str) -> _Scores:
-    """Seed 000: STRAND features and the unsupervised structural model (Algorithm 1)."""
+    """[Assylbekov 2015]: STRAND features and the unsupervised structural model (Algorithm 1)."""
     X = pair_features_matrix(strand1, strand2, cands)
     scores = _Scores(cands, X, np.zeros(len(cands)), np.zeros(len(cands)), np.zeros(len(cands)))
     if use:
@@ -425,7 +425,7 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
 def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
                   strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
                   key: str, lexicon=None, use_structure: bool = True) -> None:
-    """Seed 002: LSI trained on the site's settled and confidently structural pairs; each
+    """[Germann 2016]: LSI trained on the site's settled and confidently structural pairs; each
     page's nearest pages in the LSI space join the candidates (scored by structure too)."""
     train = set(settled)
     if use_structure:
@@ -464,7 +464,7 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
     result.counts[f"bitext/align/{key}/lsi_training_pairs"] = len(train)
 
 
-# Rule (17) of seed 000 marks look-alikes parallel; when even it says "not parallel",
+# Rule (17) of [Assylbekov 2015] marks look-alikes parallel; when even it says "not parallel",
 # content alone does not make a pair.
 STRUCTURE_REJECTS_BELOW = 0.5
 
@@ -473,7 +473,7 @@ def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
     """Pairs without known evidence that the structural model rejects: P(parallel) < 0.5
     by rule (17), before rivals are weighed.
 
-    Departure from seed 004's eq. 2, a weighted sum in which content ≥ 0.83 alone passes
+    Departure from [Liu 2014]'s eq. 2, a weighted sum in which content ≥ 0.83 alone passes
     T_min: the LSI space of a real site is learned from a few dozen pairs (19 on nginx.org's
     Italian side), and between short or unrelated pages its cosine is near 1 (the 404 page
     and a Russian module page: 0.99; an Italian page with no English original and an
@@ -549,7 +549,7 @@ def neighbours_rank(final: dict, internal: dict) -> dict:
 
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
               config: AlignConfig, result: AlignResult, key: str, untranslated: set):
-    """Seed 004 Algorithms 1-3 (or Algorithm 3 alone on the internal similarity), with the
+    """[Liu 2014 Algorithms 1-3] (or Algorithm 3 alone on the internal similarity), with the
     proven pairs extracted first (:func:`~bitextcrawl.pairing.extract.one_to_one_with_evidence`)."""
     if use:
         ets = ETS(n_iter=config.ets_iterations, threshold=config.threshold).fit(
@@ -595,7 +595,7 @@ def best_rejected(final: dict, chosen, threshold: float, n: int = REJECTED_KEPT)
 def known_evidence(pages1: dict, pages2: dict, l1: str, l2: str, site: SitePages,
                    config: AlignConfig, result: AlignResult, pattern_db=None,
                    load=None) -> Evidence:
-    """Stages 1-3: URL patterns (seed 003), hreflang, parallel links (seed 001 §3)."""
+    """Stages 1-3: URL patterns [Zhang 2013], hreflang, parallel links [Shi 2006 §3]."""
     stages = set(config.stages)
     evidence = Evidence()
     t = time.perf_counter()

@@ -1,14 +1,14 @@
 """Anchor overlap: what a page and its translation share that translation leaves alone.
 
 Two pages of one template (generated reference pages of a documentation site) look
-parallel to STRAND (seed 000) whichever of them is the counterpart: W, M, N and the
+parallel to STRAND [Assylbekov 2015] whichever of them is the counterpart: W, M, N and the
 lengths are all alike. What tells the counterpart from a sibling is the part of the
 text a translator does not translate: names and identifiers (``proxy_pass``,
 ``ngx_http_core_module``, ``getElementById``), version and other numbers (``1.25.3``),
 commands and code (the content of ``<code>``, ``<pre>``, ``<kbd>``, ``<samp>``,
 ``<tt>``, ``<var>``), and the targets of links that leave the site (the same outside
 URL in both languages; links inside the site differ when the URLs of the two languages
-do). Seed 004 §3.2 and seed 002 compare the *translated* text; this compares the
+do). [Liu 2014 §3.2] and [Germann 2016] compare the *translated* text; this compares the
 untranslated residue, like the shared numbers and image names of the candidate
 filters (``candidates.py``), but weighted and as a score in [0, 1].
 

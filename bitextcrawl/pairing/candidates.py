@@ -1,4 +1,4 @@
-"""Candidate page pairs for a site without URL evidence (input of the structural EM, seed 000 §3.3).
+"""Candidate page pairs for a site without URL evidence (input of the structural EM, [Assylbekov 2015 §3.3]).
 
 The structural model scores *candidate* pairs; on a site where URL patterns and
 hreflang do not pair every page, all N1×N2 pairs would be far too many (and the
@@ -43,7 +43,7 @@ Cheap filters (both routes; a pair failing one is never proposed)
   text is ~0.3 in characters, so â cannot be assumed 1; cf. Gale–Church's c).
 * **chunk count ratio**: with C the number of ``[Chunk:*]`` tokens, keep iff
   C2 ∈ [C1 / rc − cs, C1 · rc + cs], rc = ``max_chunk_ratio`` (2.0), cs =
-  ``chunk_slack`` (3). A translation keeps its block template (seed 000, §2).
+  ``chunk_slack`` (3). A translation keeps its block template [Assylbekov 2015 §2].
 
 Selecting at most ``top_k`` per page
 ------------------------------------

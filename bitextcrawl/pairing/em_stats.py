@@ -1,4 +1,4 @@
-"""The distributions and estimators of the structural model (seed 000 §3, see
+"""The distributions and estimators of the structural model ([Assylbekov 2015 §3], see
 :mod:`.structural_em`): log densities of the binomial, the 2-GMM and the length model over
 unit intervals (eq. 7-9), Huber M-estimation by IRLS (:func:`huber_irls`, as R's
 ``MASS::rlm``) and of a location, the 2-component GMM's own EM (:func:`fit_gmm2`), and the
@@ -228,7 +228,7 @@ def sigma_consistency_factor(l1, *, t: float = HUBER_T, n_sim: int = 20000, seed
 
 @dataclass
 class EmpiricalPMF:
-    """Smoothed empirical pmf p̂_X of a non-negative integer r.v. (seed 000, §3.1 notation).
+    """Smoothed empirical pmf p̂_X of a non-negative integer r.v. ([Assylbekov 2015 §3.1] notation).
 
     DEPARTURE: the paper leaves p̂ unspecified. A raw frequency table gives
     probability 0 to any value not seen (and lengths in characters are almost never

@@ -1,6 +1,6 @@
 """Enhanced Translation Similarity (ETS): pairing pages by their linked neighbours.
 
-Liu et al. (seed 004, §3): the translation similarity of two pages ``e`` (language 1)
+[Liu 2014 §3]: the translation similarity of two pages ``e`` (language 1)
 and ``c`` (language 2) is their *internal* similarity (content and structure of the
 pages themselves, eq. 2), combined with an *external* similarity: how well the
 neighbours of ``e`` pair up with the neighbours of ``c`` (eq. 3, Algorithm 1). As the
@@ -43,7 +43,7 @@ Pair = tuple[str, str]
 # --------------------------------------------------------------------------------------
 
 def build_site_graph(pages: Iterable, links=None) -> "SiteGraph":
-    """The site's link graph (seed 004 §3.1): a node per page, an edge per link between two pages of the set.
+    """The site's link graph [Liu 2014 §3.1]: a node per page, an edge per link between two pages of the set.
 
     Nodes carry ``lang`` and ``text_length``. Links to URLs outside the set are
     dropped; a link to a page's ``requested_url`` (before a redirect) reaches the
@@ -158,7 +158,7 @@ def internal_similarity(candidates: Iterable[Pair], content: Mapping[Pair, float
                         evidence: Mapping[Pair, float] | Iterable[Pair] | None = None,
                         evidence_weight: float = 0.9, max_size_ratio: float | None = 3.0,
                         size_ratio_c: float | None = None) -> dict[Pair, float]:
-    """Eq. 2 (seed 004 §3.2): ITS = λ·content + (1 − λ)·structure, after the size-ratio filter.
+    """Eq. 2 [Liu 2014 §3.2]: ITS = λ·content + (1 − λ)·structure, after the size-ratio filter.
 
     * ``content``, ``structure``: pair -> similarity; values are clipped to [0, 1]
       (an LSI ``lcos`` can be negative). A missing structure value leaves the content
@@ -222,7 +222,7 @@ def internal_similarity(candidates: Iterable[Pair], content: Mapping[Pair, float
 # --------------------------------------------------------------------------------------
 
 def page_weights(in_links: np.ndarray, n_pages: int, delta: float = 1.0) -> np.ndarray:
-    """Eq. 6 (seed 004 §4.2): W(p) = log((N + δ) / (In(p) + δ)), here divided by log((N + δ)/δ).
+    """Eq. 6 [Liu 2014 §4.2]: W(p) = log((N + δ) / (In(p) + δ)), here divided by log((N + δ)/δ).
 
     ``In(p)``: pages linking to p; N: all pages (of p's language). The paper's
     smoothed log-ratio is kept; the division (not in the paper) maps the weights to
@@ -240,7 +240,7 @@ def page_weights(in_links: np.ndarray, n_pages: int, delta: float = 1.0) -> np.n
 # --------------------------------------------------------------------------------------
 
 class ETS:
-    """Enhanced Translation Similarity over the candidate pairs of one site (seed 004 §3).
+    """Enhanced Translation Similarity over the candidate pairs of one site [Liu 2014 §3].
 
     Parameters (names as in the paper)
     ----------------------------------
@@ -334,7 +334,7 @@ class ETS:
 
     def fit(self, candidates: Iterable[Pair], internal: Mapping[Pair, float],
             graph, evidence=None) -> "ETS":
-        """Algorithm 2 (seed 004 §3.3): iterate eq. 1 with the external similarity of Algorithm 1.
+        """Algorithm 2 [Liu 2014 §3.3]: iterate eq. 1 with the external similarity of Algorithm 1.
 
         ``candidates``: (url_1, url_2) pairs, url_1 in language 1. ``internal``: pair
         -> ITS in [0, 1] (eq. 2; see :meth:`internal_similarity`); a candidate absent
@@ -548,7 +548,7 @@ class ETS:
     # ------------------------------------------------------------------ Algorithm 1
 
     def _external(self, ets: np.ndarray, st: dict) -> np.ndarray:
-        """Algorithm 1 (seed 004 §3.3) for all pairs at once: greedy matching of neighbour pairs, weighted sum / max(|PG(e)|, |PG(c)|)."""
+        """Algorithm 1 [Liu 2014 §3.3] for all pairs at once: greedy matching of neighbour pairs, weighted sum / max(|PG(e)|, |PG(c)|)."""
         n = st["n"]
         total = np.zeros(n)
         if len(st["p"]):
@@ -564,7 +564,7 @@ class ETS:
 
     def extract(self, threshold: float | None = None,
                 max_pairs: int | None = None) -> list[tuple[str, str, float]]:
-        """Algorithm 3 (seed 004 §3.4): greedy 1-1 pairs by ETS, down to T_min (or N_top pairs)."""
+        """Algorithm 3 [Liu 2014 §3.4]: greedy 1-1 pairs by ETS, down to T_min (or N_top pairs)."""
         self._check()
         thr = self.threshold if threshold is None else threshold
         top = self.max_pairs if max_pairs is None else max_pairs
@@ -604,7 +604,7 @@ class ETS:
 def greedy_group_sums(group: np.ndarray, kx: np.ndarray, ky: np.ndarray, score: np.ndarray,
                       value: np.ndarray, tie: np.ndarray, n_groups: int,
                       max_rounds: int = 10_000) -> np.ndarray:
-    """The While loop of Algorithm 1 (seed 004 §3.3) in every group at once: greedy matching, sum of values.
+    """The While loop of Algorithm 1 [Liu 2014 §3.3] in every group at once: greedy matching, sum of values.
 
     Item i belongs to ``group[i]`` and uses the two pages with keys ``kx[i]`` and
     ``ky[i]`` (keys are unique per group and side). Within a group, repeatedly take

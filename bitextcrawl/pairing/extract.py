@@ -1,7 +1,7 @@
 """One-to-one extraction of page pairs from scored candidates.
 
-:func:`one_to_one` is Algorithm 3 of Liu et al. (seed 004, §3.4, "Finding parallel page
-pairs"): repeatedly take the pair with the highest score, output it, and remove both of
+:func:`one_to_one` is Algorithm 3 of [Liu 2014 §3.4] ("Finding parallel page pairs"):
+repeatedly take the pair with the highest score, output it, and remove both of
 its pages, until the score falls below a threshold (``T_min``) or enough pairs have been
 taken (``N_top``). :func:`assignment` is the global decision the pairing pipeline makes
 instead: the 1-1 pairs of highest total score (Kuhn-Munkres), each kept only where it
@@ -21,7 +21,7 @@ import numpy as np
 
 def one_to_one(scored: Iterable[tuple[str, str, float]], threshold: float = 0.0,
                max_pairs: int | None = None) -> list[tuple[str, str, float]]:
-    """Algorithm 3 (seed 004 §3.4): greedy 1-1 pairs, best score first, down to ``threshold``.
+    """Algorithm 3 [Liu 2014 §3.4]: greedy 1-1 pairs, best score first, down to ``threshold``.
 
     ``scored`` yields ``(url_1, url_2, score)``. A pair is kept when its score is
     ``>= threshold`` and neither URL is already used (one set of used URLs for both
@@ -157,7 +157,7 @@ def one_to_one_with_evidence(scored: Iterable[tuple[str, str, float]],
     one-to-one among themselves: a proven pair is removed only when a rival for one of
     its pages has stronger evidence. Then the other pairs follow by score, down to
     ``threshold``, among the pages still free: greedily (Algorithm 3), or, with
-    ``margin``, by :func:`assignment`. Departure from seed 004, which has no
+    ``margin``, by :func:`assignment`. Departure from [Liu 2014], which has no
     such tier: on real multilingual sites ETS's external similarity dropped 14% of the
     pairs a credible URL pattern had found (see ``ets.py``), and nothing the paper's
     scores add can prove a URL-pattern pair wrong when no rival pattern claims its pages.

@@ -6,9 +6,9 @@ Three measures, from the cheapest to the strongest:
   unchanged: numbers, years, codes, URLs, e-mail addresses, capitalised names.
 * :func:`lexicon_similarity` — the share of words of page 1 whose translation (from a
   bilingual lexicon given by the user, ``word1<TAB>word2`` lines, :func:`load_lexicon`)
-  occurs in page 2: the content-based similarity of Liu et al. (seed 004, §3.2).
+  occurs in page 2: the content-based similarity of [Liu 2014 §3.2].
 * :class:`LSIModel` — Latent Semantic Indexing trained on known parallel pairs of the
-  same site (Germann, seed 002): each training "document" is the concatenation of both
+  same site [Germann 2016]: each training "document" is the concatenation of both
   pages of a known pair, so that the words of both languages co-occur in it and the
   SVD puts translations of each other close together in one latent space. Any page
   is then folded into that space; ``cos`` compares two folded pages, ``lcos`` compares
@@ -60,7 +60,7 @@ def _row_blocks(n: int, block: int, rows: int):
 
 
 # --------------------------------------------------------------------------------------
-# LSI (seed 002)
+# LSI [Germann 2016]
 # --------------------------------------------------------------------------------------
 
 # Texts folded in at a time (``LSIModel.transform``, ``LSIModel._mean``).
@@ -129,7 +129,7 @@ class _TokenCache:
 
 
 class LSIModel:
-    """LSI content similarity trained on known parallel pairs of one site (seed 002).
+    """LSI content similarity trained on known parallel pairs of one site [Germann 2016].
 
     Parameters
     ----------
@@ -195,7 +195,7 @@ class LSIModel:
 
     def fit(self, pair_texts: Sequence[tuple[str, str]],
             site_texts: Sequence[str] | None = None) -> "LSIModel":
-        """Fit on known pairs (tf = 1 + log f, per-site idf, truncated SVD; seed 002 "Technical procedure").
+        """Fit on known pairs (tf = 1 + log f, per-site idf, truncated SVD; [Germann 2016] "Technical procedure").
 
         ``pair_texts``: ``(text_1, text_2)`` of known parallel pairs of the site.
         ``site_texts``: the texts of all pages of the site (the idf population, and
@@ -368,7 +368,7 @@ class LSIModel:
         return out
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:
-        """Fold pages into the latent space (seed 002): returns S·d' = U_k^T d, one row a page.
+        """Fold pages into the latent space [Germann 2016]: returns S·d' = U_k^T d, one row a page.
 
         The paper folds in d' = S^-1 U^T d and compares cos(S d'_x, S d'_y); S d' is
         U^T d, so the rows returned here compare directly by cosine. In degenerate
@@ -389,12 +389,12 @@ class LSIModel:
     # ---------------------------------------------------------------- similarity
 
     def similarity(self, text1: str, text2: str, centred: bool = True) -> float:
-        """``lcos`` (``centred=True``: site mean subtracted) or ``cos`` of two pages (seed 002), in [-1, 1]."""
+        """``lcos`` (``centred=True``: site mean subtracted) or ``cos`` of two pages [Germann 2016], in [-1, 1]."""
         v = self.transform([text1, text2])
         return float(self.vector_similarities(v[:1], v[1:], centred=centred)[0])
 
     def vector_similarities(self, v1: np.ndarray, v2: np.ndarray, centred: bool = True) -> np.ndarray:
-        """Row-wise ``lcos``/``cos`` of folded vectors (seed 002 features cos and lcos).
+        """Row-wise ``lcos``/``cos`` of folded vectors ([Germann 2016] features cos and lcos).
 
         A page with no known term (a zero vector) has similarity 0.0 with anything,
         centred or not: after centring it would sit at ``-mean`` and look similar to
@@ -404,7 +404,7 @@ class LSIModel:
         v2 = np.atleast_2d(v2)
         empty = ~(np.any(v1 != 0, axis=1) & np.any(v2 != 0, axis=1))
         if centred:
-            # Departure from seed 002's lcos: each page's direction, less the site's mean
+            # Departure from [Germann 2016]'s lcos: each page's direction, less the site's mean
             # direction. Centring raw vectors sends every short page to about -mean, where
             # all look alike (nginx.org's 404 page and a Russian stub: 0.99).
             v1 = _unit(v1) - self.site_mean_
@@ -438,7 +438,7 @@ class LSIModel:
                       centred: bool = True, min_similarity: float = 0.0,
                       block: int = 1024,
                       block_cells: int = NEAREST_BLOCK_CELLS) -> list[tuple[int, int, float]]:
-        """Seed 002 compares every page with every page of the site; here each page keeps its ``k`` nearest.
+        """[Germann 2016] compares every page with every page of the site; here each page keeps its ``k`` nearest.
 
         Returns ``(i, j, similarity)`` for every ``j`` among the ``k`` most similar
         ``texts2`` of ``texts1[i]``, and every ``i`` among the ``k`` most similar

@@ -1,4 +1,4 @@
-"""The pattern database shared by all runs (seed 003 §2.1: global credibility C(p)): per
+"""The pattern database shared by all runs ([Zhang 2013 §2.1]: global credibility C(p)): per
 pattern, the sites that used it with their N(p,w) and C(p,w), kept in a JSON file.
 """
 
@@ -17,7 +17,7 @@ from bitextcrawl.pairing.url_tokens import Pattern, TOKEN, _MAX_CONTEXTS
 
 
 class PatternDB:
-    """Per-site N(p,w), C(p,w), |w| of every pattern across runs; C(p) of seed 003 §2.1.
+    """Per-site N(p,w), C(p,w), |w| of every pattern across runs; C(p) of [Zhang 2013 §2.1].
 
     JSON file (``None`` = in memory), written atomically (temporary file + ``os.replace``).
     Re-crawling a site replaces its entry, so it is never counted twice. Not safe for two
@@ -74,11 +74,11 @@ class PatternDB:
         self._add(entry, +1)
 
     def global_credibility(self, pattern_id: str) -> float:
-        """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites (seed 003 §2.1)."""
+        """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites [Zhang 2013 §2.1]."""
         return max(0.0, self._global.get(pattern_id, 0.0))
 
     def site_credibility(self, site: str) -> float:
-        """C(w) = max_p C(p,w) (seed 003 §2.1), 0 for an unknown site."""
+        """C(w) = max_p C(p,w) [Zhang 2013 §2.1], 0 for an unknown site."""
         entry = self._sites.get(site)
         if not entry or not entry["patterns"]:
             return 0.0

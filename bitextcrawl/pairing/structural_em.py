@@ -1,4 +1,4 @@
-"""Unsupervised statistical model of structural similarity (seed 000, Assylbekov et al., §3).
+"""Unsupervised statistical model of structural similarity [Assylbekov 2015 §3].
 
 Each candidate pair is x = (w, m, n, l1, l2) (see :mod:`bitextcrawl.pairing.structure`).
 
@@ -91,7 +91,7 @@ def _check_X(X) -> np.ndarray:
 
 
 class StructuralEM:
-    """Model A∥ / A∦ of seed 000 (eq. 10, 15) fitted by Algorithm 1, sklearn-style.
+    """Model A∥ / A∦ of [Assylbekov 2015] (eq. 10, 15) fitted by Algorithm 1, sklearn-style.
 
     ``fit(X)`` with X the s×5 matrix (w, m, n, l1, l2); fitted attributes end in
     ``_``. Constructor defaults are the paper's initial values (Algorithm 1, line 1).

@@ -1,4 +1,4 @@
-"""STRAND alignment features of two linearised pages (seed 000, §2).
+"""STRAND alignment features of two linearised pages [Assylbekov 2015 §2].
 
 Two STRAND token sequences (see :mod:`bitextcrawl.pages.strand`) are aligned by
 their longest common subsequence, where every ``[Chunk:*]`` token matches every
@@ -36,7 +36,7 @@ from bitextcrawl.pages.strand import chunk_length, is_chunk
 
 COLUMNS = ("w", "m", "n", "l1", "l2")
 
-# Site template (seed 000 §4 removes boilerplate before STRAND): a run of TEMPLATE_K
+# Site template ([Assylbekov 2015 §4] removes boilerplate before STRAND): a run of TEMPLATE_K
 # consecutive tokens found on more than TEMPLATE_SHARE of a language's pages.
 TEMPLATE_K = 5
 TEMPLATE_SHARE = 0.8
@@ -121,7 +121,7 @@ def encode(tokens: Sequence[str] | EncodedTokens,
 
 @dataclass
 class StrandFeatures:
-    """Alignment features of a candidate pair (seed 000, §2 and §3.1)."""
+    """Alignment features of a candidate pair ([Assylbekov 2015 §2] and §3.1)."""
 
     w: int
     m: int
@@ -145,7 +145,7 @@ class StrandFeatures:
 def strand_features(tokens1: Sequence[str] | EncodedTokens,
                     tokens2: Sequence[str] | EncodedTokens,
                     *, align_chunks: bool = True) -> StrandFeatures:
-    """W, M, N, L1, L2 of two STRAND sequences, W = M + N − 2·LCS (seed 000, §2)."""
+    """W, M, N, L1, L2 of two STRAND sequences, W = M + N − 2·LCS [Assylbekov 2015 §2]."""
     e1 = encode(tokens1)
     e2 = encode(tokens2, e1.vocabulary)
     m, n = len(e1.codes), len(e2.codes)
@@ -173,7 +173,7 @@ def strand_features(tokens1: Sequence[str] | EncodedTokens,
 
 
 def features_matrix(features: Iterable[StrandFeatures]) -> np.ndarray:
-    """Stack features into the s×5 matrix X = (w, m, n, l1, l2) used by the EM (seed 000, §3.3)."""
+    """Stack features into the s×5 matrix X = (w, m, n, l1, l2) used by the EM [Assylbekov 2015 §3.3]."""
     rows = [f.as_row() for f in features]
     if not rows:
         return np.zeros((0, 5), dtype=np.float64)
@@ -184,7 +184,7 @@ def pair_features_matrix(pages1: Mapping[str, Sequence[str] | EncodedTokens],
                          pages2: Mapping[str, Sequence[str] | EncodedTokens],
                          pairs: Iterable[tuple[str, str]],
                          vocabulary: Vocabulary | None = None) -> np.ndarray:
-    """X = (w, m, n, l1, l2) for many candidate pairs, encoding each page once (seed 000, §2).
+    """X = (w, m, n, l1, l2) for many candidate pairs, encoding each page once [Assylbekov 2015 §2].
 
     ``pages1``/``pages2`` map a key (e.g. URL) to STRAND tokens, or to pages encoded
     under ``vocabulary``; ``pairs`` holds (key1, key2). Only W needs the alignment
@@ -212,7 +212,7 @@ def pair_features_matrix(pages1: Mapping[str, Sequence[str] | EncodedTokens],
 def site_template_mask(strand_by_url: Mapping[str, Sequence[str]], *, k: int = TEMPLATE_K,
                        share: float = TEMPLATE_SHARE,
                        min_pages: int = TEMPLATE_MIN_PAGES) -> dict[str, list[bool]]:
-    """Per page, True at each STRAND token of the site's template (boilerplate removal, seed 000 §4).
+    """Per page, True at each STRAND token of the site's template (boilerplate removal, [Assylbekov 2015 §4]).
 
     ``strand_by_url`` holds the pages of ONE language of one site. A token is template
     when it lies in a run of ``k`` consecutive tokens (tags and ``[Chunk:LEN]`` alike,
@@ -251,7 +251,7 @@ def site_template_mask(strand_by_url: Mapping[str, Sequence[str]], *, k: int = T
 def strip_site_template(strand_by_url: Mapping[str, Sequence[str]], *, k: int = TEMPLATE_K,
                         share: float = TEMPLATE_SHARE,
                         min_pages: int = TEMPLATE_MIN_PAGES) -> dict[str, list[str]]:
-    """STRAND tokens of each page without the site's template (seed 000 §4; see :func:`site_template_mask`).
+    """STRAND tokens of each page without the site's template ([Assylbekov 2015 §4]; see :func:`site_template_mask`).
 
     Call it once per language of a site and give the results to
     :func:`pair_features_matrix` in place of the whole pages.

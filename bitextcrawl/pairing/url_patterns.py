@@ -1,4 +1,4 @@
-"""Unsupervised bilingual URL pairing patterns (seed 003, Zhang, Yao & Kit, §2.1–2.2).
+"""Unsupervised bilingual URL pairing patterns [Zhang 2013 §2.1–2.2].
 
 PupSniffer's idea (after Kit & Ng 2007): web masters give a page and its translation URLs
 that differ by a single token (``/en/`` ↔ ``/fr/``, ``-en.html`` ↔ ``-fr.html``,
@@ -175,7 +175,7 @@ class _LanguageVoter:
 
 
 class UrlPatternLearner:
-    """Learns credible URL pairing patterns of one site and pairs its URLs (seed 003 §2.1–2.2).
+    """Learns credible URL pairing patterns of one site and pairs its URLs [Zhang 2013 §2.1–2.2].
 
     Parameters
     ----------
@@ -242,7 +242,7 @@ class UrlPatternLearner:
             known_pairs: Iterable[tuple[str, str]] | None = None) -> "UrlPatternLearner":
         """Competition of single-token candidate patterns, then C(p,w) / C(p) selection (§2.1).
 
-        ``site_size``: |w|, the site's distinct pages in all languages (seed 003), where the
+        ``site_size``: |w|, the site's distinct pages in all languages [Zhang 2013], where the
         caller knows it (duplicates folded, other languages counted); else the URLs given.
         ``token_langs``: URL token -> the language it names on this site (learned from its
         confidently identified pages); rescues weak language-marker keys (see ``_judge``).
@@ -355,7 +355,7 @@ class UrlPatternLearner:
 
     @staticmethod
     def _compete(order, cands):
-        """Competition of seed 003 §2.1: greedy 1-1 assignment, strongest pattern first.
+        """Competition of [Zhang 2013 §2.1]: greedy 1-1 assignment, strongest pattern first.
 
         One URL in at most one pair per language pair (with 3+ languages a page can pair once
         with each other language).
@@ -375,14 +375,14 @@ class UrlPatternLearner:
         return won
 
     def _set_support(self, p: Pattern, won: list, site_size: int) -> None:
-        """N(p,w) = pages paired by p; C(p,w) = N(p,w)/|w| (seed 003 §2.1, local credibility)."""
+        """N(p,w) = pages paired by p; C(p,w) = N(p,w)/|w| ([Zhang 2013 §2.1], local credibility)."""
         p.support = 2 * len(won)
         p.local_credibility = p.support / site_size
         p.contexts = Counter(ctx for _, _, ctx in won)
         p.examples = [(self.urls_[g1], self.urls_[g2]) for g1, g2, _ in won[:_MAX_EXAMPLES]]
 
     def _judge(self, p: Pattern) -> bool:
-        """C(p,w) > local threshold (seed 003 §2.1, §3.2), else rescue if C(p) > its threshold.
+        """C(p,w) > local threshold [Zhang 2013 §2.1, §3.2], else rescue if C(p) > its threshold.
 
         ``id_marker``: C(p,w) > local threshold and at least ``min_marker_pairs`` pairs; never
         rescued (a language number is a site's own code, see the module docstring).
@@ -414,7 +414,7 @@ class UrlPatternLearner:
             p.credible = p.rescued = True
             p.rescued_by = "global"
         elif self._names_its_languages(p):
-            # Departure: seed 003 sets |w| for a bilingual site. On a multilingual one a
+            # Departure: [Zhang 2013] sets |w| for a bilingual site. On a multilingual one a
             # partial translation (5 Hebrew pages of nginx.org's 200) explains < 10% of |w|
             # however right its key is. The threshold is there to drop accidental keys; a
             # key whose two tokens are the site's own markers of exactly these two languages
@@ -527,7 +527,7 @@ class UrlPatternLearner:
         """The ``segment_id`` rule (:mod:`.url_segments`) for every language pair: learn the
         segment table, pair through it among the URLs still free.
 
-        Extends Zhang, Yao & Kit (seed 003 §2.1): their key is one differing token; here a
+        Extends [Zhang 2013 §2.1]: their key is one differing token; here a
         table of translated segments is learned from identifier pairs and proven pairs. One
         pattern per combination of translations used (``media+news`` ↔ ``presse+nouvelles``),
         credible by construction (each translation recurs and is one-to-one, see the module),
@@ -593,7 +593,7 @@ class UrlPatternLearner:
         return list(self.pairs_)
 
     def counterparts(self, url: str, lang: str) -> list[tuple[str, str]]:
-        """Deep page recovery (seed 003 §2.2): the counterpart URL under every credible pattern.
+        """Deep page recovery [Zhang 2013 §2.2]: the counterpart URL under every credible pattern.
 
         Token patterns only: an ``id_marker`` or ``slug_id`` pattern cannot write the other
         language's translated slug, so it generates nothing. (A ``segment_id`` table could
@@ -680,7 +680,7 @@ def pair_urls(lines: list[str], langs=("en", "fr"),
               rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
               pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
               slug_ids: bool = True) -> list[tuple[str, str]]:
-    """URL-only pairing of many sites: per-site patterns, cross-site C(p) rescue (seed 003 §2.1).
+    """URL-only pairing of many sites: per-site patterns, cross-site C(p) rescue [Zhang 2013 §2.1].
 
     1. Learn each site from its labelled URLs and record it in the pattern DB.
     2. Give unlabelled URLs a language: the site's own patterns, else patterns with C(p) above the
@@ -770,7 +770,7 @@ def _site_token_langs(items: Iterable[tuple[str | None, str]]) -> dict[str, str]
     step 2 of :func:`pair_urls` gave them. Without them ``UrlPatternLearner._judge`` could
     never rescue a key as the site's own language markers, and on a multilingual site every
     partial translation stayed below C(p,w) > 0.1 however plain its URLs: |w| counts the
-    pages of all languages (Zhang, Yao & Kit's "size of w in number of webpages", seed 003
+    pages of all languages (Zhang, Yao & Kit's "size of w in number of webpages", [Zhang 2013]
     §2.1), so tldr's 175 German pages of 3,553 give ⟨en,de⟩ C(p,w) = 350/3553 = 0.099, and
     nginx.org's 5 Hebrew pages of 389 give 0.026; one site's C(p) is C(p,w)·N(p,w) < 35,
     far from the paper's rescue at C(p) > 500. The same learner and thresholds as the crawl's

@@ -1,7 +1,7 @@
 """Translated URL segments around a shared identifier (the ``segment_id`` kind, see
 :mod:`.url_patterns`). Pure functions, used by :class:`.url_patterns.UrlPatternLearner`.
 
-Extends Zhang, Yao & Kit (seed 003 §2.1). Their pairing key is a single-token difference
+Extends [Zhang 2013 §2.1]. Their pairing key is a single-token difference
 learned without supervision and kept when it pairs enough of the site (C(p,w) > 0.1). Many
 sites translate whole path segments instead, and keep an identifier that ties a page to its
 translation::
@@ -301,7 +301,7 @@ def segment_pairs(urls: list[str], ulang: list[int], la: int, lb: int, taken: se
         return table, fold, []
     # Two URLs differing by a single token (or locale run) are the paper's own candidates:
     # its competition and C(p,w) > 0.1 judged their key, and a weak key pairs nothing
-    # (seed 003 §2.1). Such pairs teach the table, but it does not pair them.
+    # [Zhang 2013 §2.1]. Such pairs teach the table, but it does not pair them.
     pairs = [(g1, g2, used) for g1, g2, used in pair_through(site, table, taken)
              if set(_mask_keys(urls[g1])).isdisjoint(_mask_keys(urls[g2]))]
     return table, fold, pairs

@@ -1,4 +1,4 @@
-"""URL tokens and the patterns of seed 003 §2.1 (see :mod:`.url_patterns`): a URL split into
+"""URL tokens and the patterns of [Zhang 2013 §2.1] (see :mod:`.url_patterns`): a URL split into
 tokens and separators, the single-token difference of two URLs cut to its character-level
 core (:func:`_diff`), the pattern kinds and data classes (:class:`Pattern`, :class:`UrlPair`,
 :func:`pattern_id`), and the candidate patterns of an inverted index over the URLs of two
@@ -14,9 +14,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from operator import itemgetter
 
-#: Kit & Ng (2007) / seed 003 §2.1, §3.2: C(p, w) > 0.1.
+#: Kit & Ng (2007) / [Zhang 2013 §2.1, §3.2]: C(p, w) > 0.1.
 DEFAULT_LOCAL_THRESHOLD = 0.1
-#: Seed 003 §2.1, §3.2: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
+#: [Zhang 2013 §2.1, §3.2]: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
 #: over sites, so 500 is, e.g., one fully paired 500-page site, or 20 fully paired 25-page
 #: sites, having used the pattern.
 DEFAULT_RESCUE_THRESHOLD = 500.0
@@ -133,7 +133,7 @@ def _shape_regex(shape: str) -> str:
 
 
 def _mask_keys(url: str) -> list[str]:
-    """Inverted-index keys (seed 003 §2.1 item 2): the URL with one token (or locale run) masked."""
+    """Inverted-index keys [Zhang 2013 §2.1 item 2]: the URL with one token (or locale run) masked."""
     parts = _SPLIT.split(url)
     n = len(parts)
     keys = []
@@ -163,7 +163,7 @@ def _cut(left: str, right: str) -> bool:
 
 
 def _diff(u: str, v: str) -> tuple[str, str, tuple[str, str, str, str]] | None:
-    """Character-level difference of two URLs that differ in one token span (seed 003 §2.1 item 1).
+    """Character-level difference of two URLs that differ in one token span [Zhang 2013 §2.1 item 1].
 
     Returns (core of u, core of v, context), or None for a difference that is no pairing
     pattern. Within one token the cores are the differing characters (``1en``/``1tc`` ->
@@ -228,7 +228,7 @@ def _cross_language_groups(bucket: list, lang_of, max_bucket: int):
 
 def _candidates(urls: list[str], ulang: list[int], max_bucket: int,
                 mask_keys=None) -> dict[tuple, list]:
-    """Cross-language URL pairs differing by one token, by an inverted index (seed 003 §2.1, 2.).
+    """Cross-language URL pairs differing by one token, by an inverted index [Zhang 2013 §2.1, 2.].
 
     Key = the URL with one token masked: URLs sharing a key differ only there, so the work is
     linear in the number of URLs (times tokens per URL), never all pairs. Returns

@@ -18,7 +18,7 @@ from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEGMENT_ID, SEPARATORS, S
 
 # ----------------------------------------------------------------------------- marker units
 #
-# Seed 003 §2.1 pairs URLs differing by one token on both sides. Real sites also use a marker
+# [Zhang 2013 §2.1] pairs URLs differing by one token on both sides. Real sites also use a marker
 # on one side only (/about.html ↔ /about_fr.html, /x ↔ /fr/x, ?id=7 ↔ ?id=7&lang=fr), a
 # marker glued to a word (history.htm ↔ historyf.htm) and two differences at once
 # (/en/guide_e.html ↔ /fr/guide_f.html). The generalisation (a departure, for those schemes):
@@ -374,7 +374,7 @@ def _slot_order(unit) -> tuple:
 
 class _UnitApplier:
     """Rewrites a URL by a marker-unit pattern: deletes one side's units, inserts the other's
-    at their slots (deep page recovery, seed 003 §2.2, for the generalised patterns)."""
+    at their slots (deep page recovery, [Zhang 2013 §2.2], for the generalised patterns)."""
 
     def __init__(self, from_units: tuple, to_units: tuple,
                  contexts: Iterable[tuple[str, str, str, str]], reverse: bool = False):

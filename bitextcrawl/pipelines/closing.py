@@ -72,7 +72,7 @@ class ClosingPipeline:
         return points
 
     def _log_cost(self, pairs: int) -> None:
-        """What the crawl cost per page stored and per pair found (issue 13)."""
+        """What the crawl cost per page stored and per pair found."""
         get = self.crawler.stats.get_value
         responses = get("downloader/response_count", 0)
         stored = get("bitext/pages/stored", 0)

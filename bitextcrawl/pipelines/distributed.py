@@ -1,5 +1,5 @@
 """The item pipelines of the distributed profile (``SCRAPY_PROJECT=distributed``,
-``settings/distributed.py``); its scheduler is :mod:`bitextcrawl.scheduler.redis`.
+``bitextcrawl/settings/distributed.py``); its scheduler is :mod:`bitextcrawl.scheduler.redis`.
 
 :class:`DistributedUrlPairingPipeline`
     deep page recovery over the pages of *all* workers: the URLs per language are re-read

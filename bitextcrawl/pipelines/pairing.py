@@ -1,4 +1,4 @@
-"""Online URL-pattern pairing and deep page recovery (seed 003, §2.1–2.2).
+"""Online URL-pattern pairing and deep page recovery [Zhang 2013 §2.1–2.2].
 
 As pages arrive, the URL-pattern learner is re-fitted on the URLs stored per
 language. When the crawl runs dry (``spider_idle``), the counterpart URLs of pages
@@ -116,7 +116,7 @@ class UrlPairingPipeline:
         self.known: set[str] = set()         # stored URLs in the wanted languages
         self.duplicates: set[str] = set()    # stored under another URL already (same content)
         self.hashes: dict[str, str] = {}     # content hash -> first URL
-        # |w| of seed 003 as the closing alignment counts it: distinct contents, all languages
+        # |w| of [Zhang 2013] as the closing alignment counts it: distinct contents, all languages
         self.contents: set[str] = set()
         self.url_tokens = site_url_tokens()  # which URL tokens name which language here
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it

@@ -1,7 +1,7 @@
-"""Parallel hyperlinks fed back to the crawl (seed 001, Shi et al. 2006, §3 steps 3 and 5).
+"""Parallel hyperlinks fed back to the crawl [Shi 2006 §3 steps 3 and 5].
 
 When the crawl runs dry (``spider_idle``) and deep page recovery has nothing left to
-request, the page pairs known so far — URL-pattern pairs (seed 003) and ``hreflang``
+request, the page pairs known so far — URL-pattern pairs [Zhang 2013] and ``hreflang``
 pairs of the stored pages, and pairs proposed by parallel links and verified — are
 DOM-aligned (:mod:`bitextcrawl.bitext.domtree`), a bounded number per idle round. Their
 aligned hyperlinks are candidate pairs (:func:`bitextcrawl.bitext.links.link_proposals`):

@@ -3,7 +3,7 @@
 In this order: a summary (pages per language, what the responses were, pairs by
 evidence, sentence pairs, time per stage); plots (pair scores against the threshold,
 the structural model's fit with the paper's two figures — the (m, n) scatter and the
-residual histogram with its GMM, seed 000 Fig. 1–2 —, ETS convergence, the crawl over
+residual histogram with its GMM, [Assylbekov 2015 Fig. 1–2] —, ETS convergence, the crawl over
 time); sample pairs side by side (the lowest-scored pairs kept, the best candidates
 rejected, a spread of the rest); the learned URL patterns. Raw numbers stay in
 ``stats.json``. Plots are inline SVG and there is no script: one self-contained file,

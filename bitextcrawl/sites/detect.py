@@ -1,6 +1,6 @@
-"""Is a site bilingual? Checked from a handful of its pages (seed 001, §3 step 1).
+"""Is a site bilingual? Checked from a handful of its pages [Shi 2006 §3 step 1].
 
-Seed 001 downloads a site's root page and the pages linked from it, and compares every
+[Shi 2006] downloads a site's root page and the pages linked from it, and compares every
 anchor text with predefined strings that announce a translation ("English", "中文", …;
 after Nie et al. 1999): when trigger strings for *both* languages are found, the site is
 bilingual. Here three kinds of evidence are gathered from those pages, each only from
@@ -17,7 +17,7 @@ is *covered* — named by a switch anchor, declared by hreflang, or the language
 :data:`MIN_LANG_PAGES` page(s) making at least :data:`MIN_LANG_SHARE` of the pages — and
 the coverage is corroborated by at least one switch anchor or hreflang naming a requested
 language, or by at least :data:`MIN_PAGES_WITHOUT_LINKS` pages in every requested language
-(one misidentified page alone does not make a site bilingual). Seed 001's own rule (switch
+(one misidentified page alone does not make a site bilingual). [Shi 2006]'s own rule (switch
 anchors for both languages) is the special case where switch anchors cover everything.
 
 ``score`` = mean of the three evidence fractions (share of requested languages covered by
@@ -232,7 +232,7 @@ def _part_language(part: str) -> str | None:
 @lru_cache(maxsize=65536)  # sites repeat the same anchors ("Home", "Français") on every page
 def switch_language(anchor_text: str) -> str | None:
     """The language a language-switch anchor names ("Français" -> "fr"), else None
-    (seed 001 §3 step 1: anchor texts compared with predefined trigger strings).
+    ([Shi 2006 §3 step 1]: anchor texts compared with predefined trigger strings).
 
     The whole anchor must be a language name, optionally wrapped ("English version",
     "[EN]", "» Deutsch", "Español (España)", "fr-CA"); two-letter codes that are also
@@ -344,7 +344,7 @@ def _scan_page(page, site: str | None, switch_anchors: dict[str, list[str]],
 
 def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = None,
                      ) -> Detection:
-    """Bilingual-site check over a few page records of one site (seed 001 §3 step 1,
+    """Bilingual-site check over a few page records of one site ([Shi 2006 §3 step 1],
     with hreflang and language-mix evidence; thresholds in the module docstring)."""
     langs = [normalise_tag(lang) or lang for lang in langs]
     wanted = list(dict.fromkeys(langs))
@@ -410,7 +410,7 @@ def detect_bilingual(pages: Iterable, langs: Iterable[str], site: str | None = N
 
 def detection_order(links: Iterable, langs: Iterable[str]) -> list:
     """A root page's links in the order to download them for the bilingual-site check
-    (seed 001 §3 step 1): switches to a requested language first (hreflang or anchor text),
+    [Shi 2006 §3 step 1]: switches to a requested language first (hreflang or anchor text),
     then links with no language evidence, links to other languages last; stable within each."""
     wanted = {normalise_tag(lang) or lang for lang in langs}
 

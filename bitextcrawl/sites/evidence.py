@@ -1,7 +1,7 @@
 """Evidence that an outside site is bilingual, read off the links into it before any
-download (issue 18; an addition to seed 003 §2.3, which ranks by the linking sites alone).
+download (an addition to [Zhang 2013 §2.3], which ranks by the linking sites alone).
 
-Seed 003 §2.3 scores an outside site s by sums over R(s), the seed sites linking to it, and
+[Zhang 2013 §2.3] scores an outside site s by sums over R(s), the seed sites linking to it, and
 nothing about the links themselves. On real sites the seeds' boilerplate (the project's own
 home, standards bodies, code hosting) links the same few big monolingual sites from every
 page and from every seed, so all three sums put those first. The links say more than that:

@@ -1,6 +1,6 @@
-"""Incremental bilingual website exploration: the round logic (seed 003 §2.3).
+"""Incremental bilingual website exploration: the round logic [Zhang 2013 §2.3].
 
-Seed 003 §2.3's procedure: (1) crawl the current set of sites and learn their URL pairing
+[Zhang 2013 §2.3]'s procedure: (1) crawl the current set of sites and learn their URL pairing
 patterns; (2) rank the sites they link to by ΣLinkout, ΣPageRank or ΣWeightedPageRank and
 take the top K; (3) add those to the set and repeat. Here step (3) adds only the sites that
 pass the bilingual-site check (:func:`bitextcrawl.sites.detect.detect_bilingual`), and a site
@@ -45,7 +45,7 @@ class SiteResult:
     round: int
     bilingual: bool
     seed: bool = False
-    credibility: float = 0.0   # C(w) = max_p C(p, w), seed 003 §2.1
+    credibility: float = 0.0   # C(w) = max_p C(p, w), [Zhang 2013 §2.1]
     pages: int = 0
     reason: str = ""
     output_dir: str = ""
@@ -97,7 +97,7 @@ def outlink_counts(pages: Iterable) -> dict[str, Counter]:
 
 
 class Expansion:
-    """The state of incremental bilingual website exploration between rounds (seed 003 §2.3)."""
+    """The state of incremental bilingual website exploration between rounds [Zhang 2013 §2.3]."""
 
     def __init__(self, criterion: str = "link_evidence", top_k: int = 10,
                  r: float = DEFAULT_R):
@@ -165,7 +165,7 @@ class Expansion:
     def next_candidate(self, round_no: int, tried: Iterable[str]) -> str | None:
         """The best site of ``round_no``'s ranking not tried yet: the one that takes the place
         of a site whose check failed (unreachable, robots.txt), so that a round still checks
-        K sites (issue 18; seed 003 §2.3 assumes every top-K site can be checked)."""
+        K sites ([Zhang 2013 §2.3] assumes every top-K site can be checked)."""
         tried = set(tried) | set(self.results)
         for row in self.rankings.get(round_no, ()):
             if row["site"] not in tried:
@@ -311,7 +311,7 @@ def site_link_evidence(pages: list, langs: Iterable[str],
 
 def load_runs(run_dirs: Iterable[str], criterion: str = "link_evidence", top_k: int = 10,
               pattern_db=None, langs: Iterable[str] | None = None) -> Expansion:
-    """An :class:`Expansion` from finished runs (seed 003 §2.3, ranking only).
+    """An :class:`Expansion` from finished runs ([Zhang 2013 §2.3], ranking only).
 
     A run dir is a ``bitext`` crawl's output dir (every site of its ``pages.jsonl`` joins the
     set) or an ``expand`` run's (its ``sites.jsonl`` says which sites were checked and which

@@ -1,4 +1,4 @@
-"""Site graph and incremental bilingual website exploration (seed 003, §2.3).
+"""Site graph and incremental bilingual website exploration [Zhang 2013 §2.3].
 
 The graph has one node per site (``scheme://registered-domain``) and one edge per pair of
 sites with links between them; an edge's ``weight`` is the number of links.
@@ -30,7 +30,7 @@ Definitions, as §2.3 gives them (N seed sites, believed bilingual):
   ``links_in`` (the number of links from seeds into s) is reported too; it is *not* the
   paper's ΣLinkout, but it can rank (``criterion="links_in"``).
 
-Beyond the paper (issue 18), ``criterion="link_evidence"`` ranks by
+Beyond the paper, ``criterion="link_evidence"`` ranks by
 ``ΣLinkEvidence(s) = E(s) + Σ_{w ∈ R(s)} WPR(w) · g(n(w, s)) / Σ_{w ∈ set} WPR(w)``, where
 E(s) ∈ {0, 1, 2} is what the set's links into s show about s being bilingual and g the
 diminishing returns of many source pages of one seed (:mod:`bitextcrawl.sites.evidence`).
@@ -109,7 +109,7 @@ class SiteGraph:
         return int(data["weight"]) if data else 0
 
     def linkout(self, site: str, within: Iterable[str] | None = None) -> int:
-        """Linkout(w) (seed 003 §2.3): links out of ``site``, only to ``within`` if given."""
+        """Linkout(w) [Zhang 2013 §2.3]: links out of ``site``, only to ``within`` if given."""
         if site not in self.graph:
             return 0
         keep = None if within is None else set(within)
@@ -118,7 +118,7 @@ class SiteGraph:
 
     def pagerank(self, seeds: Iterable[str] | None = None, r: float = DEFAULT_R,
                  tol: float = 1e-12, max_iter: int = 1000) -> dict[str, float]:
-        """PageRank(w) over the seed set, as seed 003 §2.3 defines it (r = teleport)."""
+        """PageRank(w) over the seed set, as [Zhang 2013 §2.3] defines it (r = teleport)."""
         if not 0.0 < r <= 1.0:
             raise ValueError(f"r must be in (0, 1], got {r}")
         nodes = sorted(set(self.graph.nodes if seeds is None else seeds))
@@ -146,7 +146,7 @@ class SiteGraph:
     def weighted_pagerank(self, seeds: Iterable[str], credibility: Mapping[str, float],
                           r: float = DEFAULT_R, default_credibility: float = 0.0
                           ) -> dict[str, float]:
-        """WeightedPageRank(w) = PageRank(w) · C(w) (seed 003 §2.3)."""
+        """WeightedPageRank(w) = PageRank(w) · C(w) [Zhang 2013 §2.3]."""
         pr = self.pagerank(seeds, r=r)
         return {w: p * float(credibility.get(w, default_credibility)) for w, p in pr.items()}
 
@@ -155,7 +155,7 @@ class SiteGraph:
                            default_credibility: float = 0.0, linkout_scope: str = "seeds",
                            exclude: Iterable[str] = (),
                            evidence: Mapping[str, Mapping] | None = None) -> list[dict]:
-        """Rank outside sites by ΣLinkout/ΣPageRank/ΣWeightedPageRank (seed 003 §2.3, step 2)
+        """Rank outside sites by ΣLinkout/ΣPageRank/ΣWeightedPageRank [Zhang 2013 §2.3, step 2]
         or ΣLinkEvidence (module docstring); ``evidence``: per seed, per outside site, its
         :class:`~bitextcrawl.sites.evidence.LinkEvidence`."""
         if criterion not in CRITERIA:
@@ -215,5 +215,5 @@ class SiteGraph:
 def rank_outside_sites(graph: SiteGraph, seed_sites: Iterable[str],
                        credibility: Mapping[str, float], criterion: str = "weighted_pagerank",
                        **kwargs) -> list[dict]:
-    """Function form of :meth:`SiteGraph.rank_outside_sites` (seed 003 §2.3)."""
+    """Function form of :meth:`SiteGraph.rank_outside_sites` [Zhang 2013 §2.3]."""
     return graph.rank_outside_sites(seed_sites, credibility, criterion=criterion, **kwargs)

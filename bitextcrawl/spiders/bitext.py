@@ -20,7 +20,6 @@ from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutError
 
 from bitextcrawl import config
-from bitextcrawl.config import RenamedSettings
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.pages.language import parse_langs
@@ -92,7 +91,6 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings):
         settings.setdict(DEFAULTS, priority="default")
-        settings.setdefault_in_component_priority_dict("ADDONS", RenamedSettings, 0)
         super().update_settings(settings)
 
     @classmethod

@@ -1,5 +1,5 @@
 """The ``expand`` spider: crawl a seed list of sites, then the sites they link to, in rounds
-(seed 003 §2.3).
+[Zhang 2013 §2.3].
 
     scrapy crawl expand -a seeds=FILE -a langs=en,fr [-a rounds=R] [-a top_k=K]
                         [-a max_pages=N] [-a criterion=weighted_pagerank]
@@ -437,7 +437,7 @@ class ExpandSpider(BitextSpider):
         return [s for s in self.sites.values() if s.phase in phases]
 
     def check_sites(self) -> int:
-        """Bilingual-site check of every site still being checked (seed 001 §3 step 1);
+        """Bilingual-site check of every site still being checked [Shi 2006 §3 step 1];
         returns how many sites passed (their held links are released) or were opened in
         place of a site that could not be checked."""
         stats = self.crawler.stats
@@ -467,7 +467,7 @@ class ExpandSpider(BitextSpider):
 
     def check_failed(self, site: SiteCrawl) -> int:
         """A site no check request reached (connection refused, DNS, robots.txt): reported,
-        and the next site of the round's ranking opened in its place (issue 18: a failed
+        and the next site of the round's ranking opened in its place (a failed
         check does not waste a place of the top K). Returns 1 if a site was opened."""
         stats = self.crawler.stats
         site.failure = site.errors.most_common(1)[0][0]

@@ -43,7 +43,7 @@ def scores(site, result):
 
 @pytest.mark.parametrize("scheme", ["opaque", "mixed"])
 def test_structure_alone_on_useless_urls(identify, scheme):
-    """Issue 4: structure + EM alone, no URL, hreflang or content evidence: F1 >= 0.90."""
+    """Structure + EM alone, no URL, hreflang or content evidence: F1 >= 0.90."""
     site = generate_site(SiteSpec(scheme=scheme, n_pairs=120, third_lang=None,
                                   language_switch=False, seed=21), 8000)
     result = run(site_records(site, identify), ("structure",))
@@ -56,7 +56,7 @@ def test_structure_alone_on_useless_urls(identify, scheme):
 
 @pytest.mark.parametrize("scheme", ["prefix", "subdomain", "query", "mixed", "opaque"])
 def test_full_pipeline_f1(identify, scheme):
-    """Issue 5: every kind of evidence together, F1 >= 0.97 on generated sites."""
+    """Every kind of evidence together, F1 >= 0.97 on generated sites."""
     site = generate_site(SiteSpec(scheme=scheme, n_pairs=100, third_lang="de",
                                   untranslated_fraction=0.15, seed=4), 8000)
     result = run(site_records(site, identify), FULL)
@@ -69,9 +69,9 @@ def test_full_pipeline_f1(identify, scheme):
 
 
 def test_ets_beats_internal_similarity_on_anchorless_opaque_sites(identify):
-    """Issue 5: opaque URLs, no language switches, nothing shared but translated words.
+    """Opaque URLs, no language switches, nothing shared but translated words.
 
-    ETS (internal similarity + the neighbours of seed 004) reaches F1 >= 0.93 and beats
+    ETS (internal similarity + the neighbours of [Liu 2014]) reaches F1 >= 0.93 and beats
     every internal similarity used alone, on each of three sites, by a clear margin.
     """
     variants = {
@@ -136,7 +136,7 @@ def wet_pages():
 
 
 def test_wet_structural_precision_on_candidates(wet_pages):
-    """Issue 4: how the structural model alone does on a real site's candidate set."""
+    """How the structural model alone does on a real site's candidate set."""
     gold = set(read_gold(SHARED / "wet-gold.tsv", base="http://wet.test/"))
     gold_urls = {u for pair in gold for u in pair}
     en = [p for p in wet_pages if p.lang == "en"]
@@ -156,13 +156,13 @@ def test_wet_structural_precision_on_candidates(wet_pages):
           f"{rule.sum()} parallel, precision {precision_rule:.3f} on judged candidates; "
           f"structure-only 1-1 pairs: {len(pairs)}, precision {precision_1to1:.3f}")
     assert covered >= 0.95
-    # Rule (17) alone is permissive on a one-template site (see README); the 1-1
+    # Rule (17) alone is permissive on a one-template site (see docs/pairing.md); the 1-1
     # extraction over competitive structural scores is what the pipeline uses.
     assert precision_1to1 >= 0.9
 
 
 def test_wet_full_pipeline(wet_pages):
-    """Issue 5 on the real site: F1 >= 0.97 on the pairs the silver gold can judge."""
+    """On the real site: F1 >= 0.97 on the pairs the silver gold can judge."""
     gold = read_gold(SHARED / "wet-gold.tsv", base="http://wet.test/")
     result = run(wet_pages, FULL)
     s = evaluate_silver(gold, [(p.url_1, p.url_2) for p in result.pairs])
@@ -172,7 +172,7 @@ def test_wet_full_pipeline(wet_pages):
 
 
 def test_lett_pairs_implied_by_urls(identify):
-    """Issue 5: the closing pipeline over a real WMT16 .lett crawl (en-de)."""
+    """The closing pipeline over a real WMT16 .lett crawl (en-de)."""
     from bitextcrawl.formats.lett import iter_lett_pages
 
     path = SHARED / "lett" / "v2.lett.gz"

@@ -1,4 +1,4 @@
-"""The closing pipeline's output does not depend on BITEXT_WORKERS (issue 15)."""
+"""The closing pipeline's output does not depend on BITEXT_WORKERS."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input to the commands ends in one line that says what to do (issue 17): the real
+"""Bad input to the commands ends in one line that says what to do: the real
 ``scrapy crawl`` / ``scrapy align`` in a subprocess, checked for exit status, message, no
 traceback, no request made and no output written. No crawling: each run takes a second or two.
 """

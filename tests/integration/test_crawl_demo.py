@@ -1,4 +1,4 @@
-"""Crawl generated bilingual sites over loopback with the real stack (issue 2)."""
+"""Crawl generated bilingual sites over loopback with the real stack."""
 
 from __future__ import annotations
 

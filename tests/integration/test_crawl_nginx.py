@@ -1,4 +1,4 @@
-"""Responses per pair on the real nginx.org site (../shared/data/nginx): issue 13.
+"""Responses per pair on the real nginx.org site (../shared/data/nginx).
 
 Crawled from its Chinese side (``/cn/``, ``langs=en,zh``): 34 translated pages, a
 160-page English side, menus linking English and Russian pages and 21 untranslated
@@ -21,9 +21,8 @@ from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration
 
-# Measured with the defaults: 102-107 responses for 34 pairs (README "Responses per pair";
-# 129 at the start of session 5, 314 before one-way holding, 513 before issue 13); the
-# margin absorbs crawl-order variation (in-flight pages when holding starts).
+# The defaults take 102-107 responses for 34 pairs (docs/benchmarks.md, "Responses per
+# pair"); the margin absorbs crawl-order variation (in-flight pages when holding starts).
 MAX_RESPONSES = 125
 
 

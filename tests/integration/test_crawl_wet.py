@@ -112,7 +112,7 @@ def test_pairs_against_silver_gold(wet_crawl):
           f"{s['recall']:.3f} of {s['findable']} findable gold pairs, F1 {s['f1']:.3f}")
     assert s["f1"] >= 0.97
 
-    # URL patterns (issue 3): the -en/-fr scheme, precise; translated names left to others.
+    # URL patterns: the -en/-fr scheme, precise; translated names left to others.
     by_pattern = [(p["url_1"], p["url_2"]) for p in pairs if "url_pattern" in p["sources"]]
     pattern_precision = evaluate_silver(gold, by_pattern)["precision"]
     print(f"URL-pattern pairs: {len(by_pattern)}, precision on gold URLs {pattern_precision:.3f}")

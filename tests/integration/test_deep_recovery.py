@@ -1,4 +1,4 @@
-"""URL patterns learned during the crawl recover pages no link leads to (issue 3)."""
+"""URL patterns learned during the crawl recover pages no link leads to."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Site expansion over a small web of generated sites on loopback (issue 8, seed 003 §2.3).
+"""Site expansion over a small web of generated sites on loopback ([Zhang 2013 §2.3]).
 
 Seven sites, each a generated site on its own port and ``*.localhost`` name:
 
@@ -199,7 +199,7 @@ def test_expand_command_reproduces_the_rankings(web, expanded, tmp_path):
 
 def test_later_rounds_rescue_weak_keys(tmp_path):
     """A site crawled in round 1 rescues its weak URL pattern with the global credibility
-    the seeds gave it in round 0 (seed 003 §2.1: C(p) over every site crawled so far)."""
+    the seeds gave it in round 0 ([Zhang 2013 §2.1]: C(p) over every site crawled so far)."""
     specs = {"strong1": dict(n_pairs=6), "strong2": dict(n_pairs=6),
              # Mostly untranslated: its <en, fr> pattern pairs ~23% of its pages.
              "weak": dict(n_pairs=2, untranslated_fraction=20)}

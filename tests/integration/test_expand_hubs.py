@@ -1,4 +1,4 @@
-"""Site expansion that spends its places on likely-bilingual sites (issue 18), on loopback.
+"""Site expansion that spends its places on likely-bilingual sites, on loopback.
 
 The web of :func:`bitextcrawl.demo.web.generate_web` (default shape): two bilingual seeds whose
 every page links two monolingual hubs ten times (hundreds of links a seed), three bilingual

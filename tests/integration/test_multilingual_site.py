@@ -1,4 +1,4 @@
-"""Crawl a multilingual manual served like a real one (issue 12, "Done when" item 2).
+"""Crawl a multilingual manual served like a real one.
 
 The site (bitextcrawl/demo/multilingual.py) has ten languages under
 ``/manual/<lang>/<page>.html``; each language other than English translates only a share
@@ -103,7 +103,7 @@ def test_pages_jsonl_holds_one_record_per_content(served, crawls):
 
 
 def test_en_fr_costs_at_most_three_responses_per_pair(served, crawls):
-    """Issue 13 on the manual: relative switches cost a 301 each until the crawl learns the
+    """On the manual: relative switches cost a 301 each until the crawl learns the
     rewrite; switches and parallel links into the eight unwanted languages are not followed."""
     result = crawls("fr")
     responses = sum(result["hits"].values())

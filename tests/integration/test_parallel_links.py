@@ -1,4 +1,4 @@
-"""Parallel hyperlinks fed back to the crawl (seed 001 §3 steps 3 and 5), real crawls.
+"""Parallel hyperlinks fed back to the crawl [Shi 2006 §3 steps 3 and 5], real crawls.
 
 The scenario is the paper's own mining scheme. Its step 1 downloads the root page and the
 pages it links to — a crawl with ``DEPTH_LIMIT=1`` — and from then on only parallel
@@ -34,7 +34,7 @@ STAT_WORKERS = "bitext/parallel_links/workers"
 
 def pipelines_setting() -> str:
     """ITEM_PIPELINES of the project with the parallel-link pipeline in it."""
-    import settings.base as base
+    import bitextcrawl.settings.base as base
 
     pipes = dict(base.ITEM_PIPELINES)
     pipes.setdefault(PIPELINE, 300)

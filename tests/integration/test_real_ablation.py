@@ -1,4 +1,4 @@
-"""Issue 12: on real sites, no stage throws away what the earlier stages proved.
+"""On real sites, no stage throws away what the earlier stages proved.
 
 Stages are added one at a time in pipeline order (url_pattern, hreflang, parallel_link,
 structure, content, ets); each may lower F1 by 0.005 at most. Records are built from the

@@ -29,7 +29,7 @@ def project_settings():
     from scrapy.settings import Settings
 
     settings = Settings()
-    settings.setmodule("settings.local", priority="project")  # the profile crawls use
+    settings.setmodule("bitextcrawl.settings.local", priority="project")  # the profile crawls use
     return settings
 
 
@@ -85,7 +85,7 @@ def check_same_as_uninterrupted(served, out):
     if leaked and stock_robots_middleware(project_settings()):
         pytest.xfail(f"Scrapy 2.19's RobotsTxtMiddleware let {sorted(leaked)} through (many "
                      "requests waiting for one robots.txt): use "
-                     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware in settings/base.py")
+                     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware in bitextcrawl/settings/base.py")
     assert len(pages) == len(set(pages)), "a page was stored twice"
     missing = set(served["pages"]) - set(pages)
     assert not missing, f"{len(missing)} pages lost: {sorted(missing)[:5]}"

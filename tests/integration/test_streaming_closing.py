@@ -1,5 +1,5 @@
 """The closing step over a page store (records held without HTML, a pair's HTML read when
-it is aligned) writes what it wrote from whole records in memory (issue 15)."""
+it is aligned) writes what it wrote from whole records in memory."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""When the bitext stage starts a process pool, and its fork server ahead of time (issue 15)."""
+"""When the bitext stage starts a process pool, and its fork server ahead of time."""
 
 from __future__ import annotations
 

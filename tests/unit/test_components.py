@@ -477,27 +477,6 @@ def test_resolver_answers_localhost_names_unless_disabled(tmp_path):
     assert off.enabled is False
 
 
-def test_old_import_paths_of_moved_components_still_load():
-    import importlib
-    import sys
-
-    from scrapy.exceptions import ScrapyDeprecationWarning
-    from scrapy.utils.misc import load_object
-
-    from bitextcrawl.pipelines.distributed import DistributedPageStorePipeline as moved
-    from bitextcrawl.scheduler.redis import RedisFrontierScheduler
-
-    for module in ("bitextcrawl.extensions.distributed", "bitextcrawl.extensions.robotstxt"):
-        sys.modules.pop(module, None)
-        with pytest.warns(ScrapyDeprecationWarning):
-            importlib.import_module(module)
-    assert load_object("bitextcrawl.extensions.distributed.DistributedPageStorePipeline") is moved
-    assert load_object("bitextcrawl.extensions.distributed.RedisFrontierScheduler") \
-        is RedisFrontierScheduler
-    assert load_object("bitextcrawl.extensions.robotstxt.RobotsTxtMiddleware") \
-        is RobotsTxtMiddleware
-
-
 # ---- the spider ---------------------------------------------------------------------------
 
 def test_spider_sends_no_request_for_a_url_the_server_already_answered(tmp_path):

@@ -1,9 +1,7 @@
-"""Settings read one way: *_ENABLED names, the old names with a deprecation warning."""
+"""Settings read one way: *_ENABLED names, the defaults of bitextcrawl.defaults, profiles."""
 
 from __future__ import annotations
 
-import pytest
-from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy.settings import Settings
 
 from bitextcrawl import config
@@ -12,7 +10,7 @@ from bitextcrawl.defaults import DEFAULTS
 
 def project_settings(**values) -> Settings:
     settings = Settings()
-    settings.setmodule("settings.local")
+    settings.setmodule("bitextcrawl.settings.local")
     settings.setdict(values, priority="cmdline")
     return settings
 
@@ -20,45 +18,31 @@ def project_settings(**values) -> Settings:
 def test_every_on_off_setting_is_named_enabled():
     flags = [name for name, value in DEFAULTS.items() if isinstance(value, bool)]
     assert flags and all(name.endswith("_ENABLED") for name in flags)
-    assert set(config.RENAMED_SETTINGS.values()) <= set(DEFAULTS)
-    assert not set(config.RENAMED_SETTINGS) & set(DEFAULTS)
 
 
-def test_new_name_read_without_warning(recwarn):
+def test_getbool_reads_the_setting_else_the_default():
     settings = project_settings(BITEXT_DEEP_RECOVERY_ENABLED="False")
     assert config.getbool(settings, "BITEXT_DEEP_RECOVERY_ENABLED") is False
     assert config.getbool(settings, "BITEXT_PARALLEL_LINKS_ENABLED") is True
-    assert not [w for w in recwarn if issubclass(w.category, ScrapyDeprecationWarning)]
-
-
-def test_old_name_still_read_with_a_warning():
-    settings = project_settings(BITEXT_DEEP_RECOVERY="False")
-    with pytest.warns(ScrapyDeprecationWarning, match="BITEXT_DEEP_RECOVERY_ENABLED"):
-        assert config.getbool(settings, "BITEXT_DEEP_RECOVERY_ENABLED") is False
-
-
-def test_old_name_in_a_profile_module_wins_over_the_imported_default():
-    settings = project_settings()
-    settings.set("BITEXT_FOCUS_PROMOTE", False, priority="project")
-    with pytest.warns(ScrapyDeprecationWarning):
-        assert config.getbool(settings, "BITEXT_FOCUS_PROMOTE_ENABLED") is False
-
-
-def test_addon_writes_the_new_name_once():
-    settings = project_settings(BITEXT_PARALLEL_LINKS="False")
-    with pytest.warns(ScrapyDeprecationWarning):
-        config.RenamedSettings().update_settings(settings)
-    assert settings.getbool("BITEXT_PARALLEL_LINKS_ENABLED") is False
-    assert settings.getbool("BITEXT_FOCUS_ONE_WAY_ENABLED") is True
+    # Settings without bitextcrawl's profile: the default of bitextcrawl.defaults.
+    assert config.getbool(Settings(), "BITEXT_RESOLVE_LOCALHOST_ENABLED") is True
+    assert config.getbool(Settings(), "BITEXT_FOCUS_YIELD_ENABLED") is False
 
 
 def test_distributed_profile_switches_off_hold_and_promote():
     settings = Settings()
-    settings.setmodule("settings.distributed")
-    config.resolve_renamed_settings(settings)
+    settings.setmodule("bitextcrawl.settings.distributed")
     for name in ("BITEXT_FOCUS_HOLD_QUEUED_ENABLED", "BITEXT_FOCUS_PROMOTE_ENABLED"):
         assert settings.getbool(name) is False
         assert config.getbool(settings, name) is False
+
+
+def test_checkout_settings_modules_are_the_package_profiles():
+    for profile in ("base", "local", "distributed", "scrapyd"):
+        checkout, package = Settings(), Settings()
+        checkout.setmodule(f"settings.{profile}")
+        package.setmodule(f"bitextcrawl.settings.{profile}")
+        assert checkout.copy_to_dict() == package.copy_to_dict(), profile
 
 
 def test_pattern_db_path():

@@ -1,4 +1,4 @@
-"""Bilingual-site detection (seed 001 §3 step 1) and language-switch anchors."""
+"""Bilingual-site detection [Shi 2006 §3 step 1] and language-switch anchors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DOM tree building and alignment (seed 001, §4)."""
+"""DOM tree building and alignment [Shi 2006 §4]."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Enhanced Translation Similarity (seed 004 §3, Algorithms 1-3, eq. 1, 2, 6)."""
+"""Enhanced Translation Similarity [Liu 2014 §3, Algorithms 1-3, eq. 1, 2, 6]."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Site expansion round logic (seed 003 §2.3): ranking, selection, rows, finished runs."""
+"""Site expansion round logic [Zhang 2013 §2.3]: ranking, selection, rows, finished runs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The expand spider's wiring, without a network: settings, per-site pipelines, the check
-phase's request flow (seed 003 §2.3, seed 001 §3 step 1)."""
+phase's request flow ([Zhang 2013 §2.3], [Shi 2006 §3 step 1])."""
 
 from __future__ import annotations
 

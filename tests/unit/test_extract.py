@@ -1,4 +1,4 @@
-"""Greedy 1-1 extraction (Algorithm 3 of seed 004)."""
+"""Greedy 1-1 extraction (Algorithm 3 of [Liu 2014])."""
 
 import math
 import random

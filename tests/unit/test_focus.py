@@ -1,4 +1,4 @@
-"""Focused crawling and deep-recovery budget (issue 13): the parts testable without a crawl."""
+"""Focused crawling and deep-recovery budget: the parts testable without a crawl."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Language codes given by users, checked against the LID model's labels (issue 17)."""
+"""Language codes given by users, checked against the LID model's labels."""
 
 from __future__ import annotations
 

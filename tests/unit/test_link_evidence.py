@@ -1,4 +1,4 @@
-"""Evidence on the links into outside sites (issue 18): languages named, parallel links,
+"""Evidence on the links into outside sites: languages named, parallel links,
 diminishing returns, and the ΣLinkEvidence ranking."""
 
 from __future__ import annotations

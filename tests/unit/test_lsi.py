@@ -1,4 +1,4 @@
-"""LSI content similarity (seed 002), lexicon similarity (seed 004 §3.2), shared tokens."""
+"""LSI content similarity [Germann 2016], lexicon similarity [Liu 2014 §3.2], shared tokens."""
 
 import json
 import math

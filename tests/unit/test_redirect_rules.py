@@ -1,4 +1,4 @@
-"""Redirect learning (issue 13): rules learned from redirects, and the middleware using them."""
+"""Redirect learning: rules learned from redirects, and the middleware using them."""
 
 from __future__ import annotations
 

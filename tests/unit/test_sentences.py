@@ -1,4 +1,4 @@
-"""Sentence splitting and Gale–Church alignment (seed 001 §5; Gale & Church 1993)."""
+"""Sentence splitting and Gale–Church alignment ([Shi 2006 §5]; Gale & Church 1993)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Site expansion math of seed 003 §2.3: Linkout, PageRank, WeightedPageRank and their sums."""
+"""Site expansion math of [Zhang 2013 §2.3]: Linkout, PageRank, WeightedPageRank and their sums."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The structural model and its EM (seed 000, §3, Algorithm 1)."""
+"""The structural model and its EM [Assylbekov 2015 §3, Algorithm 1]."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""STRAND alignment features W, M, N, L1, L2 (seed 000, §2) and aligned chunks."""
+"""STRAND alignment features W, M, N, L1, L2 [Assylbekov 2015 §2] and aligned chunks."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ def test_identical_pages_align_completely(a):
     assert isinstance(f, StrandFeatures) and f.to_dict()["w"] == 0
 
 
-# ------------------------------------------------------------ site template (seed 000 §4)
+# ------------------------------------------------------------ site template [Assylbekov 2015 §4]
 
 from bitextcrawl.pages.strand import is_chunk  # noqa: E402
 from bitextcrawl.pairing.structure import site_template_mask, strip_site_template  # noqa: E402

@@ -1,4 +1,4 @@
-"""URL pairing schemes beyond one token (issue 14; seed 003 §2.1 generalised): one-sided,
+"""URL pairing schemes beyond one token ([Zhang 2013 §2.1] generalised): one-sided,
 glued and two-place markers, language names and numbers, slugs sharing an id in the query or
 another segment; their precision against noise; recovery; the kind in the report and DB."""
 

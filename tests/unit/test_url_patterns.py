@@ -1,4 +1,4 @@
-"""URL pairing patterns (seed 003 §2.1–2.2): schemes, competition, C(p,w), C(p), recovery."""
+"""URL pairing patterns [Zhang 2013 §2.1–2.2]: schemes, competition, C(p,w), C(p), recovery."""
 
 from __future__ import annotations
 

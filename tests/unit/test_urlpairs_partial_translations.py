@@ -1,6 +1,6 @@
 """URL-only pairing of the partial translations of a multilingual site (``scrapy urlpairs``).
 
-On a site of many languages |w| counts the pages of all of them (seed 003's "size of w"), so
+On a site of many languages |w| counts the pages of all of them ([Zhang 2013]'s "size of w"), so
 a translation of a few pages explains less than C(p,w) > 0.1 of it however plain its URLs
 (``/en/common/cat.html`` ↔ ``/de/common/cat.html``). The weak key is rescued where its two
 tokens are the site's own markers of its two languages, learned from the languages of its

@@ -1,0 +1,5 @@
+"""Embedded default profile: page store in SQLite + WARC under the output dir."""
+
+from bitextcrawl.settings.base import *  # noqa: F401,F403
+
+BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"

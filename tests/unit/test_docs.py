@@ -1,0 +1,62 @@
+"""The documentation: the settings page is the code's, the README stays a first screen,
+the papers are cited by author and year, and the site builds with ``mkdocs build --strict``."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from bitextcrawl.defaults import DEFAULTS
+from tests.conftest import PROJECT_ROOT
+
+DOCS = PROJECT_ROOT / "docs"
+
+
+def test_settings_page_is_generated_from_the_code():
+    proc = subprocess.run([sys.executable, str(DOCS / "gen_reference.py"), "--check"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_every_setting_is_documented():
+    page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(BITEXT_\w+)` \| \w+ \| `[^|]*` \| (.*) \|$", page, re.M))
+    assert set(rows) == set(DEFAULTS)
+    assert all(meaning.strip() for meaning in rows.values()), \
+        [name for name, meaning in rows.items() if not meaning.strip()]
+
+
+def test_readme_is_a_first_screen():
+    lines = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+    commands = [line.strip() for line in lines[:12] if line.startswith("    ")]
+    assert commands[:2] == ["pip install -r requirements.txt && scrapy demo",
+                            "pip install -r requirements.txt && python -m pytest"]
+
+
+def test_papers_cited_by_author_and_year():
+    files = subprocess.run(["git", "ls-files"], cwd=PROJECT_ROOT, capture_output=True,
+                           text=True, check=True).stdout.split()
+    seed_number = re.compile(r"\bseeds? 00\d", re.I)
+    found = [name for name in files if name.endswith((".py", ".md", ".txt", ".cfg", ".toml"))
+             and (PROJECT_ROOT / name).is_file()
+             and seed_number.search((PROJECT_ROOT / name).read_text(encoding="utf-8"))]
+    assert found == []
+    bibliography = (DOCS / "algorithms.md").read_text(encoding="utf-8")
+    for key in ("Zhang 2013", "Assylbekov 2015", "Shi 2006", "Germann 2016", "Liu 2014"):
+        assert f"**[{key}]**" in bibliography, key
+
+
+def test_mkdocs_build_strict(tmp_path):
+    if shutil.which("mkdocs") is None and subprocess.run(
+            [sys.executable, "-c", "import mkdocs"], capture_output=True).returncode:
+        pytest.skip("mkdocs is not installed (pip install -r requirements.txt)")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
+                           str(tmp_path / "site")], cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "site" / "settings" / "index.html").is_file()
