@@ -140,7 +140,7 @@ def real_ablation(sites: list[str] | None = None) -> None:
         return
     names = list(table)
     print("\nReal sites: F1 as each stage is added (WET and tldr judged on their judged pairs: "
-          "silver golds; the lett file against Bitextor's output)")
+          "silver golds; the lett file on its judged pairs too: Bitextor's output)")
     print(f"{'+ stage':16s}" + "".join(f"{n[:28]:>30s}" for n in names))
     previous = {n: None for n in names}
     for stage in real_sites.CUMULATIVE:

@@ -3,6 +3,7 @@
     python bench/bench_crawl.py [--pairs 1000] [--scheme prefix] [--repeat R]
     python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # responses per pair (alias --nginx)
     python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # whole crawls against plain spiders
+    python bench/bench_crawl.py --real --manual-langs '' --sites 'tldr en-ja,nginx en-zh'  # some sites
 
 Default: the plain spider follows the same links (same site, same robots.txt, same
 concurrency) and stores nothing; ``plain_lid``, the plain spider a user would write,
@@ -423,7 +424,13 @@ def main() -> None:
                     help="with --real: which crawls of each site (bitext,unfocused)")
     ap.add_argument("--set", action="append", default=[], metavar="K=V",
                     help="a setting of the bitext crawls (repeatable)")
+    ap.add_argument("--sites", default="",
+                    help="with --real: only these real sites, by name (comma-separated: "
+                         "'tldr en-fr,nginx en-zh')")
     args = ap.parse_args()
+    if args.sites:
+        names = {x.strip() for x in args.sites.split(",")}
+        REAL_CRAWLS[:] = [c for c in REAL_CRAWLS if c[0] in names]
     BITEXT_SETTINGS.extend(x for kv in args.set for x in ("-s", kv))
     if args.real:
         wanted = {x.strip() for x in args.crawls.split(",")}
