@@ -34,9 +34,11 @@ SMALL_SHARE = 0.5
 # links are judged after the pages queued before it are parsed); a side judged small
 # too early only has its big side's pages wait for their counterparts or a probe.
 MIN_SMALL_KNOWN = 2
-# Pages fetched in each language before the sides are compared: a language's home and
-# an index or two, whose links size its side.
-MIN_PAGES_EACH = 3
+# Pages fetched in each language before the sides are compared: a side is sized by the
+# links of its own pages (a start page links mostly its own language, and the other side,
+# sized by that page alone, would look small). One is enough: a translation's home links
+# its sections, and the sooner the sides are known the fewer big-side pages go out blind.
+MIN_PAGES_EACH = 1
 # The first probe of held requests when the crawl runs dry; each next one is twice as
 # big while probes reveal at least PROBE_MIN_REVEAL new small-side URLs per request.
 FIRST_PROBE = 8
