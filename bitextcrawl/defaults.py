@@ -72,6 +72,7 @@ BITEXT_ALIGN_ENABLED = True
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3
 BITEXT_PAIR_THRESHOLD = 0.5   # T_min of seed 004 Algorithm 3
+BITEXT_SENTENCE_SCORE_THRESHOLD = 0.3   # aligner_score the report suggests filtering bitext at
 BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz

@@ -22,6 +22,7 @@ class ClosingPipeline:
     def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
         self.context = context or CrawlContext.from_crawler(crawler)
+        self.sentence_threshold = crawler.settings.getfloat("BITEXT_SENTENCE_SCORE_THRESHOLD")
 
     @classmethod
     def from_crawler(cls, crawler, context: CrawlContext | None = None):
@@ -58,7 +59,8 @@ class ClosingPipeline:
         stats = run_closing(context.store, config, context.output_dir,
                             pattern_db=PatternDB(context.pattern_db_path), crawl_stats=crawl_stats,
                             redirects=context.store.redirects(), timeline=self._timeline(),
-                            workers=self.crawler.settings.getint("BITEXT_WORKERS"))
+                            workers=self.crawler.settings.getint("BITEXT_WORKERS"),
+                            sentence_threshold=self.sentence_threshold)
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

@@ -207,6 +207,8 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value(f"bitext/bad/http_{status // 100}xx")
         elif failure.check(IgnoreRequest):
             reason = str(failure.value).lower()
+            if "robots.txt" in reason:
+                return  # a link not followed (robotstxt/forbidden), not a failure
             kind = "redirect_loop" if "redirect" in reason else "ignored"
             stats.inc_value(f"bitext/bad/{kind}")
         elif failure.check(DNSLookupError):
