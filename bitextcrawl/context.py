@@ -33,7 +33,7 @@ class CrawlContext:
     def __init__(self, settings, output_dir: str, langs: tuple[str, ...], *,
                  request_factory: Callable, scope: Callable[[str], bool],
                  site: str | None = None, start_url: str = "", max_pages: int = 0,
-                 signals=None):
+                 signals=None, pattern_db: str | None = None):
         self.settings = settings
         self.output_dir = output_dir
         self.langs = tuple(langs)
@@ -41,7 +41,8 @@ class CrawlContext:
         self.start_url = start_url
         self.max_pages = max_pages    # 0: no limit
         self.pages_seen = 0           # pages the spider kept (and, resumed, stored before)
-        self.pattern_db_path = pattern_db_path(settings)
+        # a shared database only where asked for (BITEXT_PATTERN_DB, or the caller's)
+        self.pattern_db_path = pattern_db or pattern_db_path(settings, output_dir)
         self.signals = signals
         self._request_factory = request_factory
         self._scope = scope

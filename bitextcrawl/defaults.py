@@ -10,6 +10,8 @@ import os
 BITEXT_OUTPUT_DIR = ""            # "" = output/<site>/ under the working directory
 BITEXT_WARC_ENABLED = True        # raw responses to <output>/pages.warc.gz
 BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"
+BITEXT_OVERWRITE_ENABLED = False   # a crawl may replace another crawl's files in its output dir
+BITEXT_PREFLIGHT_ENABLED = True    # scrapy crawl checks the output dir and the start URL first
 
 # Crawl scope
 BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
@@ -56,7 +58,8 @@ BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a 
 BITEXT_PATTERNS_ENABLED = True
 BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
-BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
+BITEXT_PATTERN_DB = ""                   # "" = patterns-db.json in the crawl's output dir; a path = a
+                                         # database shared by the crawls that name it
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 50% more)
 BITEXT_DEEP_RECOVERY_ENABLED = True
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)

@@ -66,6 +66,7 @@ EXTENSIONS = {
     "bitextcrawl.extensions.resume.FrontierJournal": 0,  # JOBDIR only: crash-safe resume
     "bitextcrawl.extensions.timeline.CrawlTimeline": 0,  # pages and pairs over time (report)
     "bitextcrawl.extensions.collector.CollectorTuning": 0,  # the bitext spiders' GC thresholds
+    "bitextcrawl.extensions.outcome.CrawlOutcome": 0,  # warnings and the exit status at close
     # An HTTP server that runs code sent to it: never on by default.
     "scrapy.extensions.remote_control.RemoteControl": None,
 }

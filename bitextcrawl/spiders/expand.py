@@ -128,7 +128,8 @@ class SiteCrawl:
             spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
             spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
             request_factory=self.page_request, scope=self.in_scope,
-            signals=SignalManager(self))  # the spider sends them spider_idle
+            signals=SignalManager(self),  # the spider sends them spider_idle
+            pattern_db=spider.pattern_db_path)  # one database for the sites of the rounds
         self.check_budget = spider.detect_pages
         self.check_urls: set[str] = set(start_urls)  # requested for the check
         self.phase = CHECK
