@@ -78,3 +78,27 @@ def judge(stats: dict, langs, aligned: bool, reason: str = "finished"
                            sorted(pages.items(), key=lambda x: (-x[1], x[0]))) or "none"
         warnings.append(f"no page pair was found; pages stored: {stored}")
     return warnings, (EXIT_NOTHING_FOUND if warnings else EXIT_OK)
+
+
+def interrupted_advice(output_dir: str, jobdir: str | None, langs) -> str:
+    """What to do after an interrupted crawl, for the files it left in ``output_dir``:
+    resume it (with ``jobdir``), and/or align the pages it stored, from ``pages.jsonl``
+    or, without one, from the WARC of its responses."""
+    import os
+
+    said = ["Crawl interrupted: alignment skipped."]
+    if jobdir:
+        said.append(f"To resume it, run the same command again (JOBDIR={jobdir}): it "
+                    "aligns when the crawl is done.")
+    else:
+        said.append("It cannot be resumed (no JOBDIR was set); a crawl into the same output "
+                    "dir starts over with -s BITEXT_OVERWRITE_ENABLED=True.")
+    source = next((os.path.join(output_dir, name) for name in ("pages.jsonl", "pages.warc.gz")
+                   if os.path.exists(os.path.join(output_dir, name))
+                   and os.path.getsize(os.path.join(output_dir, name))), None)
+    if source is None:
+        said.append("No page was stored.")
+    else:
+        said.append(f"To align the pages stored so far: scrapy align {source} "
+                    f"--langs {','.join(langs)} -o {output_dir}")
+    return " ".join(said)

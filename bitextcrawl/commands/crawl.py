@@ -55,6 +55,8 @@ class Command(ScrapyCrawlCommand):
             removed = preflight(settings, **opts.spargs)
         except (RuntimeError, ValueError) as exc:
             fail("crawl", str(exc))
+        except KeyboardInterrupt:
+            raise SystemExit(130) from None   # Ctrl-C while checking: nothing to stop
         if removed:
             sys.stderr.write(f"scrapy crawl: replacing the crawl in the output dir "
                              f"(BITEXT_OVERWRITE_ENABLED): deleted {', '.join(removed)}\n")

@@ -221,3 +221,47 @@ def test_report_figures_match_the_crawl_stats(crawled):
     rows = sum(1 for _ in (out / "bitext.tsv").open(encoding="utf-8")) - 1
     assert sum(e["total"] for e in report["sentence_scores"].values()) == rows
     assert "aligner_score" in html and "BITEXT_SENTENCE_SCORE_THRESHOLD" in html
+
+
+@pytest.mark.parametrize("jobdir", [False, True], ids=["no_jobdir", "jobdir"])
+def test_ctrl_c_to_the_process_group_stops_cleanly(tmp_path, jobdir):
+    """SIGINT sent to the crawl's whole process group, as a terminal's Ctrl-C is: the record
+    workers ignore it and the crawl's process shuts their pool down; no traceback, no
+    ``BrokenProcessPool``; exit status 130; the advice fits the case (resume with the
+    JOBDIR, or not resumable; align from the pages.jsonl the stop exported)."""
+    spec = SiteSpec(scheme="suffix", n_pairs=60, third_lang=None, seed=5)
+    port = free_port()
+    site = generate_site(spec, port)
+    out = tmp_path / "out"
+    settings = {"CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05",
+                "BITEXT_RECORD_WORKERS": "1", "BITEXT_DEEP_RECOVERY_ENABLED": "False"}
+    if jobdir:
+        settings["JOBDIR"] = str(tmp_path / "job")
+    with serve_site(site, port):
+        proc = subprocess.Popen(crawl_command(site.start_url, out, settings=settings),
+                                cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+        try:
+            deadline = time.time() + 120
+            while _count_rows(out / "pages.sqlite") < 20 and time.time() < deadline:
+                time.sleep(0.2)
+            os.killpg(proc.pid, signal.SIGINT)
+            _, log = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert _count_rows(out / "pages.sqlite") < len(reachable(site)), "not interrupted midway"
+    assert proc.returncode == 130, log[-3000:]
+    for bad in ("Traceback", "KeyboardInterrupt", "BrokenProcessPool", "Scraper close failure",
+                "ERROR"):
+        assert bad not in log, (bad, log[-5000:])
+    advice = [line for line in log.splitlines() if "Crawl interrupted" in line]
+    assert len(advice) == 1, advice
+    if jobdir:
+        assert f"run the same command again (JOBDIR={tmp_path / 'job'})" in advice[0]
+    else:
+        assert "It cannot be resumed (no JOBDIR was set)" in advice[0]
+    assert advice[0].endswith(f"scrapy align {out}/pages.jsonl --langs en,fr -o {out}")
+    assert (out / "pages.jsonl").stat().st_size > 0
