@@ -15,7 +15,7 @@ BITEXT_PREFLIGHT_ENABLED = True    # scrapy crawl checks the output dir and the 
 
 # Crawl scope
 BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
-BITEXT_MAX_PAGES = 0              # 0 = no cap on stored pages
+BITEXT_MAX_PAGES = 0              # responses the bitext spider may have (its budget); 0 = no cap
 BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a crawler trap
 BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
 # Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and

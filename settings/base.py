@@ -48,6 +48,8 @@ DOWNLOADER_MIDDLEWARES = {
     # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
     "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,
+    # max_pages: a budget of responses, counted on the requests that will be downloaded
+    "bitextcrawl.middlewares.budget.ResponseBudgetMiddleware": 110,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {

@@ -185,7 +185,8 @@ class BitextSpider(scrapy.Spider):
         """The context of this crawl, which every component reaches from the crawler."""
         return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
                             start_url=self.start_url, max_pages=self.max_pages,
-                            request_factory=self.page_request, scope=self.in_scope)
+                            request_factory=self.page_request, scope=self.in_scope,
+                            response_budget=True)
 
     async def start(self):
         for url in self.start_url_list:
