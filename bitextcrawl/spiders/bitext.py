@@ -23,7 +23,9 @@ from bitextcrawl import config
 from bitextcrawl.config import RenamedSettings
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
+from bitextcrawl.extensions.feeds import FEED_EXPORTERS
 from bitextcrawl.pages.language import parse_langs
+from bitextcrawl.pages.record import EXPORTED_FIELDS
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
 
 __all__ = ["BitextSpider", "parse_langs", "settings_langs", "skip_extensions", "whole_number"]
@@ -116,6 +118,15 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings):
         settings.setdict(DEFAULTS, priority="default")
+        # Scrapy's feed exports (-o/-O) write a page record's exported fields, those of
+        # pages.jsonl: its transient ones hold bytes and dicts with tuple keys, which no
+        # feed format can write; the JSON exporters write its frozensets as lists. At
+        # "spider" priority: Scrapy's crawl() updates a crawler's settings with the
+        # process's, which replace values of the same priority. A user's own wins.
+        if settings.get("FEED_EXPORT_FIELDS") is None:
+            settings.set("FEED_EXPORT_FIELDS", list(EXPORTED_FIELDS), priority="spider")
+        if not settings.getdict("FEED_EXPORTERS"):
+            settings.set("FEED_EXPORTERS", dict(FEED_EXPORTERS), priority="spider")
         settings.setdefault_in_component_priority_dict("ADDONS", RenamedSettings, 0)
         super().update_settings(settings)
 

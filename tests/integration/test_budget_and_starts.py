@@ -72,3 +72,20 @@ def test_start_urls_of_two_sites_refused(tmp_path, demo_site):
     line = refused(crawl(site.start_url, tmp_path / "out", "-a",
                          "start_urls=http://127.0.0.1:9/,http://example.invalid/"))
     assert "the start URLs are of 3 sites" in line and "scrapy crawl expand" in line
+
+
+@pytest.mark.parametrize("name", ["items.jsonl", "items.json"])
+def test_scrapy_feed_export_writes_the_page_records(tmp_path, demo_site, name):
+    """``scrapy crawl bitext -O FILE``: Scrapy's feed export writes each page record with
+    the fields of pages.jsonl, and no error."""
+    site, _ = demo_site
+    feed = tmp_path / name
+    proc = crawl(site.start_url, tmp_path / "out", "-a", "max_pages=6", "-O", str(feed))
+    assert proc.returncode in (0, 3), proc.stderr[-3000:]
+    assert " ERROR: " not in proc.stderr and "TypeError" not in proc.stderr
+    text = feed.read_text(encoding="utf-8")
+    items = json.loads(text) if name.endswith(".json") else [
+        json.loads(line) for line in text.splitlines() if line.strip()]
+    pages = [json.loads(line) for line in (tmp_path / "out" / "pages.jsonl").open()]
+    assert items and sorted(i["url"] for i in items) == sorted(p["url"] for p in pages)
+    assert set(items[0]) == set(pages[0])   # the exported fields, none transient
