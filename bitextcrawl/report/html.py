@@ -212,9 +212,12 @@ def _glance(data: ReportData, pages: dict) -> str:
                      "<a href='#sentence-scores'>what a score means</a>)")
     if crawl:
         failed = figures.failure_total(crawl)
-        skipped = sum(n for _, n in figures.links_not_followed(crawl))
+        reasons = figures.links_not_followed(crawl)
+        duplicates = sum(n for why, n in reasons if why.startswith("already requested"))
+        skipped = sum(n for _, n in reasons) - duplicates
         parts.append(f"{failed} requests failed (<a href='#failures'>by kind</a>), "
-                     f"{skipped} links not followed (<a href='#not-followed'>why</a>)")
+                     f"{skipped} links not followed (<a href='#not-followed'>why</a>; "
+                     f"besides {duplicates} links to pages already requested)")
     unpaired = sum(u["unpaired"] for u in data.unpaired)
     if data.unpaired:
         parts.append(f"{unpaired} pages of the wanted languages unpaired "

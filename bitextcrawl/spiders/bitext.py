@@ -98,6 +98,8 @@ def skip_extensions(value) -> tuple[str, ...]:
 
 class BitextSpider(scrapy.Spider):
     name = "bitext"
+    # max_pages is a budget of the crawl's responses (middlewares/budget.py)
+    response_budget = True
 
     def __init__(self, start_url: str | None = None, langs: str | None = None,
                  max_pages: str | int | None = None, start_urls: str | None = None,
@@ -154,10 +156,13 @@ class BitextSpider(scrapy.Spider):
         urls = start_url_list(start_url, start_urls)
         output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
             "output", site_name(urls[0]))
-        checks = [lambda: preflight.check_output_dir(output_dir),
-                  lambda: preflight.check_previous_crawl(
-                      output_dir, settings.get("JOBDIR"),
-                      config.getbool(settings, "BITEXT_OVERWRITE_ENABLED"))]
+        checks = [lambda: preflight.check_output_dir(output_dir)]
+        if settings.get("BITEXT_PAGE_STORE") == DEFAULTS["BITEXT_PAGE_STORE"]:
+            # the crawl's own store in the output dir (a shared one, Redis, is meant to be
+            # shared: the workers of one crawl, its restarts)
+            checks.append(lambda: preflight.check_previous_crawl(
+                output_dir, settings.get("JOBDIR"),
+                config.getbool(settings, "BITEXT_OVERWRITE_ENABLED")))
         timeout = min(settings.getfloat("DOWNLOAD_TIMEOUT") or 15.0, 15.0)
         for url in urls:
             checks.append(lambda url=url: preflight.check_start_url(
@@ -197,7 +202,7 @@ class BitextSpider(scrapy.Spider):
         return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
                             start_url=self.start_url, max_pages=self.max_pages,
                             request_factory=self.page_request, scope=self.in_scope,
-                            response_budget=True)
+                            response_budget=self.response_budget)
 
     async def start(self):
         for url in self.start_url_list:

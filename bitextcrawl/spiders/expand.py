@@ -257,6 +257,10 @@ class HoldMiddleware(BaseSpiderMiddleware):
 
 class ExpandSpider(BitextSpider):
     name = "expand"
+    # max_pages counts the pages stored per site (each site's context), not responses
+    response_budget = False
+    # many sites, found as it goes, each checked when its turn comes: no check before
+    preflight = None
 
     def __init__(self, seeds: str | None = None, langs: str | None = None,
                  rounds: str | int | None = None, top_k: str | int | None = None,
