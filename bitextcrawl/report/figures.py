@@ -78,9 +78,8 @@ def not_kept(crawl: dict) -> list[tuple[str, int]]:
 def other_language_links(crawl: dict) -> dict[str, int]:
     """Language -> links dropped because they led to it (a language not asked for)."""
     prefix = "bitext/links/other_lang/"
-    return {k[len(prefix):]: v for k, v in sorted(crawl.items(), key=lambda kv: -kv[1]
-                                                      if isinstance(kv[1], int) else 0)
-            if k.startswith(prefix) and v}
+    found = [(k[len(prefix):], v) for k, v in crawl.items() if k.startswith(prefix) and v]
+    return dict(sorted(found, key=lambda x: (-x[1], x[0])))
 
 
 def links_not_followed(crawl: dict) -> list[tuple[str, int]]:
