@@ -64,8 +64,8 @@ def judge(stats: dict, langs, aligned: bool, reason: str = "finished"
     is then the pairs found)."""
     if reason in ("shutdown", "cancelled"):
         return [], EXIT_INTERRUPTED
-    if reason != "finished":
-        return [], EXIT_FAILED
+    if reason != "finished" and not reason.startswith("closespider_"):
+        return [], EXIT_FAILED   # (a CLOSESPIDER_* limit reached is a finished crawl)
     warnings = []
     pages = _by_lang(stats, "bitext/pages/stored/")
     missing = [lang for lang in langs if not pages.get(lang)]

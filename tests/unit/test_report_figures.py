@@ -106,3 +106,9 @@ def test_previous_crawl_refused_unless_resumed_or_overwritten(tmp_path):
     assert preflight.check_previous_crawl(str(tmp_path), str(job), False) is None
     assert preflight.remove_crawl_files(str(tmp_path)) == ["bitext.en-de.tmx", "stats.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["job", "mine.txt"]
+
+
+def test_outcome_of_a_crawl_closed_by_a_limit_or_an_error():
+    ok = {"bitext/pages/stored/en": 5, "bitext/pages/stored/fr": 5, "bitext/pairs": 4}
+    assert outcome.judge(ok, ("en", "fr"), True, reason="closespider_timeout") == ([], 0)
+    assert outcome.judge(ok, ("en", "fr"), True, reason="memusage_exceeded") == ([], 1)
