@@ -78,6 +78,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
         from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 
         lang_check = SentenceLanguageCheck()
+    logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
+                "sentence aligner's kernels first: about 20 s)", len(pairs))
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
     if load is not None:
         for page in page_index.values():   # the most memory held from here on

@@ -30,7 +30,7 @@ class ResponseBudgetMiddleware:
     def from_crawler(cls, crawler):
         context = CrawlContext.from_crawler(crawler)   # (made by the spider, built first)
         if not (context.response_budget and context.max_pages):
-            raise NotConfigured("no response budget: max_pages not set")
+            raise NotConfigured   # (no message: Scrapy would log it as a WARNING)
         return cls(crawler, context)
 
     def process_request(self, request, spider=None):

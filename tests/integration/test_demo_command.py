@@ -42,6 +42,9 @@ def test_demo_says_what_it_does_and_replaces_its_own_output(tmp_path):
                                                    "also compiles the aligner")
     assert "deliberate traps" in first.stdout
     assert " ERROR: " not in first.stderr, [l for l in first.stderr.splitlines() if "ERROR" in l]
+    warnings = [line for line in first.stderr.splitlines() if "] WARNING: " in line]
+    assert len(warnings) == 1 and "larger than download max size" in warnings[0], warnings
+    assert "Bitext: aligning the sentences of" in first.stderr   # said before the kernels
     assert (out / ".bitextcrawl-demo").exists() and (out / "pairs.jsonl").exists()
     (out / "mine.txt").write_text("kept")   # a marked demo folder: only its files replaced
     second = demo(out)
