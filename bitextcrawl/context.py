@@ -33,7 +33,7 @@ class CrawlContext:
     def __init__(self, settings, output_dir: str, langs: tuple[str, ...], *,
                  request_factory: Callable, scope: Callable[[str], bool],
                  site: str | None = None, start_url: str = "", max_pages: int = 0,
-                 signals=None):
+                 signals=None, pattern_db: str | None = None, response_budget: bool = False):
         self.settings = settings
         self.output_dir = output_dir
         self.langs = tuple(langs)
@@ -41,7 +41,13 @@ class CrawlContext:
         self.start_url = start_url
         self.max_pages = max_pages    # 0: no limit
         self.pages_seen = 0           # pages the spider kept (and, resumed, stored before)
-        self.pattern_db_path = pattern_db_path(settings)
+        # True: max_pages is a budget of responses (the bitext spider's): requests sent to
+        # the downloader count, those in flight included; False: of pages kept
+        self.response_budget = response_budget
+        self.requests_sent = 0
+        self._budget_base: int | None = None
+        # a shared database only where asked for (BITEXT_PATTERN_DB, or the caller's)
+        self.pattern_db_path = pattern_db or pattern_db_path(settings, output_dir)
         self.signals = signals
         self._request_factory = request_factory
         self._scope = scope
@@ -111,9 +117,27 @@ class CrawlContext:
         self.pages_seen += 1
         return True
 
+    def take_request(self) -> bool:
+        """Count a request about to be downloaded; False (not counted) once the response
+        budget is spent (a budget of ``max_pages`` responses only, else always True)."""
+        if not (self.response_budget and self.max_pages):
+            return True
+        if self._budget_base is None:   # the pages a resumed crawl stored before
+            self._budget_base = self.pages_seen
+        if self._budget_base + self.requests_sent >= self.max_pages:
+            return False
+        self.requests_sent += 1
+        return True
+
     def budget_left(self) -> int | None:
-        """Pages ``max_pages`` still leaves room for; None without a limit."""
-        return self.max_pages - self.pages_seen if self.max_pages else None
+        """Pages (responses, for a response budget) ``max_pages`` still leaves room for;
+        None without a limit."""
+        if not self.max_pages:
+            return None
+        used = self.pages_seen
+        if self.response_budget:
+            used = max(used, (self._budget_base or 0) + self.requests_sent)
+        return self.max_pages - used
 
     def close(self) -> None:
         """Close the page store; once (later calls do nothing)."""

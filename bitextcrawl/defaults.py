@@ -11,10 +11,12 @@ import os
 BITEXT_OUTPUT_DIR = ""            # "" = output/<site>/ under the working directory
 BITEXT_WARC_ENABLED = True        # raw responses to <output>/pages.warc.gz
 BITEXT_PAGE_STORE = "bitextcrawl.store.sqlite.SQLitePageStore"  # page store class (distributed: Redis)
+BITEXT_OVERWRITE_ENABLED = False   # a crawl may replace another crawl's files in its output dir
+BITEXT_PREFLIGHT_ENABLED = True    # scrapy crawl checks the output dir and the start URL first
 
 # Crawl scope
 BITEXT_LANGS = "en,fr"            # used when the spider gets no -a langs=
-BITEXT_MAX_PAGES = 0              # 0 = no cap on stored pages
+BITEXT_MAX_PAGES = 0              # responses the bitext spider may have (its budget); 0 = no cap
 BITEXT_TRAP_MAX_REPEATS = 3       # a path segment repeated more often is a crawler trap
 BITEXT_TRAP_MAX_SEGMENTS = 20     # deeper paths are a crawler trap
 # Links to files that are never HTML pages are not followed (Scrapy's IGNORED_EXTENSIONS and
@@ -58,7 +60,8 @@ BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a 
 BITEXT_PATTERNS_ENABLED = True           # learn URL pairing patterns while crawling
 BITEXT_PATTERN_LOCAL_THRESHOLD = 0.1     # C(p, w) threshold
 BITEXT_PATTERN_RESCUE_THRESHOLD = 500.0   # C(p) above which weak local keys are rescued
-BITEXT_PATTERN_DB = ""                   # "" = output/patterns-db.json (shared by all runs)
+BITEXT_PATTERN_DB = ""                   # "" = patterns-db.json in the crawl's output dir; a path = a
+                                         # database shared by the crawls that name it
 BITEXT_PATTERN_RELEARN_EVERY = 50        # re-learn after this many new pages (or 50% more)
 BITEXT_DEEP_RECOVERY_ENABLED = True      # request generated counterpart URLs of unpaired pages when the crawl runs dry
 BITEXT_RECOVERY_MAX_PER_ROUND = 500      # counterpart URLs requested per idle round at most (0 = no cap)
@@ -74,6 +77,7 @@ BITEXT_ALIGN_ENABLED = True              # run the closing pipeline (pairs, bite
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3                # ETS iterations [Liu 2014 Algorithm 2]
 BITEXT_PAIR_THRESHOLD = 0.5   # minimum final score of a pair (T_min of [Liu 2014 Algorithm 3])
+BITEXT_SENTENCE_SCORE_THRESHOLD = 0.3   # aligner_score the report suggests filtering bitext at
 BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz

@@ -43,6 +43,9 @@ def write_json(path: str, obj) -> None:
         json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
 
 
+# The aligner_score the report suggests filtering bitext at (BITEXT_SENTENCE_SCORE_THRESHOLD).
+DEFAULT_SENTENCE_THRESHOLD = 0.3
+
 # Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
 # a page recurs in nearby ones (``extract.ordered_map`` has up to 64 pairs in flight).
 BITEXT_RECORDS_KEPT = 512
@@ -75,6 +78,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
         from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 
         lang_check = SentenceLanguageCheck()
+    logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
+                "sentence aligner's kernels first: about 20 s)", len(pairs))
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
     if load is not None:
         for page in page_index.values():   # the most memory held from here on
@@ -89,7 +94,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
                 redirects: dict | None = None, timeline: list | None = None,
-                workers: int = 1) -> dict:
+                workers: int = 1, sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD
+                ) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
 
     ``pages``: a page store, read once, whose HTML is read a pair at a time when aligned
@@ -99,6 +105,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
     With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
     ``workers``: processes that align the page pairs for the bitext (``BITEXT_WORKERS``).
+    ``sentence_threshold``: the aligner_score the report suggests filtering bitext at.
     """
     gz = ".gz" if config.compress else ""
     os.makedirs(output_dir, exist_ok=True)
@@ -140,8 +147,23 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
                                  reader() if reader is not None else None))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
+    from bitextcrawl.report import figures
+
+    langs = tuple(config.langs)
+    unpaired = figures.unpaired_pages((p for ps in by_site.values() for p in ps), pairs,
+                                      rejected, langs)
+    tsv = os.path.join(output_dir, "bitext.tsv" + gz)
+    sentence_scores = (figures.sentence_score_bands(figures.read_bitext_scores(tsv),
+                                                    sentence_threshold)
+                       if bitext and os.path.exists(tsv) else {})
+    crawl = crawl_stats or {}
     stats = {
-        "crawl": crawl_stats or {},
+        "crawl": crawl,
+        "report": {"failures": dict(figures.failures(crawl)),
+                   "links_not_followed": dict(figures.links_not_followed(crawl)),
+                   "other_language_links": figures.other_language_links(crawl),
+                   "unpaired": unpaired, "sentence_scores": sentence_scores},
+        "sentence_threshold": sentence_threshold,
         "align": dict(counts),
         "timings_s": dict(timings),
         "models": models,
@@ -158,7 +180,8 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     write_report(os.path.join(output_dir, "report.html"),
                  ReportData(pairs=pairs, pages_by_site=by_site, stats=stats,
                             em_points=em_points, scores=scores, rejected=rejected,
-                            samples=samples, patterns=patterns))
+                            samples=samples, patterns=patterns, unpaired=unpaired,
+                            sentence_scores=sentence_scores))
     logger.info("Closing pipeline: %d pairs from %d pages in %.1fs -> %s",
                 len(pairs), stats["pages"], stats["seconds"], output_dir)
     return stats

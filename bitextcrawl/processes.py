@@ -17,6 +17,7 @@ import gc
 import logging
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import types
@@ -64,8 +65,21 @@ def start_forkserver() -> None:
     from multiprocessing import forkserver
 
     forkserver_context()
-    with bare_main():
+    with bare_main(), _sigint_blocked():   # (a Ctrl-C during its imports: see ProcessPool.start)
         forkserver.ensure_running()
+
+
+@contextmanager
+def _sigint_blocked():
+    """SIGINT blocked in this thread (the process's other threads still take it)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 @contextmanager
@@ -83,6 +97,9 @@ def bare_main():
 
 
 def _worker_start(maker_alive, initializer: Callable | None, initargs: tuple) -> None:
+    # Ctrl-C reaches every process of the terminal's process group: the pool's maker
+    # stops the crawl and shuts the pool down; a worker goes on with its task meanwhile.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_maker, args=(maker_alive,), daemon=True).start()
     if initializer is not None:
         initializer(*initargs)
@@ -137,8 +154,10 @@ class ProcessPool(ProcessPoolExecutor):
 
     def start(self) -> None:
         """Start every process now, without the caller's ``__main__``, by one no-op task
-        each; returns when they run."""
-        with bare_main():
+        each; returns when they run. SIGINT is blocked in the calling thread meanwhile:
+        a spawned process inherits the mask, and a Ctrl-C during its start-up (before
+        its initializer ignores SIGINT) would end it with a KeyboardInterrupt."""
+        with bare_main(), _sigint_blocked():
             started = [self.submit(_worker_pid) for _ in range(self.workers)]
         for future in started:
             future.result()

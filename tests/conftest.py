@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -117,3 +120,43 @@ def stop_process(proc, timeout: float) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+ONE_PAGE = (b"<html lang='en'><head><title>One page</title></head><body>"
+            b"<p>A single English page that links nowhere at all.</p></body></html>")
+
+
+@contextmanager
+def one_page_site(robots: bytes | None = None):
+    """A loopback site of one English page at ``/`` (anything else: 404; ``/robots.txt``:
+    ``robots`` if given); yields the server, its URL in ``.url``, the paths asked for in
+    ``.requests``."""
+    requests = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            requests.append(self.path)
+            if self.path == "/robots.txt" and robots is not None:
+                body, kind, code = robots, "text/plain", 200
+            else:
+                body, kind = ONE_PAGE, "text/html; charset=utf-8"
+                code = 200 if self.path == "/" else 404
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.requests = requests
+    server.url = f"http://127.0.0.1:{server.server_port}/"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -8,15 +8,24 @@ the spider class first: a class with a ``check_arguments(settings, **spargs)`` c
 that raises ValueError gets its message printed as one line, ``scrapy crawl: error: ...``,
 and the command exits with status 2 before any crawler, log or request exists. Spiders without the method crawl as before; a
 spider name the project does not have is the same kind of one-line error.
+
+A spider class with a ``preflight(settings, **spargs)`` classmethod is then asked whether
+the crawl can run at all (its output dir, its start URLs: ``bitextcrawl.preflight``); a
+RuntimeError is the same one-line error, before anything is written. After the crawl the
+command exits with the status the crawl kept in ``bitext/exit_status``
+(:mod:`bitextcrawl.outcome`).
 """
 
 from __future__ import annotations
+
+import sys
 
 from scrapy.addons import AddonManager
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
 from bitextcrawl.commands import fail
+from bitextcrawl.config import getbool
 
 BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
@@ -45,3 +54,30 @@ class Command(ScrapyCrawlCommand):
             check(settings, **opts.spargs)
         except ValueError as exc:
             fail("crawl", str(exc))
+        preflight = getattr(spidercls, "preflight", None)
+        if preflight is None or not getbool(settings, "BITEXT_PREFLIGHT_ENABLED"):
+            return
+        try:
+            removed = preflight(settings, **opts.spargs)
+        except (RuntimeError, ValueError) as exc:
+            fail("crawl", str(exc))
+        except KeyboardInterrupt:
+            raise SystemExit(130) from None   # Ctrl-C while checking: nothing to stop
+        if removed:
+            sys.stderr.write(f"scrapy crawl: replacing the crawl in the output dir "
+                             f"(BITEXT_OVERWRITE_ENABLED): deleted {', '.join(removed)}\n")
+
+    def run(self, args, opts):
+        """Scrapy's crawl, then the exit status the crawl set (``bitext/exit_status``:
+        :mod:`bitextcrawl.outcome`)."""
+        if len(args) != 1:
+            return super().run(args, opts)
+        crawler = self.crawler_process.create_crawler(args[0])
+        self.crawler_process.crawl(crawler, **opts.spargs)
+        self.crawler_process.start()
+        if self.crawler_process.bootstrap_failed:
+            self.exitcode = 1
+            return
+        status = crawler.stats.get_value("bitext/exit_status") if crawler.stats else None
+        if status:
+            self.exitcode = status

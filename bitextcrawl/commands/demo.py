@@ -9,19 +9,47 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from bitextcrawl.addon import enable
+from bitextcrawl.commands import fail
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
+from bitextcrawl.preflight import crawl_files
 
 DEMO_SPEC = dict(scheme="mixed", n_pairs=80, third_lang="de", n_third=10,
                  untranslated_fraction=0.1, hidden_fraction=0.2, language_switch=True,
                  bad_pages=True, seed=2026)
+
+
+# The file that marks a folder as the demo's output (replaced by the next run).
+MARKER = ".bitextcrawl-demo"
+DEMO_FILES = {MARKER, "gold.tsv"}
+
+
+def prepare_output(path: str) -> str | None:
+    """Make ``path`` ready for the demo's output: created, or emptied of a previous demo's
+    files (those a crawl writes, the gold, the marker; nothing else). The reason it cannot
+    be, for a folder that holds anything else without the demo's marker, or a file."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"-o {path} is a file, not a folder"
+    names = set(os.listdir(path)) if os.path.isdir(path) else set()
+    ours = set(crawl_files(path)) | (names & DEMO_FILES)
+    others = names - ours
+    if others and MARKER not in names:
+        shown = ", ".join(sorted(others)[:5]) + (", ..." if len(others) > 5 else "")
+        return (f"-o {path} is not empty and not a demo's output ({shown}): give a new or "
+                "empty folder, or one a demo wrote")
+    try:
+        for name in ours:
+            os.remove(os.path.join(path, name))
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        return f"cannot write the demo's output to {path}: {exc.strerror or exc}"
+    return None
 
 
 class Command(ScrapyCommand):
@@ -34,6 +62,9 @@ class Command(ScrapyCommand):
         "AUTOTHROTTLE_ENABLED": False,
         "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
         "RETRY_TIMES": 0,
+        # the site's server error is a deliberate trap: counted (report, stats), not
+        # logged as an ERROR by the retry middleware's "Gave up retrying"
+        "RETRY_ENABLED": False,
     }
 
     def syntax(self) -> str:
@@ -45,7 +76,8 @@ class Command(ScrapyCommand):
     def add_options(self, parser):
         super().add_options(parser)
         parser.add_argument("-o", "--output", default=os.path.join("output", "demo"),
-                            help="output dir (default: output/demo; emptied first)")
+                            help="output dir (default: output/demo); a demo's output there "
+                                 "is replaced, any other non-empty folder refused")
         parser.add_argument("--pairs", type=int, default=DEMO_SPEC["n_pairs"],
                             help="translated page pairs in the demo site")
         parser.add_argument("--scheme", default=DEMO_SPEC["scheme"],
@@ -54,16 +86,21 @@ class Command(ScrapyCommand):
     def process_options(self, args, opts):
         super().process_options(args, opts)
         enable(self.settings)  # before the crawler process loads the spiders
+        # before Scrapy's banner: a refused folder is the command's one line
+        problem = prepare_output(opts.output)
+        if problem:
+            fail("demo", problem)
 
     def run(self, args, opts):
         from bitextcrawl.demo.generator import SiteSpec, generate_site
 
+        print("Generating the demo site; the first run also compiles the aligner "
+              "(about 20 s), later runs reuse it.", flush=True)
         spec = SiteSpec(**{**DEMO_SPEC, "n_pairs": opts.pairs, "scheme": opts.scheme})
         port = free_port()
         site = generate_site(spec, port)
-        if os.path.isdir(opts.output):
-            shutil.rmtree(opts.output)
-        os.makedirs(opts.output)
+        with open(os.path.join(opts.output, MARKER), "w", encoding="utf-8") as fh:
+            fh.write("The output of scrapy demo: the next scrapy demo -o here replaces it.\n")
         site.write_gold(os.path.join(opts.output, "gold.tsv"))
         for name, value in self.loopback_settings.items():
             if self.settings.getpriority(name) < SETTINGS_PRIORITIES["cmdline"]:  # -s wins
@@ -74,6 +111,10 @@ class Command(ScrapyCommand):
         with serve_site(site, port) as server:
             print(f"Demo site ({spec.scheme} URLs, {len(site.gold_pairs)} gold pairs) "
                   f"served at {site.start_url}")
+            print("It has deliberate traps (missing pages, a server error, a page over "
+                  "DOWNLOAD_MAXSIZE, a redirect loop, binary and empty pages, a calendar "
+                  "trap): the crawl counts them (report.html, \"Failed requests\"); the "
+                  "WARNING about the oversized page is expected.", flush=True)
             self.crawler_process.crawl("bitext", start_url=site.start_url,
                                        langs=",".join(spec.langs))
             self.crawler_process.start()

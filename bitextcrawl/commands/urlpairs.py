@@ -5,7 +5,8 @@ FILE holds one URL a line, or ``lang<TAB>url`` (blank lines and ``#`` comments a
 and weak local keys are rescued by their credibility across all sites (and, with
 ``--pattern-db``, across earlier runs), or where their two tokens are the site's own markers of
 the two languages, learned from the languages of its URLs (a partial translation of a
-multilingual site). Prints ``url_1<TAB>url_2`` lines (url_1 in the first language); progress
+multilingual site). Languages and labels take the crawl's aliases (``cn`` is ``zh``), in
+``--langs``, in the labels and as URL tokens (nginx.org's ``/cn/``). Prints ``url_1<TAB>url_2`` lines (url_1 in the first language); progress
 goes to the log (stderr).
 """
 
@@ -18,7 +19,8 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.commands import command_settings
+from bitextcrawl.commands import command_settings, fail
+from bitextcrawl.pages.language import lang_code, parse_langs
 from bitextcrawl.pairing.url_patterns import (
     DEFAULT_LOCAL_THRESHOLD,
     DEFAULT_RESCUE_THRESHOLD,
@@ -29,11 +31,24 @@ from bitextcrawl.pairing.url_patterns import (
 logger = logging.getLogger(__name__)
 
 
-def _parse_langs(value: str) -> tuple[str, ...]:
-    langs = tuple(dict.fromkeys(x.strip().lower() for x in value.split(",") if x.strip()))
-    if len(langs) < 2:
-        raise UsageError(f"--langs needs two languages, like en,fr (got {value!r})")
-    return langs
+def _parse_langs(value: str, model: str | None = None) -> tuple[str, ...]:
+    """The languages as the crawl takes them: aliases mapped (cn -> zh), checked against
+    the language-ID model's labels; a one-line error otherwise."""
+    try:
+        return parse_langs(value, model or None, name="--langs")
+    except ValueError as exc:
+        fail("urlpairs", str(exc))
+
+
+def _normalise_labels(lines: list[str]) -> list[str]:
+    """``lang<TAB>url`` lines with their label as ``--langs`` maps it (cn -> zh)."""
+    out = []
+    for line in lines:
+        lang, tab, url = line.partition("\t")
+        if tab and lang.strip() and not lang.lstrip().startswith("#"):
+            line = f"{lang_code(lang.strip()) or lang.strip()}\t{url}"
+        out.append(line)
+    return out
 
 
 class Command(ScrapyCommand):
@@ -60,7 +75,8 @@ class Command(ScrapyCommand):
             raise UsageError("give exactly one FILE of URLs", print_help=True)
         configure_logging(self.settings)  # no CrawlerProcess here to do it
         s = self.settings
-        langs = _parse_langs(opts.langs or s.get("BITEXT_LANGS") or "en,fr")
+        langs = _parse_langs(opts.langs or s.get("BITEXT_LANGS") or "en,fr",
+                             s.get("BITEXT_LID_MODEL"))
         path = args[0]
         try:
             if path == "-":
@@ -70,6 +86,7 @@ class Command(ScrapyCommand):
                     lines = fh.read().splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read {path}: {exc}", print_help=False) from exc
+        lines = _normalise_labels(lines)
         db_path = opts.pattern_db or None
         try:
             db = PatternDB(db_path)

@@ -671,6 +671,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if lang not in self.langs:
                 if self.drop_other:
                     self.unwanted.add(url)
+                    self.stats.inc_value(f"bitext/links/other_lang/{lang}")
                 continue
             if lang != page_lang:
                 # an ordinary link into another wanted language: no bonus, and held at
@@ -694,6 +695,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         langs = self.langs
         if lang and lang not in langs and self.drop_other:
             self.stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
+            self.stats.inc_value(f"bitext/links/other_lang/{lang}")
             return None
         if page is None or response.meta.get("bitext_discovered_by") == "start":
             if self._untranslated_link(page, lang, evidence):

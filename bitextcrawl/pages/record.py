@@ -207,7 +207,10 @@ def build_record(url: str, html: str, identify=None, *, requested_url: str = "",
     )
 
 
-_EXPORTED = tuple(f.name for f in dataclasses.fields(PageRecord) if f.name not in PageRecord.TRANSIENT)
+# The fields a record is exported with (pages.jsonl, Scrapy's feed exports).
+EXPORTED_FIELDS = tuple(f.name for f in dataclasses.fields(PageRecord)
+                        if f.name not in PageRecord.TRANSIENT)
+_EXPORTED = EXPORTED_FIELDS
 
 
 def record_from_body(url: str, body: bytes, identify, count, *, content_type: str = "",

@@ -88,6 +88,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Iterable
 
+from bitextcrawl.pages.language import LANG_ALIASES
 from bitextcrawl.pages.site import site_url_tokens, token_languages
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.pairing.pattern_db import PatternDB, _pattern_dict
@@ -685,7 +686,8 @@ def pair_urls(lines: list[str], langs=("en", "fr"),
     1. Learn each site from its labelled URLs and record it in the pattern DB.
     2. Give unlabelled URLs a language: the site's own patterns, else patterns with C(p) above the
        rescue threshold from any site, else (URL-only input has no language ID, unlike the
-       paper) a token equal to a language code of ``langs`` (``/en/``, ``-fr``, ``lang=en``).
+       paper) a token equal to a language code of ``langs`` or one of its aliases
+       (``/en/``, ``-fr``, ``lang=en``; ``/cn/`` for zh: ``pages.language.LANG_ALIASES``).
     3. Re-learn every site with all URLs, record it, and learn once more so that every site's
        weak keys are judged against the C(p) of all sites (small sites get rescued).
     Every fit is given the site's URL language tokens, learned from its URLs' languages (the
@@ -726,6 +728,9 @@ def pair_urls(lines: list[str], langs=("en", "fr"),
             global_voter.add(d["lang1"], d["token1"], d["lang2"], d["token2"], d["contexts"],
                              d["global_credibility"])
     codes = {lang.lower(): lang for lang in langs}
+    for alias, code in LANG_ALIASES.items():   # the codes sites use for them (/cn/: zh)
+        if code in langs:
+            codes.setdefault(alias, code)
     inferred = 0
     for site, items in by_site.items():
         lr = learners.get(site)

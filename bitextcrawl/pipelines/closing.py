@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 
+from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.context import CrawlContext
@@ -22,6 +23,8 @@ class ClosingPipeline:
     def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
         self.context = context or CrawlContext.from_crawler(crawler)
+        self.sentence_threshold = crawler.settings.getfloat("BITEXT_SENTENCE_SCORE_THRESHOLD")
+        self.jobdir = crawler.settings.get("JOBDIR") or None
 
     @classmethod
     def from_crawler(cls, crawler, context: CrawlContext | None = None):
@@ -41,9 +44,10 @@ class ClosingPipeline:
         if engine is not None and not engine.running:
             # Ctrl-C / SIGTERM: the engine stops before closing the spider. Aligning a
             # half crawl would be thrown away on resume; the pages are safe in the store.
-            logger.info("Crawl interrupted: alignment skipped. Resume with the same JOBDIR, "
-                        "or run `scrapy align %s/pages.jsonl`.", context.output_dir)
+            # The advice names the files there once the store's export is done (at
+            # spider_closed): the last line of the log.
             self.crawler.stats.set_value("bitext/align/skipped", "interrupted")
+            self.crawler.signals.connect(self._advise, signal=signals.engine_stopped)
             return
         context.signals.send_catch_log(signal=closing_started)
         # imported here, not at the crawl's start (see open_spider)
@@ -58,9 +62,16 @@ class ClosingPipeline:
         stats = run_closing(context.store, config, context.output_dir,
                             pattern_db=PatternDB(context.pattern_db_path), crawl_stats=crawl_stats,
                             redirects=context.store.redirects(), timeline=self._timeline(),
-                            workers=self.crawler.settings.getint("BITEXT_WORKERS"))
+                            workers=self.crawler.settings.getint("BITEXT_WORKERS"),
+                            sentence_threshold=self.sentence_threshold)
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
+
+    def _advise(self, spider=None):
+        from bitextcrawl.outcome import interrupted_advice
+
+        logger.warning("%s", interrupted_advice(self.context.output_dir, self.jobdir,
+                                                self.context.langs))
 
     def _timeline(self) -> list:
         """The crawl's points (``extensions.timeline``), with one for now."""

@@ -1,7 +1,9 @@
 """``report.html``: what a crawl and its alignment gave, readable at a glance.
 
-In this order: a summary (pages per language, what the responses were, pairs by
-evidence, sentence pairs, time per stage); plots (pair scores against the threshold,
+In this order: a summary (one line at a glance: pairs, how good, what was skipped, what
+to filter at; pages per language, what the responses were, pairs by evidence, sentence
+pairs, time per stage; failed requests by kind, links not followed by reason, unpaired
+pages per language, sentence pairs by ``aligner_score``: ``report.figures``); plots (pair scores against the threshold,
 the structural model's fit with the paper's two figures — the (m, n) scatter and the
 residual histogram with its GMM, [Assylbekov 2015 Fig. 1–2] —, ETS convergence, the crawl over
 time); sample pairs side by side (the lowest-scored pairs kept, the best candidates
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bitextcrawl.formats.atomic import atomic_open
+from bitextcrawl.report import figures
 
 W, H, PAD = 420, 300, 40
 
@@ -161,6 +164,8 @@ class ReportData:
     rejected: dict = field(default_factory=dict)    # site -> lang pair -> [{url_1, url_2, score, why}]
     samples: dict = field(default_factory=dict)     # (url_1, url_2) -> [(s1, s2)]
     patterns: dict = field(default_factory=dict)    # site -> lang pair -> learner report
+    unpaired: list = field(default_factory=list)    # figures.unpaired_pages
+    sentence_scores: dict = field(default_factory=dict)  # figures.sentence_score_bands
 
 
 def _status_sum(crawl: dict, lo: int, hi: int) -> int:
@@ -170,7 +175,9 @@ def _status_sum(crawl: dict, lo: int, hi: int) -> int:
 
 
 def responses_table(crawl: dict, langs, pairs: int) -> list:
-    """(what, count) of the crawl's responses, from Scrapy's and bitextcrawl's stats."""
+    """(what, count) of the crawl's responses, from Scrapy's and bitextcrawl's stats.
+    Failed requests are the real failures (``figures.failures``), not the links the
+    crawl chose not to fetch (Scrapy's ``downloader/exception_count`` counts those)."""
     stored = {k.rsplit("/", 1)[1]: v for k, v in crawl.items()
               if k.startswith("bitext/pages/stored/")}
     wanted = sum(v for lang, v in stored.items() if lang in langs)
@@ -181,10 +188,93 @@ def responses_table(crawl: dict, langs, pairs: int) -> list:
              crawl.get("bitext/pages/duplicate_content", 0)
              + crawl.get("bitext/pages/duplicate_url", 0)),
             ("redirects (3xx)", _status_sum(crawl, 300, 400)),
-            ("errors (4xx, 5xx, failed downloads)",
-             _status_sum(crawl, 400, 600) + crawl.get("downloader/exception_count", 0)),
+            ("failed requests (HTTP errors, downloads that did not complete)",
+             figures.failure_total(crawl)),
             ("responses per pair", f"{crawl.get('downloader/response_count', 0) / pairs:.2f}"
              if pairs else "-")]
+
+
+def _glance(data: ReportData, pages: dict) -> str:
+    """One paragraph: how many pairs, how good, what was skipped, what to filter at."""
+    stats = data.stats
+    crawl = stats.get("crawl") or {}
+    threshold = float(stats.get("threshold", 0.5))
+    low = sum(1 for p in data.pairs if p.score < 0.9)
+    parts = [f"<b>{len(data.pairs)} page pairs</b> (every one scored ≥ {threshold:g}; "
+             f"{low} under 0.9)"]
+    bands = data.sentence_scores or {}
+    sentence_threshold = stats.get("sentence_threshold")
+    if bands and sentence_threshold is not None:
+        total = sum(b["total"] for b in bands.values())
+        kept = sum(b["at_or_above"] for b in bands.values())
+        parts.append(f"<b>{total} sentence pairs</b>, {kept} with aligner_score ≥ "
+                     f"{sentence_threshold:g} (the suggested filter: "
+                     "<a href='#sentence-scores'>what a score means</a>)")
+    if crawl:
+        failed = figures.failure_total(crawl)
+        reasons = figures.links_not_followed(crawl)
+        duplicates = sum(n for why, n in reasons if why.startswith("already requested"))
+        skipped = sum(n for _, n in reasons) - duplicates
+        parts.append(f"{failed} requests failed (<a href='#failures'>by kind</a>), "
+                     f"{skipped} links not followed (<a href='#not-followed'>why</a>; "
+                     f"besides {duplicates} links to pages already requested)")
+    unpaired = sum(u["unpaired"] for u in data.unpaired)
+    if data.unpaired:
+        parts.append(f"{unpaired} pages of the wanted languages unpaired "
+                     "(<a href='#unpaired'>which, why</a>)")
+    return "<p class='glance' id='glance'>" + "; ".join(parts) + ".</p>"
+
+
+def _truth(data: ReportData) -> list:
+    """Failures by kind, links not followed by reason, unpaired pages, sentence scores."""
+    crawl = (data.stats or {}).get("crawl") or {}
+    out = ["<div class='cols'>"]
+    if crawl:
+        out.append("<div id='failures'><h3>Failed requests, by kind</h3>")
+        out.append(_table(figures.failures(crawl), ("kind", "requests")))
+        out.append("<p class='muted'>Links the crawl chose not to fetch are not failures: "
+                   "they are counted under \"Links not followed\".</p>")
+        out.append("<h3>Responses not kept as pages</h3>")
+        out.append(_table(figures.not_kept(crawl), ("why", "responses")))
+        out.append("</div><div id='not-followed'><h3>Links not followed, by reason</h3>")
+        out.append(_table(figures.links_not_followed(crawl), ("reason", "links")))
+        other = figures.other_language_links(crawl)
+        if other:
+            out.append("<h3>Links dropped as another language</h3>")
+            out.append(_table(other.items(), ("language", "links")))
+        out.append("</div>")
+    out.append("<div id='unpaired'><h3>Unpaired pages per language</h3>")
+    if data.unpaired:
+        rows = [(u["lang"], u["pages"], u["unpaired"],
+                 "; ".join(f"{why}: {n}" for why, n in u["why"].items()) or "-",
+                 " ".join(u["examples"]) or "-") for u in data.unpaired]
+        out.append(_table(rows, ("language", "pages", "unpaired", "why", "examples")))
+    else:
+        out.append("<p>none</p>")
+    out.append("</div></div>")
+    out.append("<div id='sentence-scores'><h3>Sentence pairs by aligner_score</h3>")
+    out.append("<p>A sentence pair's <code>aligner_score</code> (bitext.tsv) is the "
+               "sentence aligner's confidence that the two sentences are each other's "
+               "translation inside their aligned blocks, times the page pair's score. It "
+               "ranks rows within one language pair; the same value does not mean the same "
+               "quality in two language pairs (short lines, menus and names score high, "
+               "languages of different scripts low).")
+    threshold = (data.stats or {}).get("sentence_threshold")
+    if threshold is not None:
+        out.append(f" Suggested filter: keep rows with aligner_score ≥ {threshold:g} "
+                   "(BITEXT_SENTENCE_SCORE_THRESHOLD); check a sample of the band just "
+                   "under it before lowering it.")
+    out.append("</p>")
+    if data.sentence_scores:
+        bands = [lo for lo, _ in next(iter(data.sentence_scores.values()))["bands"]]
+        rows = [(lp, *(n for _, n in e["bands"]), e["at_or_above"], e["total"])
+                for lp, e in sorted(data.sentence_scores.items())]
+        out.append(_table(rows, ("languages", *bands, f"≥ {threshold:g}" if threshold
+                                 is not None else "kept", "all")))
+    else:
+        out.append("<p>none</p>")
+    out.append("</div>")
+    return out
 
 
 def _summary(data: ReportData, pages: dict) -> list:
@@ -198,6 +288,7 @@ def _summary(data: ReportData, pages: dict) -> list:
            f"<b>{sentence_pairs} sentence pairs</b>"
            + (f", from {crawl['downloader/response_count']} responses"
               if "downloader/response_count" in crawl else "") + ".</p>",
+           _glance(data, pages),
            "<div class='cols'><div><h3>Pages per language</h3>",
            _table(sorted(by_lang.items(), key=lambda x: (x[0] not in langs, -x[1], x[0])),
                   ("language", "pages")), "</div>"]
@@ -220,7 +311,9 @@ def _summary(data: ReportData, pages: dict) -> list:
         timings.insert(0, ("crawl", f"{crawl['elapsed_time_seconds']:.1f} s"))
     timings.append(("closing pipeline, all", f"{stats.get('seconds', 0):.2f} s"))
     out.append(_table(timings))
-    out.append("</div></div></section>")
+    out.append("</div></div>")
+    out += _truth(data)
+    out.append("</section>")
     return out
 
 

@@ -48,6 +48,8 @@ DOWNLOADER_MIDDLEWARES = {
     # Requests queued before a redirect rule was learned: rewritten at download (redirects.py).
     "bitextcrawl.middlewares.redirects.QueuedRewriteMiddleware": 60,
     "bitextcrawl.middlewares.robotstxt.RobotsTxtMiddleware": 100,
+    # max_pages: a budget of responses, counted on the requests that will be downloaded
+    "bitextcrawl.middlewares.budget.ResponseBudgetMiddleware": 110,
     "bitextcrawl.middlewares.langid.LanguageIdMiddleware": 950,
 }
 SPIDER_MIDDLEWARES = {
@@ -66,6 +68,7 @@ EXTENSIONS = {
     "bitextcrawl.extensions.resume.FrontierJournal": 0,  # JOBDIR only: crash-safe resume
     "bitextcrawl.extensions.timeline.CrawlTimeline": 0,  # pages and pairs over time (report)
     "bitextcrawl.extensions.collector.CollectorTuning": 0,  # the bitext spiders' GC thresholds
+    "bitextcrawl.extensions.outcome.CrawlOutcome": 0,  # warnings and the exit status at close
     # An HTTP server that runs code sent to it: never on by default.
     "scrapy.extensions.remote_control.RemoteControl": None,
 }

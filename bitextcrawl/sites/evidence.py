@@ -74,6 +74,13 @@ class LinkEvidence:
                 "parallel": self.parallel}
 
 
+def merge_evidence(a: LinkEvidence, b: LinkEvidence) -> LinkEvidence:
+    """The evidence of links into one site under two schemes (http and https): counted
+    together (a page linking both counts twice: rare)."""
+    return LinkEvidence(pages=a.pages + b.pages, links=a.links + b.links,
+                        langs=set(a.langs) | set(b.langs), parallel=a.parallel + b.parallel)
+
+
 def evidence_level(langs: Iterable[str], parallel: int) -> int:
     """E(s) ∈ {0, 1, 2} from the wanted languages the set's links into s name and the
     parallel page pairs linking it (module docstring)."""

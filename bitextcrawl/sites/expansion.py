@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.sites.evidence import LinkEvidence, link_evidence, switch_pairs
+from bitextcrawl.sites.evidence import LinkEvidence, link_evidence, merge_evidence, switch_pairs
 from bitextcrawl.sites.graph import CRITERIA, DEFAULT_R, SiteGraph
 
 @dataclass
@@ -112,6 +112,44 @@ class Expansion:
         self.outlinks: dict[str, Counter] = {}
         self.evidence: dict[str, dict[str, LinkEvidence]] = {}  # site -> target -> evidence
         self.rankings: dict[int, list[dict]] = {}  # round -> the ranking its sites came from
+        # One site per host whatever the scheme links use: host -> the site (scheme://host)
+        # it is known as (a checked site's own scheme; else https if a link used it).
+        self.site_of_host: dict[str, str] = {}
+        self.claimed: set[str] = set()   # hosts named by a checked site
+
+    # ------------------------------------------------------------------ one site per host
+    def canonical(self, site: str) -> str:
+        """The site ``site`` (``scheme://host``) is known as: the same host under another
+        scheme is the same site."""
+        host = site.split("://", 1)[-1]
+        known = self.site_of_host.get(host)
+        if known is None or (known != site and host not in self.claimed
+                             and site.startswith("https://")):
+            self._rename(known, site)
+            self.site_of_host[host] = site
+            return site
+        return known
+
+    def _claim(self, site: str) -> None:
+        """A checked site names its host with its own scheme from now on."""
+        host = site.split("://", 1)[-1]
+        if host in self.claimed:
+            return
+        self._rename(self.site_of_host.get(host), site)
+        self.site_of_host[host] = site
+        self.claimed.add(host)
+
+    def _rename(self, old: str | None, new: str) -> None:
+        """Links and evidence into ``old`` counted as into ``new``."""
+        if old is None or old == new:
+            return
+        for counts in self.outlinks.values():
+            if old in counts:
+                counts[new] += counts.pop(old)
+        for by_target in self.evidence.values():
+            if old in by_target:
+                ev = by_target.pop(old)
+                by_target[new] = merge_evidence(by_target[new], ev) if new in by_target else ev
 
     # ------------------------------------------------------------------ what is known
     def record(self, result: SiteResult, outlinks: Mapping[str, int] | None = None,
@@ -119,12 +157,25 @@ class Expansion:
         """A site's outcome, and (for a crawled site) its links to other sites and what
         they show (:func:`~bitextcrawl.sites.evidence.link_evidence`)."""
         self.results[result.site] = result
+        self._claim(result.site)
+        site = self.canonical(result.site)
+        for target in [*(outlinks or ()), *(evidence or ())]:
+            self.canonical(target)   # first: which scheme names each host
         if outlinks is not None:
-            self.outlinks[result.site] = Counter(
-                {t: int(n) for t, n in outlinks.items() if t != result.site and n > 0})
+            counts: Counter = Counter()
+            for t, n in outlinks.items():
+                target = self.canonical(t)
+                if target != site and int(n) > 0:
+                    counts[target] += int(n)
+            self.outlinks[result.site] = counts
         if evidence is not None:
-            self.evidence[result.site] = {t: ev for t, ev in evidence.items()
-                                          if t != result.site}
+            merged: dict = {}
+            for t, ev in evidence.items():
+                target = self.canonical(t)
+                if target != site:
+                    merged[target] = merge_evidence(merged[target], ev) \
+                        if target in merged else ev
+            self.evidence[result.site] = merged
 
     @property
     def members(self) -> list[str]:

@@ -22,7 +22,9 @@ from twisted.internet.error import DNSLookupError, TCPTimedOutError, TimeoutErro
 from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.defaults import DEFAULTS
+from bitextcrawl.extensions.feeds import FEED_EXPORTERS
 from bitextcrawl.pages.language import parse_langs
+from bitextcrawl.pages.record import EXPORTED_FIELDS
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
 from bitextcrawl.sites.detect import named_like_a_code
 
@@ -30,6 +32,33 @@ __all__ = ["BitextSpider", "parse_langs", "settings_langs", "skip_extensions", "
 
 NO_START_URL = ("the bitext spider needs the site to crawl: pass -a start_url=URL, e.g. "
                 "scrapy crawl bitext -a start_url=https://nginx.org/ -a langs=en,ru")
+
+
+def start_url_list(start_url: str | None = None, start_urls: str | None = None) -> list[str]:
+    """The crawl's start URLs: ``start_url`` and ``start_urls`` (a comma-separated list,
+    or a file of one URL a line, ``#`` comments), ``http://`` added where no scheme is
+    given, in order, once each; ValueError (one line) when none is given, a file cannot
+    be read or the URLs are of several sites."""
+    urls = [start_url] if start_url else []
+    if start_urls:
+        if os.path.isfile(start_urls):
+            try:
+                with open(start_urls, encoding="utf-8") as fh:
+                    urls += [line.split("#", 1)[0].strip() for line in fh]
+            except (OSError, UnicodeError) as exc:
+                raise ValueError(f"cannot read the start URLs file {start_urls}: {exc}")
+        else:
+            urls += start_urls.split(",")
+    urls = [u.strip() for u in urls if u and u.strip()]
+    urls = list(dict.fromkeys(u if "://" in u else "http://" + u for u in urls))
+    if not urls:
+        raise ValueError(NO_START_URL)
+    sites = sorted({site_of(u) for u in urls})
+    if len(sites) > 1:
+        raise ValueError(f"the start URLs are of {len(sites)} sites ({', '.join(sites)}): the "
+                         "bitext spider crawls one site; crawl each on its own, or several "
+                         "with scrapy crawl expand")
+    return urls
 
 
 def whole_number(name: str, value, example: int = 500) -> int | None:
@@ -69,17 +98,17 @@ def skip_extensions(value) -> tuple[str, ...]:
 
 class BitextSpider(scrapy.Spider):
     name = "bitext"
+    # max_pages is a budget of the crawl's responses (middlewares/budget.py)
+    response_budget = True
 
     def __init__(self, start_url: str | None = None, langs: str | None = None,
-                 max_pages: str | int | None = None, *args, **kwargs):
+                 max_pages: str | int | None = None, start_urls: str | None = None,
+                 *args, **kwargs):
         # Scrapyd passes extra arguments (_job, setting=...): Spider keeps them as attributes.
         super().__init__(*args, **kwargs)
-        if not start_url:
-            raise ValueError(NO_START_URL)
-        if "://" not in start_url:
-            start_url = "http://" + start_url
-        self.start_url = start_url
-        self.site = site_of(start_url)
+        self.start_url_list = start_url_list(start_url, start_urls)
+        self.start_url = self.start_url_list[0]
+        self.site = site_of(self.start_url)
         self._langs_arg = langs
         self._max_pages_arg = max_pages
         self.context: CrawlContext | None = None   # made by from_crawler
@@ -91,18 +120,61 @@ class BitextSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings):
         settings.setdict(DEFAULTS, priority="default")
+        # Scrapy's feed exports (-o/-O) write a page record's exported fields, those of
+        # pages.jsonl: its transient ones hold bytes and dicts with tuple keys, which no
+        # feed format can write; the JSON exporters write its frozensets as lists. At
+        # "spider" priority: Scrapy's crawl() updates a crawler's settings with the
+        # process's, which replace values of the same priority. A user's own wins.
+        if settings.get("FEED_EXPORT_FIELDS") is None:
+            settings.set("FEED_EXPORT_FIELDS", list(EXPORTED_FIELDS), priority="spider")
+        if not settings.getdict("FEED_EXPORTERS"):
+            settings.set("FEED_EXPORTERS", dict(FEED_EXPORTERS), priority="spider")
         super().update_settings(settings)
 
     @classmethod
-    def check_arguments(cls, settings, start_url=None, langs=None, max_pages=None, **_):
+    def check_arguments(cls, settings, start_url=None, langs=None, max_pages=None,
+                        start_urls=None, **_):
         """ValueError, with a one-line message saying what to pass, for spider arguments
         this crawl cannot run with. ``scrapy crawl`` calls it before the crawl starts
         (:mod:`bitextcrawl.commands.crawl`) and prints the message alone; ``__init__`` and
         ``from_crawler`` raise the same messages for crawls started otherwise."""
-        if not start_url:
-            raise ValueError(NO_START_URL)
+        start_url_list(start_url, start_urls)
         settings_langs(langs, settings)
         whole_number("max_pages", max_pages)
+
+    @classmethod
+    def preflight(cls, settings, start_url=None, start_urls=None, **_) -> list[str]:
+        """RuntimeError, with one line, when the crawl cannot run: its output dir cannot
+        be written or holds another crawl, or a start URL does not answer (DNS, refused,
+        TLS, robots.txt forbids it). ``scrapy crawl`` calls it after
+        :meth:`check_arguments`, before anything is written; with
+        ``BITEXT_OVERWRITE_ENABLED`` it then deletes the other crawl's files, and returns
+        their names."""
+        from bitextcrawl import preflight
+
+        urls = start_url_list(start_url, start_urls)
+        output_dir = settings.get("BITEXT_OUTPUT_DIR") or os.path.join(
+            "output", site_name(urls[0]))
+        checks = [lambda: preflight.check_output_dir(output_dir)]
+        if settings.get("BITEXT_PAGE_STORE") == DEFAULTS["BITEXT_PAGE_STORE"]:
+            # the crawl's own store in the output dir (a shared one, Redis, is meant to be
+            # shared: the workers of one crawl, its restarts)
+            checks.append(lambda: preflight.check_previous_crawl(
+                output_dir, settings.get("JOBDIR"),
+                config.getbool(settings, "BITEXT_OVERWRITE_ENABLED")))
+        timeout = min(settings.getfloat("DOWNLOAD_TIMEOUT") or 15.0, 15.0)
+        for url in urls:
+            checks.append(lambda url=url: preflight.check_start_url(
+                url, settings.get("USER_AGENT") or "*", timeout,
+                config.getbool(settings, "BITEXT_RESOLVE_LOCALHOST_ENABLED"),
+                settings.getbool("ROBOTSTXT_OBEY")))
+        for check in checks:
+            message = check()
+            if message:
+                raise RuntimeError(message)
+        if config.getbool(settings, "BITEXT_OVERWRITE_ENABLED"):
+            return preflight.remove_crawl_files(output_dir)
+        return []
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -128,10 +200,12 @@ class BitextSpider(scrapy.Spider):
         """The context of this crawl, which every component reaches from the crawler."""
         return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
                             start_url=self.start_url, max_pages=self.max_pages,
-                            request_factory=self.page_request, scope=self.in_scope)
+                            request_factory=self.page_request, scope=self.in_scope,
+                            response_budget=self.response_budget)
 
     async def start(self):
-        yield self.page_request(self.start_url, discovered_by="start")
+        for url in self.start_url_list:
+            yield self.page_request(url, discovered_by="start")
 
     def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
                      priority: int = 0, **meta) -> scrapy.Request:
@@ -209,6 +283,8 @@ class BitextSpider(scrapy.Spider):
             stats.inc_value(f"bitext/bad/http_{status // 100}xx")
         elif failure.check(IgnoreRequest):
             reason = str(failure.value).lower()
+            if "robots.txt" in reason:
+                return  # a link not followed (robotstxt/forbidden), not a failure
             kind = "redirect_loop" if "redirect" in reason else "ignored"
             stats.inc_value(f"bitext/bad/{kind}")
         elif failure.check(DNSLookupError):

@@ -128,7 +128,8 @@ class SiteCrawl:
             spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
             spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
             request_factory=self.page_request, scope=self.in_scope,
-            signals=SignalManager(self))  # the spider sends them spider_idle
+            signals=SignalManager(self),  # the spider sends them spider_idle
+            pattern_db=spider.pattern_db_path)  # one database for the sites of the rounds
         self.check_budget = spider.detect_pages
         self.check_urls: set[str] = set(start_urls)  # requested for the check
         self.phase = CHECK
@@ -256,6 +257,10 @@ class HoldMiddleware(BaseSpiderMiddleware):
 
 class ExpandSpider(BitextSpider):
     name = "expand"
+    # max_pages counts the pages stored per site (each site's context), not responses
+    response_budget = False
+    # many sites, found as it goes, each checked when its turn comes: no check before
+    preflight = None
 
     def __init__(self, seeds: str | None = None, langs: str | None = None,
                  rounds: str | int | None = None, top_k: str | int | None = None,

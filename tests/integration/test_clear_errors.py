@@ -6,18 +6,16 @@ traceback, no request made and no output written. No crawling: each run takes a 
 from __future__ import annotations
 
 import gzip
-import http.server
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_ROOT
+from tests.conftest import PROJECT_ROOT, one_page_site
 
 pytestmark = pytest.mark.integration
 
@@ -105,36 +103,17 @@ def test_crawl_without_start_url():
 
 def test_crawl_aliases_accepted_and_crawl_runs(tmp_path):
     """Variants, case and aliases (zh-CN, EN, cn) pass the check: the crawl runs."""
-    requests = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            requests.append(self.path)
-            body = (b"<html lang='en'><head><title>One page</title></head><body>"
-                    b"<p>A single English page that links nowhere at all.</p></body></html>")
-            code = 200 if self.path == "/" else 404
-            self.send_response(code)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        proc = scrapy("crawl", "bitext", "-a", f"start_url=http://127.0.0.1:{server.server_port}/",
+    with one_page_site() as server:
+        proc = scrapy("crawl", "bitext", "-a", f"start_url={server.url}",
                       "-a", "langs=EN,zh-CN,cn", "-s", f"BITEXT_OUTPUT_DIR={tmp_path}",
                       "-s", f"BITEXT_PATTERN_DB={tmp_path}/patterns-db.json",
                       "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=False",
                       timeout=120)
-    finally:
-        server.shutdown()
-        server.server_close()
-    assert proc.returncode == 0, proc.stderr[-3000:]
+        requests = server.requests
+    # the crawl ran; the site has no Chinese page: exit status 3, and a warning says so
+    assert proc.returncode == 3, proc.stderr[-3000:]
+    assert ("WARNING: no page in Chinese (zh-cn), Chinese (zh) was found "
+            "(langs=en,zh-cn,zh)") in proc.stderr
     assert "/" in requests
     assert "error:" not in proc.stderr
 

@@ -165,3 +165,103 @@ def test_ctrl_c_and_resume(tmp_path):
     page_hits = {k: v for k, v in hits.items() if k[1] != "/robots.txt"}
     assert max(page_hits.values()) == 1, [k for k, v in page_hits.items() if v > 1][:5]
     assert (out / "pairs.jsonl").exists()
+
+
+def _report_table(html: str, element_id: str) -> dict[str, str]:
+    """The first two cells of each row of the table inside ``element_id`` of report.html."""
+    import lxml.html
+
+    section = lxml.html.fromstring(html).get_element_by_id(element_id)
+    rows = {}
+    for tr in section.find(".//table").iter("tr"):
+        cells = [c.text_content().strip() for c in tr if c.tag == "td"]
+        if len(cells) >= 2:
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def test_report_figures_match_the_crawl_stats(crawled):
+    """Failures are the site's real failures (its 404s, 500, huge page, redirect loop),
+    not Scrapy's exception count, which holds the links the crawl chose not to fetch."""
+    stats, out = crawled["stats"], crawled["out"]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    failures = _report_table(html, "failures")
+    status_errors = {int(k.rsplit("/", 1)[1]): v for k, v in stats.items()
+                     if k.startswith("bitext/http/") and int(k.rsplit("/", 1)[1]) >= 400}
+    expected = {f"HTTP {s}": n for s, n in status_errors.items()}
+    expected.update({"too large": stats["bitext/bad/too_large"],
+                     "redirect loop": stats["bitext/bad/redirect_loop"]})
+    shown = {label.split(" (")[0]: int(n) for label, n in failures.items()}
+    assert shown == expected, (shown, expected)
+    # the server's own answers agree: each 4xx/5xx status once per URL asked
+    assert sum(status_errors.values()) == stats["bitext/bad/http_4xx"] + stats["bitext/bad/http_5xx"]
+    responses = _report_table(html, "responses")
+    failed = int(next(v for k, v in responses.items() if k.startswith("failed requests")))
+    assert failed == sum(expected.values())
+    ignored = stats.get("downloader/exception_type_count/scrapy.exceptions.IgnoreRequest", 0)
+    assert failed < sum(status_errors.values()) + stats.get("downloader/exception_count", 0) \
+        or not ignored
+    report = json.loads((out / "stats.json").read_text())["report"]
+    assert report["failures"] == {k: int(v) for k, v in failures.items()}
+    # links not followed: robots.txt's forbidden page and the trap are among the reasons
+    not_followed = _report_table(html, "not-followed")
+    assert int(not_followed["forbidden by robots.txt"]) == stats["robotstxt/forbidden"] >= 1
+    assert int(not_followed["a crawler trap (repeated or too deep path)"]) == stats["bitext/bad/trap"]
+    # the German pages' links are dropped as another language, counted per language
+    other = {k.rsplit("/", 1)[1]: v for k, v in stats.items()
+             if k.startswith("bitext/links/other_lang/")}
+    assert report["other_language_links"] == other
+    # unpaired pages: every wanted-language page stored is paired or listed unpaired
+    pairs = [json.loads(line) for line in (out / "pairs.jsonl").open(encoding="utf-8")]
+    paired = {u for p in pairs for u in (p["url_1"], p["url_2"])}
+    for entry in report["unpaired"]:
+        assert entry["unpaired"] == sum(entry["why"].values())
+        assert all(u not in paired for u in entry["examples"])
+    # sentence pairs by score: the bands add up to the rows of bitext.tsv
+    rows = sum(1 for _ in (out / "bitext.tsv").open(encoding="utf-8")) - 1
+    assert sum(e["total"] for e in report["sentence_scores"].values()) == rows
+    assert "aligner_score" in html and "BITEXT_SENTENCE_SCORE_THRESHOLD" in html
+
+
+@pytest.mark.parametrize("jobdir", [False, True], ids=["no_jobdir", "jobdir"])
+def test_ctrl_c_to_the_process_group_stops_cleanly(tmp_path, jobdir):
+    """SIGINT sent to the crawl's whole process group, as a terminal's Ctrl-C is: the record
+    workers ignore it and the crawl's process shuts their pool down; no traceback, no
+    ``BrokenProcessPool``; exit status 130; the advice fits the case (resume with the
+    JOBDIR, or not resumable; align from the pages.jsonl the stop exported)."""
+    spec = SiteSpec(scheme="suffix", n_pairs=60, third_lang=None, seed=5)
+    port = free_port()
+    site = generate_site(spec, port)
+    out = tmp_path / "out"
+    settings = {"CONCURRENT_REQUESTS": "2", "DOWNLOAD_DELAY": "0.05",
+                "BITEXT_RECORD_WORKERS": "1", "BITEXT_DEEP_RECOVERY_ENABLED": "False"}
+    if jobdir:
+        settings["JOBDIR"] = str(tmp_path / "job")
+    with serve_site(site, port):
+        proc = subprocess.Popen(crawl_command(site.start_url, out, settings=settings),
+                                cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+        try:
+            deadline = time.time() + 120
+            while _count_rows(out / "pages.sqlite") < 20 and time.time() < deadline:
+                time.sleep(0.2)
+            os.killpg(proc.pid, signal.SIGINT)
+            _, log = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert _count_rows(out / "pages.sqlite") < len(reachable(site)), "not interrupted midway"
+    assert proc.returncode == 130, log[-3000:]
+    for bad in ("Traceback", "KeyboardInterrupt", "BrokenProcessPool", "Scraper close failure",
+                "ERROR"):
+        assert bad not in log, (bad, log[-5000:])
+    advice = [line for line in log.splitlines() if "Crawl interrupted" in line]
+    assert len(advice) == 1, advice
+    if jobdir:
+        assert f"run the same command again (JOBDIR={tmp_path / 'job'})" in advice[0]
+    else:
+        assert "It cannot be resumed (no JOBDIR was set)" in advice[0]
+    assert advice[0].endswith(f"scrapy align {out}/pages.jsonl --langs en,fr -o {out}")
+    assert (out / "pages.jsonl").stat().st_size > 0

@@ -58,3 +58,36 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
     assert "Deep page recovery: stopped generating en -> zh" in log
     # Chinese pages switch into English, English pages never back: English links held
     assert "Focus: holding links between en pages" in log
+
+
+def test_nginx_report_figures_match_the_crawl_stats(tmp_path, shared_data):
+    """The report of a crawl of nginx.org from /cn/: the failures are the site's 404s
+    (its missing robots.txt is not one, nor the links the crawl chose not to fetch), the
+    links into Russian are counted as such, and every English page stored is paired or
+    listed unpaired."""
+    site = shared_data / "nginx" / "site"
+    if not site.is_dir():
+        pytest.skip(f"nginx data not found under {shared_data / 'nginx'}")
+    with serve_directory(str(site)) as server:
+        run_crawl(f"{server.url}/cn/", tmp_path, langs="en,zh", timeout=300)
+        not_found = sum(1 for (_, path), n in server.hits.items()
+                        if not (site / path.lstrip("/")).exists() and path != "/robots.txt")
+    stats = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))
+    crawl, report = stats["crawl"], stats["report"]
+    assert report["failures"] == {"HTTP 404 (not found)": crawl["bitext/http/404"]}
+    assert crawl["bitext/http/404"] == (crawl["downloader/response_status_count/404"]
+                                        - crawl.get("robotstxt/response_status_count/404", 0))
+    assert crawl["bitext/http/404"] == not_found
+    assert crawl["downloader/exception_count"] > 100   # links not fetched, by choice
+    assert report["other_language_links"].get("ru", 0) > 10
+    pages = [json.loads(line) for line in (tmp_path / "pages.jsonl").open(encoding="utf-8")]
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").open(encoding="utf-8")]
+    paired = {u for p in pairs for u in (p["url_1"], p["url_2"])}
+    paired |= {p["url"] for p in pages if p["content_hash"] in
+               {q["content_hash"] for q in pages if q["url"] in paired}}  # merged copies
+    by_lang = {u["lang"]: u for u in report["unpaired"]}
+    assert by_lang["zh"]["unpaired"] == 0 and len(pairs) == 34
+    assert by_lang["en"]["unpaired"] == sum(1 for p in pages if p["lang"] == "en"
+                                            and p["url"] not in paired)
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "34 page pairs" in html and "sentence pairs" in html

@@ -177,3 +177,18 @@ def test_detection_order_puts_wanted_language_switches_first():
              {"url": "/y", "text": "News"}]
     assert [x["url"] for x in detection_order(links, ["en", "fr"])] == \
         ["/fr/", "/x", "/home", "/y", "/de/"]
+
+
+def test_one_site_per_host_whatever_the_scheme():
+    """Links to http:// and https:// of one host are links to one site (https named, as
+    a link used it); a checked site keeps its own scheme, links to its other one are its."""
+    exp = Expansion(criterion="linkout", top_k=0)
+    exp.record(SiteResult(A, 0, True, seed=True, credibility=0.9),
+               {"http://c.org": 2, "https://c.org": 3, "https://b.org": 1, M: 1})
+    exp.record(SiteResult(B, 0, True, seed=True, credibility=0.9),
+               {"https://c.org": 1, "https://a.org": 4})
+    ranking = exp.rank(1)
+    sites = [r["site"] for r in ranking]
+    assert sites == ["https://c.org", M]
+    assert ranking[0]["links_in"] == 6 and ranking[0]["linked_from"] == [A, B]
+    assert exp.outlinks[A][B] == 1 and "https://b.org" not in exp.outlinks[A]

@@ -434,8 +434,12 @@ def test_urlpairs_command_class(tmp_path, capsys):
     with pytest.raises(UsageError, match="cannot read"):
         _command().run([str(tmp_path / "missing.txt")],
                        SimpleNamespace(langs="en,fr", pattern_db=None))
-    with pytest.raises(UsageError, match="two languages"):
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:   # the crawl's check of --langs: one line
         _command().run([str(f)], SimpleNamespace(langs="en", pattern_db=None))
+    assert stop.value.code == 2
+    assert capsys.readouterr().err.startswith(
+        "scrapy urlpairs: error: --langs needs two different languages or more")
 
 
 @pytest.mark.integration
@@ -690,3 +694,34 @@ def test_refits_on_kept_parsed_urls_learn_what_a_fresh_fit_learns():
             assert [repr(p) for p in online.patterns_] == [repr(p) for p in fresh.patterns_]
         assert set(online.url_parts_) == set(en + fr)
         assert not getattr(fresh, "url_parts_", None)
+
+
+def _nginx_urls(shared_data, labelled: bool) -> list[str]:
+    root = shared_data / "nginx" / "site"
+    if not root.is_dir():
+        pytest.skip("nginx data not found")
+    lines = []
+    for side, lang in (("en", "en"), ("cn", "zh")):
+        for path in sorted((root / side).rglob("*.html")):
+            url = f"https://nginx.org/{path.relative_to(root)}"
+            lines.append(f"{lang}\t{url}" if labelled else url)
+    return lines
+
+
+def test_pair_urls_reads_language_aliases_in_url_tokens(shared_data):
+    """nginx.org's /cn/ names Chinese (cn is zh's alias): unlabelled, its URLs pair as
+    labelled ones do, every gold pair."""
+    unlabelled = pair_urls(_nginx_urls(shared_data, False), langs=("en", "zh"))
+    labelled = pair_urls(_nginx_urls(shared_data, True), langs=("en", "zh"))
+    gold = {tuple(f"https://nginx.org{p}" for p in line.split("\t"))
+            for line in (shared_data / "nginx" / "gold" / "en-cn.tsv").read_text().split("\n")
+            if line.strip()}
+    assert set(unlabelled) == set(labelled) == gold and len(gold) == 34
+
+
+def test_urlpairs_command_maps_aliases_in_langs_and_labels():
+    from bitextcrawl.commands.urlpairs import _normalise_labels, _parse_langs
+
+    assert _parse_langs("en,cn") == ("en", "zh")
+    assert _normalise_labels(["cn\thttps://x.org/cn/a", "https://x.org/en/a", "# c\td"]) == [
+        "zh\thttps://x.org/cn/a", "https://x.org/en/a", "# c\td"]

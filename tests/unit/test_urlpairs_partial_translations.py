@@ -178,9 +178,16 @@ def test_weak_key_of_two_pairs_pairs_nothing():
 
 
 def test_weak_key_without_labels_or_language_codes_pairs_nothing():
-    # URLs alone and no token equal to a code asked: nothing names a language
-    lines = [ln.split("\t")[1] for ln in _weak_site()]
+    # URLs alone and no token equal to a code asked or one of its aliases: nothing names
+    # a language
+    lines = [ln.split("\t")[1].replace("/eng/", "/e1/").replace("/fre/", "/f1/")
+             for ln in _weak_site()]
     assert pair_urls(lines, langs=("en", "fr")) == []
+    # eng and fre are ISO 639-2 codes of English and French: they name them
+    lines = [ln.split("\t")[1] for ln in _weak_site()]
+    assert sorted(pair_urls(lines, langs=("en", "fr"))) == [
+        (f"http://www.example.org/eng/page{i}.html", f"http://www.example.org/fre/page{i}.html")
+        for i in range(3)]
 
 
 # ----------------------------------------------------------------------------- real URL lists
