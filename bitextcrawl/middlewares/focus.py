@@ -132,6 +132,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # crawl's languages are known
         self.small_side_enabled = getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED")
         self._small_side: SmallSide | None = None
+        self.resumed_small_side: list = []       # its held requests when the last run stopped
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -489,6 +490,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if left is not None and left <= 0:
             return
         released = self._rejudge_held()
+        if self.resumed_small_side:
+            # held by the small side when the last run stopped: judged again at download
+            for request in self.resumed_small_side:
+                self.crawler.engine.crawl(request)
+            released += len(self.resumed_small_side)
+            self.resumed_small_side = []
         side = self.small_side
         if side is not None:
             probe = side.probe()
@@ -550,6 +557,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.held[lang][url] = request
         if state.get("held"):
             logger.info("Focus: %d held links back from the last run", len(state["held"]))
+        self.resumed_small_side = [
+            context.page_request(url, priority=priority, depth=depth).replace(dont_filter=True)
+            for url, priority, depth in state.get("small_side_held", [])]
 
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.held.values())
@@ -569,7 +579,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
                 "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
                          for lang, held in sorted(self.held.items())
-                         for url, r in sorted(held.items())]})
+                         for url, r in sorted(held.items())],
+                # the small side's held requests: judged again by the next run
+                "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
+                                    for url, (r, _, _) in sorted(self._small_side.held.items())]
+                if self._small_side is not None else []})
         for lang in self.langs:
             if self.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",

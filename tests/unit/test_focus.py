@@ -479,3 +479,35 @@ def test_a_url_goes_out_once_whichever_mechanisms_asked_for_it(tmp_path):
         downloader.process_request(Request(url, meta={"bitext_discovered_by": "pattern"}))
     assert downloader.process_request(Request(url, meta={"retry_times": 1})) is None
     assert crawler.stats.get_value("bitext/focus/requested_twice_dropped") == 1
+
+
+def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_path):
+    """A partly translated site (40 English URLs known, 4 Japanese): an English request
+    whose Japanese counterpart was not fetched is held at download; fetching the
+    counterpart releases it; a held one left at a clean stop is judged again on resume."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path, langs="en,ja")
+    scheduled = []
+    crawler.engine = type("Engine", (), {"crawl": lambda self, r: scheduled.append(r)})()
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    links = [{"url": f"{H}/en/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(40)]
+    mw.get_processed_item(PageRecord(url=f"{H}/en/", lang="en", links=links), None)
+    mw.get_processed_item(PageRecord(url=f"{H}/ja/", lang="ja", links=[
+        {"url": f"{H}/ja/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(4)]), None)
+    assert mw.small_side.small() == "ja"
+    for i in (1, 2):
+        try:
+            downloader.process_request(Request(f"{H}/en/p{i}.html"))
+            raise AssertionError("an English page with no Japanese one fetched goes out")
+        except IgnoreRequest:
+            pass
+    mw.get_processed_item(PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
+    assert [r.url for r in scheduled] == [f"{H}/en/p1.html"]
+    assert downloader.process_request(Request(f"{H}/ja/p3.html")) is None   # the small side
+    mw.spider_closed()
+    resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
+    resumed.spider_opened()
+    assert [r.url for r in resumed.resumed_small_side] == [f"{H}/en/p2.html"]
