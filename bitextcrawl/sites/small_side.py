@@ -39,6 +39,10 @@ MIN_SMALL_KNOWN = 2
 # sized by that page alone, would look small). One is enough: a translation's home links
 # its sections, and the sooner the sides are known the fewer big-side pages go out blind.
 MIN_PAGES_EACH = 1
+# Share of each side's fetched pages at URLs that name their language for URL counts to
+# size the sides (a site whose translation sits at opaque URLs, /p/<hash>.html, is not
+# judged by them).
+NAMED_SHARE = 0.8
 # The first probe of held requests when the crawl runs dry; each next one is twice as
 # big while probes reveal at least PROBE_MIN_REVEAL new small-side URLs per request.
 FIRST_PROBE = 8
@@ -57,6 +61,7 @@ class SmallSide:
 
     def __init__(self, langs, swap, lang_of, small_share: float = SMALL_SHARE,
                  min_small_known: int = MIN_SMALL_KNOWN, min_pages_each: int = MIN_PAGES_EACH,
+                 named_share: float = NAMED_SHARE,
                  first_probe: int = FIRST_PROBE,
                  probe_min_reveal: float = PROBE_MIN_REVEAL):
         self.langs = tuple(langs)
@@ -65,11 +70,13 @@ class SmallSide:
         self.small_share = small_share
         self.min_small_known = min_small_known
         self.min_pages_each = min_pages_each
+        self.named_share = named_share
         self.first_probe = first_probe
         self.probe_min_reveal = probe_min_reveal
         self.seen: set = set()
-        self.pages: set = set()               # fetched pages of the wanted languages
+        self.pages: dict = {}                 # fetched pages of the wanted languages -> language
         self.fetched: Counter = Counter()     # ... per language
+        self.fetched_named: Counter = Counter()   # ... of them at a URL naming the language
         self.sizes: Counter = Counter()       # known URLs per language their tokens name
         self.held: dict[str, tuple] = {}      # URL -> (request, language, counterpart)
         self.waiting: dict[str, set] = defaultdict(set)   # counterpart URL -> held URLs
@@ -92,8 +99,9 @@ class SmallSide:
         the translation may not have)."""
         self.see(url)
         if url not in self.pages:
-            self.pages.add(url)
+            self.pages[url] = lang
             self.fetched[lang] += 1
+            self.fetched_named[lang] += self.lang_of(url) == lang
         return [self._release(u) for u in sorted(self.waiting.pop(url, ()))
                 if u in self.held]
 
@@ -101,6 +109,8 @@ class SmallSide:
         """The URL tokens changed: count the known URLs by language again, and find the
         held requests' counterparts again; those fetched already, released."""
         self.sizes = Counter(self.lang_of(u) for u in self.seen)
+        self.fetched_named = Counter(lang for u, lang in self.pages.items()
+                                     if self.lang_of(u) == lang)
         self.waiting.clear()
         for url in list(self.held):
             self._wait(url)
@@ -112,9 +122,13 @@ class SmallSide:
         ``small_share`` of another's; None while no side is."""
         sizes = sorted((self.sizes[lang], lang) for lang in self.langs)
         if len(sizes) < 2 or sizes[0][0] < self.min_small_known \
-                or any(self.fetched[lang] < self.min_pages_each for lang in self.langs):
+                or any(self.fetched[lang] < self.min_pages_each
+                       or self.fetched_named[lang] < self.named_share * self.fetched[lang]
+                       for lang in self.langs):
             # (each side sized by its own pages' links: a start page links mostly its own
-            # language, and would make the other side look small)
+            # language, and would make the other side look small; and only where the
+            # side's pages are at URLs that name it: a translation at opaque URLs is
+            # invisible to URL counts, however big)
             return None
         n, lang = sizes[0]
         return lang if n <= self.small_share * sizes[-1][0] else None

@@ -103,3 +103,20 @@ def test_a_language_code_stands_for_a_token_not_learned_yet():
         tokens.learn(f"{H}/x/q{i}.html", "de")
     assert tokens.swap(f"{H}/en/a.html", "en", "ja") is None
     assert tokens.swap_codes(f"{H}/en/a.html", "en", "ja") == f"{H}/ja/a.html"
+
+
+def test_a_translation_at_opaque_urls_is_not_sized_by_its_urls():
+    """French pages at /p/<hash>.html: the few French URLs that name French (its home)
+    say nothing of the side's size, and nothing is held."""
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    for i in range(40):
+        side.see(f"{H}/en/p{i}.html")
+    side.see(f"{H}/fr/index.html")
+    side.see(f"{H}/fr/about.html")
+    side.found(f"{H}/en/index.html", "en")
+    side.found(f"{H}/fr/index.html", "fr")
+    assert side.small() == "fr"                  # so far, French URLs name French
+    for i in range(3):
+        side.found(f"{H}/p/{i:04x}.html", "fr")
+    assert side.small() is None
+    assert side.worth(f"{H}/en/p5.html", "en")
