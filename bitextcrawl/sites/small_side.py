@@ -45,7 +45,7 @@ MIN_PAGES_EACH = 1
 NAMED_SHARE = 0.8
 # The first probe of held requests when the crawl runs dry; each next one is twice as
 # big while probes reveal at least PROBE_MIN_REVEAL new small-side URLs per request.
-FIRST_PROBE = 8
+FIRST_PROBE = 4
 PROBE_MIN_REVEAL = 0.1
 
 

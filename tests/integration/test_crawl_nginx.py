@@ -53,6 +53,7 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
     langs = Counter(page["lang"] for page in pages)
     # The news archive links each of /ja/, /tr/, /he/ once; their own links are not followed.
     assert sum(n for lang, n in langs.items() if lang not in ("en", "zh")) <= 5, langs
+    print(f"nginx.org from /cn/: {responses} requests to the server")
     assert responses <= MAX_RESPONSES, (responses, langs)
     log = proc.stderr
     assert "Deep page recovery: stopped generating en -> zh" in log
