@@ -24,6 +24,8 @@ from typing import Iterable, Sequence
 
 from scipy.special import log_ndtr
 
+from bitextcrawl.pages.language import CJK_CHARS
+
 # --------------------------------------------------------------------------------------
 # Sentence splitting
 # --------------------------------------------------------------------------------------
@@ -65,10 +67,9 @@ _CLOSERS = "\"'”’»)]}」』）】〕〉》"
 _LATIN_END = re.compile(r"(?P<term>\.\.\.|…|[.!?]+|[।॥؟۔])(?P<close>(?:\s?[" + re.escape(_CLOSERS)
                         + r"])*)(?P<space>\s+)")
 # A CJK terminator needs no space after it (nor do ASCII !? followed by a CJK character).
-_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
-_CJK_END = re.compile(r"(?P<term>[。！？｡．]+|[!?]+(?=[" + _CJK_CHARS + r"]))(?P<close>["
+_CJK_END = re.compile(r"(?P<term>[。！？｡．]+|[!?]+(?=[" + CJK_CHARS + r"]))(?P<close>["
                       + re.escape(_CLOSERS) + r"]*)\s*")
-_CJK_RE = re.compile("[" + _CJK_CHARS + "]")
+_CJK_RE = re.compile("[" + CJK_CHARS + "]")
 # Every character either terminator pattern starts with: a line without one is not split.
 _TERMINATOR = re.compile("[.…!?।॥؟۔。！？｡．]")
 _INITIAL = re.compile(r"^[^\W\d_]$")                 # "J." in "J. Smith"
@@ -185,7 +186,7 @@ def length_cost(len1: int, len2: int, c: float = GC_C, s2: float = GC_S2) -> flo
 
 
 # CJK characters with their punctuation and full-width forms: no space between them.
-_CJK_TEXT = re.compile("[" + _CJK_CHARS + "\u3000-\u303f\uff00-\uffef]")
+_CJK_TEXT = re.compile("[" + CJK_CHARS + "\u3000-\u303f\uff00-\uffef]")
 
 
 def _joiner(a: str, b: str) -> str:

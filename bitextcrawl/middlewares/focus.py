@@ -174,7 +174,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         lang, evidence = self.link_language(url, None)
         if evidence == "url_token":
             return lang
-        coded = {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
+        coded = self._wanted_codes(url)
         return coded.pop() if len(coded) == 1 else None
 
     def _swap(self, url: str, lang: str, other: str) -> str | None:
@@ -191,9 +191,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 or request.url in self.switch_targets:
             return False
         lang = self._url_lang(request.url)
-        if side.worth(request.url, lang):
+        counterpart = side.counterpart(request.url, lang)
+        if counterpart is None or counterpart in side.pages:
             return False
-        side.hold(request.url, lang, request.replace(dont_filter=True))
+        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
         self.filtered.add(request.url)
         self.stats.inc_value("bitext/focus/small_side/held")
         return True
@@ -225,7 +226,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return named, "hreflang" if link.get("hreflang") else "anchor"
         predicted = self.tokens.predict(url)
         if len(predicted) == 1:
-            coded = {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
+            coded = self._wanted_codes(url)
             if coded and not predicted <= coded:
                 # a learned token against the wanted language's own code in the URL:
                 # crawled from /cn/, ``ngx`` (of ngx_http_*) names Chinese long before
@@ -233,6 +234,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 return None, ""
             return predicted.pop(), "url_token"
         return None, ""
+
+    def _wanted_codes(self, url: str) -> set:
+        """The wanted languages whose codes are tokens of ``url``."""
+        return {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
 
     def _code(self, token: str) -> str | None:
         """The language a URL token is the code of (``en``, ``fra``), if any."""

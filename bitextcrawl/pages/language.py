@@ -92,6 +92,10 @@ def model_labels(path: str | None = None) -> tuple[str, ...]:
                         for x in labels))
 
 
+# The characters of the scripts written without spaces between words (kana, CJK
+# ideographs and their compatibility forms, hangul, halfwidth katakana).
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+
 # Codes people write for a language whose lid.176 label is another code: deprecated ISO
 # 639-1 codes, country codes sites use as language codes, ISO 639-2/3 codes. Region and
 # script subtags are dropped before (zh-CN, zh_Hant -> zh; pt-BR -> pt; sr-Latn -> sr).

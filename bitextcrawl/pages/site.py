@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
-from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects
+from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
@@ -92,10 +91,6 @@ def _segment_code(segment: str) -> str | None:
     return lang_code(segment)
 
 
-def _segments(url: str) -> list:
-    return [s for s in urlsplit(url).path.split("/") if s]
-
-
 def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKEN_PURITY,
                    min_prob: float = TOKEN_MIN_PROB) -> frozenset:
     """Path positions where the site writes the language code of a page (``/en/…``,
@@ -109,7 +104,7 @@ def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKE
     for p in pages:
         if p.lang_prob < min_prob or p.lang_method not in GUESSED:
             continue
-        for i, segment in enumerate(_segments(p.url)[:-1]):   # folders, not the file
+        for i, segment in enumerate(path_segments(p.url)[:-1]):   # folders, not the file
             code = _segment_code(segment)
             if code:
                 coded[i] = coded.get(i, 0) + 1
@@ -119,7 +114,7 @@ def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKE
 
 def slot_language(url: str, slots) -> str | None:
     """The language the code in one of the site's language positions of ``url`` names."""
-    segments = _segments(url)[:-1]
+    segments = path_segments(url)[:-1]
     for i in sorted(slots):
         if i < len(segments) and (code := _segment_code(segments[i])):
             return code
@@ -156,7 +151,7 @@ def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
     """Sort key of a duplicate group: URL naming the page's language first, then shorter."""
     named = tokens.predict(page.url)
     agree = 1 if page.lang in named else (-1 if named else 0)
-    depth = len([s for s in urlsplit(page.url).path.split("/") if s])
+    depth = len(path_segments(page.url))
     return (-agree, depth, len(page.url), page.url)
 
 

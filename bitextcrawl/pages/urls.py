@@ -80,10 +80,15 @@ def canonical(url: str) -> str:
     return urldefrag(url)[0]
 
 
+def path_segments(url: str) -> list[str]:
+    """The non-empty segments of a URL's path: ``/en/docs/x.html`` -> ``en``, ``docs``,
+    ``x.html``."""
+    return [s for s in urlsplit(url).path.split("/") if s]
+
+
 def looks_like_trap(url: str, max_repeats: int = 3, max_segments: int = 20) -> bool:
     """Calendar/session traps: a path segment repeated many times, or absurd depth."""
-    path = urlsplit(url).path
-    segments = [s for s in path.split("/") if s]
+    segments = path_segments(url)
     if len(segments) > max_segments:
         return True
     if len(segments) <= max_repeats:   # (no segment can repeat more often)

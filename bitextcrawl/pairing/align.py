@@ -42,7 +42,7 @@ import numpy as np
 from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.language import LanguageIdentifier, base_lang
+from bitextcrawl.pages.language import CJK_CHARS, LanguageIdentifier, base_lang
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pages.template import SiteTemplate
@@ -722,8 +722,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 _IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
 
 
-# Scripts written without spaces between words: one "word" of them is a phrase.
-_UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]")
+# Scripts written without spaces between words (and Thai): one "word" of them is a phrase.
+_UNSEGMENTED = re.compile("[" + CJK_CHARS + "\u0e00-\u0e7f]")
 
 
 def prose(text: str) -> str:

@@ -32,11 +32,10 @@ import unicodedata
 from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.language import normalise_tag
-from bitextcrawl.pages.urls import site_of
+from bitextcrawl.pages.urls import path_segments, site_of
 
 MIN_LANG_SHARE = 0.1          # a language "has pages" from this share of the pages on
 MIN_LANG_PAGES = 1            # ... and at least this many pages
@@ -288,7 +287,7 @@ def named_like_a_code(links: list) -> set[int]:
         text = (link.get("text") or "").strip()
         if link.get("hreflang") or not _BARE_CODE.match(text) or not switch_language(text):
             continue
-        path = [s for s in urlsplit(link.get("url") or "").path.split("/") if s]
+        path = path_segments(link.get("url") or "")
         stem, dot, _ = path[-1].partition(".") if path else ("", "", "")
         if stem.lower() != text or not (dot or len(path) > 1):
             continue

@@ -148,13 +148,15 @@ class SmallSide:
         other = self.counterpart(url, lang)
         return other is None or other in self.pages
 
-    def hold(self, url: str, lang: str, request) -> None:
+    def hold(self, url: str, lang: str, request, counterpart: str | None = None) -> None:
+        """Hold ``request`` until ``counterpart`` (by default :meth:`counterpart`) is
+        fetched, or a probe releases it."""
         self.held[url] = (request, lang, None)
-        self._wait(url)
+        self._wait(url, counterpart)
 
-    def _wait(self, url: str) -> None:
+    def _wait(self, url: str, counterpart: str | None = None) -> None:
         request, lang, _ = self.held[url]
-        other = self.counterpart(url, lang)
+        other = counterpart or self.counterpart(url, lang)
         self.held[url] = (request, lang, other)
         if other is not None:
             self.waiting[other].add(url)
