@@ -13,6 +13,7 @@ hyperlinks are still paired; their text is not emitted again as a chunk of its o
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Callable, Iterator
 from urllib.parse import urljoin
@@ -28,7 +29,12 @@ DROPPED_TAGS = strand.DROPPED_TAGS | {"iframe", "object", "canvas"}
 # Phrasing content: its text joins the run of the enclosing element (see module docstring).
 PHRASING_TAGS = frozenset(strand.INLINE_TAGS | {"img", "button", "del", "ins", "map", "area"})
 LINK_TAGS = frozenset({"a", "area"})
+# Elements whose text is code, commands or sample output, not language: ``pre`` and its
+# obsolete kin are blocks; the others are phrasing elements inside a run.
+CODE_BLOCK_TAGS = frozenset({"pre", "listing", "xmp", "plaintext"})
+CODE_TAGS = CODE_BLOCK_TAGS | {"code", "kbd", "samp", "tt", "var"}
 _SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 # --------------------------------------------------------------------------------------
@@ -108,6 +114,25 @@ class Node:
         if self.children:
             d["children"] = [c.to_dict() for c in self.children]
         return d
+
+
+def is_code(node: Node) -> bool:
+    """True when a chunk's text is code: the chunk is inside a ``pre`` (a command, a
+    configuration example, an HTML sample), or every word of it is inside ``code``,
+    ``kbd``, ``samp``, ``tt`` or ``var`` elements (``<td><code>proxy_pass URL;</code></td>``).
+    A sentence that only mentions code (``See also: <code>lsattr</code>.``) is prose."""
+    up: Node | None = node
+    while up is not None:
+        if up.tag in CODE_BLOCK_TAGS:
+            return True
+        up = up.parent
+    rest = node.text
+    found = False
+    for child in node.children:
+        if child.inline and child.tag in CODE_TAGS and child.text:
+            rest = rest.replace(child.text, " ", 1)
+            found = True
+    return found and not _WORD.search(rest)
 
 
 def _tag_of(el) -> str | None:

@@ -30,7 +30,7 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from bitextcrawl.bitext.dom import TreeCache, preorder, release
+from bitextcrawl.bitext.dom import TreeCache, is_code, preorder, release
 from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
                                         pair_anchor_cost)
 from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
@@ -287,7 +287,8 @@ def _repaired_groups(found: list, chunks1: list, chunks2: list, min_gain: float,
 
 
 def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
-                min_gain: float = GAP_MIN_GAIN, max_cost: float = GAP_MAX_COST) -> list:
+                min_gain: float = GAP_MIN_GAIN, max_cost: float = GAP_MAX_COST,
+                skip_code: bool = True, skipped: Counter | None = None) -> list:
     """Aligned text chunks (text_1, text_2, score) for sentence alignment, gaps repaired.
 
     The tree alignment (§4) pairs one node with one node. When a translator merged two
@@ -307,6 +308,12 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     their text cost is at most ``max_cost`` and they share a number or a name; its score
     is ``min_score``. Lines are kept apart (a chunk's sentences are split as before).
     ``bench/bench_bitext.py`` measures the effect.
+
+    With ``skip_code``, a pair one of whose sides is code only (:func:`dom.is_code`:
+    commands, configuration, markup samples) is left out: code is not translated text,
+    fastText cannot tell its language, and its translated placeholders
+    (``path/to/file`` / ``chemin/vers/fichier``) are no sentence pair. The code still
+    anchors the tree alignment. ``skipped["code"]`` counts the pairs left out.
     """
     chunks1 = [n for n in preorder(tree1) if n.is_chunk]
     chunks2 = [n for n in preorder(tree2) if n.is_chunk]
@@ -322,15 +329,25 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     ordered = [(k - 0.5, g, min_score) for k, g in extra]
     ordered += [(k, g, a[2]) for k, (g, a) in enumerate(zip(groups, found))]
     ordered.sort(key=lambda x: x[0])
-    return [("\n".join(chunks1[i].text for i in idx1),
-             "\n".join(chunks2[j].text for j in idx2), score)
-            for _, (idx1, idx2), score in ordered]
+    out = []
+    for _, (idx1, idx2), score in ordered:
+        if skip_code and (all(is_code(chunks1[i]) for i in idx1)
+                          or all(is_code(chunks2[j]) for j in idx2)):
+            if skipped is not None:
+                skipped["code"] += 1
+            continue
+        out.append(("\n".join(chunks1[i].text for i in idx1),
+                    "\n".join(chunks2[j].text for j in idx2), score))
+    return out
 
 
 def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
-                   min_score: float = 0.5) -> list[tuple[str, str, float]]:
-    """Sentence pairs of an aligned page pair (§5): Gale–Church inside each chunk pair."""
-    return align_chunks(chunk_pairs(alignment, tree1, tree2, min_score), lang_1, lang_2)
+                   min_score: float = 0.5, skipped: Counter | None = None
+                   ) -> list[tuple[str, str, float]]:
+    """Sentence pairs of an aligned page pair (§5): Gale–Church inside each chunk pair
+    (code left out, counted in ``skipped``: :func:`chunk_pairs`)."""
+    return align_chunks(chunk_pairs(alignment, tree1, tree2, min_score, skipped=skipped),
+                        lang_1, lang_2)
 
 
 def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
@@ -341,15 +358,17 @@ def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
 
 
 def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None) -> tuple:
-    """(method, sentence pairs, link pairs) of one aligned page pair; with ``lang_check``,
-    each sentence pair ``(s1, s2, score)`` has its ``SentenceFacts`` as a fourth item
-    (None for a pair whose sides are the same text, which is no bitext)."""
-    sentences = pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score)
+    """(method, sentence pairs, link pairs, chunk pairs of code left out) of one aligned
+    page pair; with ``lang_check``, each sentence pair ``(s1, s2, score)`` has its
+    ``SentenceFacts`` as a fourth item (None for a pair whose sides are the same text,
+    which is no bitext)."""
+    skipped: Counter = Counter()
+    sentences = pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score, skipped)
     if lang_check is not None:
         sentences = [(s1, s2, score,
                       None if s1.strip() == s2.strip() else lang_check.facts(s1, s2))
                      for s1, s2, score in sentences]
-    return alignment.method, sentences, list(alignment.link_pairs)
+    return alignment.method, sentences, list(alignment.link_pairs), skipped["code"]
 
 
 class PairTask(NamedTuple):
@@ -627,8 +646,9 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 counts["bitext/bitext/failed_pairs"] += 1
                 logger.warning("cannot align %s / %s: %s", url_1, url_2, out)
                 continue
-            method, sentences, link_pairs = out
+            method, sentences, link_pairs, code_chunks = out
             counts[f"bitext/bitext/method/{method}"] += 1
+            counts["bitext/bitext/code_chunks_skipped"] += code_chunks
             for s1, s2, score, *facts in sentences:
                 if s1.strip() == s2.strip():  # untranslated text is not bitext
                     counts["bitext/bitext/identical_skipped"] += 1

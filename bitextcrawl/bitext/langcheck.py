@@ -54,10 +54,15 @@ THIRD_LANG_PROB = 0.9
 # A script is one of a language's scripts from this share of its letters on (Japanese:
 # kanji, hiragana and katakana; Russian: Cyrillic, not the Latin of code and names).
 SCRIPT_MIN_SHARE = 0.2
+# Rows in a row of one page pair whose two sides read as the same language: a block left
+# untranslated (one_language). Measured on the real sites (docs/formats.md, "Bitext").
+UNTRANSLATED_RUN = 3
 # Predictions kept by a SentenceLanguageCheck (texts; cleared when full).
 PREDICTIONS_KEPT = 1 << 16
 _WORD = re.compile(r"[^\W\d_]+")
 _WS = re.compile(r"\s+")
+_NOISE = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|@\w+|\S*[/_=<>{}$#\\]\S*"
+                    r"|\S+\.\S+\.\S+|\d[\d.:,\-/]*")
 
 
 # A bitext row's key for its SentenceFacts (read where the row's page pair is aligned).
@@ -130,11 +135,13 @@ class SentenceLanguageCheck:
 
     def read(self, text: str) -> tuple[str, float, bool] | None:
         """(fastText's language, its probability, whether ``text`` is short), or None
-        for a text with too few letters to carry a language."""
-        if not _has_letters(text, self.min_letters):
+        for a text with too few letters to carry a language. What is read is the
+        text's words (:func:`language_words`)."""
+        words = language_words(text)
+        if not _has_letters(words, self.min_letters):
             return None
-        top, prob = self.predict(text)
-        return top, prob, len(_WORD.findall(text)) < self.short_words
+        top, prob = self.predict(words)
+        return top, prob, len(_WORD.findall(words)) < self.short_words
 
     def facts(self, text_1: str, text_2: str) -> SentenceFacts:
         """The :class:`SentenceFacts` of a sentence pair."""
@@ -158,6 +165,34 @@ class SentenceLanguageCheck:
         if not short and prob >= self.third_prob:
             return "third_lang"
         return None
+
+
+def one_language(facts: SentenceFacts, lang_1: str, lang_2: str) -> bool | None:
+    """Whether both sides of a sentence pair read as the same one of its two languages
+    (``English`` / ``English`` on an English–French pair: text left untranslated on the
+    translated page, aligned with other text of the original); None where neither side
+    was read surely enough to tell (no letters, or short). One such row is often a
+    translation fastText misreads (``Start Visual Studio Code:`` / ``Inicia Visual
+    Studio Code:`` reads English twice); a run of :data:`UNTRANSLATED_RUN` in one page
+    pair is a block the translator left alone (a changelog kept in English)."""
+    r1, r2 = (r if r is not None and not r[2] else None
+              for r in (facts.reading_1, facts.reading_2))
+    if r1 is None and r2 is None:
+        return None
+    l1, l2 = base_lang(lang_1), base_lang(lang_2)
+    # the second side reads as the first's language, or the first as the second's; the
+    # other side, where read, agrees
+    return ((r2 is not None and r2[0] == l1 and (r1 is None or r1[0] == l1))
+            or (r1 is not None and r1[0] == l2 and (r2 is None or r2[0] == l2)))
+
+
+def language_words(text: str) -> str:
+    """``text`` without what carries no language: URLs, e-mail addresses, @handles,
+    identifiers and paths (a token with ``/ _ = < > { } $ # \\``, or two dots), numbers
+    and dates. fastText reads them as English: ``Plus d'informations :
+    https://manned.org/apg.`` reads English at 0.31 whole and French without the URL,
+    and an untranslated changelog line's author and date hide its English."""
+    return _WS.sub(" ", _NOISE.sub(" ", text)).strip()
 
 
 def _has_letters(text: str, n: int) -> bool:
@@ -274,6 +309,10 @@ class RowChecks:
         self._copies: Counter = Counter()   # (lang_1, lang_2, digest) -> later rows
         self._letters: dict[str, dict] = defaultdict(dict)
         self._scripts: dict[str, frozenset] | None = None
+        # untranslated runs: the current page pair's run of rows read in one language
+        self._run_pages: tuple | None = None
+        self._run: list[bytes] = []
+        self._untranslated: set[bytes] = set()
 
     def facts(self, row) -> SentenceFacts:
         facts = row.get(FACTS_KEY)
@@ -294,7 +333,29 @@ class RowChecks:
             self._copies[row["lang_1"], row["lang_2"], facts.key] += 1
             return False
         seen.add(facts.key)
+        self._follow_run(row, facts)
         return True
+
+    def _follow_run(self, row, facts: SentenceFacts) -> None:
+        """Extend or close the page pair's run of rows whose two sides read as one of
+        the pair's languages (:func:`one_language`); rows of short texts neither
+        extend nor close it (fastText is unsure of them)."""
+        pages = (row.get("url_1"), row.get("url_2"))
+        if pages != self._run_pages:
+            self._close_run()
+            self._run_pages = pages
+        verdict = one_language(facts, row["lang_1"], row["lang_2"])
+        if verdict is None:
+            return
+        if verdict:
+            self._run.append(facts.key)
+        else:
+            self._close_run()
+
+    def _close_run(self) -> None:
+        if len(self._run) >= UNTRANSLATED_RUN:
+            self._untranslated.update(self._run)
+        self._run = []
 
     def copies(self, row) -> int:
         """Rows added after ``row`` with its sentence pair."""
@@ -326,6 +387,9 @@ class RowChecks:
         reason = self.interface_reason(row, facts)
         if reason is not None:
             return reason
+        self._close_run()
+        if facts.key in self._untranslated:
+            return "untranslated"
         l1, l2 = row["lang_1"], row["lang_2"]
         scripts = self.scripts()
         s1, s2 = scripts.get(l1), scripts.get(l2)

@@ -10,7 +10,7 @@ from collections import Counter
 from bitextcrawl.bitext.extract import check_rows
 from bitextcrawl.bitext.langcheck import (FACTS_KEY, SentenceLanguageCheck, clear_caches,
                                           interface_rows, is_language_name_pair,
-                                          language_scripts, wrong_script)
+                                          language_scripts, one_language, wrong_script)
 from bitextcrawl.formats.tsv import write_bitext_tsv
 
 
@@ -137,3 +137,38 @@ def test_a_sentence_pair_is_judged_once_and_its_copies_counted_with_it():
     each = Counter()
     assert check_rows([dict(r) for r in rows], SentenceLanguageCheck(), each) == kept
     assert each == counts
+
+
+def test_urls_handles_and_identifiers_are_not_read_as_language():
+    from bitextcrawl.bitext.langcheck import language_words
+
+    assert language_words("Plus d'informations : https://manned.org/apg.") == \
+        "Plus d'informations :"
+    assert language_words("Sets the $modern_browser variable, see ngx_http_core.") == \
+        "Sets the variable, see"
+    check = SentenceLanguageCheck()
+    # read whole, the URL makes it English (0.31); its words are French
+    assert check.read("Plus d'informations : https://manned.org/apg.")[0] == "fr"
+
+
+def test_a_block_left_untranslated_is_dropped_one_misread_row_is_kept():
+    changelog = ["Tabs: Fixed printing of tab panels in the print preview",
+                 "Build: Moved the Travis variables to the Travis settings page",
+                 "Menu: Fixed handling of empty AJAX results on slow connections",
+                 "Data Ajax: Prevents the caching of nested scripts in the page"]
+    translated = ("Les paramètres sont relus quand le serveur reçoit le signal.",
+                  "The settings are read again when the server receives the signal.")
+    rows = [row(*translated[::-1])]
+    # the French page kept the English changelog: each of its lines aligned with
+    # another line of the English one
+    rows += [row(a, b) for a, b in zip(changelog, changelog[1:])]
+    # one row both of whose sides read as English, alone in its page pair
+    lone = dict(row("Start Visual Studio Code:", "Inicia Visual Studio Code:", l2="fr"),
+                url_1="http://s/en/b", url_2="http://s/fr/b")
+    rows.append(lone)
+    check = SentenceLanguageCheck()
+    assert one_language(check.facts(lone["sentence_1"], lone["sentence_2"]), "en", "fr")
+    counts = Counter()
+    kept = check_rows(rows, check, counts)
+    assert counts["bitext/bitext/dropped/untranslated"] == 3
+    assert [r["sentence_1"] for r in kept] == [translated[1], lone["sentence_1"]]
