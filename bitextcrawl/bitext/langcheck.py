@@ -234,6 +234,12 @@ def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, fro
     return checks.scripts()
 
 
+def _main_scripts(counts: dict, min_share: float) -> frozenset:
+    """The scripts of at least ``min_share`` of the letters counted."""
+    total = sum(counts.values())
+    return frozenset(s for s, n in counts.items() if total and n >= min_share * total)
+
+
 def wrong_script(text: str, scripts: frozenset, other: frozenset,
                  found: dict | None = None) -> bool:
     """``text`` has letters, none in the scripts its language has and the other language
@@ -362,13 +368,25 @@ class RowChecks:
         return self._copies.get((row["lang_1"], row["lang_2"], self.facts(row).key), 0)
 
     def scripts(self) -> dict[str, frozenset]:
-        """lang -> the scripts of at least ``min_share`` of its letters in the rows added."""
+        """lang -> the scripts of at least ``min_share`` of its letters in the rows added.
+
+        A script the other languages also write (the Latin of commands and names on
+        Japanese pages) is shared; the language's own scripts are then those of
+        ``min_share`` of its letters *outside* the shared ones: Japanese keeps kanji,
+        hiragana and katakana even where Latin letters are half of its rows' letters."""
         if self._scripts is None:
+            shares = {lang: _main_scripts(counts, self.min_share)
+                      for lang, counts in self._letters.items()}
             self._scripts = {}
             for lang, counts in self._letters.items():
-                total = sum(counts.values())
-                self._scripts[lang] = frozenset(s for s, n in counts.items()
-                                                if n >= self.min_share * total)
+                shared = frozenset().union(*(v for k, v in shares.items() if k != lang))
+                outside = {s: n for s, n in counts.items() if s not in shared}
+                # letters outside the shared scripts must be a script's share themselves
+                # (English's few kanji quoted from Japanese are no script of its own)
+                own = (_main_scripts(outside, self.min_share)
+                       if sum(outside.values()) >= self.min_share * sum(counts.values())
+                       else frozenset())
+                self._scripts[lang] = own | (shares[lang] & shared)
         return self._scripts
 
     def interface_reason(self, row, facts: SentenceFacts) -> str | None:

@@ -172,3 +172,24 @@ def test_a_block_left_untranslated_is_dropped_one_misread_row_is_kept():
     kept = check_rows(rows, check, counts)
     assert counts["bitext/bitext/dropped/untranslated"] == 3
     assert [r["sentence_1"] for r in kept] == [translated[1], lone["sentence_1"]]
+
+
+def test_a_language_of_several_scripts_beside_latin_keeps_each_of_them():
+    # Japanese rows dense with commands: Latin is half their letters, and each of
+    # kanji, hiragana and katakana under a fifth of them
+    rows = [row("Use --data @file_name or --data @'-' to read from standard input:",
+                "stdin(標準入力) から読み込むには、--data @file_name を使用する:", "en", "ja"),
+            row("Fill rows before filling columns:", "列を埋める前に行を埋める:", "en", "ja"),
+            row("cc — Command Line Cheatsheets", "cc — コマンドライン早見表", "en", "ja"),
+            row("Remove executable rights from the group:",
+                "group から executable 権限を削除する:", "en", "ja"),
+            row("aws configure --profile profile_name", "aws configure --profile profile_name",
+                "en", "ja"),
+            row("This command is an alias of gcc.", "このコマンドは gcc のエイリアスです。",
+                "en", "ja"),
+            row("Manage the AWS CLI settings", "AWS CLI settings", "en", "ja")]
+    scripts = language_scripts(rows)
+    assert {"CJK", "HIRAGANA", "KATAKANA"} <= scripts["ja"]
+    assert scripts["en"] == {"LATIN"}
+    assert not wrong_script("列を埋める前に行を埋める:", scripts["ja"], scripts["en"])
+    assert wrong_script("AWS CLI settings", scripts["ja"], scripts["en"])
