@@ -96,6 +96,29 @@ def outlink_counts(pages: Iterable) -> dict[str, Counter]:
     return out
 
 
+def count_landing(landing: dict[str, Counter], source: str, pages: Iterable) -> None:
+    """Add the links of a crawled site's pages to ``landing``: outside site -> each of its
+    URLs linked, with how many links lead there."""
+    for page in pages:
+        links = page.get("links") if isinstance(page, Mapping) else page.links
+        for link in links or ():
+            url = link["url"]
+            target = site_of(url)
+            if target != source:
+                landing.setdefault(target, Counter())[url] += 1
+
+
+def site_start_urls(site: str, landing: Mapping[str, Counter]) -> list[str]:
+    """An outside site's root, and the page of it the set links to most with the root of
+    that page's host (the bare domain may serve nothing: ``en.example.org``)."""
+    urls = [site_root(site)]
+    counts = landing.get(site)
+    if counts:
+        url = counts.most_common(1)[0][0]
+        urls += [site_root(url), url]
+    return urls
+
+
 class Expansion:
     """The state of incremental bilingual website exploration between rounds [Zhang 2013 §2.3]."""
 
