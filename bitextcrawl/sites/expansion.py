@@ -339,12 +339,17 @@ def _pages_files(run_dir: str) -> list[str]:
     top = os.path.join(run_dir, "pages.jsonl")
     if os.path.exists(top):
         files.append(top)
-    sites_dir = os.path.join(run_dir, "sites")
-    if os.path.isdir(sites_dir):
-        for name in sorted(os.listdir(sites_dir)):
-            path = os.path.join(sites_dir, name, "pages.jsonl")
-            if os.path.exists(path):
-                files.append(path)
+    # an expand crawl's sites/<site>/; an expansion on Scrapyd's jobs/<site>/sites/<site>/
+    site_dirs = [os.path.join(run_dir, "sites")]
+    jobs_dir = os.path.join(run_dir, "jobs")
+    if os.path.isdir(jobs_dir):
+        site_dirs += [os.path.join(jobs_dir, job, "sites") for job in sorted(os.listdir(jobs_dir))]
+    for sites_dir in site_dirs:
+        if os.path.isdir(sites_dir):
+            for name in sorted(os.listdir(sites_dir)):
+                path = os.path.join(sites_dir, name, "pages.jsonl")
+                if os.path.exists(path):
+                    files.append(path)
     return files
 
 

@@ -13,7 +13,7 @@ from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import site_name
 from bitextcrawl.sites.cluster import (NO_RESULT, ClusterConfig, ClusterExpansion, least_busy,
                                        seed_sites)
-from bitextcrawl.sites.expansion import SiteResult, read_seeds
+from bitextcrawl.sites.expansion import SiteResult, load_runs, read_seeds
 from bitextcrawl.sites.scrapyd import ScrapydError, ScrapydNode
 from bitextcrawl.store.sqlite import SQLitePageStore
 
@@ -81,6 +81,7 @@ def run_job(args: dict, settings: dict) -> None:
                                  links=[{"url": f"{target}/x{j}", "text": "", "hreflang": None}
                                         for j in range(n)]))
         store.add(PageRecord(url=f"{site}/", site=site))
+        write_jsonl(f"{site_dir}/pages.jsonl", (p.to_dict() for p in store))
         store.close()
     result = SiteResult(site, 0, bilingual and not failed, seed=True,
                         credibility=0.9 if bilingual else 0.0, reason=failed or "fake",
@@ -138,6 +139,15 @@ def test_rounds_on_two_nodes(tmp_path):
     assert all(s["BITEXT_EXPAND_CHECK_SEEDS_ENABLED"] == "True" for s in settings)
     sites = {json.loads(line)["site"] for line in (tmp_path / "sites.jsonl").open()}
     assert sites == set(crawled)
+
+
+def test_scrapy_expand_ranks_a_finished_expansion_on_nodes_as_its_last_round(tmp_path):
+    run = ClusterExpansion(tmp_path, config(rounds=0), [FakeNode("http://n1")], poll=0,
+                           sleep=lambda s: None)
+    run.run()
+    again = load_runs([str(tmp_path)], criterion="linkout", top_k=2, langs=["en", "fr"])
+    assert again.rank(1) == run.expansion.rankings[1]
+    assert [r["site"] for r in again.rank(1)] == [X, C, D, M]
 
 
 def test_killed_at_each_wait_and_started_again_crawls_no_site_twice(tmp_path):
