@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,6 +70,32 @@ def run_crawl(start_url: str, output_dir: Path, timeout: float = 300, **kwargs):
     if proc.returncode != 0:
         raise AssertionError(f"crawl failed ({proc.returncode}):\n{proc.stderr[-5000:]}")
     return proc
+
+
+def run_workers(start_url: str, output_dir: Path, redis_url: str, n: int, log_dir: Path,
+                timeout: float = 300) -> list[tuple[int, str]]:
+    """``n`` distributed workers (``SCRAPY_PROJECT=distributed``) crawling ``start_url``
+    at once; each one's exit status and log. The logs go to files in ``log_dir``, not to
+    pipes (a pipe read after another worker's exit can fill up and block a worker)."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "SCRAPY_PROJECT": "distributed",
+           "REDIS_URL": redis_url}
+    log_dir.mkdir(parents=True, exist_ok=True)
+    paths = [log_dir / f"worker-{i}.log" for i in range(n)]
+    procs = []
+    for path in paths:
+        with path.open("w") as log:
+            procs.append(subprocess.Popen(crawl_command(start_url, output_dir),
+                                          cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                                          stderr=log, env=env))
+    deadline = time.monotonic() + timeout
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if proc.poll() is None:
+                proc.kill()   # a worker this test started
+                proc.wait()
+    return [(proc.returncode, path.read_text()) for proc, path in zip(procs, paths)]
 
 
 def redis_server(directory: Path, password: str | None = None, tls: bool = False):

@@ -8,16 +8,13 @@ traceback, the password not shown.
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
 from bitextcrawl.store.redis import RedisPageStore
-from tests.conftest import PROJECT_ROOT, crawl_command, read_pairs, redis_server
+from tests.conftest import read_pairs, redis_server, run_workers
 
 pytestmark = pytest.mark.integration
 
@@ -34,21 +31,8 @@ def site():
 
 
 def workers(site, out, redis_url: str, n: int = 2, timeout: float = 300):
-    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "SCRAPY_PROJECT": "distributed",
-           "REDIS_URL": redis_url}
-    procs = [subprocess.Popen(crawl_command(site.start_url, out), cwd=PROJECT_ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env=env)
-             for _ in range(n)]
-    logs = []
-    for proc in procs:
-        try:
-            logs.append(proc.communicate(timeout=timeout)[1])
-        finally:
-            if proc.poll() is None:
-                proc.kill()   # a worker this test started
-                proc.wait()
-    return [(proc.returncode, log) for proc, log in zip(procs, logs)]
+    return run_workers(site.start_url, out, redis_url, n, out.parent / f"{out.name}-logs",
+                       timeout)
 
 
 def crawl_keys(redis_url: str, out) -> int:
