@@ -2,7 +2,7 @@
 
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
     python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
-    python bench/bench_distributed.py --scale [--workers 1,2,4] [--nginx] [--keep DIR]
+    python bench/bench_distributed.py --scale [--workers 1,2,4] [--pairs 300] [--nginx] [--keep DIR]
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -27,8 +27,9 @@ per pair found, and paths the server served more than once (robots.txt aside); t
 ``bitext/focus|redirects|recovery|parallel_links/*`` stats of every worker beside the local
 crawl's, and the paths served twice. ``--keep DIR`` keeps every run's output and worker logs.
 
-``--scale``: the same sites (the manual; nginx.org with ``--nginx``) crawled by 1, 2 and 4
-distributed workers (``--workers``), the closing alignment on. Printed per run: responses
+``--scale``: a generated site of ``--pairs`` pairs (en-fr, prefix scheme), the manual, and
+nginx.org with ``--nginx``, each crawled by 1, 2 and 4 distributed workers (``--workers``),
+the closing alignment on (shared by the workers: ``BITEXT_CLOSING_SHARED_ENABLED``). Printed per run: responses
 (summed over the workers), responses per pair found, pairs found/gold, the crawl's wall time
 (workers started -> the closing step started: the wall time less the closing step's) and
 the closing step's wall time (``seconds`` of the ``stats.json`` the last worker writes).
@@ -165,10 +166,17 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
             "twice": twice, "stats": stats, "wall": wall, "hit_paths": hits}
 
 
-def cost_sites(with_nginx: bool):
-    """(name, start URL, langs, gold, directory_index, server context) per site."""
+def cost_sites(with_nginx: bool, demo_pairs: int = 0):
+    """(name, start URL, langs, gold, directory_index, server context) per site; with
+    ``demo_pairs``, first a generated site of that many pairs (``--scale``)."""
     from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
 
+    if demo_pairs:
+        port = free_port()
+        site = generate_site(SiteSpec(scheme="prefix", n_pairs=demo_pairs, third_lang=None,
+                                      seed=3), port)
+        yield f"demo-{demo_pairs} en-fr", site.start_url, "en,fr", site.gold_pairs, None, \
+            serve_site(site, port)
     port = free_port()
     site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
     yield "manual en-fr", site.start_url, "en,fr", site.gold_pairs["fr"], None, \
@@ -233,14 +241,15 @@ def cost_main(with_nginx: bool, keep: str | None) -> None:
         print()
 
 
-def scale_main(workers: list[int], with_nginx: bool, keep: str | None) -> None:
+def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
+               demo_pairs: int) -> None:
     """Responses per pair, pairs found, crawl and closing wall time for N workers."""
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-dist-scale-"))
     print(f"outputs and worker logs under {base}; {os.cpu_count()} CPUs")
     print(f"{'site':<17} {'workers':>7} {'responses':>9} {'resp/pair':>9} {'pairs/gold':>10} "
           f"{'crawl s':>8} {'closing s':>9}", flush=True)
     with tempfile.TemporaryDirectory() as rtmp, redis_server(Path(rtmp)) as redis_url:
-        for name, start_url, langs, gold, index, server in cost_sites(with_nginx):
+        for name, start_url, langs, gold, index, server in cost_sites(with_nginx, demo_pairs):
             with server:
                 for n in workers:
                     out = base / f"{name.split()[0]}-x{n}"
@@ -279,7 +288,7 @@ def main() -> None:
             raise SystemExit(f"--workers takes whole numbers, e.g. 1,2,4; got {args.workers}")
         if not counts or min(counts) < 1:
             raise SystemExit(f"--workers takes numbers of 1 or more; got {args.workers}")
-        scale_main(counts, args.nginx, args.keep)
+        scale_main(counts, args.nginx, args.keep, args.pairs)
         return
     if args.manual:
         cost_main(args.nginx, args.keep)
