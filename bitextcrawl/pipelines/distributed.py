@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
+from contextlib import contextmanager
 
 from bitextcrawl import config
 from bitextcrawl.formats.warc import WarcPageWriter
@@ -54,6 +57,29 @@ class DistributedUrlPairingPipeline(UrlPairingPipeline):
         super().spider_idle()
 
 
+@contextmanager
+def stop_signals():
+    """An event set by SIGINT or SIGTERM while the block runs (Scrapy's own handlers are
+    called too, and put back after): a worker blocked in the shared closing step stops
+    between two tasks."""
+    stopped = threading.Event()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum, frame):
+        stopped.set()
+        before = previous.get(signum)
+        if callable(before):
+            before(signum, frame)
+
+    for sig in previous:
+        signal.signal(sig, handler)
+    try:
+        yield stopped
+    finally:
+        for sig, before in previous.items():
+            signal.signal(sig, before)
+
+
 class DistributedClosingPipeline(ClosingPipeline):
     """The closing pipeline, run once per crawl: by the last worker to finish; the others
     take part in its bitext stage (``BITEXT_CLOSING_SHARED_ENABLED``)."""
@@ -85,7 +111,9 @@ class DistributedClosingPipeline(ClosingPipeline):
 
             logger.info("Worker done; the last one to finish aligns the shared store: this "
                         "one takes page pairs of its bitext stage meanwhile.")
-            aligned = drain(store.server, store.key, worker_name(), self.timeout, pairs_in)
+            with stop_signals() as stopped:
+                aligned = drain(store.server, store.key, worker_name(), self.timeout,
+                                pairs_in, stop=stopped.is_set)
             stats.set_value("bitext/closing/pairs_aligned", aligned)
             logger.info("Closing step: this worker aligned %d page pairs", aligned)
             return

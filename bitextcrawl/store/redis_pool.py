@@ -231,18 +231,18 @@ class RedisTaskPool:
 
 
 def drain(server, key: str, worker: str, timeout: float, weigh=_one,
-          wait_for_closer: float | None = None) -> int:
+          wait_for_closer: float | None = None, stop=None) -> int:
     """A worker done crawling before the last one: take tasks of the shared closing step
     until the closer says it is done, or is silent for ``timeout`` seconds, or has not
-    started within ``wait_for_closer`` seconds (default ``timeout``). Returns the pairs
-    this worker aligned."""
+    started within ``wait_for_closer`` seconds (default ``timeout``), or ``stop()`` is
+    true (asked between tasks: Ctrl-C). Returns the pairs this worker aligned."""
     keys = ClosingKeys(key)
     wait_for_closer = timeout if wait_for_closer is None else wait_for_closer
     done = 0
     since = time.monotonic()
     joined = _now(server)
     with Heartbeat(server, keys, worker):
-        while True:
+        while not (stop is not None and stop()):
             state = server.get(keys.state)
             state = state.decode() if isinstance(state, bytes) else state
             closer = server.get(keys.closer)

@@ -109,6 +109,21 @@ def test_with_no_other_worker_the_local_pool_is_used(server):
     pool.finish()
 
 
+def test_drain_stops_between_tasks_when_asked(server):
+    pool = RedisTaskPool(server, "t6", "closer", timeout=30)
+    pool.reset()
+    server.set(pool.keys.state, "open")
+    with Heartbeat(server, pool.keys, pool.worker):
+        futures = [pool.submit(square, x) for x in range(3)]
+        asked = time.monotonic() + 0.5
+        start = time.monotonic()
+        done = drain(server, "t6", "stopping", timeout=30,
+                     stop=lambda: time.monotonic() > asked)
+        assert time.monotonic() - start < 3 and done == 3
+        assert [f.result() for f in futures] == [0, 1, 4]
+    pool.finish()
+
+
 def test_drain_leaves_when_no_closer_comes(server):
     start = time.monotonic()
     assert drain(server, "t5", "early", timeout=5, wait_for_closer=0.5) == 0
