@@ -130,7 +130,7 @@ class DistributedClosingPipeline(ClosingPipeline):
                 super().close_spider(shared_pool=pool)
         finally:
             pool.finish()
-        stats.set_value("bitext/closing/pairs_aligned", pool.shares.get(pool.worker, 0))
-        if pool.shares:
+        if pool.shares:   # (empty: no other worker waited, the local pool aligned)
+            stats.set_value("bitext/closing/pairs_aligned", pool.shares.get(pool.worker, 0))
             logger.info("Closing step: page pairs aligned per worker: %s",
                         ", ".join(f"{w} {n}" for w, n in sorted(pool.shares.items())))
