@@ -2,6 +2,7 @@
 
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
     python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
+    python bench/bench_distributed.py --scale [--workers 1,2,4] [--pairs 300] [--nginx] [--keep DIR]
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -25,6 +26,13 @@ the server's hits, 301s, 404s, pages stored, pairs found/gold (true positives), 
 per pair found, and paths the server served more than once (robots.txt aside); then the
 ``bitext/focus|redirects|recovery|parallel_links/*`` stats of every worker beside the local
 crawl's, and the paths served twice. ``--keep DIR`` keeps every run's output and worker logs.
+
+``--scale``: a generated site of ``--pairs`` pairs (en-fr, prefix scheme), the manual, and
+nginx.org with ``--nginx``, each crawled by 1, 2 and 4 distributed workers (``--workers``),
+the closing alignment on (shared by the workers: ``BITEXT_CLOSING_SHARED_ENABLED``). Printed per run: responses
+(summed over the workers), responses per pair found, pairs found/gold, the crawl's wall time
+(workers started -> the closing step started: the wall time less the closing step's) and
+the closing step's wall time (``seconds`` of the ``stats.json`` the last worker writes).
 """
 
 from __future__ import annotations
@@ -158,10 +166,17 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
             "twice": twice, "stats": stats, "wall": wall, "hit_paths": hits}
 
 
-def cost_sites(with_nginx: bool):
-    """(name, start URL, langs, gold, directory_index, server context) per site."""
+def cost_sites(with_nginx: bool, demo_pairs: int = 0):
+    """(name, start URL, langs, gold, directory_index, server context) per site; with
+    ``demo_pairs``, first a generated site of that many pairs (``--scale``)."""
     from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
 
+    if demo_pairs:
+        port = free_port()
+        site = generate_site(SiteSpec(scheme="prefix", n_pairs=demo_pairs, third_lang=None,
+                                      seed=3), port)
+        yield f"demo-{demo_pairs} en-fr", site.start_url, "en,fr", site.gold_pairs, None, \
+            serve_site(site, port)
     port = free_port()
     site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
     yield "manual en-fr", site.start_url, "en,fr", site.gold_pairs["fr"], None, \
@@ -226,6 +241,25 @@ def cost_main(with_nginx: bool, keep: str | None) -> None:
         print()
 
 
+def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
+               demo_pairs: int) -> None:
+    """Responses per pair, pairs found, crawl and closing wall time for N workers."""
+    base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-dist-scale-"))
+    print(f"outputs and worker logs under {base}; {os.cpu_count()} CPUs")
+    print(f"{'site':<17} {'workers':>7} {'responses':>9} {'resp/pair':>9} {'pairs/gold':>10} "
+          f"{'crawl s':>8} {'closing s':>9}", flush=True)
+    with tempfile.TemporaryDirectory() as rtmp, redis_server(Path(rtmp)) as redis_url:
+        for name, start_url, langs, gold, index, server in cost_sites(with_nginx, demo_pairs):
+            with server:
+                for n in workers:
+                    out = base / f"{name.split()[0]}-x{n}"
+                    r = cost_run(server, start_url, langs, gold, out, n, redis_url, index)
+                    closing = json.loads((out / "stats.json").read_text())["seconds"]
+                    print(f"{name:<17} {n:>7} {r['responses']:>9} {r['per_pair']:>9.2f} "
+                          f"{r['tp']:>5}/{r['gold']:<4} {r['wall'] - closing:>8.1f} "
+                          f"{closing:>9.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--pairs", type=int, default=300)
@@ -236,12 +270,26 @@ def main() -> None:
                         help="responses per pair found on the generated manual (en-fr), "
                              "local against 1 and 2 workers, alignment on")
     parser.add_argument("--nginx", action="store_true",
-                        help="with --manual: also nginx.org from /cn/ (en-zh), "
+                        help="with --manual or --scale: also nginx.org from /cn/ (en-zh), "
                              "from ../shared/data/nginx")
-    parser.add_argument("--keep", help="with --manual: write outputs and logs here")
+    parser.add_argument("--keep", help="with --manual or --scale: write outputs and logs here")
+    parser.add_argument("--scale", action="store_true",
+                        help="responses per pair, pairs, crawl and closing wall time for "
+                             "1, 2 and 4 workers (alignment on)")
+    parser.add_argument("--workers", default="1,2,4",
+                        help="with --scale: comma-separated worker counts")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server not found on PATH (apt-get install redis-server)")
+    if args.scale:
+        try:
+            counts = [int(n) for n in args.workers.split(",")]
+        except ValueError:
+            raise SystemExit(f"--workers takes whole numbers, e.g. 1,2,4; got {args.workers}")
+        if not counts or min(counts) < 1:
+            raise SystemExit(f"--workers takes numbers of 1 or more; got {args.workers}")
+        scale_main(counts, args.nginx, args.keep, args.pairs)
+        return
     if args.manual:
         cost_main(args.nginx, args.keep)
         return

@@ -100,5 +100,6 @@ BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closi
 BITEXT_RESUME_JOURNAL_ENABLED = True     # with JOBDIR: journal of unfinished requests (crash-safe resume)
 BITEXT_REDIS_KEY = ""                    # "" = bitext:<output dir>; prefix of a distributed crawl's keys
 BITEXT_WORKER_TIMEOUT = 60.0             # seconds without heartbeat before a worker counts as dead
+BITEXT_CLOSING_SHARED_ENABLED = True     # distributed: workers done before the last align pairs of its bitext stage
 
 DEFAULTS = {k: v for k, v in dict(globals()).items() if k.startswith("BITEXT_")}

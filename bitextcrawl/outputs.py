@@ -68,9 +68,10 @@ def read_sites(pages) -> tuple[dict, object]:
 
 
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
-               samples: dict, workers: int, html_reader=None) -> dict:
+               samples: dict, workers: int, html_reader=None, shared_pool=None) -> dict:
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
-    ``html_reader``: the page store's, with which the pool's workers read the HTML."""
+    ``html_reader``: the page store's, with which the pool's workers read the HTML;
+    ``shared_pool``: a distributed crawl's executor shared by its workers."""
     from bitextcrawl.bitext.extract import write_bitext
 
     lang_check = None
@@ -88,14 +89,14 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
                                  html_reader=html_reader)
     return write_bitext(pairs, page_index, output_dir, progress=progress,
                         lang_check=lang_check, compress=config.compress,
-                        samples=samples, workers=workers)
+                        samples=samples, workers=workers, shared_pool=shared_pool)
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
                 redirects: dict | None = None, timeline: list | None = None,
-                workers: int = 1, sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD
-                ) -> dict:
+                workers: int = 1, sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD,
+                shared_pool=None) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
 
     ``pages``: a page store, read once, whose HTML is read a pair at a time when aligned
@@ -106,6 +107,8 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
     ``workers``: processes that align the page pairs for the bitext (``BITEXT_WORKERS``).
     ``sentence_threshold``: the aligner_score the report suggests filtering bitext at.
+    ``shared_pool``: a distributed crawl's executor for the bitext stage, shared by its
+    workers (:mod:`bitextcrawl.store.redis_pool`); the files are the same.
     """
     gz = ".gz" if config.compress else ""
     os.makedirs(output_dir, exist_ok=True)
@@ -144,7 +147,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         t = time.perf_counter()
         reader = getattr(pages, "html_reader", None) if load is not None else None
         counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers,
-                                 reader() if reader is not None else None))
+                                 reader() if reader is not None else None, shared_pool))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
     from bitextcrawl.report import figures

@@ -8,6 +8,8 @@ wrong (``scrapy crawl`` prints it and exits before anything is written). No Scra
 - :func:`check_start_url`: the host resolves (DNS), accepts a connection, completes a
   TLS handshake for ``https``, and its ``robots.txt`` (when obeyed) does not forbid the
   start URL to the crawl's user agent. Certificates are not verified, as Scrapy does not.
+- :func:`check_redis`: the distributed profile's ``REDIS_URL`` answers a PING, with its
+  password and, for ``rediss://``, over TLS (the URL's certificate options, verified).
 """
 
 from __future__ import annotations
@@ -119,6 +121,51 @@ def _robots_forbids(sock, parts, user_agent: str, timeout: float) -> str | None:
         return None
     return (f"robots.txt of {parts.scheme}://{netloc} forbids {url} to the user agent "
             f"{user_agent!r}: nothing would be crawled")
+
+
+def shown_url(url: str) -> str:
+    """A Redis URL as messages show it: its password replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+
+
+def check_redis(url: str, params: dict | None = None, timeout: float = 10.0) -> str | None:
+    """Why the crawl cannot use the Redis at ``url`` (``REDIS_URL``; ``params``:
+    ``REDIS_PARAMS``), or None: it must answer a PING, authenticated."""
+    try:
+        import redis
+    except ImportError:
+        return ("the distributed profile needs the redis package: "
+                "pip install 'bitextcrawl[redis]'")
+    shown = shown_url(url)
+    options = {k: v for k, v in (params or {}).items()
+               if k not in ("url", "socket_connect_timeout", "socket_timeout")}
+    client = None
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout,
+                                      socket_timeout=timeout, **options)
+        client.ping()
+    except ValueError as exc:
+        return f"REDIS_URL={shown} is not a Redis URL: {exc}"
+    except redis.exceptions.AuthenticationError as exc:
+        if urlsplit(url).password is None:
+            return (f"Redis at {shown} asks for a password: put it in REDIS_URL "
+                    "(redis://:PASSWORD@host:port/0)")
+        return f"Redis at {shown} refused the password of REDIS_URL ({exc})"
+    except redis.exceptions.ResponseError as exc:
+        return f"Redis at {shown} refused the connection: {exc}"
+    except redis.exceptions.RedisError as exc:
+        tls = " (a rediss:// URL needs a Redis that speaks TLS on that port)" \
+            if url.startswith("rediss://") else ""
+        return f"Redis at {shown} does not answer: {exc}{tls}"
+    finally:
+        if client is not None:
+            client.close()
+    return None
 
 
 # What a crawl (and ``scrapy align``) writes in its output dir; the demo adds ``gold.tsv``.

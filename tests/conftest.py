@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -71,14 +72,51 @@ def run_crawl(start_url: str, output_dir: Path, timeout: float = 300, **kwargs):
     return proc
 
 
-def redis_server(directory: Path):
+def run_workers(start_url: str, output_dir: Path, redis_url: str, n: int, log_dir: Path,
+                timeout: float = 300) -> list[tuple[int, str]]:
+    """``n`` distributed workers (``SCRAPY_PROJECT=distributed``) crawling ``start_url``
+    at once; each one's exit status and log. The logs go to files in ``log_dir``, not to
+    pipes (a pipe read after another worker's exit can fill up and block a worker)."""
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "SCRAPY_PROJECT": "distributed",
+           "REDIS_URL": redis_url}
+    log_dir.mkdir(parents=True, exist_ok=True)
+    paths = [log_dir / f"worker-{i}.log" for i in range(n)]
+    procs = []
+    for path in paths:
+        with path.open("w") as log:
+            procs.append(subprocess.Popen(crawl_command(start_url, output_dir),
+                                          cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL,
+                                          stderr=log, env=env))
+    deadline = time.monotonic() + timeout
+    for proc in procs:
+        try:
+            proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if proc.poll() is None:
+                proc.kill()   # a worker this test started
+                proc.wait()
+    return [(proc.returncode, path.read_text()) for proc, path in zip(procs, paths)]
+
+
+def redis_server(directory: Path, password: str | None = None, tls: bool = False):
     """A real ``redis-server`` on a free loopback port, no persistence, its files in
     ``directory``; a context manager yielding its URL (``redis://127.0.0.1:PORT/0``).
-    Skips the test when ``redis-server`` is not installed."""
+    ``password``: started with ``--requirepass`` (the URL carries it); ``tls``: TLS only,
+    with a certificate for 127.0.0.1 made here by ``openssl`` (a ``rediss://`` URL that
+    names its CA file). Skips the test when ``redis-server`` (or, for TLS, ``openssl`` or
+    TLS support in this redis-server) is missing."""
     import contextlib
     import shutil
     import socket
+    import ssl
     import time
+
+    def ping(port: int, context) -> bool:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as raw:
+            conn = context.wrap_socket(raw, server_hostname="127.0.0.1") if context else raw
+            conn.sendall(b"PING\r\n")
+            reply = conn.recv(64)
+        return reply.startswith((b"+PONG", b"-NOAUTH"))
 
     @contextlib.contextmanager
     def _server():
@@ -89,27 +127,63 @@ def redis_server(directory: Path):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        proc = subprocess.Popen([exe, "--port", str(port), "--bind", "127.0.0.1",
-                                 "--save", "", "--appendonly", "no", "--dir", str(directory)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = [exe, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--dir", str(directory)]
+        context = None
+        query = ""
+        if tls:
+            cert, key = tls_certificate(directory)
+            args += ["--port", "0", "--tls-port", str(port), "--tls-cert-file", cert,
+                     "--tls-key-file", key, "--tls-ca-cert-file", cert,
+                     "--tls-auth-clients", "no"]
+            context = ssl.create_default_context(cafile=cert)
+            query = f"?ssl_ca_certs={cert}"
+        else:
+            args += ["--port", str(port)]
+        if password:
+            args += ["--requirepass", password]
+        log = directory / "redis-server.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
         try:
             deadline = time.time() + 10
             while True:
                 try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=1) as c:
-                        c.sendall(b"PING\r\n")
-                        if c.recv(16).startswith(b"+PONG"):
-                            break
+                    if ping(port, context):
+                        break
                 except OSError:
                     pass
                 if proc.poll() is not None or time.time() > deadline:
-                    raise RuntimeError(f"redis-server did not start on port {port}")
+                    text = log.read_text()
+                    if tls and "TLS" in text and ("not supported" in text
+                                                  or "Unrecognized" in text
+                                                  or "Bad directive" in text):
+                        pytest.skip("this redis-server was built without TLS support")
+                    raise RuntimeError(f"redis-server did not start on port {port}: "
+                                       + text[-2000:])
                 time.sleep(0.05)
-            yield f"redis://127.0.0.1:{port}/0"
+            auth = f":{password}@" if password else ""
+            scheme = "rediss" if tls else "redis"
+            yield f"{scheme}://{auth}127.0.0.1:{port}/0{query}"
         finally:
             stop_process(proc, timeout=10)
 
     return _server()
+
+
+def tls_certificate(directory: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key, made by ``openssl`` in
+    ``directory`` (the test skips without it)."""
+    import shutil
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl not found on PATH: no certificate for the TLS test")
+    cert, key = directory / "redis.crt", directory / "redis.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return str(cert), str(key)
 
 
 def stop_process(proc, timeout: float) -> None:

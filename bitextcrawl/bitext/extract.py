@@ -767,10 +767,16 @@ def write_rows(results: dict, output_dir: str, gz: str, counts: Counter,
     counts["bitext/bitext/sentence_pairs"] = len(tsv_seen)
 
 
+def pairs_in(fn, args) -> int:
+    """The page pairs of one task of the bitext stage's executor: a chunk
+    (:func:`_run_chunk`) or one training pair."""
+    return len(args[1]) if fn is _run_chunk else 1
+
+
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                  text_similarity: TextSimilaritySource = None, lang_check=None,
                  compress: bool = False, samples: dict | None = None,
-                 workers: int = 1) -> dict:
+                 workers: int = 1, shared_pool=None) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
@@ -779,14 +785,19 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     :func:`bitext_rows`. ``compress``: ``.gz`` files. ``samples``: if given, filled with
     the first few rows of each page pair, ``(url_1, url_2) -> [(s1, s2)]`` (the report's).
     ``workers``: processes that align the page pairs (see :func:`worker_pool`); the
-    files are the same whatever their number.
+    files are the same whatever their number. ``shared_pool``: a distributed crawl's
+    executor shared by its workers (``store.redis_pool.RedisTaskPool``), used in place
+    of the process pool when another worker is there to take tasks; each worker's share of
+    the pairs is counted (``bitext/closing/pairs_aligned/<worker>``).
     """
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
     links_path = os.path.join(output_dir, "parallel_links.jsonl" + gz)
+    local = worker_pool(workers, len(pairs))
+    opened = shared_pool.open(local) if shared_pool is not None else local
     # Parallel links go to their file as they come: 220,000 on a 20,000-page site; the
     # rows to temporary files (745,000 on a 100,000-page site), read back to write.
-    with worker_pool(workers, len(pairs)) as pool, atomic_open(links_path) as fh:
+    with opened as pool, atomic_open(links_path) as fh:
         counts["bitext/bitext/workers"] = pool_size(workers, len(pairs))
         if pool is not None and getattr(page_index, "html_reader", None) is not None:
             counts["bitext/bitext/workers_read_store"] = 1    # not the HTML in the tasks
@@ -795,6 +806,10 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                                  lang_check, pool, links, partial(RowSpill, output_dir))
         if pool is not None and pool.tasks_inline:
             counts["bitext/bitext/pool_broken_tasks"] = pool.tasks_inline
+        if pool is not None and pool is shared_pool:
+            counts["bitext/closing/workers"] = len(pool.shares)
+            for worker, n in pool.shares.items():
+                counts[f"bitext/closing/pairs_aligned/{worker}"] = n
     write_rows(results, output_dir, gz, counts, samples)
     if not results:  # keep the output contract: the files exist, empty
         write_tmx(os.path.join(output_dir, "bitext.tmx" + gz), [], "und", "und")

@@ -73,6 +73,19 @@ class PatternDB:
         self._sites[site] = entry
         self._add(entry, +1)
 
+    def entry(self, site: str) -> dict | None:
+        """The recorded entry of ``site`` (``{"size": |w|, "patterns": {...}}``), or None."""
+        return self._sites.get(site)
+
+    def set_entry(self, site: str, entry: dict) -> None:
+        """Record ``site`` with an entry read from another database (:meth:`entry`),
+        replacing its previous one."""
+        old = self._sites.pop(site, None)
+        if old is not None:
+            self._add(old, -1)
+        self._sites[site] = entry
+        self._add(entry, +1)
+
     def global_credibility(self, pattern_id: str) -> float:
         """C(p) = Σ_w C(p,w)·N(p,w) over all recorded sites [Zhang 2013 §2.1]."""
         return max(0.0, self._global.get(pattern_id, 0.0))

@@ -38,7 +38,9 @@ class ClosingPipeline:
         import_in_background("bitextcrawl.bitext.links", "bitextcrawl.outputs",
                              "bitextcrawl.bitext.extract")
 
-    def close_spider(self):
+    def close_spider(self, shared_pool=None):
+        """The closing step; ``shared_pool``: the bitext stage's executor shared by the
+        workers of a distributed crawl."""
         context = self.context
         engine = self.crawler.engine
         if engine is not None and not engine.running:
@@ -63,7 +65,8 @@ class ClosingPipeline:
                             pattern_db=PatternDB(context.pattern_db_path), crawl_stats=crawl_stats,
                             redirects=context.store.redirects(), timeline=self._timeline(),
                             workers=self.crawler.settings.getint("BITEXT_WORKERS"),
-                            sentence_threshold=self.sentence_threshold)
+                            sentence_threshold=self.sentence_threshold,
+                            shared_pool=shared_pool)
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

@@ -96,6 +96,29 @@ def outlink_counts(pages: Iterable) -> dict[str, Counter]:
     return out
 
 
+def count_landing(landing: dict[str, Counter], source: str, pages: Iterable) -> None:
+    """Add the links of a crawled site's pages to ``landing``: outside site -> each of its
+    URLs linked, with how many links lead there."""
+    for page in pages:
+        links = page.get("links") if isinstance(page, Mapping) else page.links
+        for link in links or ():
+            url = link["url"]
+            target = site_of(url)
+            if target != source:
+                landing.setdefault(target, Counter())[url] += 1
+
+
+def site_start_urls(site: str, landing: Mapping[str, Counter]) -> list[str]:
+    """An outside site's root, and the page of it the set links to most with the root of
+    that page's host (the bare domain may serve nothing: ``en.example.org``)."""
+    urls = [site_root(site)]
+    counts = landing.get(site)
+    if counts:
+        url = counts.most_common(1)[0][0]
+        urls += [site_root(url), url]
+    return urls
+
+
 class Expansion:
     """The state of incremental bilingual website exploration between rounds [Zhang 2013 §2.3]."""
 
@@ -316,12 +339,17 @@ def _pages_files(run_dir: str) -> list[str]:
     top = os.path.join(run_dir, "pages.jsonl")
     if os.path.exists(top):
         files.append(top)
-    sites_dir = os.path.join(run_dir, "sites")
-    if os.path.isdir(sites_dir):
-        for name in sorted(os.listdir(sites_dir)):
-            path = os.path.join(sites_dir, name, "pages.jsonl")
-            if os.path.exists(path):
-                files.append(path)
+    # an expand crawl's sites/<site>/; an expansion on Scrapyd's jobs/<site>/sites/<site>/
+    site_dirs = [os.path.join(run_dir, "sites")]
+    jobs_dir = os.path.join(run_dir, "jobs")
+    if os.path.isdir(jobs_dir):
+        site_dirs += [os.path.join(jobs_dir, job, "sites") for job in sorted(os.listdir(jobs_dir))]
+    for sites_dir in site_dirs:
+        if os.path.isdir(sites_dir):
+            for name in sorted(os.listdir(sites_dir)):
+                path = os.path.join(sites_dir, name, "pages.jsonl")
+                if os.path.exists(path):
+                    files.append(path)
     return files
 
 

@@ -60,8 +60,9 @@ from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
-from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
-                                         site_link_evidence, site_root)
+from bitextcrawl.sites.expansion import (Expansion, SiteResult, count_landing, outlink_counts,
+                                         read_seeds, site_link_evidence, site_root,
+                                         site_start_urls)
 from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 
@@ -523,7 +524,7 @@ class ExpandSpider(BitextSpider):
             if bilingual:
                 self.align_site(site, pages, pattern_db, result)
                 stats.inc_value("bitext/expand/added")
-                self._count_landing(site.site, pages)
+                count_landing(self.landing, site.site, pages)
                 evidence = site_link_evidence(pages, self.langs,
                                               self._pairs(site)).get(site.site, {})
             site.phase = CLOSED
@@ -581,23 +582,8 @@ class ExpandSpider(BitextSpider):
                 self.crawler.engine.crawl(request)
         return True
 
-    def _count_landing(self, source: str, pages: list) -> None:
-        for page in pages:
-            for link in page.links:
-                url = link["url"]
-                target = site_of(url)
-                if target != source:
-                    self.landing.setdefault(target, Counter())[url] += 1
-
     def _start_urls(self, site: str) -> list[str]:
-        """An outside site's root, and the page of it the set links to most with the root of
-        that page's host (the bare domain may serve nothing: ``en.example.org``)."""
-        urls = [site_root(site)]
-        counts = self.landing.get(site)
-        if counts:
-            url = counts.most_common(1)[0][0]
-            urls += [site_root(url), url]
-        return urls
+        return site_start_urls(site, self.landing)
 
     def write_outputs(self) -> None:
         """``expansion.jsonl`` (every round's ranking) and ``sites.jsonl`` (every site checked)."""

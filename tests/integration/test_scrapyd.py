@@ -9,11 +9,7 @@ where it builds), with a ``scrapy.cfg`` whose ``[deploy]`` URL is the test's Scr
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
-import urllib.parse
-import urllib.request
 import zipfile
 
 import pytest
@@ -21,80 +17,24 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
-from tests.conftest import PROJECT_ROOT, stop_process
+from tests.integration.scrapyd_nodes import api, build_egg, deploy_egg, running_scrapyd
 
 pytestmark = pytest.mark.integration
 
 SPEC = SiteSpec(scheme="prefix", n_pairs=30, third_lang=None, seed=41)
 
 
-def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict:
-    body = urllib.parse.urlencode(data).encode() if data is not None else None
-    with urllib.request.urlopen(f"{base}/{endpoint}", data=body, timeout=30) as resp:
-        return json.loads(resp.read())
-
-
 @pytest.fixture(scope="module")
 def scrapyd(tmp_path_factory):
-    exe, deploy = shutil.which("scrapyd"), shutil.which("scrapyd-deploy")
-    if exe is None or deploy is None:
-        pytest.skip("scrapyd / scrapyd-deploy not found on PATH (pip install scrapyd "
-                    "scrapyd-client)")
     home = tmp_path_factory.mktemp("scrapyd")
-    port = free_port()
-    (home / "scrapyd.conf").write_text(
-        "[scrapyd]\n"
-        "bind_address = 127.0.0.1\n"
-        f"http_port = {port}\n"
-        "poll_interval = 0.5\n"
-        "max_proc = 2\n"
-        "eggs_dir = eggs\nlogs_dir = logs\ndbs_dir = dbs\nitems_dir =\njobs_dir =\n")
-    log = (home / "scrapyd.out").open("w")
-    proc = subprocess.Popen([exe], cwd=home, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                if api(base, "daemonstatus.json")["status"] == "ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("scrapyd did not start: "
-                                   + (home / "scrapyd.out").read_text()[-3000:])
-            time.sleep(0.2)
-        yield {"base": base, "home": home, "deploy": deploy}
-    finally:
-        try:  # a job still running when a test failed
-            for job in api(base, "listjobs.json?project=bitextcrawl").get("running", []):
-                api(base, "cancel.json", [("project", "bitextcrawl"), ("job", job["id"])])
-        except (OSError, ValueError):
-            pass
-        stop_process(proc, timeout=15)
-        log.close()
+    with running_scrapyd(home) as base:
+        yield {"base": base, "home": home}
 
 
 @pytest.fixture(scope="module")
 def deployed(scrapyd, tmp_path_factory):
-    src = tmp_path_factory.mktemp("src")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("bitextcrawl", "settings"):
-        shutil.copytree(PROJECT_ROOT / name, src / name, ignore=ignore)
-    for name in ("setup.py", "pyproject.toml", "README.md"):
-        shutil.copy(PROJECT_ROOT / name, src)
-    (src / "scrapy.cfg").write_text(
-        "[settings]\ndefault = settings.local\n\n"
-        f"[deploy]\nurl = {scrapyd['base']}/\nproject = bitextcrawl\n")
-    egg = src / "bitextcrawl.egg"
-    build = subprocess.run([scrapyd["deploy"], "--build-egg", str(egg)], cwd=src,
-                           capture_output=True, text=True, timeout=120)
-    assert build.returncode == 0, build.stderr
-    out = subprocess.run([scrapyd["deploy"], "--egg", str(egg), "--version", "1"], cwd=src,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    reply = json.loads(out.stdout[out.stdout.index("{"):])
-    assert reply["status"] == "ok", reply
+    egg = build_egg(tmp_path_factory.mktemp("src"))
+    reply = deploy_egg(egg, scrapyd["base"])
     return {**scrapyd, "egg": egg, "reply": reply}
 
 
