@@ -48,9 +48,8 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
-from bitextcrawl.bitext.domtree import build_tree  # noqa: E402
-from bitextcrawl.bitext.extract import (fit_aligner, pair_sentences,  # noqa: E402
-                                        site_text_similarity)
+from bitextcrawl.bitext.extract import pair_sentences, site_text_similarity  # noqa: E402
+from bitextcrawl.trees.domtree import build_tree, fit_aligner  # noqa: E402
 from bitextcrawl.bitext.sentences import (align_chunks, align_sentences,  # noqa: E402
                                           split_sentences)
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree  # noqa: E402
+from bitextcrawl.trees.domtree import TreeAligner, build_tree  # noqa: E402
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pairing.candidates import candidate_pairs  # noqa: E402
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner, pair_urls  # noqa: E402

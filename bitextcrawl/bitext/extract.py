@@ -30,9 +30,10 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from bitextcrawl.bitext.dom import TreeCache, preorder, release
-from bitextcrawl.bitext.domtree import (TreeAligner, anchors, build_tree, e_step_counts,
-                                        pair_anchor_cost)
+from bitextcrawl.trees.dom import TreeCache, preorder, release
+from bitextcrawl.trees.domtree import (EM_SAMPLE, FIT_ITERATIONS, TRAINING_PAIRS,
+                                       TreeAligner, anchors, build_tree, e_step_counts,
+                                       fit_aligner, pair_anchor_cost)
 from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
 from bitextcrawl.bitext.rows import RowSpill
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
@@ -46,13 +47,6 @@ from bitextcrawl.processes import ProcessPool, start_forkserver, tune_collector
 
 logger = logging.getLogger(__name__)
 
-# Enough pairs to estimate tag mapping and deletion rates; more only costs time.
-TRAINING_PAIRS = 25
-# Viterbi-EM iterations of the site's tree aligner (§4.2).
-FIT_ITERATIONS = 3
-# Training pairs decoded by the EM iterations before the last (which decodes them all,
-# once): bench_bitext P/R unchanged (TreeAligner.fit_with).
-EM_SAMPLE = 10
 # A worker costs one to three seconds to start (imports, compiled code), 20 to 100 pairs'
 # work: fewer pairs than this each, fewer workers (bench_align --scale: 18 pairs took
 # 0.7 s in one process, 3.3 s with two).
@@ -331,13 +325,6 @@ def pair_sentences(alignment, tree1, tree2, lang_1: str, lang_2: str,
                    min_score: float = 0.5) -> list[tuple[str, str, float]]:
     """Sentence pairs of an aligned page pair (§5): Gale–Church inside each chunk pair."""
     return align_chunks(chunk_pairs(alignment, tree1, tree2, min_score), lang_1, lang_2)
-
-
-def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
-    """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
-    params.setdefault("n_iter", FIT_ITERATIONS)
-    params.setdefault("em_sample", EM_SAMPLE)
-    return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
 
 
 def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None) -> tuple:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bitextcrawl.bitext.links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
+from bitextcrawl.pairing.parallel_links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.language import CJK_CHARS, LanguageIdentifier, base_lang
@@ -54,7 +54,7 @@ from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import FLOOR_KINDS, UrlPatternLearner
-from bitextcrawl.sites.detect import page_named_unlinked
+from bitextcrawl.pages.switches import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 

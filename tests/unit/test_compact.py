@@ -11,7 +11,7 @@ from bitextcrawl.pages.record import build_record
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pairing.candidates import page_features
-from bitextcrawl.sites.detect import page_named_unlinked
+from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 HTML = """<html lang="{lang}"><body><nav><a href="/en/x.html">english</a>

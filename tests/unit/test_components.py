@@ -250,7 +250,7 @@ def test_page_store_not_configured_without_a_store(tmp_path):
 def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_path):
     """With record workers, a worker exports pages.jsonl from the moment the closing pipeline
     starts (Scrapy closes it before the store pipeline); the spider's close waits for it."""
-    from bitextcrawl.pages.record_workers import RecordWorkers
+    from bitextcrawl.record_workers import RecordWorkers
 
     crawler = crawler_for(tmp_path)
     crawler.bitext_record_workers = workers = RecordWorkers(1)

@@ -9,8 +9,8 @@ import random
 import numpy as np
 import pytest
 
-from bitextcrawl.bitext.dom import _number, preorder, release
-from bitextcrawl.bitext.domtree import (
+from bitextcrawl.trees.dom import _number, preorder, release
+from bitextcrawl.trees.domtree import (
     Node, TreeAligner, _Decoder, _Side, anchors, build_tree, prior_tag_prob,
 )
 
@@ -289,7 +289,7 @@ def test_a_process_first_pair_is_not_timed_while_the_kernels_load():
 
     probe = (
         "import json, sys, time\n"
-        "from bitextcrawl.bitext.domtree import TreeAligner, build_tree\n"
+        "from bitextcrawl.trees.domtree import TreeAligner, build_tree\n"
         "import tests.unit.test_domtree as t\n"
         "t1, t2 = build_tree(t.EN, t.EN_URL), build_tree(t.FR, t.FR_URL)\n"
         "start = time.monotonic()\n"

@@ -5,7 +5,7 @@ are aligned node to node (§4.1) by bottom-up dynamic programming (§4.3). Align
 give **parallel text chunks** (sentence-aligned later by :mod:`bitextcrawl.bitext.sentences`,
 §5) and **parallel hyperlinks**, whose targets are new candidate pairs (§3, step 5).
 
-The document tree (§4) is :mod:`bitextcrawl.bitext.dom`'s.
+The document tree (§4) is :mod:`bitextcrawl.trees.dom`'s.
 
 Alignment model (§4.1): the alignment A of trees T1 and T2 preserves hierarchy (children of
 aligned nodes align only to children, or are deleted) and sibling order. Its probability is
@@ -21,7 +21,7 @@ LSI space, a user's lexicon). Tag mapping and deletion probabilities are trained
 site's verified pairs by Viterbi EM (§4.2; the paper uses inside–outside).
 
 Decoding (§4.3) is the recursive alignment of forests of Jiang, Wang & Zhang (1995), run
-bottom-up over all node pairs (:mod:`bitextcrawl.bitext.tree_decoder`). Cost is bounded:
+bottom-up over all node pairs (:mod:`bitextcrawl.trees.tree_decoder`). Cost is bounded:
 large page pairs are pruned to a band of relative document positions, and pages over
 ``max_nodes`` (or a decoding over ``time_limit``) fall back to an LCS alignment of the two STRAND-style linearisations
 (rapidfuzz, in C++).
@@ -38,16 +38,24 @@ from typing import Callable, Iterable
 import numpy as np
 
 # The document tree, re-exported: callers import it from here.
-from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise, preorder
-from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
+from bitextcrawl.trees.dom import TEXT_TAG, Node, build_tree, linearise, preorder
+from bitextcrawl.trees.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
                                          _shared_counts, anchors, length_cost,
                                          pair_anchor_cost)
-from bitextcrawl.bitext.tree_decoder import (_Decoder, _Side, _Timeout, kernels,
+from bitextcrawl.trees.tree_decoder import (_Decoder, _Side, _Timeout, kernels,
                                              load_kernels)
 
 INF = float("inf")
 
 TextSimilarity = Callable[[str, str], float]
+
+# Enough pairs to estimate tag mapping and deletion rates; more only costs time.
+TRAINING_PAIRS = 25
+# Viterbi-EM iterations of the site's tree aligner (§4.2).
+FIT_ITERATIONS = 3
+# Training pairs decoded by the EM iterations before the last (which decodes them all,
+# once): bench_bitext P/R unchanged (TreeAligner.fit_with).
+EM_SAMPLE = 10
 
 
 # --------------------------------------------------------------------------------------
@@ -631,6 +639,13 @@ class TreeAligner:
         return "\n".join(lines)
 
 
+def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
+    """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
+    params.setdefault("n_iter", FIT_ITERATIONS)
+    params.setdefault("em_sample", EM_SAMPLE)
+    return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
+
+
 def _distinct_lengths(side: _Side, rows: np.ndarray) -> tuple:
     """The distinct text lengths of a tree's ``rows`` and where each row's is among them."""
     got = side.memo.get("lengths")
@@ -689,5 +704,5 @@ def e_step_counts(al: Alignment, tree2: Node) -> dict | None:
             "Mi": al.n_inserted}
 
 
-__all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
+__all__ = ["fit_aligner", "Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
            "Alignment", "TreeAligner", "e_step_counts"]
