@@ -194,7 +194,7 @@ def one_scale(what: str, workers: int, cache: Path) -> dict:
     read when it is aligned, every output file written). The peak RSS is this process's
     (the main one; the pool's workers are processes of their own)."""
     from bitextcrawl import outputs
-    from bitextcrawl.formats import iter_pages
+    from bitextcrawl.formats.readers import iter_pages
     from bitextcrawl.store.sqlite import SQLitePageStore
 
     importlib.import_module("bitextcrawl.commands.align")   # what `scrapy align` imports

@@ -13,6 +13,8 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from bitextcrawl.bitext.extract import warm_pool, write_bitext
+from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
@@ -20,6 +22,8 @@ from bitextcrawl.pages.site import label_variants
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.report import figures
+from bitextcrawl.report.html import ReportData, write_report
 
 logger = logging.getLogger(__name__)
 
@@ -71,12 +75,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
                samples: dict, workers: int, html_reader=None) -> dict:
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
     ``html_reader``: the page store's, with which the pool's workers read the HTML."""
-    from bitextcrawl.bitext.extract import write_bitext
-
     lang_check = None
     if config.sentence_lang_check:
-        from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-
         lang_check = SentenceLanguageCheck()
     logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
                 "sentence aligner's kernels first: about 20 s)", len(pairs))
@@ -116,8 +116,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         # for the bitext and the report as for the alignment (which does it again)
         by_site[site] = label_variants(by_site[site], config.langs)[0]
     if bitext and by_site:
-        from bitextcrawl.bitext.extract import warm_pool
-
         warm_pool(workers, max(map(len, by_site.values())))
     pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
     counts: Counter = Counter()
@@ -147,8 +145,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
                                  reader() if reader is not None else None))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
-    from bitextcrawl.report import figures
-
     langs = tuple(config.langs)
     unpaired = figures.unpaired_pages((p for ps in by_site.values() for p in ps), pairs,
                                       rejected, langs)
@@ -175,8 +171,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         "langs": list(config.langs),
     }
     write_json(os.path.join(output_dir, "stats.json"), stats)
-    from bitextcrawl.report.html import ReportData, write_report
-
     write_report(os.path.join(output_dir, "report.html"),
                  ReportData(pairs=pairs, pages_by_site=by_site, stats=stats,
                             em_points=em_points, scores=scores, rejected=rejected,
