@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from bitextcrawl.demo.records import directory_records, site_records  # noqa: E402
+from testkit.records import directory_records, site_records  # noqa: E402
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold  # noqa: E402

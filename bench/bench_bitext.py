@@ -53,7 +53,7 @@ from bitextcrawl.trees.domtree import build_tree, fit_aligner  # noqa: E402
 from bitextcrawl.bitext.sentences import (align_chunks, align_sentences,  # noqa: E402
                                           split_sentences)
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from bitextcrawl.demo.sentence_gold import (main_paragraphs, norm,  # noqa: E402
+from testkit.sentence_gold import (main_paragraphs, norm,  # noqa: E402
                                             whole_sentences_of)
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import Pair  # noqa: E402

@@ -160,7 +160,7 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
 
 def cost_sites(with_nginx: bool):
     """(name, start URL, langs, gold, directory_index, server context) per site."""
-    from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
+    from testkit.multilingual import ManualSpec, generate_manual
 
     port = free_port()
     site = generate_manual(ManualSpec(n_pages=60, seed=1), port)

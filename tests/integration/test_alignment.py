@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import directory_records, site_records
+from testkit.records import directory_records, site_records
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import ALL_STAGES, AlignConfig, align_site
 from bitextcrawl.pairing.candidates import candidate_pairs

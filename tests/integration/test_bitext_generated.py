@@ -34,8 +34,8 @@ import pytest
 from bitextcrawl.bitext.extract import (lsi_text_similarity, site_text_similarity,
                                         write_bitext)
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
-from bitextcrawl.demo.sentence_gold import main_paragraphs, norm, whole_sentences_of
+from testkit.records import site_records
+from testkit.sentence_gold import main_paragraphs, norm, whole_sentences_of
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.lsi import LSIModel

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
+from testkit.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
 from tests.conftest import PROJECT_ROOT
 

@@ -12,7 +12,7 @@ import lxml.html
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
+from testkit.records import site_records
 from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.outputs import run_closing
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
+from testkit.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.outputs import run_closing
 from bitextcrawl.store.export import export_pages

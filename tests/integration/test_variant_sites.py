@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bitextcrawl.demo.records import directory_records
-from bitextcrawl.demo.real_sites import identifier
+from testkit.records import directory_records
+from testkit.real_sites import identifier
 from bitextcrawl.demo.server import serve_directory
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.align import AlignConfig, align_site

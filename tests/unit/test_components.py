@@ -21,7 +21,7 @@ from twisted.python.failure import Failure
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
+from testkit.records import site_records
 from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
                                                DistributedPageStorePipeline,
                                                DistributedUrlPairingPipeline)

@@ -12,7 +12,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from lxml import html as lxml_html
 
-from bitextcrawl.demo.multilingual import (
+from testkit.multilingual import (
     DEFAULT_SHARES,
     LANGS,
     ManualSpec,

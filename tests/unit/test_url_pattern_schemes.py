@@ -10,7 +10,7 @@ import pytest
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
-from bitextcrawl.demo.url_lists import COVERED, make_benchmark, make_site
+from testkit.url_lists import COVERED, make_benchmark, make_site
 from bitextcrawl.pairing.url_patterns import (
     GLUED,
     KINDS,

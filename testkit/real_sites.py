@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bitextcrawl.demo.records import directory_records
+from testkit.records import directory_records
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
