@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.demo.server import free_port, serve_site  # noqa: E402
-from tests.conftest import crawl_command, redis_server  # noqa: E402
+from testkit.crawls import crawl_command, redis_server  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
