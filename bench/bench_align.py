@@ -44,10 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from testkit.records import directory_records, site_records  # noqa: E402
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold  # noqa: E402
+from testkit.records import directory_records, site_records  # noqa: E402
 
 # label -> (stages, λ of [Liu 2014 eq. 2]; None: AlignConfig's)
 STAGE_SETS = {
@@ -122,7 +122,7 @@ def ablation(real: list[str] | None = None) -> None:
 def real_ablation(sites: list[str] | None = None) -> None:
     """Stages added one at a time, in pipeline order, on every real site of ../shared/data
     (plain and opaque variants), or on ``sites`` (names of ``real_sites.SITES``)."""
-    from bitextcrawl.demo import real_sites
+    from testkit import real_sites
 
     names = sites or list(real_sites.SITES)
     unknown = [n for n in names if n not in real_sites.SITES]
@@ -165,7 +165,7 @@ def scale_pages(what: str):
         site = generate_site(SiteSpec(n_pairs=n_pairs, third_lang=None, seed=5, **SCALE_KIND),
                              8000)
         return site_records(site, identifier()), ("en", "fr"), site.gold_pairs, {}
-    from bitextcrawl.demo import real_sites
+    from testkit import real_sites
 
     site = getattr(real_sites, what)(SHARED)
     return site.pages, site.langs, None, site.redirects

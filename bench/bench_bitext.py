@@ -49,14 +49,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 
 from bitextcrawl.bitext.extract import pair_sentences, site_text_similarity  # noqa: E402
-from bitextcrawl.trees.domtree import build_tree, fit_aligner  # noqa: E402
-from bitextcrawl.bitext.sentences import (align_chunks, align_sentences,  # noqa: E402
-                                          split_sentences)
+from bitextcrawl.bitext.sentences import align_chunks, align_sentences, split_sentences  # noqa: E402
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from testkit.sentence_gold import (main_paragraphs, norm,  # noqa: E402
-                                            whole_sentences_of)
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import Pair  # noqa: E402
+from bitextcrawl.trees.domtree import build_tree, fit_aligner  # noqa: E402
+from testkit.sentence_gold import main_paragraphs, norm, whole_sentences_of  # noqa: E402
 
 METHODS = ("tree", "tree-raw", "page-main", "page-all", "tree+lsi")
 

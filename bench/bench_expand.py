@@ -59,8 +59,7 @@ sys.path.insert(0, ROOT)
 
 from bitextcrawl.demo.generator import SCHEMES, SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner  # noqa: E402
-from bitextcrawl.sites.expansion import (Expansion, SiteResult,  # noqa: E402
-                                         credibility_from_patterns, load_runs)
+from bitextcrawl.sites.expansion import Expansion, SiteResult, credibility_from_patterns, load_runs  # noqa: E402
 
 CRITERIA = (("linkout", "ΣLinkout"), ("pagerank", "ΣPageRank"),
             ("weighted_pagerank", "ΣWeightedPR"), ("link_evidence", "ΣLinkEvidence"))
@@ -270,9 +269,9 @@ SHAPES = {
 
 
 def hub_web_ranking(spec, criterion_list):
+    from bitextcrawl.sites.expansion import outlink_counts, site_link_evidence
     from testkit.records import site_records
     from testkit.web import generate_web
-    from bitextcrawl.sites.expansion import outlink_counts, site_link_evidence
 
     web = generate_web(spec, ports=False)
     truth = {}

@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from testkit.url_lists import COVERED, make_benchmark, make_site  # noqa: E402
 from bitextcrawl.pages.urls import site_of  # noqa: E402
 from bitextcrawl.pairing import url_patterns  # noqa: E402
+from testkit.url_lists import COVERED, make_benchmark, make_site  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_urlpairs_real import _folder_lines, lett_lines  # noqa: E402  (one reader each)

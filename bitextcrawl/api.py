@@ -48,11 +48,9 @@ from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.formats.readers import iter_pages
 from bitextcrawl.outputs import run_closing
-from bitextcrawl.pages.language import LanguageIdentifier
-from bitextcrawl.pages.language import parse_langs
+from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pages.record import PageRecord, build_record
-from bitextcrawl.pairing.align import AlignConfig
-from bitextcrawl.pairing.align import Pair
+from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.store.sqlite import SQLitePageStore

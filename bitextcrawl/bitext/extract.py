@@ -30,20 +30,29 @@ from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
-from bitextcrawl.trees.dom import TreeCache, preorder, release
-from bitextcrawl.trees.domtree import (EM_SAMPLE, FIT_ITERATIONS, TRAINING_PAIRS,
-                                       TreeAligner, anchors, build_tree, e_step_counts,
-                                       fit_aligner, pair_anchor_cost)
 from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
 from bitextcrawl.bitext.rows import RowSpill
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import JsonlSink
 from bitextcrawl.formats.tmx import dedup_key, iter_clean_rows, write_tmx
-from bitextcrawl.formats.tsv import HEADER as TSV_HEADER, tsv_line
+from bitextcrawl.formats.tsv import HEADER as TSV_HEADER
+from bitextcrawl.formats.tsv import tsv_line
 from bitextcrawl.pages.tokens import as_lexicon, lexicon_similarity, segment, tokenize
 from bitextcrawl.pairing.lsi import LSIModel
 from bitextcrawl.processes import ProcessPool, start_forkserver, tune_collector
+from bitextcrawl.trees.dom import TreeCache, preorder, release
+from bitextcrawl.trees.domtree import (
+    EM_SAMPLE,
+    FIT_ITERATIONS,
+    TRAINING_PAIRS,
+    TreeAligner,
+    anchors,
+    build_tree,
+    e_step_counts,
+    fit_aligner,
+    pair_anchor_cost,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from scrapy.utils.log import configure_logging
 from bitextcrawl import config
 from bitextcrawl.commands import command_settings
 from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.sites.expansion import load_runs
-from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.sites.graph import CRITERION_NAMES
 
 logger = logging.getLogger(__name__)

@@ -61,11 +61,34 @@ import random
 from urllib.parse import urlsplit
 
 from bitextcrawl.demo.lexicon import _LANG_COL, _LANG_NAMES, _PLACES, _date, _fr_elide
-from bitextcrawl.demo.phrases import (_CUM_WEIGHTS, _Pool, _add_one_sided_differences, _esc, _href,
-                                      _phone, _plan_article, _render_main, _sentence, _t)
-from bitextcrawl.demo.site_model import (BAD_RESOURCES, GeneratedSite, Resource, SiteSpec,
-                                         _Article, _HTML_UTF8, _MIXED_CYCLE, _Out, _PER_PAGE,
-                                         _SECTIONS, _Section, _UI, _slugify, _trap_page)
+from bitextcrawl.demo.phrases import (
+    _CUM_WEIGHTS,
+    _add_one_sided_differences,
+    _esc,
+    _href,
+    _phone,
+    _plan_article,
+    _Pool,
+    _render_main,
+    _sentence,
+    _t,
+)
+from bitextcrawl.demo.site_model import (
+    _HTML_UTF8,
+    _MIXED_CYCLE,
+    _PER_PAGE,
+    _SECTIONS,
+    _UI,
+    BAD_RESOURCES,
+    GeneratedSite,
+    Resource,
+    SiteSpec,
+    _Article,
+    _Out,
+    _Section,
+    _slugify,
+    _trap_page,
+)
 
 __all__ = [
     "BAD_RESOURCES",

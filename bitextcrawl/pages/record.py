@@ -14,7 +14,8 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from bitextcrawl.pages import strand, template, text as textmod
+from bitextcrawl.pages import strand, template
+from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
 from bitextcrawl.pages.urls import link_base, link_url, site_of
 from bitextcrawl.pages.variants import tag_variant

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 
 from bitextcrawl.pages.compact import html_feature
 from bitextcrawl.pages.urls import path_segments
-
 
 # Language-switch names, casefolded: the language's own name(s), its English name, a few
 # names in other major languages (a German page links "Englisch", a French one "Anglais"),

@@ -39,22 +39,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bitextcrawl.pairing.parallel_links import PARALLEL_LINK_SOURCE, link_evidence, parallel_link_pairs
 from bitextcrawl.pages.compact import FullRecords
-from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.language import CJK_CHARS, LanguageIdentifier, base_lang
+from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
-from bitextcrawl.pages.variants import page_lang
+from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.pages.template import SiteTemplate
+from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs, passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, build_site_graph, internal_similarity
 from bitextcrawl.pairing.extract import one_to_one_with_evidence
 from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity, load_lexicon
+from bitextcrawl.pairing.parallel_links import (
+    PARALLEL_LINK_SOURCE,
+    link_evidence,
+    parallel_link_pairs,
+)
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from bitextcrawl.pairing.url_patterns import FLOOR_KINDS, UrlPatternLearner
-from bitextcrawl.pages.switches import page_named_unlinked
 
 logger = logging.getLogger(__name__)
 

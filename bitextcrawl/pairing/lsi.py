@@ -32,8 +32,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import svds
 
-from bitextcrawl.pages.tokens import (Lexicon, anchor_tokens, lexicon_similarity, load_lexicon,
-                                      shared_token_similarity, tokenize, tokens_of)
+from bitextcrawl.pages.tokens import (
+    Lexicon,
+    anchor_tokens,
+    lexicon_similarity,
+    load_lexicon,
+    shared_token_similarity,
+    tokenize,
+    tokens_of,
+)
 
 # Up to this many training documents, the SVD comes from their Gram matrix (LAPACK).
 GRAM_SVD_MAX_DOCS = 2000

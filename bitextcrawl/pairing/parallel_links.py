@@ -36,10 +36,16 @@ import math
 from collections import Counter, deque
 from typing import Iterable
 
-from bitextcrawl.trees.dom import TreeCache, preorder
-from bitextcrawl.trees.domtree import (Alignment, Node, TreeAligner, build_tree, e_step_counts,
-                                       fit_aligner)
 from bitextcrawl.pages.tokens import anchor_tokens
+from bitextcrawl.trees.dom import TreeCache, preorder
+from bitextcrawl.trees.domtree import (
+    Alignment,
+    Node,
+    TreeAligner,
+    build_tree,
+    e_step_counts,
+    fit_aligner,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -44,10 +44,20 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit
 
-from bitextcrawl.pairing.em_stats import (EmpiricalPMF, HUBER_T, Q_EPS, SIGMA_FLOOR, fit_gmm2,
-                                          huber_irls, huber_location, log_binomial,
-                                          log_gmm_interval, log_length_interval,
-                                          log_normal_interval, sigma_consistency_factor)
+from bitextcrawl.pairing.em_stats import (
+    HUBER_T,
+    Q_EPS,
+    SIGMA_FLOOR,
+    EmpiricalPMF,
+    fit_gmm2,
+    huber_irls,
+    huber_location,
+    log_binomial,
+    log_gmm_interval,
+    log_length_interval,
+    log_normal_interval,
+    sigma_consistency_factor,
+)
 
 __all__ = [
     "PAPER_INITIAL", "StructuralEM", "EmpiricalPMF", "huber_irls", "huber_location", "fit_gmm2",

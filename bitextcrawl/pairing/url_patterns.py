@@ -92,18 +92,46 @@ from bitextcrawl.pages.language import LANG_ALIASES
 from bitextcrawl.pages.site import site_url_tokens, token_languages
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.pairing.pattern_db import PatternDB, _pattern_dict
-from bitextcrawl.pairing.url_segments import (DEFAULT_MAX_NAME_URLS,
-                                              DEFAULT_MIN_SEGMENT_PAIRS, segment_pairs)
-from bitextcrawl.pairing.url_tokens import (DEFAULT_LOCAL_THRESHOLD, DEFAULT_MARKER_PURITY,
-                                            DEFAULT_MAX_BUCKET, DEFAULT_MIN_MARKER_PAIRS,
-                                            DEFAULT_RESCUE_THRESHOLD, FLOOR_KINDS, ID_MARKER,
-                                            LANGUAGE_TOKEN_SCORE, Pattern, SEGMENT_ID, SLUG_ID,
-                                            TOKEN, UrlPair,
-                                            _MAX_CONTEXTS, _MAX_EXAMPLES, _SPLIT, _candidates,
-                                            _marker_candidates, _shape_regex, pattern_id)
-from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, UNIT_KINDS,
-                                           _UnitApplier, _id_signature, _majority_site,
-                                           _slug_candidates, _unit_candidates, _url_parts)
+from bitextcrawl.pairing.url_segments import (
+    DEFAULT_MAX_NAME_URLS,
+    DEFAULT_MIN_SEGMENT_PAIRS,
+    segment_pairs,
+)
+from bitextcrawl.pairing.url_tokens import (
+    _MAX_CONTEXTS,
+    _MAX_EXAMPLES,
+    _SPLIT,
+    DEFAULT_LOCAL_THRESHOLD,
+    DEFAULT_MARKER_PURITY,
+    DEFAULT_MAX_BUCKET,
+    DEFAULT_MIN_MARKER_PAIRS,
+    DEFAULT_RESCUE_THRESHOLD,
+    FLOOR_KINDS,
+    ID_MARKER,
+    LANGUAGE_TOKEN_SCORE,
+    SEGMENT_ID,
+    SLUG_ID,
+    TOKEN,
+    Pattern,
+    UrlPair,
+    _candidates,
+    _marker_candidates,
+    _shape_regex,
+    pattern_id,
+)
+from bitextcrawl.pairing.url_units import (
+    GLUED,
+    KINDS,
+    ONE_SIDED,
+    TWO_PLACE,
+    UNIT_KINDS,
+    _id_signature,
+    _majority_site,
+    _slug_candidates,
+    _unit_candidates,
+    _UnitApplier,
+    _url_parts,
+)
 
 # The learner is here; its parts are in url_tokens (tokens, differences, token and id_marker
 # candidates), url_units (marker units, slug_id) and pattern_db (C(p) across runs). These

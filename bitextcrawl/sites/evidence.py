@@ -43,8 +43,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bitextcrawl.pages.language import LANG_ALIASES, normalise_tag
-from bitextcrawl.pages.urls import site_of, url_language_tokens
 from bitextcrawl.pages.switches import link_named_language
+from bitextcrawl.pages.urls import site_of, url_language_tokens
 
 # E(s) levels. Two languages named (or a parallel link) shows both sides exist. One
 # language named shows only that the site marks languages in its URLs or links.

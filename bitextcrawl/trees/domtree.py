@@ -39,11 +39,16 @@ import numpy as np
 
 # The document tree, re-exported: callers import it from here.
 from bitextcrawl.trees.dom import TEXT_TAG, Node, build_tree, linearise, preorder
-from bitextcrawl.trees.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
-                                         _shared_counts, anchors, length_cost,
-                                         pair_anchor_cost)
-from bitextcrawl.trees.tree_decoder import (_Decoder, _Side, _Timeout, kernels,
-                                             load_kernels)
+from bitextcrawl.trees.textcost import (
+    _doc_ratio,
+    _length_cost_pairs,
+    _shared_counts,
+    _side_anchors,
+    anchors,
+    length_cost,
+    pair_anchor_cost,
+)
+from bitextcrawl.trees.tree_decoder import _Decoder, _Side, _Timeout, kernels, load_kernels
 
 INF = float("inf")
 

@@ -16,7 +16,6 @@ from scipy.special import log_ndtr
 
 from bitextcrawl.trees.tree_decoder import _Side
 
-
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from testkit.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
+from testkit.records import site_records
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from testkit.multilingual import ManualSpec, generate_manual
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
+from testkit.multilingual import ManualSpec, generate_manual
 from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration

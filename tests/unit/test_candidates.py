@@ -7,13 +7,8 @@ from collections import Counter
 import pytest
 
 from bitextcrawl.pairing.candidates import candidate_pairs, length_ratio, page_features
-from testkit.records import make_site, strand_page as _page
-
-
-
-
-
-
+from testkit.records import make_site
+from testkit.records import strand_page as _page
 
 
 def test_large_site_is_bounded_and_finds_true_pairs():

@@ -13,37 +13,40 @@ import json
 import pytest
 from scrapy import Request, signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
-from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from testkit.records import site_records
-from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
-                                               DistributedPageStorePipeline,
-                                               DistributedUrlPairingPipeline)
-from bitextcrawl.extensions.resume import FrontierJournal
-from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.extensions.collector import CollectorTuning
-from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
+from bitextcrawl.extensions.resume import FrontierJournal
+from bitextcrawl.extensions.timeline import STAT as TIMELINE
+from bitextcrawl.extensions.timeline import CrawlTimeline
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
 from bitextcrawl.middlewares.redirects import QueuedRewriteMiddleware, RedirectRewriteMiddleware
+from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
-from bitextcrawl.signals import closing_started
+from bitextcrawl.pipelines.distributed import (
+    DistributedClosingPipeline,
+    DistributedPageStorePipeline,
+    DistributedUrlPairingPipeline,
+)
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.resolver import LocalhostResolver
+from bitextcrawl.signals import closing_started
 from bitextcrawl.spiders.bitext import BitextSpider
 from bitextcrawl.store import PageStore
 from bitextcrawl.store.redis import RedisPageStore
 from bitextcrawl.store.sqlite import SQLitePageStore
+from testkit.records import site_records
 
 H = "http://www.example.org"
 ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from bitextcrawl.pages.record import build_record
-from bitextcrawl.pages.switches import (AMBIGUOUS_CODES, LANGUAGE_SWITCH_NAMES,
-                                       languages_named_unlinked, switch_language)
+from bitextcrawl.pages.switches import (
+    AMBIGUOUS_CODES,
+    LANGUAGE_SWITCH_NAMES,
+    languages_named_unlinked,
+    switch_language,
+)
 from bitextcrawl.sites.detect import Detection, detect_bilingual
 from tests.conftest import SHARED_DATA
 

@@ -10,10 +10,16 @@ import numpy as np
 import pytest
 
 from bitextcrawl.trees.dom import _number, preorder, release
-from testkit.records import EN_URL, FR_URL, big_page
 from bitextcrawl.trees.domtree import (
-    Node, TreeAligner, _Decoder, _Side, anchors, build_tree, prior_tag_prob,
+    Node,
+    TreeAligner,
+    _Decoder,
+    _Side,
+    anchors,
+    build_tree,
+    prior_tag_prob,
 )
+from testkit.records import EN_URL, FR_URL, big_page
 
 EN = """<html><head><title>Annual report 2004</title><script>var x = "hidden";</script>
 <style>p { color: red }</style></head><body>

@@ -7,10 +7,14 @@ import numpy as np
 import pytest
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.ets import (ETS, build_site_graph, greedy_group_sums,
-                                     internal_similarity, page_weights)
+from bitextcrawl.pairing.ets import (
+    ETS,
+    build_site_graph,
+    greedy_group_sums,
+    internal_similarity,
+    page_weights,
+)
 from bitextcrawl.pairing.extract import one_to_one
-
 
 # ----------------------------------------------------------------------------- data
 

@@ -12,6 +12,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from lxml import html as lxml_html
 
+from bitextcrawl.demo.server import free_port, serve_site
 from testkit.multilingual import (
     DEFAULT_SHARES,
     LANGS,
@@ -19,7 +20,6 @@ from testkit.multilingual import (
     MultilingualSite,
     generate_manual,
 )
-from bitextcrawl.demo.server import free_port, serve_site
 
 PORT = 8765
 

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.trees.domtree import Alignment, TreeAligner, build_tree
-from bitextcrawl.pairing.parallel_links import (clear_round_trees, link_evidence, link_proposals,
-                                      parallel_link_pairs, round_pair, verify_pair)
 from bitextcrawl.pages.record import build_record
+from bitextcrawl.pairing.parallel_links import (
+    clear_round_trees,
+    link_evidence,
+    link_proposals,
+    parallel_link_pairs,
+    round_pair,
+    verify_pair,
+)
+from bitextcrawl.trees.domtree import Alignment, TreeAligner, build_tree
 
 H = "http://site.test"
 

@@ -10,7 +10,6 @@ import pytest
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
-from testkit.url_lists import COVERED, make_benchmark, make_site
 from bitextcrawl.pairing.url_patterns import (
     GLUED,
     KINDS,
@@ -22,6 +21,7 @@ from bitextcrawl.pairing.url_patterns import (
     UrlPatternLearner,
     pair_urls,
 )
+from testkit.url_lists import COVERED, make_benchmark, make_site
 
 H = "http://www.example.org"
 WORDS = "about news contact team press report policy history services help faq events".split()

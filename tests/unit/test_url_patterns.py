@@ -15,7 +15,6 @@ from scrapy.exceptions import UsageError
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
-
 from bitextcrawl.pairing.url_patterns import (
     ID_MARKER,
     KINDS,
@@ -26,8 +25,8 @@ from bitextcrawl.pairing.url_patterns import (
     pair_urls,
     pattern_id,
 )
-from tests.conftest import PROJECT_ROOT, SHARED_DATA
 from testkit.url_lists import WORDS, id_marker_urls, lines_of_200_sites, scheme_urls
+from tests.conftest import PROJECT_ROOT, SHARED_DATA
 
 DATA = SHARED_DATA
 
@@ -421,8 +420,11 @@ def test_urlpairs_command_line(tmp_path):
     one, two = scheme_urls("subdomain", 4)
     (tmp_path / "urls.txt").write_text("\n".join(one + two) + "\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)])}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "scrapy", "urlpairs", *a], cwd=tmp_path,
-                                    env=env, capture_output=True, text=True, timeout=120)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "scrapy", "urlpairs", *a], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
+
     ok = run("urls.txt", "--langs", "en,fr")
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.splitlines() == [f"{a}\t{b}" for a, b in zip(one, two)]
