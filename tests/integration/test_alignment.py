@@ -13,9 +13,10 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
-from bitextcrawl.pairing.align import ALL_STAGES, AlignConfig, align_site
+from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.candidates import candidate_pairs
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
+from bitextcrawl.pairing.evidence import ALL_STAGES
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 from testkit.records import directory_records, site_records
