@@ -19,7 +19,8 @@ sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pairing.candidates import candidate_pairs  # noqa: E402
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner, pair_urls  # noqa: E402
+from bitextcrawl.pairing.url_pairs import pair_urls  # noqa: E402
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner  # noqa: E402
 from bitextcrawl.trees.domtree import TreeAligner, build_tree  # noqa: E402
 from testkit.records import EN_URL, FR_URL, big_page, make_site  # noqa: E402
 from testkit.url_lists import id_marker_urls, lines_of_200_sites, scheme_urls  # noqa: E402

@@ -10,6 +10,7 @@ import pytest
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
+from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
     GLUED,
     KINDS,
@@ -19,7 +20,6 @@ from bitextcrawl.pairing.url_patterns import (
     TWO_PLACE,
     PatternDB,
     UrlPatternLearner,
-    pair_urls,
 )
 from testkit.url_lists import COVERED, make_benchmark, make_site
 

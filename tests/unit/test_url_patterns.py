@@ -15,6 +15,7 @@ from scrapy.exceptions import UsageError
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
+from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
     ID_MARKER,
     KINDS,
@@ -22,7 +23,6 @@ from bitextcrawl.pairing.url_patterns import (
     TOKEN,
     PatternDB,
     UrlPatternLearner,
-    pair_urls,
     pattern_id,
 )
 from testkit.url_lists import WORDS, id_marker_urls, lines_of_200_sites, scheme_urls
