@@ -19,7 +19,7 @@ time; not from ``--one-run-from`` pages). "peak RSS" is the main process's maxim
 resident set size in the N-worker run (the workers are processes of their own); the
 one-worker run's is printed beside it, and "all / 1" is the ratio of the two bitext wall
 times. Each run starts the pool's fork server as the closing step does, before pairing
-(``extract.warm_pool``), so its start overlaps pairing in the N-worker run.
+(``bitext.pool.warm_pool``), so its start overlaps pairing in the N-worker run.
 ``/usr/bin/time -v scrapy align`` with ``BITEXT_WORKERS=N`` reports a little more: the
 command's own start-up (Scrapy's settings and logging, the fastText identifier it loads
 for its inputs) and its pattern DB (20k pages: 470 MiB against 446).

@@ -13,8 +13,9 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from bitextcrawl.bitext.extract import warm_pool, write_bitext
+from bitextcrawl.bitext.extract import write_bitext
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+from bitextcrawl.bitext.pool import warm_pool
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
@@ -51,7 +52,7 @@ def write_json(path: str, obj) -> None:
 DEFAULT_SENTENCE_THRESHOLD = 0.3
 
 # Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
-# a page recurs in nearby ones (``extract.ordered_map`` has up to 64 pairs in flight).
+# a page recurs in nearby ones (``bitext.pool.ordered_map`` has up to 64 pairs in flight).
 BITEXT_RECORDS_KEPT = 512
 
 

@@ -1,6 +1,6 @@
 """Worker processes: one fork server for the crawl's process pools.
 
-The bitext stage's pool (``bitext.extract.worker_pool``) and the crawl's parallel-link
+The bitext stage's pool (``bitext.pool.worker_pool``) and the crawl's parallel-link
 rounds take their processes from one fork server: a clean process that imported their
 modules once (``PRELOAD``, the compiled kernels included), not a fork of the caller,
 whose Twisted threads hold locks a fork would copy as they are. The crawl's record

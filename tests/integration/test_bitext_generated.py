@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from bitextcrawl.bitext.extract import lsi_text_similarity, site_text_similarity, write_bitext
+from bitextcrawl.bitext.extract import write_bitext
+from bitextcrawl.bitext.similarity import lsi_text_similarity, site_text_similarity
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.outputs import run_closing

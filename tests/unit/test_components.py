@@ -445,11 +445,11 @@ def test_collector_tuned_for_the_crawl_and_restored_after(tmp_path):
 
 
 def test_the_bitext_stages_freeze_leaves_the_crawls_in_place():
-    """The bitext stage freezes and unfreezes around its work (``extract._gc_frozen``);
+    """The bitext stage freezes and unfreezes around its work (``bitext.pool._gc_frozen``);
     inside a crawl that froze its start-up, the unfreeze is left to the crawl."""
     import gc
 
-    from bitextcrawl.bitext.extract import _gc_frozen
+    from bitextcrawl.bitext.pool import _gc_frozen
 
     counts = _gc_frozen(lambda: gc.get_freeze_count())
     assert gc.get_freeze_count() == 0
