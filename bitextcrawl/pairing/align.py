@@ -46,7 +46,6 @@ from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.anchors import anchor_overlaps
 from bitextcrawl.pairing.candidates import candidate_pairs
-from bitextcrawl.pairing.ets import build_site_graph
 from bitextcrawl.pairing.evidence import (
     KNOWN_EVIDENCE_FLOOR,
     AlignConfig,
@@ -57,6 +56,7 @@ from bitextcrawl.pairing.evidence import (
     known_evidence,
 )
 from bitextcrawl.pairing.lsi import load_lexicon
+from bitextcrawl.pairing.page_graph import build_site_graph
 from bitextcrawl.pairing.stages import (
     _Scores,
     content_stage,
