@@ -19,7 +19,7 @@ time; not from ``--one-run-from`` pages). "peak RSS" is the main process's maxim
 resident set size in the N-worker run (the workers are processes of their own); the
 one-worker run's is printed beside it, and "all / 1" is the ratio of the two bitext wall
 times. Each run starts the pool's fork server as the closing step does, before pairing
-(``extract.warm_pool``), so its start overlaps pairing in the N-worker run.
+(``bitext.pool.warm_pool``), so its start overlaps pairing in the N-worker run.
 ``/usr/bin/time -v scrapy align`` with ``BITEXT_WORKERS=N`` reports a little more: the
 command's own start-up (Scrapy's settings and logging, the fastText identifier it loads
 for its inputs) and its pattern DB (20k pages: 470 MiB against 446).
@@ -44,10 +44,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from bitextcrawl.demo.records import directory_records, site_records  # noqa: E402
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold  # noqa: E402
+from testkit.records import directory_records, site_records  # noqa: E402
 
 # label -> (stages, λ of [Liu 2014 eq. 2]; None: AlignConfig's)
 STAGE_SETS = {
@@ -122,7 +122,7 @@ def ablation(real: list[str] | None = None) -> None:
 def real_ablation(sites: list[str] | None = None) -> None:
     """Stages added one at a time, in pipeline order, on every real site of ../shared/data
     (plain and opaque variants), or on ``sites`` (names of ``real_sites.SITES``)."""
-    from bitextcrawl.demo import real_sites
+    from testkit import real_sites
 
     names = sites or list(real_sites.SITES)
     unknown = [n for n in names if n not in real_sites.SITES]
@@ -165,7 +165,7 @@ def scale_pages(what: str):
         site = generate_site(SiteSpec(n_pairs=n_pairs, third_lang=None, seed=5, **SCALE_KIND),
                              8000)
         return site_records(site, identifier()), ("en", "fr"), site.gold_pairs, {}
-    from bitextcrawl.demo import real_sites
+    from testkit import real_sites
 
     site = getattr(real_sites, what)(SHARED)
     return site.pages, site.langs, None, site.redirects
@@ -194,7 +194,7 @@ def one_scale(what: str, workers: int, cache: Path) -> dict:
     read when it is aligned, every output file written). The peak RSS is this process's
     (the main one; the pool's workers are processes of their own)."""
     from bitextcrawl import outputs
-    from bitextcrawl.formats import iter_pages
+    from bitextcrawl.formats.readers import iter_pages
     from bitextcrawl.store.sqlite import SQLitePageStore
 
     importlib.import_module("bitextcrawl.commands.align")   # what `scrapy align` imports

@@ -10,7 +10,7 @@ are the gold pairs (the verification step is not under test) and each method ali
 
   (a) tree        DOM tree alignment ([Shi 2006 §4], trained on the site's pairs), then
                   Gale–Church inside each aligned chunk pair (§5), with the repair of
-                  merged/split paragraphs of ``extract.chunk_pairs`` — what bitext.tsv holds;
+                  merged/split paragraphs of ``bitext.chunks.chunk_pairs`` — what bitext.tsv holds;
   (a') tree-raw   the same on the tree's chunk pairs as they are (no repair);
   (b) page-main   Gale–Church over the whole main text (``PageRecord.text``: the text of
                   <main>, boilerplate removed), split into sentences;
@@ -18,7 +18,7 @@ are the gold pairs (the verification step is not under test) and each method ali
                   document tree in document order, menus and footers included): the paper's
                   "all the texts in the web pages";
   (c) tree+lsi    (a) with the text translation probability multiplied by the similarity
-                  of the two chunks in the site's LSI space (``extract.site_text_similarity``:
+                  of the two chunks in the site's LSI space (``bitext.similarity.site_text_similarity``:
                   LSI fitted on the site's pairs as the ETS stage fits it).
 
 Scoring, per page pair (u1, u2): gold = the pair's main-text sentence pairs; an output
@@ -48,16 +48,14 @@ from collections import defaultdict
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
-from bitextcrawl.bitext.domtree import build_tree  # noqa: E402
-from bitextcrawl.bitext.extract import (fit_aligner, pair_sentences,  # noqa: E402
-                                        site_text_similarity)
-from bitextcrawl.bitext.sentences import (align_chunks, align_sentences,  # noqa: E402
-                                          split_sentences)
+from bitextcrawl.bitext.chunks import pair_sentences  # noqa: E402
+from bitextcrawl.bitext.sentences import align_chunks, align_sentences, split_sentences  # noqa: E402
+from bitextcrawl.bitext.similarity import site_text_similarity  # noqa: E402
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
-from bitextcrawl.demo.sentence_gold import (main_paragraphs, norm,  # noqa: E402
-                                            whole_sentences_of)
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import Pair  # noqa: E402
+from bitextcrawl.trees.domtree import build_tree, fit_aligner  # noqa: E402
+from testkit.sentence_gold import main_paragraphs, norm, whole_sentences_of  # noqa: E402
 
 METHODS = ("tree", "tree-raw", "page-main", "page-all", "tree+lsi")
 

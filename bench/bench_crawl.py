@@ -351,7 +351,7 @@ def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
 def manual_rows(langs: list[str]) -> list[dict]:
     """The generated multilingual manual (fallback copies, redirecting switches), one
     language pair per crawl."""
-    from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
+    from testkit.multilingual import ManualSpec, generate_manual
 
     port = free_port()
     site = generate_manual(ManualSpec(n_pages=60, seed=1), port)

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.demo.server import free_port, serve_site  # noqa: E402
-from tests.conftest import crawl_command, redis_server  # noqa: E402
+from testkit.crawls import crawl_command, redis_server  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -169,7 +169,7 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
 def cost_sites(with_nginx: bool, demo_pairs: int = 0):
     """(name, start URL, langs, gold, directory_index, server context) per site; with
     ``demo_pairs``, first a generated site of that many pairs (``--scale``)."""
-    from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
+    from testkit.multilingual import ManualSpec, generate_manual
 
     if demo_pairs:
         port = free_port()

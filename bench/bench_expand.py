@@ -23,10 +23,10 @@ signal the model puts in; what they show is *how much* C(w) helps when it is mea
 with the real pattern learner on sites whose credibility is imperfect (an ``opaque`` site is
 bilingual with C(w) ≈ 0; a site with many untranslated pages has a low C(w)).
 
-Hub webs (the default): :func:`bitextcrawl.demo.web.generate_web` in several
+Hub webs (the default): :func:`testkit.web.generate_web` in several
 shapes (seeds, bilingual sites, hubs and their links per page, the share of bilingual sites
 linked with no evidence), each shape over several generator seeds. The seeds' page records
-are built from their generated HTML (:func:`~bitextcrawl.demo.records.site_records`), their
+are built from their generated HTML (:func:`~testkit.records.site_records`), their
 pairs are the gold pairs, C(w) comes from the URL-pattern learner, and one ranking (round 1)
 is made per criterion. Sites that cannot be checked (unreachable, robots.txt) are taken
 out of the ranking before precision@K, as the crawl replaces them by the next site.
@@ -59,8 +59,7 @@ sys.path.insert(0, ROOT)
 
 from bitextcrawl.demo.generator import SCHEMES, SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner  # noqa: E402
-from bitextcrawl.sites.expansion import (Expansion, SiteResult,  # noqa: E402
-                                         credibility_from_patterns, load_runs)
+from bitextcrawl.sites.expansion import Expansion, SiteResult, credibility_from_patterns, load_runs  # noqa: E402
 
 CRITERIA = (("linkout", "ΣLinkout"), ("pagerank", "ΣPageRank"),
             ("weighted_pagerank", "ΣWeightedPR"), ("link_evidence", "ΣLinkEvidence"))
@@ -270,9 +269,9 @@ SHAPES = {
 
 
 def hub_web_ranking(spec, criterion_list):
-    from bitextcrawl.demo.records import site_records
-    from bitextcrawl.demo.web import generate_web
     from bitextcrawl.sites.expansion import outlink_counts, site_link_evidence
+    from testkit.records import site_records
+    from testkit.web import generate_web
 
     web = generate_web(spec, ports=False)
     truth = {}
@@ -305,7 +304,7 @@ def hub_mode(args) -> None:
         found = {c: {n: [] for n in tops} for c in names}
         base = []
         for web_no in range(args.webs):
-            from bitextcrawl.demo.web import WebSpec
+            from testkit.web import WebSpec
 
             spec = WebSpec(seed=args.seed + web_no, **over)
             web, truth, rankings = hub_web_ranking(spec, names)

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 
 from bitextcrawl import align_pages  # noqa: E402
 from bitextcrawl.bitext.langcheck import language_words  # noqa: E402
-from bitextcrawl.demo import real_sites  # noqa: E402
 from bitextcrawl.pages.language import base_lang, load_model  # noqa: E402
+from testkit import real_sites  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
 SITES = {

@@ -24,8 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bitextcrawl.pairing.structural_em import StructuralEM  # noqa: E402
-from bitextcrawl.pairing.structure import (  # noqa: E402
-    Vocabulary, encode, pair_features_matrix, strand_features)
+from bitextcrawl.pairing.structure import Vocabulary, encode, pair_features_matrix, strand_features  # noqa: E402
 
 BLOCKS = ["P", "DIV", "LI", "H2", "H3", "TD", "BLOCKQUOTE", "FIGURE"]
 CANDIDATES_PER_PAGE = 10

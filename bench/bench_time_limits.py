@@ -17,14 +17,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bitextcrawl.bitext.domtree import TreeAligner, build_tree  # noqa: E402
 from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pairing.candidates import candidate_pairs  # noqa: E402
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner, pair_urls  # noqa: E402
-from tests.unit.test_candidates import make_site  # noqa: E402
-from tests.unit.test_domtree import EN_URL, FR_URL, _big_page  # noqa: E402
-from tests.unit.test_url_patterns import (id_marker_urls, lines_of_200_sites,  # noqa: E402
-                                          scheme_urls)
+from bitextcrawl.pairing.url_pairs import pair_urls  # noqa: E402
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner  # noqa: E402
+from bitextcrawl.trees.domtree import TreeAligner, build_tree  # noqa: E402
+from testkit.records import EN_URL, FR_URL, big_page, make_site  # noqa: E402
+from testkit.url_lists import id_marker_urls, lines_of_200_sites, scheme_urls  # noqa: E402
 
 
 def fit_10k():
@@ -50,8 +49,8 @@ def candidates_2000():
 
 
 def huge_trees():
-    t1 = build_tree(_big_page(1200, "en"), EN_URL)
-    t2 = build_tree(_big_page(1200, "fr"), FR_URL)
+    t1 = build_tree(big_page(1200, "en"), EN_URL)
+    t2 = build_tree(big_page(1200, "fr"), FR_URL)
     return lambda: TreeAligner(max_nodes=1500).align(t1, t2)
 
 

@@ -9,7 +9,7 @@
    language folder; WET: the ``-en``/``-fr`` suffix; lett: its language column), the rest
    unlabelled. Precision is judged on the pairs touching a gold URL where the gold is partial
    (WET, lett).
-2. A generated benchmark (:mod:`bitextcrawl.demo.url_lists`): sites of every URL scheme
+2. A generated benchmark (:mod:`testkit.url_lists`): sites of every URL scheme
    mixed with sites whose URLs share no scheme, all given to one ``pair_urls`` call (as
    ``scrapy urlpairs`` does: cross-site C(p) rescue included). Recall is over the gold pairs
    of the covered schemes; a ``none`` site's pairs all count against precision.
@@ -33,9 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bitextcrawl.demo.url_lists import COVERED, make_benchmark, make_site  # noqa: E402
 from bitextcrawl.pages.urls import site_of  # noqa: E402
 from bitextcrawl.pairing import url_patterns  # noqa: E402
+from testkit.url_lists import COVERED, make_benchmark, make_site  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_urlpairs_real import _folder_lines, lett_lines  # noqa: E402  (one reader each)

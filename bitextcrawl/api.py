@@ -41,15 +41,24 @@ import tempfile
 from collections import Counter
 from typing import Iterable, Iterator
 
+from bitextcrawl.bitext.extract import bitext_rows, checked_rows
+from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+from bitextcrawl.config import pattern_db_path
 from bitextcrawl.defaults import DEFAULTS
+from bitextcrawl.formats.jsonl import iter_jsonl
+from bitextcrawl.formats.readers import iter_pages
+from bitextcrawl.outputs import run_closing
+from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pages.record import PageRecord, build_record
+from bitextcrawl.pairing.align import AlignConfig, Pair
+from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
+from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 __all__ = ["read_pages", "page_from_html", "align_pages", "extract_bitext", "score_pairs"]
 
 
 def _identifier():
-    from bitextcrawl.pages.language import LanguageIdentifier
-
     return LanguageIdentifier(DEFAULTS["BITEXT_LID_MODEL"] or None,
                               DEFAULTS["BITEXT_LID_MIN_PROB"])
 
@@ -65,8 +74,6 @@ def read_pages(path: str | os.PathLike, *, identify: bool = True,
     HTML pages, or broken, are skipped and counted in ``stats`` (a :class:`Counter`).
     Raises ValueError for a file name of no known kind, OSError for a file that cannot
     be read."""
-    from bitextcrawl.formats import iter_pages
-
     return iter_pages(path, identify=_identifier().identify if identify else None,
                       stats=stats)
 
@@ -94,14 +101,6 @@ def align_pages(pages: Iterable[PageRecord], langs: Iterable[str] = ("en", "fr")
     Returns the pairs, as the lines of ``pairs.jsonl``: dicts with ``url_1`` (in the first
     language), ``url_2``, ``lang_1``, ``lang_2``, ``score``, ``sources``, ``features``."""
     from scrapy.settings import BaseSettings
-
-    from bitextcrawl.config import pattern_db_path
-    from bitextcrawl.formats.jsonl import iter_jsonl
-    from bitextcrawl.outputs import run_closing
-    from bitextcrawl.pages.language import parse_langs
-    from bitextcrawl.pairing.align import AlignConfig
-    from bitextcrawl.pairing.url_patterns import PatternDB
-    from bitextcrawl.store.sqlite import SQLitePageStore
 
     values = BaseSettings({**DEFAULTS, **(settings or {})})
     langs = parse_langs(",".join(langs), values.get("BITEXT_LID_MODEL") or None, name="langs")
@@ -136,15 +135,10 @@ def extract_bitext(html_1: str, html_2: str, langs: tuple[str, str] = ("en", "fr
 
     Returns dicts with ``sentence_1``, ``sentence_2``, ``score`` (0..1), ``url_1``,
     ``url_2``, ``lang_1``, ``lang_2``, in document order."""
-    from bitextcrawl.bitext.extract import bitext_rows, checked_rows
-    from bitextcrawl.pairing.align import Pair
-
     lang_1, lang_2 = langs
     pages = {url_1: build_record(url_1, html_1), url_2: build_record(url_2, html_2)}
     lang_check = None
     if check_languages:
-        from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-
         lang_check = SentenceLanguageCheck()
     counts: Counter = Counter()
     results, _ = bitext_rows([Pair(url_1, url_2, lang_1, lang_2, 1.0, [], {})], pages, counts,
@@ -162,8 +156,6 @@ def score_pairs(gold, pairs, *, base: str | None = None,
     or ``(url_1, url_2)`` tuples. ``pairs``: a ``pairs.jsonl`` file, or ``(url_1, url_2)``
     tuples, or pair dicts (:func:`align_pages`). ``directory_index``: a URL ending in ``/``
     means this file (``index.html``)."""
-    from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
-
     if isinstance(gold, (str, os.PathLike)):
         gold = read_gold(gold, base=base)
     if isinstance(pairs, (str, os.PathLike)):

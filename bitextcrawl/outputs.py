@@ -13,6 +13,9 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from bitextcrawl.bitext.extract import write_bitext
+from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
+from bitextcrawl.bitext.pool import warm_pool
 from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
@@ -20,6 +23,8 @@ from bitextcrawl.pages.site import label_variants
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.report import figures
+from bitextcrawl.report.html import ReportData, write_report
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +52,7 @@ def write_json(path: str, obj) -> None:
 DEFAULT_SENTENCE_THRESHOLD = 0.3
 
 # Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
-# a page recurs in nearby ones (``extract.ordered_map`` has up to 64 pairs in flight).
+# a page recurs in nearby ones (``bitext.pool.ordered_map`` has up to 64 pairs in flight).
 BITEXT_RECORDS_KEPT = 512
 
 
@@ -72,12 +77,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
     ``html_reader``: the page store's, with which the pool's workers read the HTML;
     ``shared_pool``: a distributed crawl's executor shared by its workers."""
-    from bitextcrawl.bitext.extract import write_bitext
-
     lang_check = None
     if config.sentence_lang_check:
-        from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-
         lang_check = SentenceLanguageCheck()
     logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
                 "sentence aligner's kernels first: about 20 s)", len(pairs))
@@ -119,8 +120,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         # for the bitext and the report as for the alignment (which does it again)
         by_site[site] = label_variants(by_site[site], config.langs)[0]
     if bitext and by_site:
-        from bitextcrawl.bitext.extract import warm_pool
-
         warm_pool(workers, max(map(len, by_site.values())))
     pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
     counts: Counter = Counter()
@@ -150,8 +149,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
                                  reader() if reader is not None else None, shared_pool))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
-    from bitextcrawl.report import figures
-
     langs = tuple(config.langs)
     unpaired = figures.unpaired_pages((p for ps in by_site.values() for p in ps), pairs,
                                       rejected, langs)
@@ -178,8 +175,6 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         "langs": list(config.langs),
     }
     write_json(os.path.join(output_dir, "stats.json"), stats)
-    from bitextcrawl.report.html import ReportData, write_report
-
     write_report(os.path.join(output_dir, "report.html"),
                  ReportData(pairs=pairs, pages_by_site=by_site, stats=stats,
                             em_points=em_points, scores=scores, rejected=rejected,

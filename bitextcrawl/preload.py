@@ -1,7 +1,7 @@
 """Modules the crawl's process needs only at its idle rounds and at its close (the pairing
 models and the tree aligner: scipy, networkx; 0.5 s), imported in a background thread while
 it crawls, instead of before its first request. (numba comes with the first decoding,
-``bitext.tree_decoder.kernels``, which the pools' workers do.)
+``trees.tree_decoder.kernels``, which the pools' workers do.)
 
 The crawl's thread mostly waits on the network, and an import holds the interpreter lock
 only while it runs Python. Where the modules are used they are imported as usual: done

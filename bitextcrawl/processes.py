@@ -1,10 +1,10 @@
 """Worker processes: one fork server for the crawl's process pools.
 
-The bitext stage's pool (``bitext.extract.worker_pool``) and the crawl's parallel-link
+The bitext stage's pool (``bitext.pool.worker_pool``) and the crawl's parallel-link
 rounds take their processes from one fork server: a clean process that imported their
 modules once (``PRELOAD``, the compiled kernels included), not a fork of the caller,
 whose Twisted threads hold locks a fork would copy as they are. The crawl's record
-workers (``pages.record_workers``) are spawned: they need none of those imports.
+workers (``record_workers``) are spawned: they need none of those imports.
 
 A :class:`ProcessPool`'s processes end with the process that made the pool: killed, it
 tells its workers nothing, and they would wait for tasks for ever, holding its stderr
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 
 # What the fork server imports as it starts (1 s of CPU, most of it numba's kernels): what
 # the bitext stage's and the parallel-link rounds' tasks run. The record workers are spawned
-# (pages.record_workers), and no task needs the pairing models (0.2 s more).
+# (record_workers), and no task needs the pairing models (0.2 s more).
 PRELOAD = ["bitextcrawl.bitext.extract", "bitextcrawl.bitext.pool_preload"]
 
 

@@ -6,9 +6,8 @@ Browsers do this; glibc does not. It lets a site with language subdomains
 
 from __future__ import annotations
 
-from twisted.internet import defer
-
 from scrapy.resolver import CachingThreadedResolver
+from twisted.internet import defer
 
 from bitextcrawl import config
 

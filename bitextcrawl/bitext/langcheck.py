@@ -39,8 +39,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from bitextcrawl.pages.language import base_lang, load_model
+from bitextcrawl.pages.switches import switch_language
 from bitextcrawl.processes import shared_instance
-from bitextcrawl.sites.detect import switch_language
 
 # Texts with fewer letters than this carry no language ("2 615 060", "N/A", "v4.0").
 MIN_LETTERS = 3

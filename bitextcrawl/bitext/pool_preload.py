@@ -9,7 +9,7 @@ and so copy, its memory pages).
 
 import gc
 
-from bitextcrawl.bitext.tree_decoder import load_kernels
+from bitextcrawl.trees.tree_decoder import load_kernels
 
 load_kernels()
 gc.freeze()

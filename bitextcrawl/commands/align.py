@@ -20,9 +20,9 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.config import pattern_db_path
 from bitextcrawl.commands import command_settings, fail
-from bitextcrawl.formats import INPUT_KINDS, input_kind, iter_pages
+from bitextcrawl.config import pattern_db_path
+from bitextcrawl.formats.readers import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.url_patterns import PatternDB

@@ -15,6 +15,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from bitextcrawl.addon import enable
 from bitextcrawl.commands import fail
+from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
 from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
@@ -92,8 +93,6 @@ class Command(ScrapyCommand):
             fail("demo", problem)
 
     def run(self, args, opts):
-        from bitextcrawl.demo.generator import SiteSpec, generate_site
-
         print("Generating the demo site; the first run also compiles the aligner "
               "(about 20 s), later runs reuse it.", flush=True)
         spec = SiteSpec(**{**DEMO_SPEC, "n_pairs": opts.pairs, "scheme": opts.scheme})

@@ -29,10 +29,13 @@ from scrapy.utils.log import configure_logging
 from bitextcrawl import config
 from bitextcrawl.commands import command_settings, fail
 from bitextcrawl.formats.jsonl import write_jsonl
-from bitextcrawl.pairing.url_patterns import PatternDB
-from bitextcrawl.sites.expansion import load_runs
 from bitextcrawl.pages.language import parse_langs
+from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.sites.cluster import ClusterConfig, ClusterExpansion
+from bitextcrawl.sites.expansion import load_runs
 from bitextcrawl.sites.graph import CRITERION_NAMES
+from bitextcrawl.sites.scrapyd import ScrapydError, ScrapydNode
+from bitextcrawl.spiders.expand import seed_list
 
 logger = logging.getLogger(__name__)
 
@@ -150,10 +153,6 @@ def cmdline_settings(settings) -> dict[str, str]:
 
 def run_on_scrapyd(settings, opts) -> None:
     """``scrapy expand --scrapyd ...``: bad input is one line and exit status 2."""
-    from bitextcrawl.sites.cluster import ClusterConfig, ClusterExpansion
-    from bitextcrawl.sites.scrapyd import ScrapydError, ScrapydNode
-    from bitextcrawl.spiders.expand import seed_list
-
     configure_logging(settings)
     s = settings
     try:

@@ -21,11 +21,11 @@ from scrapy.utils.log import configure_logging
 
 from bitextcrawl.commands import command_settings, fail
 from bitextcrawl.pages.language import lang_code, parse_langs
+from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
     DEFAULT_LOCAL_THRESHOLD,
     DEFAULT_RESCUE_THRESHOLD,
     PatternDB,
-    pair_urls,
 )
 
 logger = logging.getLogger(__name__)

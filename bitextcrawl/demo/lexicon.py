@@ -14,7 +14,6 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-
 # ---------------------------------------------------------------------------------------
 # Lexicon. Written for this module. Nouns: "en | fr gender | de gender", "*" marks nouns
 # that can act (subjects of transitive verbs), so that sentences stay roughly sensible.

@@ -12,12 +12,32 @@ import html
 import random
 import string
 
-from bitextcrawl.demo.lexicon import (_ADJS, _ADJ_ID, _ADJ_IDS, _ADVERBS, _ADVERB_IDS, _AGENTS,
-                                      _CONNECTIVES, _CONNECTIVE_P, _COUNTED_BY_CAT, _PERSONS,
-                                      _PERSON_IDS, _PLACES, _PLACE_IDS, _SEASONS, _THINGS, _VERBS,
-                                      _VERB_IDS, _cap, _fr_elide, _load, _np, _place, _price,
-                                      _render_slot)
-
+from bitextcrawl.demo.lexicon import (
+    _ADJ_ID,
+    _ADJ_IDS,
+    _ADJS,
+    _ADVERB_IDS,
+    _ADVERBS,
+    _AGENTS,
+    _CONNECTIVE_P,
+    _CONNECTIVES,
+    _COUNTED_BY_CAT,
+    _PERSON_IDS,
+    _PERSONS,
+    _PLACE_IDS,
+    _PLACES,
+    _SEASONS,
+    _THINGS,
+    _VERB_IDS,
+    _VERBS,
+    _cap,
+    _fr_elide,
+    _load,
+    _np,
+    _place,
+    _price,
+    _render_slot,
+)
 
 # ---------------------------------------------------------------------------------------
 # Templates. Fields: S/O/O2 noun phrases (forms nom, acc, dat, inom, iacc, title, pron or a

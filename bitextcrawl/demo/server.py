@@ -111,7 +111,7 @@ class LoopbackServer:
 
 def serve_site(site, port: int) -> LoopbackServer:
     """Serve a generated site on ``port``: a :class:`~bitextcrawl.demo.generator.GeneratedSite`
-    or a :class:`~bitextcrawl.demo.multilingual.MultilingualSite` (anything with
+    or a :class:`~testkit.multilingual.MultilingualSite` (anything with
     ``lookup(host_header, path) -> Resource | None``). Each answer carries the resource's
     status and headers, so redirects (301 + ``Location``) go out as the site made them;
     every request, redirects included, counts in ``hits``."""

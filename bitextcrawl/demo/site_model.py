@@ -14,7 +14,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from bitextcrawl.demo.lexicon import _load
 from bitextcrawl.demo.phrases import _href
 
-
 # Bad input, added when ``SiteSpec.bad_pages`` is true. Key -> path on the langs[0] host;
 # all are linked from the langs[0] home page (GeneratedSite.bad_urls has the absolute URLs).
 BAD_RESOURCES = {

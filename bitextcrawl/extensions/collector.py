@@ -8,7 +8,7 @@ allocations instead of Python's 700, so that the many short-lived objects of a r
 (requests, links, records) mostly die before a collection sees them. On a generated
 1,149-page crawl: 0.12-0.17 s of collections instead of 0.64 s, of a process that spends
 6-7 s of CPU. The bitext stage sets the same threshold for its own work
-(``bitext.extract``), and record workers theirs (``pages.record_workers``).
+(``bitext.extract``), and record workers theirs (``record_workers``).
 
 On for the bitext spiders (and the expand spider, one of them); a crawl of another spider
 of the project keeps Python's defaults. Restored when the engine stops.

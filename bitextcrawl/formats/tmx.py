@@ -29,6 +29,8 @@ from typing import Iterable, Iterator
 
 from lxml import etree
 
+import bitextcrawl
+
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 # Characters XML 1.0 does not allow (C0 controls but tab/LF/CR, lone surrogates,
@@ -46,7 +48,6 @@ def clean_segment(text) -> str:
 
 
 def _version() -> str:
-    import bitextcrawl
     version = getattr(bitextcrawl, "__version__", None)
     if version:
         return str(version)

@@ -46,7 +46,7 @@ from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
+from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.sites.small_side import SmallSide
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]

@@ -9,7 +9,7 @@ the close). Bad input is counted under ``bitext/bad/*`` or ``bitext/skipped/*`` 
 passed on without a record; the crawl goes on.
 
 With ``BITEXT_RECORD_WORKERS`` (default: the machine's cores but one) the records are
-made in worker processes (``pages.record_workers``) while this process goes on with
+made in worker processes (``record_workers``) while this process goes on with
 other responses; the language is decided here either way. A pool that breaks (a worker
 killed) is counted (``bitext/record_workers/broken``) and the crawl goes on making
 records in its own process.
@@ -73,7 +73,7 @@ class LanguageIdMiddleware:
         # a worker's record is awaited as an asyncio future: the asyncio reactor only
         if n > 0 and _asyncio_reactor():
             from bitextcrawl.extensions.collector import young_threshold
-            from bitextcrawl.pages.record_workers import RecordWorkers
+            from bitextcrawl.record_workers import RecordWorkers
 
             workers = RecordWorkers(n, model, min_prob, young_threshold(settings))
             crawler.stats.set_value("bitext/record_workers/processes", n)

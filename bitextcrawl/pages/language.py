@@ -297,7 +297,7 @@ class LanguageIdentifier:
                content_language: str | None = None,
                agreement: DeclarationAgreement | None = None) -> Identification:
         """:meth:`identify` from fastText's reading of the text (:meth:`predict`), made
-        elsewhere (a record worker, ``pages.record_workers``)."""
+        elsewhere (a record worker, ``record_workers``)."""
         declared = normalise_tag(html_lang) or normalise_tag(content_language)
         if agreement is not None:
             agreement.observe(declared, lid_lang, prob)

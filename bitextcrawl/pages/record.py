@@ -13,11 +13,11 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 
-from bitextcrawl.pages import strand, template, text as textmod
+from bitextcrawl.pages import strand, template
+from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.language import Identification, normalise_tag
-from bitextcrawl.pages.urls import link_url, site_of
+from bitextcrawl.pages.urls import link_base, link_url, site_of
 from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
@@ -85,12 +85,6 @@ class PageRecord:
     @property
     def outlinks(self) -> list[str]:
         return [link["url"] for link in self.links]
-
-
-def link_base(doc, url: str) -> str:
-    """The URL a page's relative links are resolved against (its ``<base href>``, if any)."""
-    base = doc.find(".//base[@href]")
-    return urljoin(url, base.get("href").strip()) if base is not None else url
 
 
 def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:

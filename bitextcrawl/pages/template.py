@@ -34,8 +34,9 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from bitextcrawl.pages.compact import derived_feature
-from bitextcrawl.pages.strand import is_chunk
-from bitextcrawl.pages.urls import link_url
+from bitextcrawl.pages.strand import is_chunk, linearise
+from bitextcrawl.pages.text import parse
+from bitextcrawl.pages.urls import link_base, link_url
 
 __all__ = ["SiteTemplate", "ContentView", "link_chunks", "page_chunk_keys", "page_link_chunks",
            "text_key"]
@@ -80,10 +81,6 @@ def page_link_chunks(page) -> tuple:
         url = p.get("url") if isinstance(p, dict) else p.url
         if not html:
             return ()
-        from bitextcrawl.pages.record import link_base
-        from bitextcrawl.pages.strand import linearise
-        from bitextcrawl.pages.text import parse
-
         doc = parse(html)
         hrefs: list = []
         linearise(doc, hrefs)

@@ -26,6 +26,12 @@ LINK_SCHEMES = ("http://", "https://")
 _NOT_A_PAGE = ("#", "javascript:", "mailto:", "tel:", "data:")
 
 
+def link_base(doc, url: str) -> str:
+    """The URL a page's relative links are resolved against (its ``<base href>``, if any)."""
+    base = doc.find(".//base[@href]")
+    return urljoin(url, base.get("href").strip()) if base is not None else url
+
+
 def link_url(base_url: str, href: str | None) -> str | None:
     """The canonical URL an ``href`` leads to from ``base_url``, or None where it leads to
     no page to fetch (a fragment, a script, a mail address, another scheme, a port that

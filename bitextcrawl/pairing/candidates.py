@@ -71,9 +71,9 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from bitextcrawl.pages.compact import derived_feature, html_feature
-from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
+from bitextcrawl.pairing.anchors import page_anchors
 
 __all__ = ["candidate_pairs", "page_features", "length_ratio", "passes_cheap_filters"]
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import time
-from array import array
 from collections import Counter
 from typing import Hashable, Iterable, Mapping
 
@@ -31,121 +30,11 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from bitextcrawl.pairing.extract import one_to_one
+from bitextcrawl.pairing.extract import greedy_group_sums, one_to_one
 
-__all__ = ["ETS", "SiteGraph", "build_site_graph", "internal_similarity", "page_weights", "greedy_group_sums"]
+__all__ = ["ETS", "internal_similarity", "page_weights"]
 
 Pair = tuple[str, str]
-
-
-# --------------------------------------------------------------------------------------
-# Site graph (§3.1)
-# --------------------------------------------------------------------------------------
-
-def build_site_graph(pages: Iterable, links=None) -> "SiteGraph":
-    """The site's link graph [Liu 2014 §3.1]: a node per page, an edge per link between two pages of the set.
-
-    Nodes carry ``lang`` and ``text_length``. Links to URLs outside the set are
-    dropped; a link to a page's ``requested_url`` (before a redirect) reaches the
-    page. Self-links are dropped. ``links(page) -> URLs``: the links that count (all of
-    the page's by default; the content's, without the template's, in pairing). The
-    paper builds one network per language; here
-    one graph holds both, and :class:`ETS` keeps, as the neighbours of a page, only
-    the pages of its own language. A :class:`SiteGraph`: what ETS reads of a
-    ``networkx.DiGraph``, in arrays (a 100,000-page site's DiGraph took 199 MiB).
-    """
-    records: dict[str, list] = {}   # URL -> its records (one, but for duplicates)
-    for page in pages:
-        records.setdefault(page.url, []).append(page)
-    alias = {url: i for i, url in enumerate(records)}
-    for same in records.values():
-        for page in same:
-            if page.requested_url:
-                alias.setdefault(page.requested_url, alias[page.url])
-    indptr, indices = array("q", [0]), array("i")
-    for i, same in enumerate(records.values()):
-        out: dict[int, None] = {}   # successors in first-link order, as DiGraph.add_edge
-        for page in same:
-            urls = links(page) if links is not None else (
-                link.get("url") if isinstance(link, Mapping) else getattr(link, "url", None)
-                for link in page.links)
-            for url in urls:
-                j = alias.get(url) if url else None
-                if j is not None and j != i:
-                    out[j] = None
-        indices.extend(out)
-        indptr.append(len(indices))
-    # As DiGraph.add_node: the last record of a URL sets its data.
-    return SiteGraph(list(records), [same[-1].lang for same in records.values()],
-                     [same[-1].text_length for same in records.values()],
-                     np.frombuffer(indptr, dtype=np.int64), np.frombuffer(indices, dtype=np.int32))
-
-
-class SiteGraph:
-    """A read-only directed graph of URLs, successors in first-link order (a CSR array):
-    the part of ``networkx.DiGraph`` that :class:`ETS` and the report read —
-    ``u in g``, ``g.successors(u)``, ``g.nodes`` (``g.nodes[u]["lang"]``,
-    ``nx.get_node_attributes``), ``g.edges``, ``g.number_of_nodes()``,
-    ``g.number_of_edges()``."""
-
-    def __init__(self, urls: list, langs: list, text_lengths: list, indptr: np.ndarray,
-                 indices: np.ndarray):
-        self._urls = urls
-        self._index = {u: i for i, u in enumerate(urls)}
-        self._langs = langs
-        self._lengths = text_lengths
-        self._indptr = indptr
-        self._indices = indices
-        self.nodes = _SiteNodes(self)
-
-    def __contains__(self, url) -> bool:
-        return url in self._index
-
-    def __len__(self) -> int:
-        return len(self._urls)
-
-    def __iter__(self):
-        return iter(self._urls)
-
-    def successors(self, url: str):
-        i = self._index[url]
-        urls = self._urls
-        return (urls[j] for j in self._indices[self._indptr[i]:self._indptr[i + 1]].tolist())
-
-    @property
-    def edges(self) -> list:
-        return [(u, v) for u in self._urls for v in self.successors(u)]
-
-    def number_of_nodes(self) -> int:
-        return len(self._urls)
-
-    def number_of_edges(self) -> int:
-        return int(self._indptr[-1])
-
-
-class _SiteNodes(Mapping):
-    """URL -> ``{"lang": …, "text_length": …}`` (a new dict each time: read-only)."""
-
-    def __init__(self, graph: SiteGraph):
-        self._g = graph
-
-    def __getitem__(self, url):
-        i = self._g._index[url]
-        return {"lang": self._g._langs[i], "text_length": self._g._lengths[i]}
-
-    def __iter__(self):
-        return iter(self._g._urls)
-
-    def __len__(self) -> int:
-        return len(self._g._urls)
-
-    def __contains__(self, url) -> bool:
-        return url in self._g._index
-
-    def items(self):
-        g = self._g
-        return ((u, {"lang": lang, "text_length": n})
-                for u, lang, n in zip(g._urls, g._langs, g._lengths))
 
 
 # --------------------------------------------------------------------------------------
@@ -339,7 +228,7 @@ class ETS:
         ``candidates``: (url_1, url_2) pairs, url_1 in language 1. ``internal``: pair
         -> ITS in [0, 1] (eq. 2; see :meth:`internal_similarity`); a candidate absent
         from it, or mapped to None, was filtered (size ratio) and is dropped.
-        ``graph``: the site graph (:func:`build_site_graph`, or a ``networkx.DiGraph``
+        ``graph``: the site graph (:func:`~bitextcrawl.pairing.page_graph.build_site_graph`, or a ``networkx.DiGraph``
         with the same nodes and ``lang``); links in and out both
         make neighbours (§3), and only pages of the same language count. When nodes
         have no ``lang``, the sides of the candidate pairs decide. ``evidence``:
@@ -599,54 +488,6 @@ class ETS:
             "n_extracted": getattr(self, "n_extracted_", None),
             "fit_seconds": round(self.fit_seconds_, 3),
         }
-
-
-def greedy_group_sums(group: np.ndarray, kx: np.ndarray, ky: np.ndarray, score: np.ndarray,
-                      value: np.ndarray, tie: np.ndarray, n_groups: int,
-                      max_rounds: int = 10_000) -> np.ndarray:
-    """The While loop of Algorithm 1 [Liu 2014 §3.3] in every group at once: greedy matching, sum of values.
-
-    Item i belongs to ``group[i]`` and uses the two pages with keys ``kx[i]`` and
-    ``ky[i]`` (keys are unique per group and side). Within a group, repeatedly take
-    the item of highest ``score`` (ties: lowest ``tie``) whose pages are both unused,
-    and add its ``value``. Returns the per-group sums.
-
-    Vectorised by *locally dominant* rounds: an item that is the best alive item of
-    both its x-key and its y-key is taken by the sequential greedy too (Preis 1999:
-    under a strict total order the two give the same matching), so each round takes
-    all of them at once and drops the items whose pages got used. The best alive
-    item of every group is dominant, so each round makes progress; in practice a
-    handful of rounds suffice. After ``max_rounds`` the rest runs sequentially.
-    """
-    total = np.zeros(n_groups)
-    m = len(group)
-    if not m:
-        return total
-    order = np.lexsort((tie, -score))           # global priority: rank = position
-    kx, ky = kx[order], ky[order]
-    grp, val = group[order], value[order]
-    used_x = np.zeros(int(kx.max()) + 1, dtype=bool)
-    used_y = np.zeros(int(ky.max()) + 1, dtype=bool)
-    live = np.arange(m)
-    rounds = 0
-    while len(live) and rounds < max_rounds:
-        rounds += 1
-        lx, ly = kx[live], ky[live]
-        best_x = np.full(len(used_x), m, dtype=np.int64)
-        best_y = np.full(len(used_y), m, dtype=np.int64)
-        np.minimum.at(best_x, lx, live)
-        np.minimum.at(best_y, ly, live)
-        take = (best_x[lx] == live) & (best_y[ly] == live)
-        sel = live[take]
-        total += np.bincount(grp[sel], weights=val[sel], minlength=n_groups)
-        used_x[kx[sel]] = True
-        used_y[ky[sel]] = True
-        live = live[~(used_x[lx] | used_y[ly])]
-    for i in live.tolist():                      # sequential tail (rarely reached)
-        if not used_x[kx[i]] and not used_y[ky[i]]:
-            used_x[kx[i]] = used_y[ky[i]] = True
-            total[grp[i]] += val[i]
-    return total
 
 
 def _majority(values: Iterable[Hashable | None]):

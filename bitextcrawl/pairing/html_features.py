@@ -5,10 +5,10 @@ module: record workers import it without the pairing models."""
 
 from __future__ import annotations
 
+from bitextcrawl.pages.switches import page_switch_names
 from bitextcrawl.pages.template import page_chunk_keys
 from bitextcrawl.pairing.anchors import page_code_anchors, page_text_anchors
 from bitextcrawl.pairing.candidates import page_image_names, page_numbers
-from bitextcrawl.sites.detect import page_switch_names
 
 # (the text's: 0.4 s of WET's closing step in the crawl's process, made in the record
 # workers instead)

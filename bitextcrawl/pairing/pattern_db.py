@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from bitextcrawl.formats.atomic import atomic_open
-from bitextcrawl.pairing.url_tokens import Pattern, TOKEN, _MAX_CONTEXTS
+from bitextcrawl.pairing.url_tokens import _MAX_CONTEXTS, TOKEN, Pattern
 
 # ----------------------------------------------------------------------------- pattern DB
 

@@ -33,35 +33,9 @@ Definitions used here, exactly:
   (:mod:`.url_segments`, applied last: an extension of the paper's rule, with its departures
   stated there).
 
-The ``id_marker`` rule (not in the paper; a generalisation of its single-token difference).
-Some CMSs give a page and its translations URLs such as ``/17-1-About-Albania.html`` (en) and
-``/17-0-Ueber-Albanien.html`` (de): ``<page id>-<language number>-<translated slug>``. The pair
-differs in many tokens (the slug), so it never is a single-token candidate. Its invariant is a
-different one: the *numeric* tokens are equal but for one, the language number. So URLs with
-at least two numeric tokens (whole tokens of digits) are also indexed by (scheme+host, path
-depth, the numeric tokens with one position masked); two URLs of different languages sharing a
-key differ, among their numbers, only at the masked position, whatever their words. Their two
-values there form a candidate pattern ⟨1, 0⟩ of kind ``id_marker``, which then competes with the
-token patterns in the same competition (a tie goes to the token pattern), with the same
-N(p,w), C(p,w) = N/|w| and local threshold. What keeps it from pairing page numbers and other
-ids (its departures from the paper's rule, each for that reason):
-
-* id-anchored: at least one other numeric token (the page id) must be shared, so ``list-1`` /
-  ``liste-2`` (no anchor) is never a candidate;
-* unique on both sides: in a bucket, a value must be carried by one URL of each language only;
-  buckets with more than ``max_bucket`` cross-language candidates are skipped (as for tokens);
-* language-consistent: at that numeric position (scheme+host, depth, number of numeric tokens,
-  position), each side's value must belong to its language in ``marker_purity`` (0.8) of the
-  URLs of the two languages carrying it, so numbers that occur in both languages alike (page
-  numbers, photo numbers, years) are no marker;
-* at least ``min_marker_pairs`` (3) pairs, on top of C(p,w) > the local threshold;
-* no rescue by C(p): language numbers are site-specific codes (``0`` is German here and
-  anything elsewhere), so summing them over sites would mix unrelated schemes. The pattern is
-  still recorded in the :class:`PatternDB` like the others.
-
-Such a pattern cannot generate a counterpart URL (deep page recovery, §2.2) since the slug of
-the other language is unknown: :meth:`UrlPatternLearner.counterparts` and
-:meth:`UrlPatternLearner.language_of` ignore it.
+The ``id_marker`` rule (not in the paper; a generalisation of its single-token difference:
+URLs equal in their numbers but for a language number, whatever their words) is described
+with its candidates in :mod:`.url_tokens`.
 
 Departures from the paper, each for a stated reason at its place in the code: two-token locale
 runs (``zh_TW``, ``tc_chi``: the paper's own ⟨english, tc_chi⟩ needs them once ``_`` splits
@@ -84,35 +58,59 @@ and without a language marker (``License-en.html`` ↔ ``Licence-fr.html``).
 from __future__ import annotations
 
 import logging
-import re
 from collections import Counter, defaultdict
 from typing import Iterable
 
-from bitextcrawl.pages.language import LANG_ALIASES
-from bitextcrawl.pages.site import site_url_tokens, token_languages
-from bitextcrawl.pages.urls import site_of
 from bitextcrawl.pairing.pattern_db import PatternDB, _pattern_dict
-from bitextcrawl.pairing.url_segments import (DEFAULT_MAX_NAME_URLS,
-                                              DEFAULT_MIN_SEGMENT_PAIRS, segment_pairs)
-from bitextcrawl.pairing.url_tokens import (DEFAULT_LOCAL_THRESHOLD, DEFAULT_MARKER_PURITY,
-                                            DEFAULT_MAX_BUCKET, DEFAULT_MIN_MARKER_PAIRS,
-                                            DEFAULT_RESCUE_THRESHOLD, FLOOR_KINDS, ID_MARKER,
-                                            LANGUAGE_TOKEN_SCORE, Pattern, SEGMENT_ID, SLUG_ID,
-                                            TOKEN, UrlPair,
-                                            _MAX_CONTEXTS, _MAX_EXAMPLES, _SPLIT, _candidates,
-                                            _marker_candidates, _shape_regex, pattern_id)
-from bitextcrawl.pairing.url_units import (GLUED, KINDS, ONE_SIDED, TWO_PLACE, UNIT_KINDS,
-                                           _UnitApplier, _id_signature, _majority_site,
-                                           _slug_candidates, _unit_candidates, _url_parts)
+from bitextcrawl.pairing.url_id_rules import IdRules
+from bitextcrawl.pairing.url_segments import (
+    DEFAULT_MAX_NAME_URLS,
+    DEFAULT_MIN_SEGMENT_PAIRS,
+)
+from bitextcrawl.pairing.url_tokens import (
+    _MAX_CONTEXTS,
+    _MAX_EXAMPLES,
+    DEFAULT_LOCAL_THRESHOLD,
+    DEFAULT_MARKER_PURITY,
+    DEFAULT_MAX_BUCKET,
+    DEFAULT_MIN_MARKER_PAIRS,
+    DEFAULT_RESCUE_THRESHOLD,
+    FLOOR_KINDS,
+    ID_MARKER,
+    LANGUAGE_TOKEN_SCORE,
+    SEGMENT_ID,
+    SLUG_ID,
+    TOKEN,
+    Pattern,
+    UrlPair,
+    _Applier,
+    _candidates,
+    _LanguageVoter,
+    _marker_candidates,
+    pattern_id,
+)
+from bitextcrawl.pairing.url_units import (
+    GLUED,
+    KINDS,
+    ONE_SIDED,
+    TWO_PLACE,
+    UNIT_KINDS,
+    _majority_site,
+    _slug_candidates,
+    _unit_candidates,
+    _UnitApplier,
+    _url_parts,
+)
 
 # The learner is here; its parts are in url_tokens (tokens, differences, token and id_marker
-# candidates), url_units (marker units, slug_id) and pattern_db (C(p) across runs). These
-# names are this module's public ones, wherever they are defined.
+# candidates, applying a pattern), url_units (marker units, slug_id), url_id_rules (slug_id
+# and segment_id pairing), pattern_db (C(p) across runs); URL-only pairing of many sites is
+# url_pairs. These names are this module's public ones, wherever they are defined.
 __all__ = [
     "DEFAULT_LOCAL_THRESHOLD", "DEFAULT_RESCUE_THRESHOLD", "FLOOR_KINDS", "GLUED", "ID_MARKER",
     "KINDS", "ONE_SIDED", "SEGMENT_ID", "SLUG_ID", "TOKEN", "TWO_PLACE", "UNIT_KINDS", "Pattern",
     "PatternDB",
-    "UrlPair", "UrlPatternLearner", "pair_urls", "parse_url_lines", "pattern_id",
+    "UrlPair", "UrlPatternLearner", "pattern_id",
 ]
 
 logger = logging.getLogger(__name__)
@@ -121,61 +119,10 @@ logger = logging.getLogger(__name__)
 # ----------------------------------------------------------------------------- applying patterns
 
 
-class _Applier:
-    """Finds a pattern side's token in a URL in one of its learned contexts, and substitutes it."""
-
-    def __init__(self, token: str, other: str, contexts: Iterable[tuple[str, str, str, str]]):
-        self.other = other
-        alts = []
-        for sep_b, pre, post, sep_a in contexts:
-            left = "^" if sep_b == "^" else f"(?<={re.escape(sep_b)})"
-            right = "$" if sep_a == "$" else f"(?={re.escape(sep_a)})"
-            alts.append(f"{left}{_shape_regex(pre)}({re.escape(token)}){_shape_regex(post)}{right}")
-        self.regex = re.compile("|".join(f"(?:{a})" for a in alts)) if alts else None
-
-    def matches(self, url: str) -> bool:
-        return self.regex is not None and self.regex.search(url) is not None
-
-    def apply(self, url: str) -> list[str]:
-        if self.regex is None:
-            return []
-        out = []
-        for m in self.regex.finditer(url):
-            g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
-            out.append(url[:m.start(g)] + self.other + url[m.end(g):])
-        return out
-
-
-class _LanguageVoter:
-    """Infers a URL's language from pattern tokens found in their contexts, weighted by strength."""
-
-    def __init__(self) -> None:
-        self._rules: list[tuple[_Applier, str, float]] = []
-
-    def add(self, lang1, token1, lang2, token2, contexts, weight: float) -> None:
-        self._rules.append((_Applier(token1, token2, contexts), lang1, weight))
-        self._rules.append((_Applier(token2, token1, contexts), lang2, weight))
-
-    def __bool__(self) -> bool:
-        return bool(self._rules)
-
-    def vote(self, url: str) -> str | None:
-        votes: dict[str, float] = defaultdict(float)
-        for applier, lang, weight in self._rules:
-            if applier.matches(url):
-                votes[lang] += weight
-        if not votes:
-            return None
-        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
-        if len(ranked) > 1 and ranked[1][1] >= ranked[0][1]:
-            return None
-        return ranked[0][0]
-
-
 # ----------------------------------------------------------------------------- learner
 
 
-class UrlPatternLearner:
+class UrlPatternLearner(IdRules):
     """Learns credible URL pairing patterns of one site and pairs its URLs [Zhang 2013 §2.1–2.2].
 
     Parameters
@@ -470,118 +417,6 @@ class UrlPatternLearner:
             self._appliers.append((p, fwd, back))
             self._voter.add(p.lang1, p.lang1_token, p.lang2, p.lang2_token, ctxs, p.support)
 
-    # -- the slug + id rule
-    def _slug_pairs(self, paired: dict[tuple[int, int], set[int]], site_size: int):
-        """Translated slugs sharing ids: same host, path depth and numeric tokens (per segment)
-        once a credible token pattern is applied; pairs only when unique on both sides.
-
-        Not in the paper (its URL pairs differ by one token); kept as its own pattern kind.
-        """
-        urls, ulang = self.urls_, self.url_langs_
-        patterns, pairs = [], []
-        for base, fwd, back in self._appliers:
-            l1, l2 = self.langs.index(base.lang1), self.langs.index(base.lang2)
-            taken = paired[l1, l2]
-            free = [g for g in range(len(urls)) if ulang[g] in (l1, l2) and g not in taken]
-            side2: dict[tuple, list[int]] = defaultdict(list)
-            for g in free:
-                if ulang[g] == l2 and back.matches(urls[g]):
-                    sig = _id_signature(urls[g])
-                    if sig is not None:
-                        side2[sig].append(g)
-            side1: dict[tuple, list[int]] = defaultdict(list)
-            for g in free:
-                if ulang[g] == l1:
-                    for cand in fwd.apply(urls[g]):
-                        sig = _id_signature(cand)
-                        if sig is not None and sig in side2:
-                            side1[sig].append(g)
-            won = []
-            for sig, g1s in side1.items():
-                g2s = side2[sig]
-                g1 = g1s[0]
-                if len(set(g1s)) == 1 and len(g2s) == 1 and g1 not in taken:
-                    won.append((g1, g2s[0], None))
-                    taken.update((g1, g2s[0]))
-            if not won:
-                continue
-            p = Pattern(base.lang1, base.lang1_token, base.lang2, base.lang2_token, SLUG_ID,
-                        candidates=len(won), credible=True)
-            score = 0.5 * self._score(base)
-            for g1, g2, _ in won:
-                pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, p.lang1, p.lang2))
-            same = next((q for q in self.patterns_ if q.id == p.id), None)
-            if same is not None:  # the slug_id index found some already: one pattern
-                same.candidates += len(won)
-                same.support += 2 * len(won)
-                same.local_credibility = same.support / site_size
-                continue
-            self._set_support(p, won, site_size)
-            p.contexts = Counter()
-            p.global_credibility = self._global(p.id)
-            patterns.append(p)
-        return patterns, pairs
-
-    # -- translated segments
-    def _segment_pairs(self, paired: dict[tuple[int, int], set[int]], site_size: int,
-                       known_pairs: Iterable[tuple[str, str]] | None):
-        """The ``segment_id`` rule (:mod:`.url_segments`) for every language pair: learn the
-        segment table, pair through it among the URLs still free.
-
-        Extends [Zhang 2013 §2.1]: their key is one differing token; here a
-        table of translated segments is learned from identifier pairs and proven pairs. One
-        pattern per combination of translations used (``media+news`` ↔ ``presse+nouvelles``),
-        credible by construction (each translation recurs and is one-to-one, see the module),
-        without the C(p,w) threshold and never rescued by C(p): a site's vocabulary is its
-        own, like a language number. Scored as a floor, at most 0.5 (as a slug_id pair):
-        ``0.5 · (1 − 2^−n)``, n the support of its weakest translation.
-        """
-        urls, ulang = self.urls_, self.url_langs_
-        where = {u: g for g, u in enumerate(urls)}
-        known: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
-        for a, b in known_pairs or ():
-            ga = where.get(a.strip().split("#", 1)[0])
-            gb = where.get(b.strip().split("#", 1)[0])
-            if ga is None or gb is None or ulang[ga] < 0 or ulang[gb] < 0 \
-                    or ulang[ga] == ulang[gb]:
-                continue
-            if ulang[ga] > ulang[gb]:
-                ga, gb = gb, ga
-            known[ulang[ga], ulang[gb]].append((ga, gb))
-        present = sorted({li for li in ulang if li >= 0})
-        patterns: dict[str, Pattern] = {}
-        won: dict[str, list] = defaultdict(list)
-        pairs: list[UrlPair] = []
-        for a, la in enumerate(present):
-            for lb in present[a + 1:]:
-                l1, l2 = self.langs[la], self.langs[lb]
-                taken = paired[la, lb]
-                table, fold, found = segment_pairs(
-                    urls, ulang, la, lb, taken | {g for kp in known[la, lb] for g in kp},
-                    known[la, lb], self.min_segment_pairs, self.marker_purity,
-                    self.max_name_urls)
-                self.segment_tables_[l1, l2] = {x: y for x, (y, _, _) in table.items()}
-                self.segment_folded_[l1, l2] = fold
-                for g1, g2, used in found:
-                    p = Pattern(l1, "+".join(x for x, _ in used), l2,
-                                "+".join(y for _, y in used), SEGMENT_ID, credible=True)
-                    p = patterns.setdefault(p.id, p)
-                    # its weakest translation's pairs (a proven one counts as the minimum)
-                    n = min(max(table[x][1], self.min_segment_pairs if table[x][2] else 0)
-                            for x, _ in used)
-                    score = 0.5 * (1.0 - 0.5 ** n)
-                    won[p.id].append((g1, g2, (SEGMENT_ID, "", "", "")))
-                    pairs.append(UrlPair(urls[g1], urls[g2], p.id, score, l1, l2))
-                    taken.update((g1, g2))
-        out = []
-        for pid, p in patterns.items():
-            self._set_support(p, won[pid], site_size)
-            p.candidates = len(won[pid])
-            p.contexts = Counter()
-            p.global_credibility = self._global(pid)
-            out.append(p)
-        return out, pairs
-
     # -- using a fitted learner
     def _check_fitted(self) -> None:
         if not hasattr(self, "pairs_"):
@@ -660,140 +495,3 @@ class UrlPatternLearner:
 
 # ----------------------------------------------------------------------------- many sites
 
-
-def parse_url_lines(lines: Iterable[str]) -> list[tuple[str | None, str]]:
-    """``url`` or ``lang<TAB>url`` lines -> (lang or None, url); blank and ``#`` lines skipped."""
-    out = []
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if "\t" in line:
-            lang, url = line.split("\t", 1)
-            out.append((lang.strip().lower() or None, url.strip()))
-        else:
-            out.append((None, line))
-    return out
-
-
-def pair_urls(lines: list[str], langs=("en", "fr"),
-              local_threshold: float = DEFAULT_LOCAL_THRESHOLD,
-              rescue_threshold: float = DEFAULT_RESCUE_THRESHOLD,
-              pattern_db: PatternDB | None = None, max_bucket: int = DEFAULT_MAX_BUCKET,
-              slug_ids: bool = True) -> list[tuple[str, str]]:
-    """URL-only pairing of many sites: per-site patterns, cross-site C(p) rescue [Zhang 2013 §2.1].
-
-    1. Learn each site from its labelled URLs and record it in the pattern DB.
-    2. Give unlabelled URLs a language: the site's own patterns, else patterns with C(p) above the
-       rescue threshold from any site, else (URL-only input has no language ID, unlike the
-       paper) a token equal to a language code of ``langs`` or one of its aliases
-       (``/en/``, ``-fr``, ``lang=en``; ``/cn/`` for zh: ``pages.language.LANG_ALIASES``).
-    3. Re-learn every site with all URLs, record it, and learn once more so that every site's
-       weak keys are judged against the C(p) of all sites (small sites get rescued).
-    Every fit is given the site's URL language tokens, learned from its URLs' languages (the
-    labels of the lines, then also those of step 2; see :func:`_site_token_langs`): a weak key
-    whose two tokens are the site's markers of its two languages is rescued, as in a crawl.
-    Returns ``(url_1, url_2)`` with url_1 in the earlier language of ``langs``; one URL in at
-    most one pair. ``pattern_db`` (updated, not saved) brings the history of earlier runs.
-    """
-    langs = tuple(langs)
-    db = pattern_db if pattern_db is not None else PatternDB(None)
-    entries = parse_url_lines(lines)
-    by_site: dict[str, list[tuple[str | None, str]]] = defaultdict(list)
-    for lang, url in entries:
-        by_site[site_of(url)].append((lang, url))
-    logger.info("urlpairs: %d URLs from %d sites", len(entries), len(by_site))
-
-    def learner() -> UrlPatternLearner:
-        return UrlPatternLearner(langs, local_threshold, rescue_threshold, db,
-                                 max_bucket=max_bucket, slug_ids=slug_ids)
-
-    def group(items) -> dict[str, list[str]]:
-        d: dict[str, list[str]] = defaultdict(list)
-        for lang, url in items:
-            d[lang if lang else ""].append(url)
-        return d
-
-    # 1. labelled URLs
-    learners: dict[str, UrlPatternLearner] = {}
-    for site, items in by_site.items():
-        if sum(1 for lang, _ in items if lang in langs) >= 2:
-            lr = learner().fit(group(items), token_langs=_site_token_langs(items))
-            db.update(site, lr.patterns_, lr.site_size_)
-            learners[site] = lr
-    # 2. languages for unlabelled URLs
-    global_voter = _LanguageVoter()
-    for d in db.strong_patterns(rescue_threshold):
-        if d["lang1"] in langs and d["lang2"] in langs:
-            global_voter.add(d["lang1"], d["token1"], d["lang2"], d["token2"], d["contexts"],
-                             d["global_credibility"])
-    codes = {lang.lower(): lang for lang in langs}
-    for alias, code in LANG_ALIASES.items():   # the codes sites use for them (/cn/: zh)
-        if code in langs:
-            codes.setdefault(alias, code)
-    inferred = 0
-    for site, items in by_site.items():
-        lr = learners.get(site)
-        for k, (lang, url) in enumerate(items):
-            if lang:
-                continue
-            guess = lr.language_of(url) if lr is not None else None
-            if guess is None and global_voter:
-                guess = global_voter.vote(url)
-            if guess is None:
-                guess = _code_vote(url, codes)
-            if guess is not None:
-                items[k] = (guess, url)
-                inferred += 1
-    logger.info("urlpairs: inferred the language of %d unlabelled URLs", inferred)
-    # 3. all URLs; then once more against the C(p) of every site
-    site_tokens = {site: _site_token_langs(items) for site, items in by_site.items()}
-    for site, items in by_site.items():
-        lr = learner().fit(group(items), token_langs=site_tokens[site])
-        db.update(site, lr.patterns_, lr.site_size_)
-    out: list[tuple[str, str]] = []
-    rescued = 0
-    for n, (site, items) in enumerate(by_site.items(), 1):
-        if n % 1000 == 0:
-            logger.info("urlpairs: paired %d of %d sites", n, len(by_site))
-        lr = learner().fit(group(items), token_langs=site_tokens[site])
-        db.update(site, lr.patterns_, lr.site_size_)
-        rescued += sum(1 for p in lr.patterns_ if p.rescued)
-        for pair in lr.pairs():
-            if (pair.lang_1, pair.lang_2) == langs[:2]:
-                out.append((pair.url_1, pair.url_2))
-    logger.info("urlpairs: %d pairs (%d rescued weak keys)", len(out), rescued)
-    return out
-
-
-def _site_token_langs(items: Iterable[tuple[str | None, str]]) -> dict[str, str]:
-    """URL token -> the language it names on this site, from ``(lang, url)`` of its URLs.
-
-    The crawl learns these tokens from the pages fastText labelled (``pages.site``) and gives
-    them to every fit; ``urlpairs`` has no page text, so the languages of its URLs stand in
-    for those labels: the ``lang`` column of its lines, and for URLs given alone the language
-    step 2 of :func:`pair_urls` gave them. Without them ``UrlPatternLearner._judge`` could
-    never rescue a key as the site's own language markers, and on a multilingual site every
-    partial translation stayed below C(p,w) > 0.1 however plain its URLs: |w| counts the
-    pages of all languages (Zhang, Yao & Kit's "size of w in number of webpages", [Zhang 2013]
-    §2.1), so tldr's 175 German pages of 3,553 give ⟨en,de⟩ C(p,w) = 350/3553 = 0.099, and
-    nginx.org's 5 Hebrew pages of 389 give 0.026; one site's C(p) is C(p,w)·N(p,w) < 35,
-    far from the paper's rescue at C(p) > 500. The same learner and thresholds as the crawl's
-    (``site_url_tokens``: 3 pages, 85% of them in one language, other languages seen without
-    the token), over the URLs of every language of the site, not only the two asked: a token
-    the other languages carry too (``org``, ``ar`` of ``/XX/common/ar.html``) is no
-    language's marker. Unlabelled URLs teach nothing. A URL that step 2 labelled by its code
-    token (``/de/``) teaches that token its own language; a key rescued on such labels alone
-    is ⟨code of lang1, code of lang2⟩ itself (a URL carrying both codes gets no label), the
-    evidence step 2 already takes for a language.
-    """
-    tokens = site_url_tokens()
-    for lang, url in items:
-        if lang:
-            tokens.learn(url, lang)
-    return token_languages(tokens)
-
-
-def _code_vote(url: str, codes: dict[str, str]) -> str | None:
-    found = {codes[t.lower()] for t in _SPLIT.split(url)[2::2] if t.lower() in codes}
-    return found.pop() if len(found) == 1 else None

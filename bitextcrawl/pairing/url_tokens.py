@@ -3,7 +3,39 @@ tokens and separators, the single-token difference of two URLs cut to its charac
 core (:func:`_diff`), the pattern kinds and data classes (:class:`Pattern`, :class:`UrlPair`,
 :func:`pattern_id`), and the candidate patterns of an inverted index over the URLs of two
 languages (token patterns: :func:`_candidates`; id-anchored markers:
-:func:`_marker_candidates`). Pure functions, used by :class:`.url_patterns.UrlPatternLearner`.
+:func:`_marker_candidates`); a learned pattern applied to a URL (:class:`_Applier`) and the
+language its tokens vote for (:class:`_LanguageVoter`). Pure, used by
+:class:`.url_patterns.UrlPatternLearner`.
+
+The ``id_marker`` rule (not in the paper; a generalisation of its single-token difference).
+Some CMSs give a page and its translations URLs such as ``/17-1-About-Albania.html`` (en) and
+``/17-0-Ueber-Albanien.html`` (de): ``<page id>-<language number>-<translated slug>``. The pair
+differs in many tokens (the slug), so it never is a single-token candidate. Its invariant is a
+different one: the *numeric* tokens are equal but for one, the language number. So URLs with
+at least two numeric tokens (whole tokens of digits) are also indexed by (scheme+host, path
+depth, the numeric tokens with one position masked); two URLs of different languages sharing a
+key differ, among their numbers, only at the masked position, whatever their words. Their two
+values there form a candidate pattern ⟨1, 0⟩ of kind ``id_marker``, which then competes with the
+token patterns in the same competition (a tie goes to the token pattern), with the same
+N(p,w), C(p,w) = N/|w| and local threshold. What keeps it from pairing page numbers and other
+ids (its departures from the paper's rule, each for that reason):
+
+* id-anchored: at least one other numeric token (the page id) must be shared, so ``list-1`` /
+  ``liste-2`` (no anchor) is never a candidate;
+* unique on both sides: in a bucket, a value must be carried by one URL of each language only;
+  buckets with more than ``max_bucket`` cross-language candidates are skipped (as for tokens);
+* language-consistent: at that numeric position (scheme+host, depth, number of numeric tokens,
+  position), each side's value must belong to its language in ``marker_purity`` (0.8) of the
+  URLs of the two languages carrying it, so numbers that occur in both languages alike (page
+  numbers, photo numbers, years) are no marker;
+* at least ``min_marker_pairs`` (3) pairs, on top of C(p,w) > the local threshold;
+* no rescue by C(p): language numbers are site-specific codes (``0`` is German here and
+  anything elsewhere), so summing them over sites would mix unrelated schemes. The pattern is
+  still recorded in the :class:`~bitextcrawl.pairing.pattern_db.PatternDB` like the others.
+
+Such a pattern cannot generate a counterpart URL (deep page recovery, §2.2) since the slug of
+the other language is unknown: :meth:`~bitextcrawl.pairing.url_patterns.UrlPatternLearner.counterparts` and
+:meth:`~bitextcrawl.pairing.url_patterns.UrlPatternLearner.language_of` ignore it.
 """
 
 from __future__ import annotations
@@ -13,6 +45,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from operator import itemgetter
+from typing import Iterable
 
 #: Kit & Ng (2007) / [Zhang 2013 §2.1, §3.2]: C(p, w) > 0.1.
 DEFAULT_LOCAL_THRESHOLD = 0.1
@@ -382,3 +415,54 @@ def _marker_candidates(urls: list[str], ulang: list[int], max_bucket: int,
                         cands[(la, v1, lb, v2, ID_MARKER)].append(
                             (g1, g2, _context(urls[g1], a, b)))
     return cands
+
+
+class _Applier:
+    """Finds a pattern side's token in a URL in one of its learned contexts, and substitutes it."""
+
+    def __init__(self, token: str, other: str, contexts: Iterable[tuple[str, str, str, str]]):
+        self.other = other
+        alts = []
+        for sep_b, pre, post, sep_a in contexts:
+            left = "^" if sep_b == "^" else f"(?<={re.escape(sep_b)})"
+            right = "$" if sep_a == "$" else f"(?={re.escape(sep_a)})"
+            alts.append(f"{left}{_shape_regex(pre)}({re.escape(token)}){_shape_regex(post)}{right}")
+        self.regex = re.compile("|".join(f"(?:{a})" for a in alts)) if alts else None
+
+    def matches(self, url: str) -> bool:
+        return self.regex is not None and self.regex.search(url) is not None
+
+    def apply(self, url: str) -> list[str]:
+        if self.regex is None:
+            return []
+        out = []
+        for m in self.regex.finditer(url):
+            g = next(i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) is not None)
+            out.append(url[:m.start(g)] + self.other + url[m.end(g):])
+        return out
+
+
+class _LanguageVoter:
+    """Infers a URL's language from pattern tokens found in their contexts, weighted by strength."""
+
+    def __init__(self) -> None:
+        self._rules: list[tuple[_Applier, str, float]] = []
+
+    def add(self, lang1, token1, lang2, token2, contexts, weight: float) -> None:
+        self._rules.append((_Applier(token1, token2, contexts), lang1, weight))
+        self._rules.append((_Applier(token2, token1, contexts), lang2, weight))
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def vote(self, url: str) -> str | None:
+        votes: dict[str, float] = defaultdict(float)
+        for applier, lang, weight in self._rules:
+            if applier.matches(url):
+                votes[lang] += weight
+        if not votes:
+            return None
+        ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+        if len(ranked) > 1 and ranked[1][1] >= ranked[0][1]:
+            return None
+        return ranked[0][0]

@@ -12,9 +12,17 @@ from operator import itemgetter
 from typing import Iterable
 
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.pairing.url_tokens import (ID_MARKER, SEGMENT_ID, SEPARATORS, SLUG_ID, TOKEN,
-                                            _SPLIT, _URL_PARTS, _cross_language_groups,
-                                            _mask_keys)
+from bitextcrawl.pairing.url_tokens import (
+    _SPLIT,
+    _URL_PARTS,
+    ID_MARKER,
+    SEGMENT_ID,
+    SEPARATORS,
+    SLUG_ID,
+    TOKEN,
+    _cross_language_groups,
+    _mask_keys,
+)
 
 # ----------------------------------------------------------------------------- marker units
 #

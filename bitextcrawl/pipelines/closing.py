@@ -35,7 +35,7 @@ class ClosingPipeline:
     def open_spider(self):
         # what the idle rounds and the close need, imported while the crawl waits on the
         # network; in the order the crawl's own thread would (no import-lock cycle)
-        import_in_background("bitextcrawl.bitext.links", "bitextcrawl.outputs",
+        import_in_background("bitextcrawl.pairing.parallel_links", "bitextcrawl.outputs",
                              "bitextcrawl.bitext.extract")
 
     def close_spider(self, shared_pool=None):

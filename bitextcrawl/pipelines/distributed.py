@@ -28,6 +28,7 @@ from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.scheduler.registry import worker_name
+from bitextcrawl.store.redis_pool import Heartbeat, RedisTaskPool, drain
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +108,6 @@ class DistributedClosingPipeline(ClosingPipeline):
                             "finish aligns the shared store.")
                 return
             from bitextcrawl.bitext.extract import pairs_in
-            from bitextcrawl.store.redis_pool import drain
 
             logger.info("Worker done; the last one to finish aligns the shared store: this "
                         "one takes page pairs of its bitext stage meanwhile.")
@@ -121,7 +121,6 @@ class DistributedClosingPipeline(ClosingPipeline):
         if not shared:
             return super().close_spider()
         from bitextcrawl.bitext.extract import pairs_in
-        from bitextcrawl.store.redis_pool import Heartbeat, RedisTaskPool
 
         pool = RedisTaskPool(store.server, store.key, worker_name(), self.timeout, pairs_in)
         pool.reset()

@@ -53,7 +53,7 @@ from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import CrawlContext
-from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
+from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
 from bitextcrawl.signals import held_links, pages_paired

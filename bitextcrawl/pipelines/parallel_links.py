@@ -3,12 +3,12 @@
 When the crawl runs dry (``spider_idle``) and deep page recovery has nothing left to
 request, the page pairs known so far — URL-pattern pairs [Zhang 2013] and ``hreflang``
 pairs of the stored pages, and pairs proposed by parallel links and verified — are
-DOM-aligned (:mod:`bitextcrawl.bitext.domtree`), a bounded number per idle round. Their
-aligned hyperlinks are candidate pairs (:func:`bitextcrawl.bitext.links.link_proposals`):
+DOM-aligned (:mod:`bitextcrawl.trees.domtree`), a bounded number per idle round. Their
+aligned hyperlinks are candidate pairs (:func:`bitextcrawl.pairing.parallel_links.link_proposals`):
 
 * a target not downloaded yet is requested (``discovered_by="parallel_link"``, §3 step 5);
 * a proposal whose two pages are stored is verified (§3 step 2,
-  :func:`bitextcrawl.bitext.links.verify_pair`); verified, it is a known pair in turn,
+  :func:`bitextcrawl.pairing.parallel_links.verify_pair`); verified, it is a known pair in turn,
   and its own aligned links are followed in a later round.
 
 Only pairs that link somewhere the crawl did not go are worth aligning: the pipeline
@@ -60,10 +60,10 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens, canonical, looks_like_trap
 from bitextcrawl.pages.variants import link_lang
-from bitextcrawl.sites.detect import link_named_language
+from bitextcrawl.pages.switches import link_named_language
 
 if TYPE_CHECKING:
-    from bitextcrawl.bitext.domtree import TreeAligner
+    from bitextcrawl.trees.domtree import TreeAligner
 
 logger = logging.getLogger(__name__)
 
@@ -300,8 +300,8 @@ class ParallelLinkPipeline:
 
         The pairs to verify go out a batch at a time, as many as are still wanted: the
         same training pairs as verifying one by one, in the same order."""
-        from bitextcrawl.bitext.domtree import TreeAligner
-        from bitextcrawl.bitext.links import round_pair
+        from bitextcrawl.trees.domtree import TreeAligner
+        from bitextcrawl.pairing.parallel_links import round_pair
 
         fresh = self.aligner is None
         base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
@@ -395,7 +395,7 @@ class ParallelLinkPipeline:
         records = self._records(need)
         # the tree aligner's modules (scipy) come with the first round, not at the crawl's
         # start (the closing pipeline has ``preload.import_in_background`` load them meanwhile)
-        from bitextcrawl.bitext.links import clear_round_trees
+        from bitextcrawl.pairing.parallel_links import clear_round_trees
 
         try:
             with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
@@ -406,7 +406,7 @@ class ParallelLinkPipeline:
     def _work(self, start, todo, pending, known, records, pool, training):
         """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
         the round's time."""
-        from bitextcrawl.bitext import links
+        from bitextcrawl.pairing import parallel_links as links
 
         if training:
             self._train(known, records, pool)

@@ -10,8 +10,8 @@ pipeline over the shared store (see ``bitextcrawl/scheduler/redis.py`` and
 
 import os
 
-from bitextcrawl.settings.base import *  # noqa: F401,F403
 from bitextcrawl.settings import base as _base
+from bitextcrawl.settings.base import *  # noqa: F401,F403
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 

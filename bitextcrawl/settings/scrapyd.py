@@ -10,8 +10,8 @@ two Scrapy extensions that let a local user drive a live crawler are off:
   job file under the user's profile directory.
 """
 
-from bitextcrawl.settings.local import *  # noqa: F401,F403
 from bitextcrawl.settings import local as _local
+from bitextcrawl.settings.local import *  # noqa: F401,F403
 
 TELNETCONSOLE_ENABLED = False
 REMOTE_CONTROL_ENABLED = False

@@ -47,9 +47,17 @@ from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.urls import site_name, site_of
 from bitextcrawl.pairing.pattern_db import PatternDB
-from bitextcrawl.sites.expansion import (Expansion, SiteResult, count_landing, outlink_counts,
-                                         site_link_evidence, site_root, site_start_urls)
+from bitextcrawl.sites.expansion import (
+    Expansion,
+    SiteResult,
+    count_landing,
+    outlink_counts,
+    site_link_evidence,
+    site_root,
+    site_start_urls,
+)
 from bitextcrawl.sites.scrapyd import ScrapydError
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 logger = logging.getLogger(__name__)
 
@@ -374,8 +382,6 @@ class ClusterExpansion:
     def record_round(self, round_no: int) -> None:
         """Record a finished round's sites in site order, as the spider's ``finish_round``
         does: verdict and C(w) from the job, outlinks and link evidence from its pages."""
-        from bitextcrawl.store.sqlite import SQLitePageStore
-
         for job in sorted(self.round_jobs(round_no), key=lambda j: j.site):
             res = SiteResult(**{k: v for k, v in (job.result or {}).items()
                                 if k in SiteResult.__dataclass_fields__})

@@ -8,7 +8,7 @@ page and from every seed, so all three sums put those first. The links say more 
 
 * **language named** — the target URL carries a URL token of a wanted language (``/fr/``,
   ``lang=fr``, ``-fr.html``, ``fr.x.org``), or the link's ``hreflang`` or anchor text names
-  a wanted language (:func:`~bitextcrawl.sites.detect.link_named_language`);
+  a wanted language (:func:`~bitextcrawl.pages.switches.link_named_language`);
 * **parallel links** — the two pages of a seed page pair link s with different URLs that
   name different wanted languages (the English page links ``x.org/en/a``, its French
   counterpart ``x.org/fr/a``): the seed's translator swapped the link for its translation.
@@ -43,8 +43,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from bitextcrawl.pages.language import LANG_ALIASES, normalise_tag
+from bitextcrawl.pages.switches import link_named_language
 from bitextcrawl.pages.urls import site_of, url_language_tokens
-from bitextcrawl.sites.detect import link_named_language
 
 # E(s) levels. Two languages named (or a parallel link) shows both sides exist. One
 # language named shows only that the site marks languages in its URLs or links.

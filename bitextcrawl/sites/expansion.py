@@ -37,6 +37,7 @@ from bitextcrawl.pages.urls import site_of
 from bitextcrawl.sites.evidence import LinkEvidence, link_evidence, merge_evidence, switch_pairs
 from bitextcrawl.sites.graph import CRITERIA, DEFAULT_R, SiteGraph
 
+
 @dataclass
 class SiteResult:
     """What one crawled site turned out to be."""

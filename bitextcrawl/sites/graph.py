@@ -79,7 +79,7 @@ class SiteGraph:
 
     def __init__(self, graph: nx.DiGraph | None = None):
         if graph is None:
-            import networkx as nx   # (here: every ``scrapy`` command imports this module)
+            import networkx as nx  # (here: every ``scrapy`` command imports this module)
 
             graph = nx.DiGraph()
         self.graph = graph

@@ -26,7 +26,7 @@ from bitextcrawl.extensions.feeds import FEED_EXPORTERS
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pages.record import EXPORTED_FIELDS
 from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
-from bitextcrawl.sites.detect import named_like_a_code
+from bitextcrawl.pages.switches import named_like_a_code
 
 __all__ = ["BitextSpider", "parse_langs", "settings_langs", "skip_extensions", "whole_number"]
 

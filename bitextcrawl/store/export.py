@@ -9,6 +9,7 @@ import itertools
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import DROPPED, Interner, compact
 from bitextcrawl.pages.site import canonical_records
+from bitextcrawl.store.sqlite import SQLitePageStore
 
 # Records whose HTML export_pages reads at a time.
 EXPORT_BATCH = 256
@@ -39,8 +40,6 @@ def export_store(output_dir: str, path: str, langs=None) -> int:
     """:func:`export_pages` of the SQLite page store of ``output_dir``, opened here: a
     worker process exports while the crawl's process pairs and aligns (the store is only
     read, and SQLite's WAL lets both read it)."""
-    from bitextcrawl.store.sqlite import SQLitePageStore
-
     store = SQLitePageStore(output_dir)
     try:
         return export_pages(store, path, langs)

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import directory_records, site_records
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
-from bitextcrawl.pairing.align import ALL_STAGES, AlignConfig, align_site
+from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.candidates import candidate_pairs
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
+from bitextcrawl.pairing.evidence import ALL_STAGES
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
+from testkit.records import directory_records, site_records
 from tests.conftest import SHARED_DATA
 
 # The whole closing pipeline over whole sites (about 100 s): not in the quick loop.

@@ -31,15 +31,15 @@ from pathlib import Path
 
 import pytest
 
-from bitextcrawl.bitext.extract import (lsi_text_similarity, site_text_similarity,
-                                        write_bitext)
+from bitextcrawl.bitext.extract import write_bitext
+from bitextcrawl.bitext.similarity import lsi_text_similarity, site_text_similarity
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
-from bitextcrawl.demo.sentence_gold import main_paragraphs, norm, whole_sentences_of
 from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.outputs import run_closing
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.lsi import LSIModel
-from bitextcrawl.outputs import run_closing
+from testkit.records import site_records
+from testkit.sentence_gold import main_paragraphs, norm, whole_sentences_of
 from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration

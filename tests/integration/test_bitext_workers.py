@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
+from testkit.records import site_records
 from tests.conftest import PROJECT_ROOT
 
 pytestmark = pytest.mark.integration
@@ -26,7 +26,7 @@ def align(pages_file, out, workers: int) -> dict:
 
 
 def test_pairs_and_bitext_identical_with_one_and_two_workers(tmp_path):
-    # Enough pairs for two workers (extract.MIN_PAIRS_PER_WORKER each)
+    # Enough pairs for two workers (bitext.pool.MIN_PAIRS_PER_WORKER each)
     site = generate_site(SiteSpec(scheme="mixed", n_pairs=100, third_lang=None, seed=7), 8000)
     pages_file = tmp_path / "pages.jsonl"
     write_jsonl(pages_file, (p.to_dict() for p in site_records(site)))

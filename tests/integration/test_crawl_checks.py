@@ -13,7 +13,8 @@ import sys
 import pytest
 
 from bitextcrawl.demo.server import serve_directory
-from tests.conftest import FAST_CRAWL, PROJECT_ROOT, one_page_site as site
+from tests.conftest import FAST_CRAWL, PROJECT_ROOT
+from tests.conftest import one_page_site as site
 
 pytestmark = pytest.mark.integration
 

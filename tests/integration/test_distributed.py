@@ -20,8 +20,14 @@ from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.store.redis import RedisPageStore, crawl_key
-from tests.conftest import (PROJECT_ROOT, crawl_command, read_pages, read_pairs, redis_server,
-                            run_crawl)
+from tests.conftest import (
+    PROJECT_ROOT,
+    crawl_command,
+    read_pages,
+    read_pairs,
+    redis_server,
+    run_crawl,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -18,8 +18,7 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
-from bitextcrawl.store.redis_pool import (ClosingKeys, Heartbeat, RedisTaskPool, drain,
-                                          run_one)
+from bitextcrawl.store.redis_pool import ClosingKeys, Heartbeat, RedisTaskPool, drain, run_one
 from tests.conftest import redis_server, run_crawl, run_workers
 
 pytestmark = pytest.mark.integration

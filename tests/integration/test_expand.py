@@ -22,7 +22,7 @@ import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
-from bitextcrawl.demo.web import make_monolingual
+from testkit.web import make_monolingual
 from tests.conftest import FAST_CRAWL, PROJECT_ROOT, read_jsonl
 
 pytestmark = pytest.mark.integration

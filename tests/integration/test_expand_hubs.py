@@ -1,6 +1,6 @@
 """Site expansion that spends its places on likely-bilingual sites, on loopback.
 
-The web of :func:`bitextcrawl.demo.web.generate_web` (default shape): two bilingual seeds whose
+The web of :func:`testkit.web.generate_web` (default shape): two bilingual seeds whose
 every page links two monolingual hubs ten times (hundreds of links a seed), three bilingual
 sites linked a few times with evidence on the links (parallel links or language anchors), one
 bilingual site linked only from those three, two monolingual sites, one site on a closed port
@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from bitextcrawl.demo.server import serve_site
-from bitextcrawl.demo.web import WebSpec, generate_web
+from testkit.web import WebSpec, generate_web
 from tests.conftest import FAST_CRAWL
 from tests.integration.test_expand import read_jsonl, scrapy
 

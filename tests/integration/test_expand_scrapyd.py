@@ -22,7 +22,7 @@ from contextlib import ExitStack
 import pytest
 
 from bitextcrawl.demo.server import serve_site
-from bitextcrawl.demo.web import WebSpec, generate_web
+from testkit.web import WebSpec, generate_web
 from tests.conftest import FAST_CRAWL, PROJECT_ROOT, read_jsonl
 from tests.integration.scrapyd_nodes import api, build_egg, deploy_egg, running_scrapyd
 from tests.integration.test_expand import scrapy

@@ -1,6 +1,6 @@
 """Crawl a multilingual manual served like a real one.
 
-The site (bitextcrawl/demo/multilingual.py) has ten languages under
+The site (testkit/multilingual.py) has ten languages under
 ``/manual/<lang>/<page>.html``; each language other than English translates only a share
 of the pages, and where no translation exists the English page is served, byte for byte,
 under that language's URL. Language switches are relative links (``./fr/page.html``)
@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from bitextcrawl.demo.multilingual import ManualSpec, generate_manual
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
+from testkit.multilingual import ManualSpec, generate_manual
 from tests.conftest import run_crawl
 
 pytestmark = pytest.mark.integration

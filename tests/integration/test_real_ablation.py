@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.demo import real_sites
+from testkit import real_sites
 from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.integration

@@ -12,9 +12,9 @@ import lxml.html
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
-from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.outputs import run_closing
+from bitextcrawl.pairing.align import AlignConfig
+from testkit.records import site_records
 
 pytestmark = pytest.mark.integration
 

@@ -8,13 +8,13 @@ import json
 import pytest
 
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.outputs import run_closing
-from bitextcrawl.store.export import export_pages
 from bitextcrawl.pages.site import canonical_records
 from bitextcrawl.pairing.align import AlignConfig
+from bitextcrawl.store.export import export_pages
 from bitextcrawl.store.sqlite import SQLitePageStore
+from testkit.records import site_records
 
 pytestmark = pytest.mark.integration
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.demo import real_sites
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate_silver
+from testkit import real_sites
 from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.integration

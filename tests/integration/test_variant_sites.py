@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from bitextcrawl.demo.records import directory_records
-from bitextcrawl.demo.real_sites import identifier
 from bitextcrawl.demo.server import serve_directory
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, read_gold
+from testkit.real_sites import identifier
+from testkit.records import directory_records
 from tests.conftest import PROJECT_ROOT, SHARED_DATA, read_jsonl, read_pages, run_crawl
 
 pytestmark = pytest.mark.integration

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.align import Evidence, marked_untranslated
+from bitextcrawl.pairing.align import marked_untranslated
+from bitextcrawl.pairing.evidence import Evidence, entrance_pairs
+from bitextcrawl.pairing.stages import neighbours_rank
 
 H = "http://example.org"
 
@@ -35,7 +37,6 @@ def linked(path: str, lang: str, *targets: str) -> PageRecord:
 
 
 def test_the_one_link_between_two_languages_pairs_its_ends():
-    from bitextcrawl.pairing.align import entrance_pairs
 
     en = {p.url: p for p in (linked("/en/", "en", "/en/a.html", "/p/1.html"),
                              linked("/en/a.html", "en", "/en/"))}
@@ -50,7 +51,6 @@ def test_the_one_link_between_two_languages_pairs_its_ends():
 
 
 def test_neighbours_rank_rivals_and_do_not_sink_a_pair_nothing_rivals():
-    from bitextcrawl.pairing.align import neighbours_rank
 
     final = {("e1", "f1"): 0.4, ("e2", "f2"): 0.7, ("e2", "f3"): 0.6, ("e3", "f3"): 0.3}
     internal = {("e1", "f1"): 0.95, ("e2", "f2"): 0.8, ("e2", "f3"): 0.9, ("e3", "f3"): 0.9}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bitextcrawl.bitext.extract import MIN_PAIRS_PER_WORKER, pool_size, warm_pool
+from bitextcrawl.bitext.pool import MIN_PAIRS_PER_WORKER, ordered_map, pool_size, warm_pool
 
 
 def test_pool_size_needs_enough_pairs_per_worker():
@@ -20,7 +20,6 @@ def test_no_fork_server_where_no_pool_can_run():
 def test_ordered_map_keeps_order_and_submits_when_called():
     from concurrent.futures import ThreadPoolExecutor
 
-    from bitextcrawl.bitext.extract import ordered_map
 
     read = []
 

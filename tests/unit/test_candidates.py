@@ -2,53 +2,13 @@
 
 from __future__ import annotations
 
-import math
-import random
 from collections import Counter
 
 import pytest
 
-from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.candidates import candidate_pairs, length_ratio, page_features
-
-
-def _page(url, lang, length, n_chunks, text="", html="", links=()):
-    per = max(1, length // max(n_chunks, 1))
-    tokens = []
-    for _ in range(n_chunks):
-        tokens += ["[START:P]", f"[Chunk:{per}]", "[END:P]"]
-    return PageRecord(url=url, lang=lang, text=text, text_length=length, strand=tokens,
-                      html=html, links=[{"url": u, "text": "", "hreflang": None} for u in links])
-
-
-def make_site(n, seed=0, evidence=0.9, ratio=1.15):
-    """n English pages and their n French translations, shuffled; gold = true pairs.
-
-    A translation has length ≈ ratio·L1 (Gale–Church noise) and ±2 chunks; 90 % of the
-    pairs share 1–4 rare numbers, 30 % a content image; all pages share a logo, a
-    footer year and navigation links (evidence that must not count).
-    """
-    rng = random.Random(seed)
-    pages1, pages2, gold = [], [], []
-    for i in range(n):
-        l1 = int(math.exp(rng.gauss(7, 0.8)))
-        l2 = max(1, int(ratio * l1 + rng.gauss(0, 2.6 * math.sqrt(l1))))
-        c1 = rng.randint(5, 60)
-        c2 = max(1, c1 + rng.randint(-2, 2))
-        nums = [str(rng.randint(100, 999_999)) for _ in range(rng.randint(1, 4))] \
-            if rng.random() < evidence else []
-        year = rng.randint(2000, 2024)
-        img = f'<img src="/media/photo{i}.jpg">' if rng.random() < 0.3 else ""
-        u1, u2 = f"https://ex.org/en/p{i}", f"https://ex.org/fr/q{i}"
-        pages1.append(_page(u1, "en", l1, c1, f"Hello {' '.join(nums)} © {year}",
-                            '<img src="/img/logo.png">' + img,
-                            [f"https://ex.org/en/nav{k}" for k in range(5)]))
-        pages2.append(_page(u2, "fr", l2, c2, f"Bonjour {' '.join(nums)} © {year}",
-                            '<img src="/img/logo.png">' + img,
-                            [f"https://ex.org/fr/nav{k}" for k in range(5)]))
-        gold.append((u1, u2))
-    rng.shuffle(pages2)
-    return pages1, pages2, gold
+from testkit.records import make_site
+from testkit.records import strand_page as _page
 
 
 def test_large_site_is_bounded_and_finds_true_pairs():

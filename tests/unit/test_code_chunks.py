@@ -1,11 +1,11 @@
 """Code is no bitext: chunks inside ``pre``, or all in ``code``/``kbd``/``samp``/``var``,
-are aligned as structure but give no sentence pair (bitext/dom.py ``is_code``,
+are aligned as structure but give no sentence pair (trees/dom.py ``is_code``,
 extract.chunk_pairs)."""
 
 from __future__ import annotations
 
 from bitextcrawl import extract_bitext
-from bitextcrawl.bitext.dom import build_tree, is_code, preorder
+from bitextcrawl.trees.dom import build_tree, is_code, preorder
 
 EN = """<html><body><h1>chattr</h1>
 <p>Change attributes of files or directories. See also: <code>lsattr</code>.</p>

@@ -8,10 +8,10 @@ import pytest
 
 from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
 from bitextcrawl.pages.record import build_record
-from bitextcrawl.pairing.html_features import HTML_FEATURES
+from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pairing.candidates import page_features
-from bitextcrawl.sites.detect import page_named_unlinked
+from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 HTML = """<html lang="{lang}"><body><nav><a href="/en/x.html">english</a>

@@ -13,37 +13,40 @@ import json
 import pytest
 from scrapy import Request, signals
 from scrapy.exceptions import DropItem, IgnoreRequest, NotConfigured
-from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.test import get_crawler
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.demo.generator import SiteSpec, generate_site
-from bitextcrawl.demo.records import site_records
-from bitextcrawl.pipelines.distributed import (DistributedClosingPipeline,
-                                               DistributedPageStorePipeline,
-                                               DistributedUrlPairingPipeline)
-from bitextcrawl.extensions.resume import FrontierJournal
-from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.extensions.collector import CollectorTuning
-from bitextcrawl.extensions.timeline import STAT as TIMELINE, CrawlTimeline
+from bitextcrawl.extensions.resume import FrontierJournal
+from bitextcrawl.extensions.timeline import STAT as TIMELINE
+from bitextcrawl.extensions.timeline import CrawlTimeline
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.middlewares.langid import LanguageIdMiddleware
 from bitextcrawl.middlewares.redirects import QueuedRewriteMiddleware, RedirectRewriteMiddleware
+from bitextcrawl.middlewares.robotstxt import RobotsTxtMiddleware
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
-from bitextcrawl.signals import closing_started
+from bitextcrawl.pipelines.distributed import (
+    DistributedClosingPipeline,
+    DistributedPageStorePipeline,
+    DistributedUrlPairingPipeline,
+)
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.parallel_links import ParallelLinkPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.resolver import LocalhostResolver
+from bitextcrawl.signals import closing_started
 from bitextcrawl.spiders.bitext import BitextSpider
 from bitextcrawl.store import PageStore
 from bitextcrawl.store.redis import RedisPageStore
 from bitextcrawl.store.sqlite import SQLitePageStore
+from testkit.records import site_records
 
 H = "http://www.example.org"
 ENGLISH = ("<html lang='en'><head><title>Annual report</title></head><body><main><p>The "
@@ -250,7 +253,7 @@ def test_page_store_not_configured_without_a_store(tmp_path):
 def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_path):
     """With record workers, a worker exports pages.jsonl from the moment the closing pipeline
     starts (Scrapy closes it before the store pipeline); the spider's close waits for it."""
-    from bitextcrawl.pages.record_workers import RecordWorkers
+    from bitextcrawl.record_workers import RecordWorkers
 
     crawler = crawler_for(tmp_path)
     crawler.bitext_record_workers = workers = RecordWorkers(1)
@@ -442,11 +445,11 @@ def test_collector_tuned_for_the_crawl_and_restored_after(tmp_path):
 
 
 def test_the_bitext_stages_freeze_leaves_the_crawls_in_place():
-    """The bitext stage freezes and unfreezes around its work (``extract._gc_frozen``);
+    """The bitext stage freezes and unfreezes around its work (``bitext.pool._gc_frozen``);
     inside a crawl that froze its start-up, the unfreeze is left to the crawl."""
     import gc
 
-    from bitextcrawl.bitext.extract import _gc_frozen
+    from bitextcrawl.bitext.pool import _gc_frozen
 
     counts = _gc_frozen(lambda: gc.get_freeze_count())
     assert gc.get_freeze_count() == 0

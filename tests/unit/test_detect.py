@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 from bitextcrawl.pages.record import build_record
-from bitextcrawl.sites.detect import (AMBIGUOUS_CODES, LANGUAGE_SWITCH_NAMES, Detection,
-                                      detect_bilingual, languages_named_unlinked,
-                                      switch_language)
+from bitextcrawl.pages.switches import (
+    AMBIGUOUS_CODES,
+    LANGUAGE_SWITCH_NAMES,
+    languages_named_unlinked,
+    switch_language,
+)
+from bitextcrawl.sites.detect import Detection, detect_bilingual
 from tests.conftest import SHARED_DATA
 
 SITE = "http://example.org"
@@ -155,7 +158,7 @@ def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
     import random
     import unicodedata
 
-    from bitextcrawl.sites.detect import _clean
+    from bitextcrawl.pages.switches import _clean
 
     def by_category(text):
         kept = "".join(c if unicodedata.category(c)[0] in "LMN" or c in "-_" else " "
@@ -172,7 +175,7 @@ def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
 
 def test_a_command_named_like_a_code_is_no_language_switch():
     """tldr's index lists commands: `ar` and `bg` are commands, not Arabic and Bulgarian."""
-    from bitextcrawl.sites.detect import link_named_language, named_like_a_code
+    from bitextcrawl.pages.switches import link_named_language, named_like_a_code
 
     def link(text, url, hreflang=None):
         return {"url": url, "text": text, "hreflang": hreflang}

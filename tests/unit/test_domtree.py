@@ -9,10 +9,17 @@ import random
 import numpy as np
 import pytest
 
-from bitextcrawl.bitext.dom import _number, preorder, release
-from bitextcrawl.bitext.domtree import (
-    Node, TreeAligner, _Decoder, _Side, anchors, build_tree, prior_tag_prob,
+from bitextcrawl.trees.dom import _number, preorder, release
+from bitextcrawl.trees.domtree import (
+    Node,
+    TreeAligner,
+    _Decoder,
+    _Side,
+    anchors,
+    build_tree,
+    prior_tag_prob,
 )
+from testkit.records import EN_URL, FR_URL, big_page
 
 EN = """<html><head><title>Annual report 2004</title><script>var x = "hidden";</script>
 <style>p { color: red }</style></head><body>
@@ -43,8 +50,6 @@ FR = """<html><head><title>Rapport annuel 2004</title></head><body>
 <p>Date de modification : 2004-03-03</p>
 </body></html>"""
 
-EN_URL = "http://example.gc.ca/en/report.html"
-FR_URL = "http://example.gc.ca/fr/report.html"
 
 
 def _find(tree: Node, tag: str) -> list[Node]:
@@ -250,17 +255,13 @@ def test_em_training_learns_b_strong_mapping():
     assert "b → strong" in aligner.report()
 
 
-def _big_page(n_items: int, lang: str) -> str:
-    word = {"en": "Item", "fr": "Article"}[lang]
-    items = "".join(f'<li><a href="/{lang}/p{k}.html">{word} number {k}</a> text {k}</li>'
-                    for k in range(n_items))
-    return f"<html><body><ul>{items}</ul></body></html>"
+
 
 
 def test_huge_trees_fall_back_to_linear_alignment():
     # (its time: bench/bench_time_limits.py)
-    t1 = build_tree(_big_page(1200, "en"), EN_URL)
-    t2 = build_tree(_big_page(1200, "fr"), FR_URL)
+    t1 = build_tree(big_page(1200, "en"), EN_URL)
+    t2 = build_tree(big_page(1200, "fr"), FR_URL)
     assert t1.size > 1500
     al = TreeAligner(max_nodes=1500).align(t1, t2)
     assert al.method == "linear" and "1500" in al.reason
@@ -272,8 +273,8 @@ def test_huge_trees_fall_back_to_linear_alignment():
 
 
 def test_decoding_time_limit_falls_back():
-    t1 = build_tree(_big_page(150, "en"), EN_URL)
-    t2 = build_tree(_big_page(150, "fr"), FR_URL)
+    t1 = build_tree(big_page(150, "en"), EN_URL)
+    t2 = build_tree(big_page(150, "fr"), FR_URL)
     al = TreeAligner(time_limit=1e-9).align(t1, t2)
     assert al.method == "linear" and "decoding over" in al.reason
     assert len(al.link_pairs) == 150
@@ -289,7 +290,7 @@ def test_a_process_first_pair_is_not_timed_while_the_kernels_load():
 
     probe = (
         "import json, sys, time\n"
-        "from bitextcrawl.bitext.domtree import TreeAligner, build_tree\n"
+        "from bitextcrawl.trees.domtree import TreeAligner, build_tree\n"
         "import tests.unit.test_domtree as t\n"
         "t1, t2 = build_tree(t.EN, t.EN_URL), build_tree(t.FR, t.FR_URL)\n"
         "start = time.monotonic()\n"
@@ -304,8 +305,8 @@ def test_a_process_first_pair_is_not_timed_while_the_kernels_load():
 
 
 def test_band_pruning_on_large_pairs_still_aligns():
-    t1 = build_tree(_big_page(150, "en"), EN_URL)
-    t2 = build_tree(_big_page(150, "fr"), FR_URL)
+    t1 = build_tree(big_page(150, "en"), EN_URL)
+    t2 = build_tree(big_page(150, "fr"), FR_URL)
     al = TreeAligner(band_min_pairs=1000).align(t1, t2)
     assert al.method == "tree" and al.pruned
     assert len(al.link_pairs) == 150 and al.n_deleted == 0

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.ets import (ETS, build_site_graph, greedy_group_sums,
-                                     internal_similarity, page_weights)
-from bitextcrawl.pairing.extract import one_to_one
-
+from bitextcrawl.pairing.ets import ETS, internal_similarity, page_weights
+from bitextcrawl.pairing.extract import greedy_group_sums, one_to_one
+from bitextcrawl.pairing.page_graph import build_site_graph
 
 # ----------------------------------------------------------------------------- data
 

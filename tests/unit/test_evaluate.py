@@ -6,10 +6,8 @@ import json
 
 import pytest
 
-from bitextcrawl.pairing.evaluate import (evaluate, read_gold, read_pairs_jsonl,
-                                          wmt16_one_to_one)
+from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl, wmt16_one_to_one
 from tests.conftest import SHARED_DATA
-
 
 GOLD = [("a1", "b1"), ("a2", "b2"), ("a3", "b3")]
 

@@ -11,8 +11,13 @@ import pytest
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import site_name
-from bitextcrawl.sites.cluster import (NO_RESULT, ClusterConfig, ClusterExpansion, least_busy,
-                                       seed_sites)
+from bitextcrawl.sites.cluster import (
+    NO_RESULT,
+    ClusterConfig,
+    ClusterExpansion,
+    least_busy,
+    seed_sites,
+)
 from bitextcrawl.sites.expansion import SiteResult, load_runs, read_seeds
 from bitextcrawl.sites.scrapyd import ScrapydError, ScrapydNode
 from bitextcrawl.store.sqlite import SQLitePageStore

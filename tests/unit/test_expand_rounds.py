@@ -9,8 +9,15 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
 from bitextcrawl.sites.detect import detection_order
-from bitextcrawl.sites.expansion import (Expansion, SiteResult, credibility_from_patterns,
-                                         load_runs, outlink_counts, read_seeds, site_root)
+from bitextcrawl.sites.expansion import (
+    Expansion,
+    SiteResult,
+    credibility_from_patterns,
+    load_runs,
+    outlink_counts,
+    read_seeds,
+    site_root,
+)
 
 # The fields of expansion.jsonl (DESIGN.md's contract).
 ROW_FIELDS = ("round", "site", "sum_linkout", "sum_pagerank", "sum_weighted_pagerank",

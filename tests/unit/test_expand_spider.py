@@ -17,8 +17,7 @@ from bitextcrawl.pages.record import build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
-from bitextcrawl.spiders.expand import (CHECK, CRAWL, ExpandSpider, HoldMiddleware,
-                                        SitePipelines)
+from bitextcrawl.spiders.expand import CHECK, CRAWL, ExpandSpider, HoldMiddleware, SitePipelines
 
 SITE = "http://a.org"
 PROJECT_PIPELINES = {

@@ -10,9 +10,9 @@ import os
 
 import pytest
 
-from bitextcrawl.formats import input_kind, iter_pages
 from bitextcrawl.formats.jsonl import iter_jsonl_pages, write_jsonl
 from bitextcrawl.formats.lett import iter_lett_pages
+from bitextcrawl.formats.readers import input_kind, iter_pages
 from bitextcrawl.formats.warc import WarcPageWriter, iter_warc_pages
 from bitextcrawl.pages.text import decode_html
 from tests.conftest import SHARED_DATA

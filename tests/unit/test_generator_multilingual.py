@@ -12,14 +12,14 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from lxml import html as lxml_html
 
-from bitextcrawl.demo.multilingual import (
+from bitextcrawl.demo.server import free_port, serve_site
+from testkit.multilingual import (
     DEFAULT_SHARES,
     LANGS,
     ManualSpec,
     MultilingualSite,
     generate_manual,
 )
-from bitextcrawl.demo.server import free_port, serve_site
 
 PORT = 8765
 

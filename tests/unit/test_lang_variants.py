@@ -7,12 +7,22 @@ from __future__ import annotations
 import pytest
 
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
-from bitextcrawl.pages.language import (base_lang, parse_langs, requested_lang, tag_parts,
-                                        variant_code)
+from bitextcrawl.pages.language import (
+    base_lang,
+    parse_langs,
+    requested_lang,
+    tag_parts,
+    variant_code,
+)
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pages.site import canonical_pages, label_variants
-from bitextcrawl.pages.variants import (hreflang_claims, link_lang, page_lang, page_variant,
-                                        tag_variant, url_variants)
+from bitextcrawl.pages.variants import (
+    hreflang_claims,
+    link_lang,
+    page_lang,
+    page_variant,
+    url_variants,
+)
 
 
 @pytest.mark.parametrize("tag, parts", [

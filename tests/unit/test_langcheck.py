@@ -8,9 +8,16 @@ import pickle
 from collections import Counter
 
 from bitextcrawl.bitext.extract import check_rows
-from bitextcrawl.bitext.langcheck import (FACTS_KEY, SentenceLanguageCheck, clear_caches,
-                                          interface_rows, is_language_name_pair,
-                                          language_scripts, one_language, wrong_script)
+from bitextcrawl.bitext.langcheck import (
+    FACTS_KEY,
+    SentenceLanguageCheck,
+    clear_caches,
+    interface_rows,
+    is_language_name_pair,
+    language_scripts,
+    one_language,
+    wrong_script,
+)
 from bitextcrawl.formats.tsv import write_bitext_tsv
 
 

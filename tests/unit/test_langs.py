@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.pages.language import (LANG_ALIASES, lang_code, load_model, model_labels,
-                                        parse_langs)
+from bitextcrawl.pages.language import (
+    LANG_ALIASES,
+    lang_code,
+    load_model,
+    model_labels,
+    parse_langs,
+)
 from bitextcrawl.spiders.bitext import BitextSpider
 from bitextcrawl.spiders.expand import ExpandSpider
 

@@ -1,13 +1,19 @@
-"""Parallel hyperlinks of aligned page pairs (bitextcrawl.bitext.links)."""
+"""Parallel hyperlinks of aligned page pairs (bitextcrawl.pairing.parallel_links)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.bitext.domtree import Alignment, TreeAligner, build_tree
-from bitextcrawl.bitext.links import (clear_round_trees, link_evidence, link_proposals,
-                                      parallel_link_pairs, round_pair, verify_pair)
 from bitextcrawl.pages.record import build_record
+from bitextcrawl.pairing.parallel_links import (
+    clear_round_trees,
+    link_evidence,
+    link_proposals,
+    parallel_link_pairs,
+    round_pair,
+    verify_pair,
+)
+from bitextcrawl.trees.domtree import Alignment, TreeAligner, build_tree
 
 H = "http://site.test"
 

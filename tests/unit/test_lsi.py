@@ -7,9 +7,15 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from bitextcrawl.pairing.lsi import (LSIModel, anchor_tokens, lexicon_similarity, load_lexicon,
-                                     row_cosines, shared_token_similarity, tokenize)
-
+from bitextcrawl.pairing.lsi import (
+    LSIModel,
+    anchor_tokens,
+    lexicon_similarity,
+    load_lexicon,
+    row_cosines,
+    shared_token_similarity,
+    tokenize,
+)
 
 # ----------------------------------------------------------------------------- data
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.pages import strand
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier, normalise_tag
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.text import is_binary, main_text, parse, repair_decoding
-from bitextcrawl.pages.urls import looks_like_trap, site_name, site_of
+from bitextcrawl.pages.urls import (
+    UrlLanguageTokens,
+    looks_like_trap,
+    site_name,
+    site_of,
+    url_language_tokens,
+)
 
 PAGE = """<html lang="fr"><head><title>Titre</title><script>var x = 1;</script>
 <link rel="alternate" hreflang="en" href="/en/a.html"></head>

@@ -8,7 +8,7 @@ from pathlib import Path
 from bitextcrawl.preload import import_in_background
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("numba", "scipy", "networkx", "bitextcrawl.pairing.align", "bitextcrawl.bitext.domtree")
+HEAVY = ("numba", "scipy", "networkx", "bitextcrawl.pairing.align", "bitextcrawl.trees.domtree")
 # what ``scrapy crawl bitext`` imports before its first request: the commands, every
 # spider module (Scrapy's spider loader), the profile's components
 CRAWL_START = ["bitextcrawl.commands.align", "bitextcrawl.commands.crawl",
@@ -50,7 +50,7 @@ def test_closing_pipeline_imports_them_in_the_background():
 
 def test_numba_comes_with_the_first_decoding():
     loaded = loaded_after(
-        "from bitextcrawl.bitext.domtree import TreeAligner, build_tree\n"
+        "from bitextcrawl.trees.domtree import TreeAligner, build_tree\n"
         "aligner = TreeAligner()\n"
         "assert 'numba' not in sys.modules\n"
         "page = '<html><body><h1>Title</h1><p>Some text, 2024.</p></body></html>'\n"

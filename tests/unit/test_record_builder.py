@@ -119,7 +119,7 @@ def _warc_fields(member: bytes) -> tuple:
 def test_record_workers_make_the_records_the_crawl_process_makes():
     """BITEXT_RECORD_WORKERS: the same records (language decided in the crawl's process)
     and the same counts as records made in the crawl's process; real worker processes."""
-    from bitextcrawl.pages.record_workers import RecordWorkers
+    from bitextcrawl.record_workers import RecordWorkers
 
     bodies = BODIES + [("/fr/heures.html", "text/html", FRENCH)]
     here, here_counts = crawled_records(bodies=bodies)
@@ -153,7 +153,7 @@ def test_record_workers_make_the_records_the_crawl_process_makes():
 def test_record_workers_are_spawned_light_with_their_collector_set():
     """A record worker imports what a record takes, not the bitext stage's kernels (which
     made it wait 1.6 s for the fork server), and sets its collector as the crawl does."""
-    from bitextcrawl.pages.record_workers import RecordWorkers
+    from bitextcrawl.record_workers import RecordWorkers
 
     workers = RecordWorkers(1, gc_young_threshold=12345)
     assert workers.wait(60)
@@ -173,7 +173,7 @@ def test_a_broken_record_worker_loses_no_page():
     import os
     import signal
 
-    from bitextcrawl.pages.record_workers import RecordWorkers
+    from bitextcrawl.record_workers import RecordWorkers
 
     workers = RecordWorkers(1)
     assert workers.wait(60)

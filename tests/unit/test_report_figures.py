@@ -40,7 +40,9 @@ def test_links_not_followed_by_reason():
 
 
 def test_unpaired_pages_and_why():
-    page = lambda url, lang, h=None: SimpleNamespace(url=url, lang=lang, content_hash=h)
+    def page(url, lang, h=None):
+        return SimpleNamespace(url=url, lang=lang, content_hash=h)
+
     pair = SimpleNamespace(url_1="/en/a", url_2="/fr/a")
     pages = [page("/en/a", "en", "A"), page("/en/a/index.html", "en", "A"),
              page("/en/b", "en"), page("/en/c", "en"), page("/en/d", "en"),

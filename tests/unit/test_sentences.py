@@ -7,7 +7,11 @@ import math
 import pytest
 
 from bitextcrawl.bitext.sentences import (
-    BEAD_PRIORS, align_chunks, align_sentences, length_cost, split_sentences,
+    BEAD_PRIORS,
+    align_chunks,
+    align_sentences,
+    length_cost,
+    split_sentences,
 )
 
 

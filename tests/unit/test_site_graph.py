@@ -10,6 +10,7 @@ from bitextcrawl.pages.record import build_record
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.sites.graph import SiteGraph, rank_outside_sites
 
+
 def graph_of(counts) -> SiteGraph:
     """A site graph from ``{(source_site, target_site): links}``."""
     g = SiteGraph()

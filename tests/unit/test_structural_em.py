@@ -10,8 +10,15 @@ import pytest
 from scipy import stats
 
 from bitextcrawl.pairing.structural_em import (
-    PAPER_INITIAL, EmpiricalPMF, StructuralEM, fit_gmm2, huber_irls, log_gmm_interval,
-    log_length_interval, log_normal_interval, sigma_consistency_factor,
+    PAPER_INITIAL,
+    EmpiricalPMF,
+    StructuralEM,
+    fit_gmm2,
+    huber_irls,
+    log_gmm_interval,
+    log_length_interval,
+    log_normal_interval,
+    sigma_consistency_factor,
 )
 
 TRUE = dict(q_par=0.15, q_npar=0.3, k=1.1, b=-3.0, lam=0.7, mu=(0.0, 0.0), sds=(2.0, 9.0),

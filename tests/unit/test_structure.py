@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lxml import html as lxml_html
 
 from bitextcrawl.pages.strand import linearise
 from bitextcrawl.pairing.structure import (
-    StrandFeatures, Vocabulary, encode, features_matrix, pair_features_matrix, strand_features,
+    StrandFeatures,
+    Vocabulary,
+    encode,
+    features_matrix,
+    pair_features_matrix,
+    strand_features,
 )
 
 # The paper's example (§2): the English page has an extra <h1> block.

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 
 import pytest
-
 from lxml import etree
 
 from bitextcrawl.formats.tmx import XML_LANG, clean_segment, iter_clean_rows, write_tmx

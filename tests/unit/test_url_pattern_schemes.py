@@ -10,7 +10,7 @@ import pytest
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
-from bitextcrawl.demo.url_lists import COVERED, make_benchmark, make_site
+from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
     GLUED,
     KINDS,
@@ -20,8 +20,8 @@ from bitextcrawl.pairing.url_patterns import (
     TWO_PLACE,
     PatternDB,
     UrlPatternLearner,
-    pair_urls,
 )
+from testkit.url_lists import COVERED, make_benchmark, make_site
 
 H = "http://www.example.org"
 WORDS = "about news contact team press report policy history services help faq events".split()

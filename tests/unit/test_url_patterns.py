@@ -15,7 +15,7 @@ from scrapy.exceptions import UsageError
 from scrapy.settings import Settings
 
 from bitextcrawl.commands.urlpairs import Command as UrlPairsCommand
-
+from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
     ID_MARKER,
     KINDS,
@@ -23,42 +23,12 @@ from bitextcrawl.pairing.url_patterns import (
     TOKEN,
     PatternDB,
     UrlPatternLearner,
-    pair_urls,
     pattern_id,
 )
+from testkit.url_lists import WORDS, id_marker_urls, lines_of_200_sites, scheme_urls
 from tests.conftest import PROJECT_ROOT, SHARED_DATA
 
 DATA = SHARED_DATA
-WORDS = ("about news contact team press report annual policy history services help faq "
-         "careers events media data docs guide terms privacy").split()
-
-
-def scheme_urls(scheme: str, n: int, host: str = "www.example.org", seed: int = 0):
-    """n translated page pairs of one site under a URL scheme: (lang1 URLs, lang2 URLs)."""
-    rnd = random.Random(seed)
-    one, two = [], []
-    for i in range(n):
-        w = f"{rnd.choice(WORDS)}{i}"
-        d = rnd.choice(["a", "b/c", "d/e/f"])
-        a, b = {
-            "prefix": (f"http://{host}/en/{d}/{w}.html", f"http://{host}/fr/{d}/{w}.html"),
-            "subdomain": (f"http://en.{host}/{d}/{w}", f"http://fr.{host}/{d}/{w}"),
-            "suffix": (f"http://{host}/{d}/{w}-en.html", f"http://{host}/{d}/{w}-fr.html"),
-            "query": (f"http://{host}/page.php?id={i}&lang=en",
-                      f"http://{host}/page.php?id={i}&lang=fr"),
-            "file_suffix": (f"http://{host}/{d}/{w}_e.htm", f"http://{host}/{d}/{w}_c.htm"),
-            "numbered_dir": (f"http://{host}/yr99-00/{i % 3}en/{d}/{w}.htm",
-                             f"http://{host}/yr99-00/{i % 3}tc/{d}/{w}.htm"),
-            "names_dir": (f"http://{host}/english/{d}/{w}.htm", f"http://{host}/french/{d}/{w}.htm"),
-            "locale_dir": (f"http://{host}/english/LLB_web/{w}.htm",
-                           f"http://{host}/tc_chi/LLB_web/{w}.htm"),
-            "locale_query": (f"http://{host}/p?id={i}&lang=en",
-                             f"http://{host}/p?id={i}&lang=zh_TW"),
-        }[scheme]
-        one.append(a)
-        two.append(b)
-    return one, two
-
 
 SCHEMES = [  # scheme, langs, expected (lang1 token, lang2 token)
     ("prefix", ("en", "fr"), ("en", "fr")),
@@ -71,6 +41,10 @@ SCHEMES = [  # scheme, langs, expected (lang1 token, lang2 token)
     ("locale_dir", ("en", "zh"), ("english", "tc_chi")),
     ("locale_query", ("en", "zh"), ("en", "zh_TW")),
 ]
+
+
+
+
 
 
 def precision(pairs, gold: dict[str, str]) -> float:
@@ -345,16 +319,7 @@ def test_fit_of_10k_urls():
     assert len(lr.pairs()) == 5000
 
 
-def lines_of_200_sites() -> list[str]:
-    """5,000 ``lang<TAB>url`` lines of 200 sites, five schemes (``file_suffix`` en-zh)."""
-    schemes = ["prefix", "subdomain", "suffix", "query", "file_suffix"]
-    lines = []
-    for s in range(200):
-        one, two = scheme_urls(schemes[s % 5], 12, host=f"www.site{s}.org", seed=s)
-        one = one + [f"http://www.site{s}.org/only-en/{i}" for i in range(1)]
-        langs = ("en", "zh") if schemes[s % 5] == "file_suffix" else ("en", "fr")
-        lines += [f"en\t{u}" for u in one] + [f"{langs[1]}\t{u}" for u in two]
-    return lines
+
 
 
 def test_pair_urls_5000_urls_200_sites():
@@ -455,8 +420,11 @@ def test_urlpairs_command_line(tmp_path):
     one, two = scheme_urls("subdomain", 4)
     (tmp_path / "urls.txt").write_text("\n".join(one + two) + "\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(PROJECT_ROOT), str(tmp_path)])}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "scrapy", "urlpairs", *a], cwd=tmp_path,
-                                    env=env, capture_output=True, text=True, timeout=120)
+
+    def run(*a):
+        return subprocess.run([sys.executable, "-m", "scrapy", "urlpairs", *a], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=120)
+
     ok = run("urls.txt", "--langs", "en,fr")
     assert ok.returncode == 0, ok.stderr
     assert ok.stdout.splitlines() == [f"{a}\t{b}" for a, b in zip(one, two)]
@@ -637,11 +605,7 @@ def test_id_marker_not_where_numbers_ignore_language(seed):
     assert lr.pairs() == []
 
 
-def id_marker_urls(n: int = 5000):
-    H = "http://www.example.de"
-    en = [f"{H}/cat/{i % 50}/{i}-1-{WORDS[i % 20]}-{i}.html" for i in range(n)]
-    de = [f"{H}/kat/{i % 50}/{i}-0-seite-{i}.html" for i in range(n)]
-    return en, de
+
 
 
 def test_id_marker_fit_of_10k_urls():

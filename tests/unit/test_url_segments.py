@@ -8,8 +8,14 @@ import sys
 
 import pytest
 
-from bitextcrawl.pairing.url_patterns import (FLOOR_KINDS, KINDS, SEGMENT_ID, SLUG_ID,
-                                              UrlPatternLearner, pair_urls)
+from bitextcrawl.pairing.url_pairs import pair_urls
+from bitextcrawl.pairing.url_patterns import (
+    FLOOR_KINDS,
+    KINDS,
+    SEGMENT_ID,
+    SLUG_ID,
+    UrlPatternLearner,
+)
 from bitextcrawl.pairing.url_segments import case_evidence
 from tests.conftest import PROJECT_ROOT
 

@@ -15,7 +15,8 @@ from collections import defaultdict
 
 import pytest
 
-from bitextcrawl.pairing.url_patterns import UrlPatternLearner, pair_urls, parse_url_lines
+from bitextcrawl.pairing.url_pairs import pair_urls, parse_url_lines
+from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from tests.conftest import SHARED_DATA
 
 B = "http://127.0.0.1:8000"
@@ -128,7 +129,7 @@ def test_nginx_shape_small_translations_are_paired(lang):
 
 
 def test_nginx_shape_rescue_is_by_language_tokens_and_larger_ones_by_c_p_w():
-    from bitextcrawl.pairing.url_patterns import _site_token_langs
+    from bitextcrawl.pairing.url_pairs import _site_token_langs
     lines, gold = nginx_shape()
     items = parse_url_lines(lines)
     tokens = _site_token_langs(items)

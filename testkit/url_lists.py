@@ -147,3 +147,54 @@ def make_benchmark(seed: int = 0, sites_per_scheme: int = 4, none_sites: int = 1
         out.append(make_site("none", seed * 1000 + k, pages=pages))
     rnd.shuffle(out)
     return out
+
+
+# URL lists of the unit tests and bench_time_limits: one scheme, many pages.
+WORDS = ("about news contact team press report annual policy history services help faq "
+         "careers events media data docs guide terms privacy").split()
+
+
+def scheme_urls(scheme: str, n: int, host: str = "www.example.org", seed: int = 0):
+    """n translated page pairs of one site under a URL scheme: (lang1 URLs, lang2 URLs)."""
+    rnd = random.Random(seed)
+    one, two = [], []
+    for i in range(n):
+        w = f"{rnd.choice(WORDS)}{i}"
+        d = rnd.choice(["a", "b/c", "d/e/f"])
+        a, b = {
+            "prefix": (f"http://{host}/en/{d}/{w}.html", f"http://{host}/fr/{d}/{w}.html"),
+            "subdomain": (f"http://en.{host}/{d}/{w}", f"http://fr.{host}/{d}/{w}"),
+            "suffix": (f"http://{host}/{d}/{w}-en.html", f"http://{host}/{d}/{w}-fr.html"),
+            "query": (f"http://{host}/page.php?id={i}&lang=en",
+                      f"http://{host}/page.php?id={i}&lang=fr"),
+            "file_suffix": (f"http://{host}/{d}/{w}_e.htm", f"http://{host}/{d}/{w}_c.htm"),
+            "numbered_dir": (f"http://{host}/yr99-00/{i % 3}en/{d}/{w}.htm",
+                             f"http://{host}/yr99-00/{i % 3}tc/{d}/{w}.htm"),
+            "names_dir": (f"http://{host}/english/{d}/{w}.htm", f"http://{host}/french/{d}/{w}.htm"),
+            "locale_dir": (f"http://{host}/english/LLB_web/{w}.htm",
+                           f"http://{host}/tc_chi/LLB_web/{w}.htm"),
+            "locale_query": (f"http://{host}/p?id={i}&lang=en",
+                             f"http://{host}/p?id={i}&lang=zh_TW"),
+        }[scheme]
+        one.append(a)
+        two.append(b)
+    return one, two
+
+
+def lines_of_200_sites() -> list[str]:
+    """5,000 ``lang<TAB>url`` lines of 200 sites, five schemes (``file_suffix`` en-zh)."""
+    schemes = ["prefix", "subdomain", "suffix", "query", "file_suffix"]
+    lines = []
+    for s in range(200):
+        one, two = scheme_urls(schemes[s % 5], 12, host=f"www.site{s}.org", seed=s)
+        one = one + [f"http://www.site{s}.org/only-en/{i}" for i in range(1)]
+        langs = ("en", "zh") if schemes[s % 5] == "file_suffix" else ("en", "fr")
+        lines += [f"en\t{u}" for u in one] + [f"{langs[1]}\t{u}" for u in two]
+    return lines
+
+
+def id_marker_urls(n: int = 5000):
+    H = "http://www.example.de"
+    en = [f"{H}/cat/{i % 50}/{i}-1-{WORDS[i % 20]}-{i}.html" for i in range(n)]
+    de = [f"{H}/kat/{i % 50}/{i}-0-seite-{i}.html" for i in range(n)]
+    return en, de

@@ -2,7 +2,7 @@
 
 bitextcrawl has no dictionary: a text pair is scored by a Gale–Church length model on
 character lengths and by the language-independent anchors (numbers, names) the two texts
-share. :mod:`bitextcrawl.bitext.domtree` combines them into its node translation cost.
+share. :mod:`bitextcrawl.trees.domtree` combines them into its node translation cost.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from bitextcrawl.bitext.tree_decoder import _Side
-
+from bitextcrawl.trees.tree_decoder import _Side
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)

@@ -5,7 +5,7 @@ are aligned node to node (§4.1) by bottom-up dynamic programming (§4.3). Align
 give **parallel text chunks** (sentence-aligned later by :mod:`bitextcrawl.bitext.sentences`,
 §5) and **parallel hyperlinks**, whose targets are new candidate pairs (§3, step 5).
 
-The document tree (§4) is :mod:`bitextcrawl.bitext.dom`'s.
+The document tree (§4) is :mod:`bitextcrawl.trees.dom`'s.
 
 Alignment model (§4.1): the alignment A of trees T1 and T2 preserves hierarchy (children of
 aligned nodes align only to children, or are deleted) and sibling order. Its probability is
@@ -18,10 +18,11 @@ The paper trains IBM model 1 on LDC data for Pr(text_u | text_v); bitextcrawl ha
 dictionary, so text translation is estimated from a Gale–Church length model on character
 lengths, shared numbers and names, and an optional caller-supplied similarity (the site's
 LSI space, a user's lexicon). Tag mapping and deletion probabilities are trained on the
-site's verified pairs by Viterbi EM (§4.2; the paper uses inside–outside).
+site's verified pairs by Viterbi EM (§4.2; the paper uses inside–outside;
+:mod:`bitextcrawl.trees.training`); the tag prior is :mod:`bitextcrawl.trees.tags`'.
 
 Decoding (§4.3) is the recursive alignment of forests of Jiang, Wang & Zhang (1995), run
-bottom-up over all node pairs (:mod:`bitextcrawl.bitext.tree_decoder`). Cost is bounded:
+bottom-up over all node pairs (:mod:`bitextcrawl.trees.tree_decoder`). Cost is bounded:
 large page pairs are pruned to a band of relative document positions, and pages over
 ``max_nodes`` (or a decoding over ``time_limit``) fall back to an LCS alignment of the two STRAND-style linearisations
 (rapidfuzz, in C++).
@@ -33,88 +34,34 @@ import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 import numpy as np
 
 # The document tree, re-exported: callers import it from here.
-from bitextcrawl.bitext.dom import TEXT_TAG, Node, build_tree, linearise, preorder
-from bitextcrawl.bitext.textcost import (_doc_ratio, _length_cost_pairs, _side_anchors,
-                                         _shared_counts, anchors, length_cost,
-                                         pair_anchor_cost)
-from bitextcrawl.bitext.tree_decoder import (_Decoder, _Side, _Timeout, kernels,
-                                             load_kernels)
+from bitextcrawl.trees.dom import Node, build_tree, linearise, preorder
+from bitextcrawl.trees.tags import prior_tag_prob
+from bitextcrawl.trees.textcost import (
+    _doc_ratio,
+    _length_cost_pairs,
+    _shared_counts,
+    _side_anchors,
+    anchors,
+    length_cost,
+    pair_anchor_cost,
+)
+from bitextcrawl.trees.training import TextSimilarity, ViterbiEM, _tree_size, e_step_counts
+from bitextcrawl.trees.tree_decoder import _Decoder, _Side, _Timeout, kernels, load_kernels
 
 INF = float("inf")
 
-TextSimilarity = Callable[[str, str], float]
 
-
-# --------------------------------------------------------------------------------------
-# Node translation probability (§4.1, last paragraph): Pr(tag) × Pr(text)
-# --------------------------------------------------------------------------------------
-
-KNOWN_TAGS = (
-    "a abbr acronym address area article aside audio b bdi bdo big blockquote body br "
-    "button caption center cite code col colgroup dd del details dfn dialog dir div dl dt "
-    "em embed fieldset figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header "
-    "hgroup hr html i img input ins kbd label legend li main map mark menu meter nav nobr "
-    "ol optgroup option output p picture pre progress q rp rt ruby s samp section select "
-    "small source span strike strong sub summary sup table tbody td textarea tfoot th "
-    "thead time title tr track tt u ul var video wbr #text"
-).split()
-
-# Tags that translators swap freely (same rendering): high initial mapping weight.
-_EQUIVALENT = [
-    {"b", "strong"}, {"i", "em", "cite", "dfn", "var"}, {"s", "strike", "del"},
-    {"u", "ins"}, {"code", "tt", "kbd", "samp"}, {"ul", "ol"}, {"td", "th"},
-    {"thead", "tbody", "tfoot"},
-]
-# Tags of the same family: lower initial weight.
-_FAMILY = [
-    {"h1", "h2", "h3", "h4", "h5", "h6", "hgroup"},
-    {"div", "section", "article", "main", "aside", "nav", "header", "footer", "figure",
-     "center", "form", "fieldset", "details", "address", "blockquote", "p", TEXT_TAG,
-     "span", "font", "dialog"},
-    {"span", "font", "small", "big", "mark", "label", "abbr", "acronym", "cite", "dfn",
-     "var", "q", "sub", "sup", "b", "strong", "i", "em", "u", "time", "nobr", TEXT_TAG},
-    {"ul", "ol", "dl", "menu", "dir"},
-    {"li", "dt", "dd"},
-    {"table", "tbody", "thead", "tfoot", "tr"},
-    {"caption", "figcaption", "legend", "summary"},
-]
-W_SAME, W_EQUIVALENT, W_FAMILY, W_OTHER = 1.0, 0.3, 0.03, 0.002
-
-
-def _prior_weight(t1: str, t2: str) -> float:
-    if t1 == t2:
-        return W_SAME
-    for group in _EQUIVALENT:
-        if t1 in group and t2 in group:
-            return W_EQUIVALENT
-    for group in _FAMILY:
-        if t1 in group and t2 in group:
-            return W_FAMILY
-    return W_OTHER
-
-
-_prior_norm: dict[str, float] = {}
-
-
-def prior_tag_prob(t1: str, t2: str) -> float:
-    """Initial tag-mapping probability P0(t2 | t1) before training (§4.2).
-
-    Not from the paper (it starts EM from scratch): identity ≫ equivalent (``b``/``strong``)
-    ≫ same family (``h1``/``h2``) ≫ other, normalised over the known HTML tags, so that the
-    first Viterbi alignments are sensible and EM can learn a site's own mappings.
-    """
-    z = _prior_norm.get(t1)
-    if z is None:
-        z = sum(_prior_weight(t1, t) for t in KNOWN_TAGS)
-        if t1 not in KNOWN_TAGS:
-            z += W_SAME
-        _prior_norm[t1] = z
-    return _prior_weight(t1, t2) / z
+# Enough pairs to estimate tag mapping and deletion rates; more only costs time.
+TRAINING_PAIRS = 25
+# Viterbi-EM iterations of the site's tree aligner (§4.2).
+FIT_ITERATIONS = 3
+# Training pairs decoded by the EM iterations before the last (which decodes them all,
+# once): bench_bitext P/R unchanged (TreeAligner.fit_with).
+EM_SAMPLE = 10
 
 
 # --------------------------------------------------------------------------------------
@@ -186,7 +133,7 @@ class Alignment:
         return "\n".join(lines)
 
 
-class TreeAligner:
+class TreeAligner(ViterbiEM):
     """Probabilistic DOM tree aligner [Shi 2006 §4.1–§4.3], trainable on a site's pairs.
 
     Parameters
@@ -462,126 +409,6 @@ class TreeAligner:
             out.append(c)
         return out
 
-    # ---- training (§4.2) -----------------------------------------------------------------
-
-    def fit(self, tree_pairs: Iterable[tuple[Node, Node]],
-            text_similarity: TextSimilarity | None = None,
-            initial_alignments: dict | None = None) -> "TreeAligner":
-        """Train tag-mapping and deletion probabilities on verified pairs (§4.2).
-
-        Viterbi EM (the paper uses inside–outside; Viterbi counts are cheaper and need no
-        outside pass): iterate align (§4.3, current parameters) → count aligned tag pairs,
-        deleted and inserted nodes → re-estimate, until the counts stop changing or
-        ``n_iter`` iterations. Estimates use add-one smoothing:
-
-            Pr(t2 | t1) = (c(t1, t2) + V · P0(t2 | t1)) / (c(t1) + V)
-            p_d         = (M + 1) / (L + M + 2)
-
-        with V the number of side-2 tags seen plus one: V pseudo-counts (one per tag) per
-        conditioning tag, spread by the initial prior P0 rather than uniformly, so that a
-        tag never seen in training keeps mapping to itself. The length ratio is
-        re-estimated from the aligned chunks. Pairs over ``max_nodes`` are skipped.
-
-        When an iteration leaves the parameters as they were (converged), its alignments
-        are the training pairs' decoding under the fitted model: kept in ``alignments_``
-        (one per pair, None if skipped), a caller need not decode those pairs again.
-
-        ``initial_alignments``: {index: alignment} of training pairs the caller decoded
-        already under this aligner's initial parameters (to verify them): the first
-        E-step takes them instead of decoding those pairs again.
-        """
-        given = list(tree_pairs)
-        decoded = dict(initial_alignments or {})
-
-        def e_step(aligner, limit=None) -> list:
-            out: list = [(None, None)] * len(given[:limit])
-            for k, (t1, t2) in enumerate(given[:limit]):
-                if _tree_size(t1) <= self.max_nodes and _tree_size(t2) <= self.max_nodes:
-                    al = decoded.get(k)
-                    if al is None:
-                        al = aligner.align(t1, t2, text_similarity)
-                    out[k] = (e_step_counts(al, t2), al)
-            decoded.clear()   # the initial parameters' decodings: the first E-step only
-            return out
-
-        return self.fit_with(e_step)
-
-    def fit_with(self, e_step: Callable) -> "TreeAligner":
-        """:meth:`fit` with the E-step done by ``e_step(aligner, limit)``: per training pair
-        (the first ``limit``, or all when None), (:func:`e_step_counts` of its Viterbi
-        alignment or None, what to keep for it in ``alignments_``). A caller runs the
-        E-step where its pages are (a process pool).
-
-        With ``em_sample``, the iterations but the last decode only that many pairs; the
-        last (also after the sample's counts stop changing) decodes them all and its
-        alignments are kept, each training pair decoded once (approximation, §4.2: they
-        are decoded with the parameters before the last M-step; bench_bitext P/R
-        unchanged)."""
-        for name in ("tag_counts_", "vocab_size_", "delete_prob_", "insert_prob_",
-                     "length_ratio_", "alignments_", "_tag_costs"):
-            self.__dict__.pop(name, None)
-        self.history_ = []
-        previous = None
-        self.n_iter_ = 0
-        final = not self.em_sample       # without a sample, every iteration decodes all
-        for it in range(self.n_iter):
-            last = final or it == self.n_iter - 1
-            before = self._params()
-            decoded = e_step(self, None if last else self.em_sample)
-            counts, vocab2, L, Md, Mi, len1, len2, log_prob, used = _summed(decoded)
-            self.n_iter_ = it + 1
-            self.history_.append({"iteration": it + 1, "pairs": used,
-                                  "log_prob": round(log_prob, 4), "aligned": L,
-                                  "deleted": Md, "inserted": Mi})
-            if not used:
-                break
-            self._m_step(counts, len(vocab2) + 1, L, Md, Mi, len1, len2)
-            if self._params() == before or (self.em_sample and last):
-                self.alignments_ = [kept for _, kept in decoded]
-            if self.em_sample and last:
-                break
-            signature = ({k: dict(v) for k, v in counts.items()}, L, Md, Mi)
-            if signature == previous:
-                if not self.em_sample:
-                    break
-                final = True             # converged on the sample: all pairs once
-            previous = signature
-        return self
-
-    def _m_step(self, counts: dict, vocab_size: int, L: int, Md: int, Mi: int,
-                len1: float, len2: float) -> None:
-        """Re-estimate Pr(t2 | t1), p_d (p_i) and the length ratio from Viterbi counts (§4.2)."""
-        self.tag_counts_ = counts
-        self.vocab_size_ = vocab_size
-        if self.tie_deletion:
-            p = (Md + Mi + 1) / (L + Md + Mi + 2)
-            self.delete_prob_ = self.insert_prob_ = float(np.clip(p, 1e-4, 0.5))
-        else:
-            self.delete_prob_ = float(np.clip((Md + 1) / (L + Md + 2), 1e-4, 0.5))
-            self.insert_prob_ = float(np.clip((Mi + 1) / (L + Mi + 2), 1e-4, 0.5))
-        if self.length_ratio is None and len1 > 0 and len2 > 0:
-            self.length_ratio_ = float(np.clip(len2 / len1, 0.2, 5.0))
-        self.__dict__.pop("_tag_costs", None)
-
-    def _params(self) -> tuple:
-        """The fitted parameters the decoder uses (to tell when EM has converged)."""
-        counts = getattr(self, "tag_counts_", None)
-        return ({k: dict(v) for k, v in counts.items()} if counts is not None else None,
-                getattr(self, "vocab_size_", None), self._delete_prob(), self._insert_prob(),
-                self._length_ratio())
-
-    @property
-    def tag_probs_(self) -> dict:
-        """Fitted Pr(t2 | t1) for the tag pairs seen aligned in training (and identities)."""
-        counts = getattr(self, "tag_counts_", None)
-        if counts is None:
-            raise AttributeError("tag_probs_: call fit() first")
-        out = {}
-        for t1, c in counts.items():
-            for t2 in set(c) | {t1}:
-                out[(t1, t2)] = self.tag_prob(t1, t2)
-        return out
-
     def to_dict(self) -> dict:
         d = {"params": {k: getattr(self, k) for k in (
             "max_nodes", "n_iter", "delete_prob", "insert_prob", "tie_deletion",
@@ -631,6 +458,13 @@ class TreeAligner:
         return "\n".join(lines)
 
 
+def fit_aligner(tree_pairs, text_similarity=None, **params) -> TreeAligner:
+    """The tree aligner of a site: Viterbi EM (§4.2) on up to ``TRAINING_PAIRS`` pairs."""
+    params.setdefault("n_iter", FIT_ITERATIONS)
+    params.setdefault("em_sample", EM_SAMPLE)
+    return TreeAligner(**params).fit(list(tree_pairs)[:TRAINING_PAIRS], text_similarity)
+
+
 def _distinct_lengths(side: _Side, rows: np.ndarray) -> tuple:
     """The distinct text lengths of a tree's ``rows`` and where each row's is among them."""
     got = side.memo.get("lengths")
@@ -646,48 +480,5 @@ def _text_rows(has: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _tree_size(tree: Node) -> int:
-    """Nodes of a tree (``Node.size``), counted once per tree."""
-    return len(preorder(tree))
-
-
-def _summed(decoded: list) -> tuple:
-    """The M-step's counts (§4.2) summed over the E-step's pairs: tag pairs, side-2 tags,
-    L, Md, Mi, chunk lengths, log-probability and the number of pairs counted."""
-    counts: dict[str, Counter] = {}
-    vocab2: set[str] = set()
-    L = Md = Mi = used = 0
-    len1 = len2 = log_prob = 0.0
-    for got, _ in decoded:
-        if got is None:
-            continue
-        used += 1
-        log_prob += got["log_prob"]
-        for t1, c in got["counts"].items():
-            counts.setdefault(t1, Counter()).update(c)
-        len1 += got["len1"]
-        len2 += got["len2"]
-        vocab2.update(got["tags2"])
-        L, Md, Mi = L + got["L"], Md + got["Md"], Mi + got["Mi"]
-    return counts, vocab2, L, Md, Mi, len1, len2, log_prob, used
-
-
-def e_step_counts(al: Alignment, tree2: Node) -> dict | None:
-    """What one pair's Viterbi alignment adds to the counts of the M-step (§4.2); None
-    when it is no tree alignment (the linear fallback's is not counted)."""
-    if al.method != "tree":
-        return None
-    counts: dict[str, Counter] = {}
-    len1 = len2 = 0
-    for u, v, _ in al.node_pairs:
-        counts.setdefault(u.tag, Counter())[v.tag] += 1
-        if u.is_chunk and v.is_chunk:
-            len1 += len(u.text)
-            len2 += len(v.text)
-    return {"counts": counts, "tags2": {n.tag for n in preorder(tree2)}, "len1": len1,
-            "len2": len2, "log_prob": al.log_prob, "L": al.n_aligned, "Md": al.n_deleted,
-            "Mi": al.n_inserted}
-
-
-__all__ = ["Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
+__all__ = ["fit_aligner", "Node", "build_tree", "linearise", "anchors", "prior_tag_prob", "length_cost",
            "Alignment", "TreeAligner", "e_step_counts"]

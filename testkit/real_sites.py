@@ -15,10 +15,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bitextcrawl.demo.records import directory_records
+from bitextcrawl.formats.lett import iter_lett_pages
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
+from testkit.records import directory_records
 
 # The WET opaque variant's maker (benchmark scaffolding, beside bench_align.py).
 MAKE_WET_OPAQUE = Path(__file__).resolve().parents[2] / "bench" / "make_wet_opaque.py"
@@ -129,8 +130,6 @@ def tldr_opaque(data: Path, lang: str = "fr", code: str | None = None,
 
 def lett(data: Path) -> RealSite:
     """The WMT16 lett file; its ``expected`` pairs are what Bitextor outputs, not a human gold."""
-    from bitextcrawl.formats.lett import iter_lett_pages
-
     pages = list(iter_lett_pages(data / "lett" / "v2.lett.gz", identify=identifier()))
     gold = read_gold(data / "lett" / "expected")
     # (Bitextor's pairs are a silver standard: pairs outside it are not judged)

@@ -43,7 +43,7 @@ import re
 from dataclasses import dataclass, field
 
 from bitextcrawl.demo.generator import Resource
-from bitextcrawl.demo.multilingual_text import (
+from testkit.multilingual_text import (
     DESCRIPTIONS,
     LANG_NAMES,
     LANGS,

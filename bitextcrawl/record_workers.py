@@ -33,7 +33,8 @@ from concurrent.futures import Future
 from bitextcrawl.formats.warc import response_member
 from bitextcrawl.pages.language import Identification, LanguageIdentifier
 from bitextcrawl.pages.record import PageRecord, record_from_body
-from bitextcrawl.processes import start_forkserver, tune_collector
+from bitextcrawl.pairing.html_features import HTML_FEATURES
+from bitextcrawl.processes import ProcessPool, start_forkserver, tune_collector
 from bitextcrawl.store.codec import encode_content
 
 logger = logging.getLogger(__name__)
@@ -66,8 +67,6 @@ def make_record(url: str, body: bytes, content_type: str, decoded: tuple | None,
     record = record_from_body(url, body, identify, counts.append, content_type=content_type,
                               decode=(lambda: decoded) if decoded else None, **fields)
     if record is not None:
-        from bitextcrawl.pairing.html_features import HTML_FEATURES
-
         for feature in HTML_FEATURES:
             feature(record)
         if warc_headers is not None:
@@ -86,8 +85,6 @@ class RecordWorkers:
 
     def __init__(self, workers: int, model_file: str | None = None, min_prob: float = 0.5,
                  gc_young_threshold: int = 0):
-        from bitextcrawl.processes import ProcessPool
-
         # Spawned, not forked by the fork server: a fresh interpreter imports what a record
         # takes (0.4 s), where the fork server first imports the bitext stage's kernels
         # (1.5 s), and until a worker runs the crawl's process makes the records itself.

@@ -1,7 +1,7 @@
 """Decoding of the DOM tree alignment model [Shi 2006 §4.3]: the bottom-up DP and its traceback.
 
 The DP is Jiang, Wang & Zhang's (1995) alignment of trees, run over all node pairs. Its
-inner loops are compiled with numba (:mod:`bitextcrawl.bitext.tree_kernels`, imported by
+inner loops are compiled with numba (:mod:`bitextcrawl.trees.tree_kernels`, imported by
 the first decoding, :func:`kernels`): in pure Python they were half of the bitext stage's
 CPU (the other half the same DP run again by Viterbi EM). The compiled kernels do the
 same floating-point operations in the same order as the Python code they replace, so the
@@ -31,17 +31,17 @@ class _Timeout(Exception):
 
 
 def kernels():
-    """:mod:`bitextcrawl.bitext.tree_kernels`, imported now: numba (0.3 s) comes with the
+    """:mod:`bitextcrawl.trees.tree_kernels`, imported now: numba (0.3 s) comes with the
     first decoding, so a process that builds and trains aligners whose pairs a pool
     decodes (the crawl's) never imports it."""
-    from bitextcrawl.bitext import tree_kernels
+    from bitextcrawl.trees import tree_kernels
 
     return tree_kernels
 
 
 @dataclass
 class _Side:
-    """Arrays of one document tree (:class:`~bitextcrawl.bitext.dom.Node`), in post-order."""
+    """Arrays of one document tree (:class:`~bitextcrawl.trees.dom.Node`), in post-order."""
     nodes: list
     children: list            # list[list[int]]
     tags: list

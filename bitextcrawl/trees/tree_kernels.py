@@ -1,5 +1,5 @@
 """The compiled kernels of the DOM tree aligner's DP [Shi 2006 §4.3]: see
-:mod:`bitextcrawl.bitext.tree_decoder`, which calls them.
+:mod:`bitextcrawl.trees.tree_decoder`, which calls them.
 
 A module of their own so that numba (0.3 s to import, and each kernel's cache to load) is
 imported only by a process that decodes: with a pool, the crawl's process never does.

@@ -36,16 +36,23 @@ import math
 from collections import Counter, deque
 from typing import Iterable
 
-from bitextcrawl.bitext.dom import TreeCache, preorder
-from bitextcrawl.bitext.domtree import Alignment, Node, TreeAligner, build_tree, e_step_counts
 from bitextcrawl.pages.tokens import anchor_tokens
+from bitextcrawl.trees.dom import TreeCache, preorder
+from bitextcrawl.trees.domtree import (
+    Alignment,
+    Node,
+    TreeAligner,
+    build_tree,
+    e_step_counts,
+    fit_aligner,
+)
 
 logger = logging.getLogger(__name__)
 
 PARALLEL_LINK_SOURCE = "parallel_link"
 VERIFY_MIN_ALIGNED = 0.6
 VERIFY_MIN_ANCHORS = 0.5
-# Pairs whose alignment trains the aligner (as in bitext.extract).
+# Pairs whose alignment trains the aligner (as trees.domtree.fit_aligner's).
 TRAINING_PAIRS = 25
 
 
@@ -189,8 +196,6 @@ class _Trees:
 
 def fit_link_aligner(pairs, page_index: dict, trees=None) -> TreeAligner:
     """A tree aligner trained (Viterbi EM, §4.2) on the first ``TRAINING_PAIRS`` pairs."""
-    from bitextcrawl.bitext.extract import fit_aligner
-
     trees = trees or _Trees(page_index)
     training = []
     for pair in pairs:
