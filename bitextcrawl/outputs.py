@@ -13,6 +13,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from bitextcrawl.bitext.chunks import PageTrees, navigation_template
 from bitextcrawl.bitext.extract import write_bitext
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 from bitextcrawl.bitext.pool import warm_pool
@@ -83,6 +84,9 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
                 "sentence aligner's kernels first: about 20 s)", len(pairs))
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
+    # the template of the sites heavy with one: their trees aligned without its navigation
+    page_trees = PageTrees({site: navigation_template(site_pages)
+                            for site, site_pages in by_site.items()})
     if load is not None:
         for page in page_index.values():   # the most memory held from here on
             drop_pairing_features(page)
@@ -90,7 +94,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
                                  html_reader=html_reader)
     return write_bitext(pairs, page_index, output_dir, progress=progress,
                         lang_check=lang_check, compress=config.compress,
-                        samples=samples, workers=workers, shared_pool=shared_pool)
+                        samples=samples, workers=workers, shared_pool=shared_pool,
+                        page_trees=page_trees)
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,

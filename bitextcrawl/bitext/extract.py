@@ -18,7 +18,7 @@ from collections import Counter, defaultdict
 from functools import partial
 from typing import NamedTuple
 
-from bitextcrawl.bitext.chunks import align_pair, pair_sentences
+from bitextcrawl.bitext.chunks import PageTrees, align_pair, pair_sentences
 from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
 from bitextcrawl.bitext.pool import _gc_frozen, _run_chunk, ordered_map, pool_size, worker_pool
 from bitextcrawl.bitext.rows import RowSpill
@@ -34,7 +34,6 @@ from bitextcrawl.trees.domtree import (
     FIT_ITERATIONS,
     TRAINING_PAIRS,
     TreeAligner,
-    build_tree,
     e_step_counts,
     fit_aligner,
 )
@@ -79,7 +78,7 @@ def _read_html(reader, url: str) -> str:
     return reader([url])[url]
 
 
-def _align_task(aligner, l1: str, l2: str, lang_check, reader, task: PairTask):
+def _align_task(aligner, l1: str, l2: str, lang_check, page_trees, reader, task: PairTask):
     """Align one page pair from its HTML: a pool worker's job (trees built here too, the
     HTML read with ``reader`` where the task has none).
 
@@ -91,7 +90,7 @@ def _align_task(aligner, l1: str, l2: str, lang_check, reader, task: PairTask):
         if html_1 is None or html_2 is None:
             got = reader([url_1, url_2])
             html_1, html_2 = got[url_1], got[url_2]
-        t1, t2 = build_tree(html_1, url_1), build_tree(html_2, url_2)
+        t1, t2 = page_trees(html_1, url_1, l1), page_trees(html_2, url_2, l2)
         out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2, lang_check)
         release(t1)
         release(t2)
@@ -102,13 +101,15 @@ def _align_task(aligner, l1: str, l2: str, lang_check, reader, task: PairTask):
         return str(exc)
 
 
-def _e_step_task(aligner, l1: str, l2: str, lang_check, reader, final: bool, task: PairTask):
+def _e_step_task(aligner, l1: str, l2: str, lang_check, page_trees, reader, final: bool,
+                 task: PairTask):
     """One training pair's E-step in a pool worker (§4.2): its counts, and in EM's last
     iteration (``final``: every training pair decoded, the alignments kept) its result
     (:func:`_pair_result`); None otherwise, which has the pair decoded again after EM."""
     url_1, html_1, url_2, html_2, _ = task
     read = partial(_read_html, reader)
-    t1, t2 = (_TRAINING_TREES.get(url_1, html_1, read), _TRAINING_TREES.get(url_2, html_2, read))
+    t1 = _TRAINING_TREES.get(url_1, html_1, read, partial(page_trees, lang=l1))
+    t2 = _TRAINING_TREES.get(url_2, html_2, read, partial(page_trees, lang=l2))
     if t1.size > aligner.max_nodes or t2.size > aligner.max_nodes:
         return None, None
     alignment = aligner.align(t1, t2)
@@ -168,7 +169,8 @@ def training_first(lang_pairs: list, page_index) -> list:
                                                  if k not in keep]
 
 
-def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check):
+def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check,
+         page_trees):
     """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
     what EM kept of them (``TreeAligner.alignments_``).
 
@@ -186,7 +188,8 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, la
             # other waits at the end of the iteration; the results in the pairs' order.
             order = sorted(range(len(tasks[:limit])), key=lambda k: -tasks[k].size)
             # (with a sample, only the last iteration decodes every pair: fit_with)
-            task = partial(_e_step_task, aligner, l1, l2, lang_check, reader, limit is None)
+            task = partial(_e_step_task, aligner, l1, l2, lang_check, page_trees, reader,
+                           limit is None)
             done = pool.map(task, [tasks[k] for k in order])
             out = [None] * len(order)
             for k, result in zip(order, done):
@@ -197,14 +200,14 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, la
     else:
         for pair in training:
             for page in (page_index[pair.url_1], page_index[pair.url_2]):
-                trees[page.url] = build_tree(page.html, page.url)
+                trees[page.url] = page_trees(page.html, page.url, page.lang)
         aligner = fit_aligner([(trees[p.url_1], trees[p.url_2]) for p in training],
                               similarity)
     return aligner, aligner.__dict__.pop("alignments_", None) or []
 
 
 def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool,
-                  lang_check):
+                  lang_check, page_trees):
     """Per page pair, in order: :func:`_align_task`'s result.
 
     Pairs that training decoded already (``fitted``) are not decoded again. The others
@@ -225,7 +228,8 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
         def run(k):
             p1, p2 = page_index[lang_pairs[k].url_1], page_index[lang_pairs[k].url_2]
             try:
-                alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity)
+                alignment, t1, t2 = align_pair(aligner, p1, p2, trees, similarity,
+                                               page_trees)
             except (ValueError, RecursionError) as exc:
                 return str(exc)
             out = _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check)
@@ -237,8 +241,8 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
     else:
         tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
         reader = getattr(page_index, "html_reader", None)
-        done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check, reader),
-                           tasks)
+        done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check,
+                                         page_trees, reader), tasks)
     done = iter(done)
     for k in range(len(lang_pairs)):
         yield next(done) if results[k] is None else results[k]
@@ -247,7 +251,7 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
 @_gc_frozen
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 text_similarity: TextSimilaritySource = None, lang_check=None, pool=None,
-                links=None, new_rows=list):
+                links=None, new_rows=list, page_trees: PageTrees | None = None):
     """Bitext rows (dicts) and parallel links; one language pair at a time.
 
     Returns ``{(lang_1, lang_2): (rows, aligner, checks)}`` and the links. ``lang_check``:
@@ -257,7 +261,10 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
     :func:`checked_rows` asks. ``pool``: an executor whose processes align the page
     pairs once the aligner is fitted (None: this process); rows come out in the pairs'
     order either way. ``new_rows()``: an empty sequence a language pair's rows are
-    appended to (a list, or a ``rows.RowSpill`` on disk)."""
+    appended to (a list, or a ``rows.RowSpill`` on disk). ``page_trees``: builds each
+    page's document tree (:class:`~bitextcrawl.bitext.chunks.PageTrees`: without the
+    site's navigation template; None: the whole document)."""
+    page_trees = page_trees or PageTrees()
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -271,13 +278,13 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         trees: dict = {}
         lang_pairs = training_first(lang_pairs, page_index)
         aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool,
-                               lang_check)
+                               lang_check, page_trees)
         rows = new_rows()
         # what the checks need of all the rows is added up as they come, while the
         # workers align the next pairs
         checks = RowChecks(lang_check) if lang_check is not None else None
         outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
-                                l1, l2, pool, lang_check)
+                                l1, l2, pool, lang_check, page_trees)
         for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
                                                   len(lang_pairs))):
             url_1, url_2 = _page_url(page_index, pair.url_1), _page_url(page_index, pair.url_2)
@@ -378,7 +385,8 @@ def pairs_in(fn, args) -> int:
 def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                  text_similarity: TextSimilaritySource = None, lang_check=None,
                  compress: bool = False, samples: dict | None = None,
-                 workers: int = 1, shared_pool=None) -> dict:
+                 workers: int = 1, shared_pool=None,
+                 page_trees: PageTrees | None = None) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
@@ -390,7 +398,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     files are the same whatever their number. ``shared_pool``: a distributed crawl's
     executor shared by its workers (``store.redis_pool.RedisTaskPool``), used in place
     of the process pool when another worker is there to take tasks; each worker's share of
-    the pairs is counted (``bitext/closing/pairs_aligned/<worker>``).
+    the pairs is counted (``bitext/closing/pairs_aligned/<worker>``). ``page_trees``: see
+    :func:`bitext_rows`.
     """
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
@@ -405,7 +414,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
             counts["bitext/bitext/workers_read_store"] = 1    # not the HTML in the tasks
         links = JsonlSink(fh)
         results, _ = bitext_rows(pairs, page_index, counts, progress, text_similarity,
-                                 lang_check, pool, links, partial(RowSpill, output_dir))
+                                 lang_check, pool, links, partial(RowSpill, output_dir),
+                                 page_trees)
         if pool is not None and pool.tasks_inline:
             counts["bitext/bitext/pool_broken_tasks"] = pool.tasks_inline
         if pool is not None and pool is shared_pool:

@@ -38,8 +38,8 @@ from bitextcrawl.pages.strand import is_chunk, linearise
 from bitextcrawl.pages.text import parse
 from bitextcrawl.pages.urls import link_base, link_url
 
-__all__ = ["SiteTemplate", "ContentView", "link_chunks", "page_chunk_keys", "page_link_chunks",
-           "text_key"]
+__all__ = ["SiteTemplate", "ContentView", "TemplateBlocks", "link_chunks", "page_chunk_keys",
+           "page_link_chunks", "text_key"]
 
 # A text found on this many pages of one language is the site's, not the page's. Three:
 # two pages may quote one another; a text three pages carry in one language belongs to
@@ -274,12 +274,45 @@ class SiteTemplate:
         # links outside <a> (``<area>``) are not placed: kept
         return [u for u in urls if u in content or u not in placed_urls]
 
+    def shares(self, pages: Iterable) -> dict[str, float]:
+        """lang -> the share of template blocks on the language's median page (of those
+        ``pages`` whose language's template is known)."""
+        by_lang: dict[str, list] = defaultdict(list)
+        for page in pages:
+            marks = self.chunk_marks(page)
+            if marks:
+                by_lang[page.lang].append(sum(marks) / len(marks))
+        return {lang: sorted(v)[len(v) // 2] for lang, v in by_lang.items()}
+
+    def blocks(self) -> "TemplateBlocks":
+        """The learned template alone (no page), for marking other block sequences."""
+        return TemplateBlocks(self.template_)
+
     def view(self, page) -> "ContentView":
         return ContentView(page, self.strand(page), self.text(page))
 
     def views(self, pages: dict) -> dict:
         """url -> :class:`ContentView` of each page of ``pages`` (url -> record)."""
         return {u: self.view(p) for u, p in pages.items()}
+
+
+class TemplateBlocks:
+    """A site's learned template per language (``SiteTemplate.template_``) without the
+    pages it was learned from: small, picklable, for marking the chunks of a document
+    tree (``trees.dom``: a tree chunk is a STRAND chunk of the same page)."""
+
+    __slots__ = ("learned",)
+
+    def __init__(self, learned: dict):
+        self.learned = learned
+
+    def marks(self, lang: str, keys: list) -> list | None:
+        """Per block key (:func:`text_key`) of a page in ``lang``, True where it is
+        template; None where the language's template is unknown."""
+        got = self.learned.get(lang)
+        if got is None:
+            return None
+        return _sequence_marks(keys, got[0].__contains__, got[1].__contains__)
 
 
 class ContentView:

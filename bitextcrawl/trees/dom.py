@@ -275,6 +275,54 @@ def _close_run(pieces: list[str], elements: list[Node], segments: list) -> None:
     elements.clear()
 
 
+def strip_navigation(root: Node, template: list, min_link_share: float = 0.5) -> int:
+    """Remove from the tree the elements that hold template text only (``template``: per
+    chunk in document order, True for a template chunk) and whose text is mostly link
+    text (at least ``min_link_share`` of it): a site's menus and a sidebar listing every
+    page of a section. A page whose every chunk is template keeps its tree. Returns the
+    elements removed; the tree is numbered again.
+
+    Departure from [Shi 2006 §4], which aligns the whole document tree: a short page
+    inside a heavy template is mostly its sidebar, whose entries differ between the
+    languages (each lists the pages it has), and the alignment follows the sidebar, not
+    the page. Template *prose* stays (a paragraph several pages share is translated text,
+    written once in the bitext)."""
+    chunks = [n for n in root.iter() if n.is_chunk]
+    if not any(template) or all(template[:len(chunks)]):
+        return 0
+    marked = {id(n) for n, m in zip(chunks, template) if m}
+    removed = 0
+
+    def link_chars(node: Node) -> int:
+        if node.tag in LINK_TAGS:
+            return len(node.text)
+        return sum(link_chars(c) for c in node.children if c.inline)
+
+    # post-order: (template text seen, other text seen, characters, link characters)
+    seen: dict[int, tuple] = {}
+    for node in root.postorder():
+        has_t = has_c = False
+        chars = links = 0
+        if node.is_chunk:
+            has_t, has_c = id(node) in marked, id(node) not in marked
+            chars, links = len(node.text), link_chars(node)
+        kept = []
+        for child in node.children:
+            t, c, n, k = seen.pop(id(child))
+            has_t, has_c, chars, links = has_t or t, has_c or c, chars + n, links + k
+            if t and not c and k >= min_link_share * n and not child.inline:
+                release(child)
+                removed += 1
+            else:
+                kept.append(child)
+        node.children = kept
+        seen[id(node)] = (has_t, has_c, chars, links)
+    if removed:
+        root.memo = None       # its node list (preorder) is stale
+        _number(root)
+    return removed
+
+
 def _number(root: Node) -> Node:
     """Breadth-first indices (the paper's D_i^N, root = 1) and depths."""
     queue = [root]
@@ -345,15 +393,16 @@ class TreeCache:
         self.keep = keep
         self.trees: dict[tuple[str, str], Node] = {}
 
-    def get(self, url: str, html: str | None, read: Callable[[str], str] | None = None) -> Node:
+    def get(self, url: str, html: str | None, read: Callable[[str], str] | None = None,
+            build: Callable[[str, str], Node] | None = None) -> Node:
         """The tree of ``url``'s ``html``; ``html`` None: of ``read(url)``, read only
-        when the tree is not kept."""
+        when the tree is not kept. ``build(html, url)``: how (:func:`build_tree`)."""
         key = (url, html)
         tree = self.trees.pop(key, None)
         if tree is None:
             if len(self.trees) >= self.keep:
                 release(self.trees.pop(next(iter(self.trees))))
-            tree = build_tree(html if html is not None else read(url), url)
+            tree = (build or build_tree)(html if html is not None else read(url), url)
         self.trees[key] = tree
         return tree
 
@@ -386,4 +435,5 @@ def linearise(tree: Node) -> list[tuple[str, Node]]:
     return out
 
 
-__all__ = ["Node", "TreeCache", "build_tree", "linearise", "preorder", "release", "TEXT_TAG"]
+__all__ = ["Node", "TreeCache", "build_tree", "linearise", "preorder", "release",
+           "strip_navigation", "TEXT_TAG"]
