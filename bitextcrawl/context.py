@@ -10,7 +10,9 @@ database the crawl's URL-pattern learners read and a factory of those learners; 
 open page store
 (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by :meth:`close`
 when the engine stops or the expand spider is done with the site); the signals the site's
-components listen on (the crawler's; an expand site's own); and the request factory.
+components listen on (the crawler's; for an expand site, its view of the crawler's,
+:class:`~bitextcrawl.signals.SiteSignals`, which hears that site's events only); and the
+request factory.
 Nothing else: what the components compute stays in them and in the pure modules.
 """
 

@@ -5,6 +5,14 @@ these are the ones the components here send to each other, so that none of them
 needs a reference to another.
 """
 
+from __future__ import annotations
+
+from pydispatch.robustapply import robustApply
+from scrapy import signals as scrapy_signals
+from scrapy.signalmanager import SignalManager
+
+from bitextcrawl.pages.urls import site_of
+
 #: Pages found to have a counterpart (URL pattern pair whose two pages are stored):
 #: sent by the URL-pairing pipeline with ``urls`` (an iterable of page URLs); the focus
 #: middleware counts them as pages that yielded (link yield learning).
@@ -32,3 +40,68 @@ request_discarded = object()
 #: worker then, so that the export runs beside pairing instead of after it (a pipeline's
 #: ``close_spider`` runs after those of the pipelines with larger priority numbers).
 closing_started = object()
+
+
+def event_site(kwargs: dict) -> str | None:
+    """The site a signal's event is about: the site a request was made for (the expand
+    spider's ``bitext_expand_site``), else the site of its URL, of a response's or of a
+    rewritten link's source; None for an event of no one site (``pages_paired``)."""
+    request = kwargs.get("request")
+    if request is not None:
+        return request.meta.get("bitext_expand_site") or site_of(request.url)
+    response = kwargs.get("response")
+    if response is not None:
+        return site_of(response.url)
+    source = kwargs.get("source")
+    return site_of(source) if isinstance(source, str) else None
+
+
+class SiteSignals:
+    """One site's view of the crawler's one signal bus, for a crawl of many sites (the
+    expand spider): what a site's components connect hears the events of their site only
+    (:func:`event_site`; events of no one site reach every site), and what they send goes
+    out on the crawler's bus.
+
+    ``spider_idle`` is not connected to the bus: a site's idle-time work runs when its
+    crawl wants it (the expand spider's phases), by :meth:`send_catch_log` here.
+    :meth:`close` disconnects everything the site connected."""
+
+    def __init__(self, bus, site: str):
+        self.bus = bus
+        self.site = site
+        self._idle = SignalManager(self)
+        self._routed: list[tuple[object, object]] = []   # (handler, signal) on the bus
+
+    def connect(self, receiver, signal, **kwargs) -> None:
+        if signal is scrapy_signals.spider_idle:
+            self._idle.connect(receiver, signal=signal, **kwargs)
+            return
+
+        def routed(**named):
+            site = event_site(named)
+            if site is not None and site != self.site:
+                return None
+            return robustApply(receiver, **named)
+
+        self.bus.connect(routed, signal=signal, weak=False, **kwargs)
+        self._routed.append((routed, signal))
+
+    def send_catch_log(self, signal, **kwargs) -> list:
+        if signal is scrapy_signals.spider_idle:
+            return self._idle.send_catch_log(signal, **kwargs)
+        return self.bus.send_catch_log(signal, **kwargs)
+
+    def disconnect_all(self, signal, **kwargs) -> None:
+        if signal is scrapy_signals.spider_idle:
+            self._idle.disconnect_all(signal, **kwargs)
+            return
+        for handler, sig in [x for x in self._routed if x[1] is signal]:
+            self.bus.disconnect(handler, signal=sig, weak=False)
+            self._routed.remove((handler, sig))
+
+    def close(self) -> None:
+        """Disconnect every handler of this site from the bus."""
+        for handler, signal in self._routed:
+            self.bus.disconnect(handler, signal=signal, weak=False)
+        self._routed = []
+        self._idle.disconnect_all(scrapy_signals.spider_idle)

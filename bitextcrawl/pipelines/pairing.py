@@ -390,7 +390,9 @@ class UrlPairingPipeline:
         for _, answer in self.context.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
                 if lang in self.langs:
-                    held = [url for url in urls if url not in self.known]
+                    # (the focus holds the links of every site an expand crawl crawls)
+                    held = [url for url in urls
+                            if url not in self.known and self.context.in_scope(url)]
                     sources.extend((url, lang, True) for url in held)
                     # held links are pages of that language too: a language whose links
                     # the focus holds back is not the scarce side

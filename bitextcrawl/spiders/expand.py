@@ -42,7 +42,6 @@ from scrapy import signals
 from scrapy.exceptions import (CannotResolveHostError, DontCloseSpider,
                                DownloadConnectionRefusedError, DownloadTimeoutError, DropItem,
                                IgnoreRequest, NotConfigured)
-from scrapy.signalmanager import SignalManager
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.conf import build_component_list
@@ -62,6 +61,7 @@ from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, outlink_counts, read_seeds,
                                          site_link_evidence, site_root)
+from bitextcrawl.signals import SiteSignals
 from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 
@@ -128,7 +128,8 @@ class SiteCrawl:
             spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
             spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
             request_factory=self.page_request, scope=self.in_scope,
-            signals=SignalManager(self),  # the spider sends them spider_idle
+            # the crawler's bus, this site's events only; the spider sends it spider_idle
+            signals=SiteSignals(spider.crawler.signals, site),
             pattern_db=spider.pattern_db_path)  # one database for the sites of the rounds
         self.check_budget = spider.detect_pages
         self.check_urls: set[str] = set(start_urls)  # requested for the check
@@ -227,7 +228,7 @@ class SitePipelines:
         for pipe in reversed(site.pipelines):  # Scrapy closes pipelines last-first, too
             if hasattr(pipe, "close_spider"):
                 pipe.close_spider()
-        site.context.signals.disconnect_all(signals.spider_idle)
+        site.context.signals.close()
         site.pipelines = []
         self.sites.pop(site.site, None)
 
