@@ -12,7 +12,8 @@ open page store
 when the engine stops or the expand spider is done with the site); the signals the site's
 components listen on (the crawler's; for an expand site, its view of the crawler's,
 :class:`~bitextcrawl.signals.SiteSignals`, which hears that site's events only); and the
-request factory.
+request factory; and the frontier (:class:`~bitextcrawl.extensions.frontier.Frontier`),
+where every component schedules its requests and registers its idle-time work.
 Nothing else: what the components compute stays in them and in the pure modules.
 """
 
@@ -24,6 +25,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
+from bitextcrawl.extensions.frontier import Frontier
 from bitextcrawl.pairing.pattern_db import PatternDB
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.store import PageStore, open_store
@@ -35,7 +37,8 @@ class CrawlContext:
     def __init__(self, settings, output_dir: str, langs: tuple[str, ...], *,
                  request_factory: Callable, scope: Callable[[str], bool],
                  site: str | None = None, start_url: str = "", max_pages: int = 0,
-                 signals=None, pattern_db: str | None = None, response_budget: bool = False):
+                 signals=None, pattern_db: str | None = None, response_budget: bool = False,
+                 frontier: Frontier | None = None):
         self.settings = settings
         self.output_dir = output_dir
         self.langs = tuple(langs)
@@ -51,6 +54,8 @@ class CrawlContext:
         # a shared database only where asked for (BITEXT_PATTERN_DB, or the caller's)
         self.pattern_db_path = pattern_db or pattern_db_path(settings, output_dir)
         self.signals = signals
+        # where requests are scheduled and the idle-time work runs (the crawler's one)
+        self.frontier = frontier
         self._request_factory = request_factory
         self._scope = scope
         self._store: PageStore | None = None
@@ -65,10 +70,23 @@ class CrawlContext:
             raise NotConfigured("no crawl context: run a bitextcrawl spider")
         return context
 
+    @classmethod
+    def frontier_of(cls, crawler) -> Frontier:
+        """The crawl's frontier; a frontier of its own for a crawler without a crawl
+        context (a spider of another project in a project that enables bitextcrawl)."""
+        context = getattr(crawler, ATTRIBUTE, None)
+        return context.frontier if context is not None else Frontier(crawler)
+
+    def add_idle_task(self, name: str, fn: Callable, when_idle: bool = False) -> None:
+        """Idle-time work of this crawl (see :class:`Frontier`)."""
+        self.frontier.add_idle_task(name, fn, key=self, when_idle=when_idle)
+
     def install(self, crawler) -> "CrawlContext":
         """Keep this context on ``crawler``; its store closes when the engine stops."""
         if self.signals is None:
             self.signals = crawler.signals
+        if self.frontier is None:
+            self.frontier = Frontier(crawler, owner=self)
         setattr(crawler, ATTRIBUTE, self)
         # after spider_closed, whose handlers still write to the store (focus.py)
         crawler.signals.connect(self.close, signal=signals.engine_stopped)

@@ -8,8 +8,6 @@ needs a reference to another.
 from __future__ import annotations
 
 from pydispatch.robustapply import robustApply
-from scrapy import signals as scrapy_signals
-from scrapy.signalmanager import SignalManager
 
 from bitextcrawl.pages.urls import site_of
 
@@ -60,23 +58,16 @@ class SiteSignals:
     """One site's view of the crawler's one signal bus, for a crawl of many sites (the
     expand spider): what a site's components connect hears the events of their site only
     (:func:`event_site`; events of no one site reach every site), and what they send goes
-    out on the crawler's bus.
-
-    ``spider_idle`` is not connected to the bus: a site's idle-time work runs when its
-    crawl wants it (the expand spider's phases), by :meth:`send_catch_log` here.
+    out on the crawler's bus. (A site's idle-time work is not a signal's: its tasks are
+    the frontier's, run by the expand spider when its phases want them.)
     :meth:`close` disconnects everything the site connected."""
 
     def __init__(self, bus, site: str):
         self.bus = bus
         self.site = site
-        self._idle = SignalManager(self)
         self._routed: list[tuple[object, object]] = []   # (handler, signal) on the bus
 
     def connect(self, receiver, signal, **kwargs) -> None:
-        if signal is scrapy_signals.spider_idle:
-            self._idle.connect(receiver, signal=signal, **kwargs)
-            return
-
         def routed(**named):
             site = event_site(named)
             if site is not None and site != self.site:
@@ -87,21 +78,10 @@ class SiteSignals:
         self._routed.append((routed, signal))
 
     def send_catch_log(self, signal, **kwargs) -> list:
-        if signal is scrapy_signals.spider_idle:
-            return self._idle.send_catch_log(signal, **kwargs)
         return self.bus.send_catch_log(signal, **kwargs)
-
-    def disconnect_all(self, signal, **kwargs) -> None:
-        if signal is scrapy_signals.spider_idle:
-            self._idle.disconnect_all(signal, **kwargs)
-            return
-        for handler, sig in [x for x in self._routed if x[1] is signal]:
-            self.bus.disconnect(handler, signal=sig, weak=False)
-            self._routed.remove((handler, sig))
 
     def close(self) -> None:
         """Disconnect every handler of this site from the bus."""
         for handler, signal in self._routed:
             self.bus.disconnect(handler, signal=signal, weak=False)
         self._routed = []
-        self._idle.disconnect_all(scrapy_signals.spider_idle)

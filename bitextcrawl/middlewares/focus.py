@@ -33,7 +33,7 @@ import logging
 from collections import Counter, defaultdict
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
@@ -137,11 +137,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self.request_dropped, signal=signals.request_dropped)
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.held_links, signal=held_links)
         crawler.bitext_focus = self  # for HeldLinksMiddleware
+        context = self.context
+        if context is not None:
+            context.add_idle_task("held_links", self.release_held)
+            context.frontier.add_guess_hook(self.unfiltered)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -203,7 +206,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         for request in requests:
             if request.url not in self.downloaded:
                 request.meta["bitext_released"] = True
-                self.crawler.engine.crawl(request)
+                self._schedule(request)
         if requests:
             self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
         return len(requests)
@@ -480,7 +483,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                     del held[url]
                     if url not in self.downloaded:
                         request.meta["bitext_released"] = True
-                        self.crawler.engine.crawl(request)
+                        self._schedule(request)
                         released += 1
         if released:
             self.stats.inc_value("bitext/focus/released_by_url_token", released)
@@ -488,17 +491,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
                         "tokens: released", released)
         return released
 
-    def spider_idle(self):
-        """Release held links of a language whose yield has come back (recovery or later
-        pages paired them) — unless ``max_pages`` is reached."""
+    def _schedule(self, request) -> None:
+        self.context.frontier.schedule(request)
+
+    def release_held(self) -> bool:
+        """The idle task ``held_links``: release held links of a language whose yield has
+        come back (recovery or later pages paired them) — unless ``max_pages`` is
+        reached. True if some were."""
         left = self.context.budget_left() if self.context is not None else None
         if left is not None and left <= 0:
-            return
+            return False
         released = self._rejudge_held()
         if self.resumed_small_side:
             # held by the small side when the last run stopped: judged again at download
             for request in self.resumed_small_side:
-                self.crawler.engine.crawl(request)
+                self._schedule(request)
             released += len(self.resumed_small_side)
             self.resumed_small_side = []
         side = self.small_side
@@ -518,13 +525,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if not held or self._should_hold(lang):
                 continue
             self.holding.discard(lang)
-            engine = self.crawler.engine
             before = released
             for request in list(held.values()):
                 if request.url in self.downloaded:
                     continue
                 request.meta["bitext_released"] = True
-                engine.crawl(request)
+                self._schedule(request)
                 released += 1
             held.clear()
             logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
@@ -532,7 +538,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                         released - before)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
-            raise DontCloseSpider
+        return bool(released)
 
     def spider_opened(self, spider=None):
         """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly, and
@@ -704,7 +710,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
                     "bitext_same_lang": lang}
             self.promoted.add(url)
-            self.crawler.engine.crawl(request.replace(
+            self._schedule(request.replace(
                 priority=request.priority + self.bonus, dont_filter=True, meta=meta))
             promoted += 1
         if promoted:

@@ -24,6 +24,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl import config
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.redirect_rules import RedirectRules
 from bitextcrawl.signals import url_rewritten
 
@@ -80,8 +81,8 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         meta = {k: v for k, v in request.meta.items()
                 if k not in ("bitext_rewritten_from", "redirect_urls", "redirect_times",
                              "redirect_ttl", "redirect_reasons")}
-        self.crawler.engine.crawl(request.replace(url=source, dont_filter=True,
-                                                  meta={**meta, "bitext_no_rewrite": True}))
+        CrawlContext.frontier_of(self.crawler).schedule(request.replace(
+            url=source, dont_filter=True, meta={**meta, "bitext_no_rewrite": True}))
 
     def get_processed_request(self, request, response):
         if request.method != "GET" or request.meta.get("bitext_no_rewrite") \

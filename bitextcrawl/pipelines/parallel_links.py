@@ -19,15 +19,15 @@ other languages, ``DEPTH_LIMIT``), so little is aligned. In a crawl bounded by
 ``DEPTH_LIMIT`` — the paper's scheme, whose step 1 downloads the home page and the
 pages it links to, and whose later steps follow parallel links only — parallel links
 carry the crawl on: a request made here has the depth of its source pair plus one, is
-exempt from ``DEPTH_LIMIT`` itself (it is injected with ``engine.crawl``, past the
+exempt from ``DEPTH_LIMIT`` itself (the frontier schedules it with ``engine.crawl``, past the
 depth middleware), and the links found on its page are followed only within
 ``DEPTH_LIMIT``.
 
 Order with deep page recovery (:class:`~bitextcrawl.pipelines.pairing.UrlPairingPipeline`):
-both listen to ``spider_idle``; handlers run in the order the pipelines were created
-(``ITEM_PIPELINES`` priority), so with a larger priority number this one runs after it
-and acts only when the engine is still idle, i.e. when recovery requested nothing in
-this round. The pairs are decided at close as ever (``pairing/align.py``).
+both are idle tasks of the frontier (:mod:`bitextcrawl.extensions.frontier`), which runs
+this one after recovery and only when the engine is still idle, i.e. when recovery
+requested nothing in this round. The pairs are decided at close as ever
+(``pairing/align.py``).
 
 Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
@@ -53,7 +53,7 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
 
 from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
@@ -132,7 +132,8 @@ class ParallelLinkPipeline:
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._pattern_cache: tuple[int, list] = (-1, [])
-        self.context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        # after deep page recovery, only when it requested nothing (the engine is idle)
+        self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
 
     @classmethod
@@ -349,20 +350,19 @@ class ParallelLinkPipeline:
         return self.aligner is None or (self.trained_on < CRAWL_TRAINING_PAIRS
                                         and want >= 2 * self.trained_on)
 
-    def spider_idle(self):
-        engine = self.crawler.engine
-        if engine is None or not engine.spider_is_idle():
-            return  # another idle handler (deep page recovery) requested pages: those first
+    def spider_idle(self) -> bool:
+        """The idle task ``parallel_links``: rounds until one requests pages or runs out
+        of time (True), or nothing is left to align (False)."""
         start = time.monotonic()
         while True:
             result = self._round(start)
             if result is None:          # nothing left to align or verify
-                return
+                return False
             scheduled, verified, cut = result
             if scheduled or cut:        # pages to download, or the round's budget is spent
-                raise DontCloseSpider
+                return True
             if not verified:
-                return
+                return False
             # New verified pairs and nothing to download: their links at once, no wait.
 
     def _round(self, start: float):
@@ -454,7 +454,6 @@ class ParallelLinkPipeline:
         """Propose the aligned links of the pair (u1, u2) (``links.link_proposals``) as
         pairs, and request their targets not stored, tried or scheduled yet; the number
         of requests made."""
-        engine = self.crawler.engine
         context = self.context
         scheduled = 0
         l1, l2 = self.pages[u1].lang, self.pages[u2].lang
@@ -480,6 +479,6 @@ class ParallelLinkPipeline:
                 request = context.page_request(url, discovered_by="parallel_link",
                                                bitext_expected_lang=lang,
                                                bitext_parallel_pair=[u1, u2], depth=depth)
-                engine.crawl(request)
+                context.frontier.schedule(request)
                 scheduled += 1
         return scheduled

@@ -37,7 +37,7 @@ class RecordingPipeline:
         self.crawler = crawler
         self.context = context
         self.events = []
-        context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        context.add_idle_task("deep_recovery", self.spider_idle)
         RecordingPipeline.instances.append(self)
 
     @classmethod
@@ -53,7 +53,7 @@ class RecordingPipeline:
 
     def spider_idle(self):
         self.events.append(("idle",))
-        raise DontCloseSpider
+        return True
 
     def close_spider(self):
         self.events.append(("close",))
@@ -125,7 +125,7 @@ def test_site_pipelines_route_items_and_signals(crawler):
     assert pipes.site_idle(site) is True   # the pipeline asked for more time
     pipes.close_site(site)
     assert rec.events[-1] == ("close",)
-    assert pipes.site_idle(site) is False  # its signals are disconnected
+    assert pipes.site_idle(site) is False  # its idle tasks are removed
     with open(site.output_dir + "/pages.jsonl", encoding="utf-8") as fh:
         assert [json.loads(line)["url"] for line in fh] == [SITE + "/en/"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
@@ -21,10 +20,6 @@ class Recorder:
     def url_rewritten(self, source, target):
         self.seen.append(("rewritten", source))
 
-    def spider_idle(self):
-        self.seen.append(("idle",))
-        raise DontCloseSpider
-
 
 def test_each_site_hears_its_own_events_on_the_crawlers_bus():
     crawler = get_crawler()
@@ -34,7 +29,6 @@ def test_each_site_hears_its_own_events_on_the_crawlers_bus():
     for bus, rec in ((a, ra), (b, rb)):
         bus.connect(rec.response_received, signal=signals.response_received)
         bus.connect(rec.url_rewritten, signal=url_rewritten)
-        bus.connect(rec.spider_idle, signal=signals.spider_idle)
     # a redirect into b.org of a request made for a.org is a.org's
     asked = Request("http://www.b.org/x", meta={"bitext_expand_site": a.site})
     crawler.signals.send_catch_log(signals.response_received, request=asked,
@@ -46,14 +40,7 @@ def test_each_site_hears_its_own_events_on_the_crawlers_bus():
     assert ra.seen == [("response", "http://www.b.org/x"), ("rewritten", "http://a.org/old")]
     assert rb.seen == [("response", "http://b.org/y")]
 
-    # spider_idle is not the bus's: the site's own send runs its site's handlers only
-    crawler.signals.send_catch_log(signals.spider_idle, spider=None)
-    assert ("idle",) not in ra.seen
-    results = a.send_catch_log(signals.spider_idle, dont_log=DontCloseSpider)
-    assert ra.seen[-1] == ("idle",) and ("idle",) not in rb.seen
-    assert results[0][1].check(DontCloseSpider)
-
     # closed, a site hears nothing more
     a.close()
     crawler.signals.send_catch_log(url_rewritten, source="http://a.org/new", target="x")
-    assert ra.seen[-1] == ("idle",)
+    assert ra.seen[-1] == ("rewritten", "http://a.org/old")
