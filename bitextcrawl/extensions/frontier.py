@@ -18,7 +18,9 @@ crawl runs dry is a list of ordered *idle tasks*, registered by the components w
 A task returns whether the crawl goes on (requests scheduled, or work left), or a
 Deferred: work that runs beside the reactor (a process pool's round, in a thread). While
 such work runs, the crawl stays open and no task runs again; when it ends, the engine is
-woken at once. A task's error is logged and the others still run.
+woken at once, and if the work asked for nothing more, the next pass starts after its
+task (the decisions are those of a pass that had waited for it). A task's error is
+logged and the others still run.
 
 The tasks of a single-site crawl run on ``spider_idle``. An expand crawl's sites each have
 their own tasks (keyed by the site's crawl context), run by the expand spider when its
@@ -38,6 +40,7 @@ from collections.abc import Callable
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +62,7 @@ class Frontier:
         self._tasks: dict[object, list[_Task]] = {}
         self._guess_hooks: list[Callable] = []
         self._running: set[Deferred] = set()   # idle work beside the reactor
+        self._resume: dict[object, int] = {}   # key -> the task its next pass starts at
         self._connected = False
 
     def connect(self) -> None:
@@ -95,6 +99,7 @@ class Frontier:
 
     def remove_idle_tasks(self, key: object) -> None:
         self._tasks.pop(key, None)
+        self._resume.pop(key, None)
 
     def spider_idle(self):
         if self.run_idle(self.owner):
@@ -106,7 +111,10 @@ class Frontier:
             return True
         more = False
         engine = self._engine()
-        for task in list(self._tasks.get(key, ())):
+        tasks = self._tasks.get(key, [])
+        first = self._resume.pop(key, 0)
+        for index in range(first, len(tasks)):
+            task = tasks[index]
             if task.when_idle and engine is not None and not engine.spider_is_idle():
                 continue
             try:
@@ -117,25 +125,29 @@ class Frontier:
                 logger.exception("Idle task %s failed", task.name)
                 continue
             if isinstance(result, Deferred):
-                self._track(result, task.name)
-                more = True
-            elif result:
+                # the rest of the pass waits for it
+                self._track(result, task.name, key, index + 1)
+                return True
+            if result:
                 more = True
         return more
 
-    def _track(self, d: Deferred, name: str) -> None:
+    def _track(self, d: Deferred, name: str, key: object, after: int) -> None:
+        """Work beside the reactor: when it ends, the engine is woken; if it asked for
+        nothing more, the next pass goes on with the tasks after it (``after``), as if it
+        had run in this one."""
         self._running.add(d)
 
         def done(result):
             self._running.discard(d)
+            if isinstance(result, Failure):
+                logger.error("Idle task %s failed: %s", name, result.getTraceback())
+                result = None
+            if not result:
+                self._resume[key] = after
             self._wake()
-            return result
-
-        def failed(failure):
-            logger.error("Idle task %s failed: %s", name, failure.getTraceback())
 
         d.addBoth(done)
-        d.addErrback(failed)
 
     def _engine(self):
         """The crawler's engine; None before the crawl starts."""

@@ -54,6 +54,8 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.threads import deferToThread
 
 from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
@@ -132,6 +134,7 @@ class ParallelLinkPipeline:
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._pattern_cache: tuple[int, list] = (-1, [])
+        self._requests: list = []                  # the round's requests, made in its thread
         # after deep page recovery, only when it requested nothing (the engine is idle)
         self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -350,26 +353,36 @@ class ParallelLinkPipeline:
         return self.aligner is None or (self.trained_on < CRAWL_TRAINING_PAIRS
                                         and want >= 2 * self.trained_on)
 
-    def spider_idle(self) -> bool:
+    def spider_idle(self):
         """The idle task ``parallel_links``: rounds until one requests pages or runs out
-        of time (True), or nothing is left to align (False)."""
-        start = time.monotonic()
+        of time, or nothing is left to align. A Deferred (True: the crawl goes on): the
+        rounds' alignments run in a thread beside the reactor, their process pool there
+        too; the stored records are read and the requests scheduled here. False when
+        there is nothing to align."""
+        plan = self._plan()
+        if plan is None:
+            return False
+        return self._rounds(time.monotonic(), plan)
+
+    @inlineCallbacks
+    def _rounds(self, start: float, plan):
         while True:
-            result = self._round(start)
-            if result is None:          # nothing left to align or verify
-                return False
-            scheduled, verified, cut = result
-            if scheduled or cut:        # pages to download, or the round's budget is spent
+            requests, verified, cut = yield deferToThread(self._compute, start, *plan)
+            for request in requests:
+                self.context.frontier.schedule(request)
+            if requests or cut:         # pages to download, or the round's budget is spent
                 return True
             if not verified:
                 return False
             # New verified pairs and nothing to download: their links at once, no wait.
+            plan = self._plan()
+            if plan is None:
+                return False
 
-    def _round(self, start: float):
-        """One round: verify pending proposals, align pairs, request their links' targets.
-
-        Returns None when there was nothing to do, else (requests made, proposals
-        verified, work left over)."""
+    def _plan(self):
+        """A round's work, read here (the reactor's thread, the store's): the pairs to
+        align, the proposals to verify, the known pairs, their records, whether the tree
+        aligner is trained again; None when there is nothing to align or verify."""
         first = self.langs[0]
         known = self.known_pairs()
         linking = set()
@@ -392,16 +405,25 @@ class ParallelLinkPipeline:
         need = {u for pair in todo + pending for u in pair}
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
-        records = self._records(need)
+        return todo, pending, known, self._records(need), training
+
+    def _compute(self, start: float, todo, pending, known, records, training):
+        """One round's alignments (in a thread): (requests to make, proposals verified,
+        work left over)."""
         # the tree aligner's modules (scipy) come with the first round, not at the crawl's
         # start (the closing pipeline has ``preload.import_in_background`` load them meanwhile)
         from bitextcrawl.bitext.links import clear_round_trees
 
+        self._requests = []
         try:
             with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
-                return self._work(start, todo, pending, known, records, pool, training)
+                result = self._work(start, todo, pending, known, records, pool, training)
         finally:
             clear_round_trees()
+        requests, self._requests = self._requests, []
+        if result is None:
+            return requests, 0, False
+        return requests, result[1], result[2]
 
     def _work(self, start, todo, pending, known, records, pool, training):
         """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
@@ -479,6 +501,6 @@ class ParallelLinkPipeline:
                 request = context.page_request(url, discovered_by="parallel_link",
                                                bitext_expected_lang=lang,
                                                bitext_parallel_pair=[u1, u2], depth=depth)
-                context.frontier.schedule(request)
+                self._requests.append(request)   # scheduled by the reactor's thread
                 scheduled += 1
         return scheduled

@@ -68,18 +68,31 @@ def test_a_failing_task_is_logged_and_the_others_run(crawler, caplog):
 def test_work_beside_the_reactor_keeps_the_crawl_open_until_it_ends(crawler):
     context = CrawlContext.from_crawler(crawler)
     frontier = context.frontier
-    d = Deferred()
+    first, second = Deferred(), Deferred()
+    rounds = [first, second]
     calls = []
 
-    def round_():
-        calls.append(1)
-        return d if len(calls) == 1 else False
+    def recovery():
+        calls.append("deep_recovery")
+        return False
 
+    def round_():
+        calls.append("parallel_links")
+        return rounds.pop(0) if rounds else False
+
+    context.add_idle_task("deep_recovery", recovery)
     context.add_idle_task("parallel_links", round_)
     assert frontier.run_idle(context) is True
-    assert frontier.run_idle(context) is True and calls == [1]   # still running: not again
-    d.callback(None)
-    assert frontier.run_idle(context) is False and calls == [1, 1]
+    assert frontier.run_idle(context) is True   # still running: no task runs again
+    assert calls == ["deep_recovery", "parallel_links"]
+    first.callback(False)      # nothing more: the pass goes on after parallel links
+    assert frontier.run_idle(context) is False
+    assert calls == ["deep_recovery", "parallel_links"]
+    assert frontier.run_idle(context) is True   # a new pass: every task
+    second.callback(True)       # it requested pages: the next pass is a whole one
+    assert frontier.run_idle(context) is False
+    assert calls == ["deep_recovery", "parallel_links", "deep_recovery", "parallel_links",
+                     "deep_recovery", "parallel_links"]
 
 
 def test_guesses_go_through_the_guess_hooks(crawler):
