@@ -12,7 +12,8 @@ open page store
 when the engine stops or the expand spider is done with the site); the signals the site's
 components listen on (the crawler's; for an expand site, its view of the crawler's,
 :class:`~bitextcrawl.signals.SiteSignals`, which hears that site's events only); and the
-request factory; and the frontier (:class:`~bitextcrawl.extensions.frontier.Frontier`),
+request factory; the crawl state (:class:`~bitextcrawl.crawl_state.CrawlState`: what
+the crawl has learned, persisted once); the crawl's record workers; and the frontier (:class:`~bitextcrawl.extensions.frontier.Frontier`),
 where every component schedules its requests and registers its idle-time work.
 Nothing else: what the components compute stays in them and in the pure modules.
 """
@@ -25,6 +26,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
+from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.extensions.frontier import Frontier
 from bitextcrawl.pairing.pattern_db import PatternDB
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
@@ -56,6 +58,9 @@ class CrawlContext:
         self.signals = signals
         # where requests are scheduled and the idle-time work runs (the crawler's one)
         self.frontier = frontier
+        self.state = CrawlState()       # what the crawl has learned (crawl_state.py)
+        self.record_workers = None      # the crawl's record workers (the language-ID
+        #                                 middleware's), where it has them
         self._request_factory = request_factory
         self._scope = scope
         self._store: PageStore | None = None
@@ -88,7 +93,8 @@ class CrawlContext:
         if self.frontier is None:
             self.frontier = Frontier(crawler, owner=self)
         setattr(crawler, ATTRIBUTE, self)
-        # after spider_closed, whose handlers still write to the store (focus.py)
+        crawler.signals.connect(self.save_state, signal=signals.spider_closed)
+        # after spider_closed, whose handlers still write to the store
         crawler.signals.connect(self.close, signal=signals.engine_stopped)
         return self
 
@@ -120,6 +126,20 @@ class CrawlContext:
                                  local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
                                  rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
                                  pattern_db=self.pattern_db, **options)
+
+    def state_section(self, name: str, default=None):
+        """What the crawl state's section ``name`` held when the last run stopped."""
+        return self.state.section(self.store, name, default)
+
+    def replay_store(self) -> None:
+        """A resumed crawl's stored records, read once, to every component that indexes
+        them (``state.on_stored_record``)."""
+        self.state.replay(self.store)
+
+    def save_state(self) -> None:
+        """The crawl state, persisted once in the store's meta (a clean stop)."""
+        if not self.closed and self.state.has_sections():
+            self.state.save(self.store)
 
     def in_scope(self, url: str) -> bool:
         return self._scope(url)

@@ -143,6 +143,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.bitext_focus = self  # for HeldLinksMiddleware
         context = self.context
         if context is not None:
+            context.state.add_section("focus", self._state)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_guess_hook(self.unfiltered)
 
@@ -547,7 +548,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context = self.context
         if context is None:
             return
-        state = context.store.get_meta("focus", None) or {}
+        state = context.state_section("focus", {})
         for lang, (n, y) in state.get("yield", {}).items():
             self.samples[lang] += n
             self.sample_yield[lang] += y
@@ -572,29 +573,31 @@ class FocusMiddleware(BaseSpiderMiddleware):
             context.page_request(url, priority=priority, depth=depth).replace(dont_filter=True)
             for url, priority, depth in state.get("small_side_held", [])]
 
+    def _state(self) -> dict:
+        """The focus's section of the crawl state (persisted at a clean stop)."""
+        return {
+            "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
+                      for lang in self.samples},
+            "pages": dict(self.pages_by_lang),
+            **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
+               for name in ("switch_pages", "into_pages", "unlinked_pages")},
+            "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
+                              for url, (lang, switches, unlinked)
+                              in sorted(self.page_switches.items())],
+            "switch_targets": sorted(self.switch_targets),
+            # two copies of a promoted URL may both wait in the JOBDIR queue
+            "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
+            "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
+                     for lang, held in sorted(self.held.items())
+                     for url, r in sorted(held.items())],
+            # the small side's held requests: judged again by the next run
+            "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
+                                for url, (r, _, _) in sorted(self._small_side.held.items())]
+            if self._small_side is not None else []}
+
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
-        if self.context is not None:
-            self.context.store.set_meta("focus", {
-                "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
-                          for lang in self.samples},
-                "pages": dict(self.pages_by_lang),
-                **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
-                   for name in ("switch_pages", "into_pages", "unlinked_pages")},
-                "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
-                                  for url, (lang, switches, unlinked)
-                                  in sorted(self.page_switches.items())],
-                "switch_targets": sorted(self.switch_targets),
-                # two copies of a promoted URL may both wait in the JOBDIR queue
-                "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
-                "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
-                         for lang, held in sorted(self.held.items())
-                         for url, r in sorted(held.items())],
-                # the small side's held requests: judged again by the next run
-                "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
-                                    for url, (r, _, _) in sorted(self._small_side.held.items())]
-                if self._small_side is not None else []})
         for lang in self.langs:
             if self.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",

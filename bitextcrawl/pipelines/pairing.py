@@ -132,6 +132,8 @@ class UrlPairingPipeline:
         self.new_pages = 0
         self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
+        self.context.state.add_section("recovery", self._state)
+        self.context.state.on_stored_record(self._observe)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
@@ -146,10 +148,10 @@ class UrlPairingPipeline:
         store = self.context.store
         # a resumed crawl starts from what is stored
         self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
-        for page in (store if len(store) else ()):
-            self._observe(page)
-        self.tried = store.get_meta("recovery_tried", {}) or {}
-        for key, state in (store.get_meta("recovery_directions", []) or []):
+        self.context.replay_store()   # every stored page to _observe (a resumed crawl)
+        saved = self.context.state_section("recovery", {})
+        self.tried = saved.get("tried") or {}
+        for key, state in (saved.get("directions") or []):
             self.directions[tuple(key)] = _Direction(*state)
         self.known = {u for urls in self.urls_by_lang.values() for u in urls}
         for lang, urls in self.urls_by_lang.items():
@@ -503,8 +505,8 @@ class UrlPairingPipeline:
                         ", ".join(f"{k} {n}" for k, n in per_direction.items()), deferred + over, skipped_stopped)
         return bool(scheduled)
 
-    def close_spider(self):
-        store = self.context.store
-        store.set_meta("recovery_tried", self.tried)
-        store.set_meta("recovery_directions",
-                       [[list(k), d.to_list()] for k, d in sorted(self.directions.items())])
+    def _state(self) -> dict:
+        """Recovery's section of the crawl state: the guesses made, each direction's outcomes."""
+        return {"tried": self.tried,
+                "directions": [[list(k), d.to_list()]
+                               for k, d in sorted(self.directions.items())]}

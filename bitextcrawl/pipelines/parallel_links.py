@@ -137,6 +137,8 @@ class ParallelLinkPipeline:
         self._requests: list = []                  # the round's requests, made in its thread
         # after deep page recovery, only when it requested nothing (the engine is idle)
         self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True)
+        self.context.state.add_section("parallel_links", self._state)
+        self.context.state.on_stored_record(self._remember)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
 
     @classmethod
@@ -149,24 +151,24 @@ class ParallelLinkPipeline:
 
     def open_spider(self):
         self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only
-        store = self.context.store
-        if len(store):  # a resumed crawl: rebuild the page index and the state
-            for record in store:
-                self._remember(record)
-            state = store.get_meta("parallel_links", {}) or {}
+        # a resumed crawl: the page index rebuilt (every stored page to _remember), the state
+        self.context.replay_store()
+        state = self.context.state_section("parallel_links", {})
+        if state:
             self.aligned = {tuple(p) for p in state.get("aligned", [])}
             self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
             self.proposed = Counter({(a, b): n for a, b, n in state.get("proposed", [])})
             self.tried = dict(state.get("tried", {}))
             self.scheduled.update(self.tried)
 
-    def close_spider(self):
-        self.context.store.set_meta("parallel_links", {
+    def _state(self) -> dict:
+        """This pipeline's section of the crawl state."""
+        return {
             "aligned": sorted(self.aligned),
             "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
             "proposed": [[a, b, n] for (a, b), n in sorted(self.proposed.items())],
             "tried": self.tried,
-        })
+        }
 
     def request_scheduled(self, request, spider=None):
         url = _canon(request.url)

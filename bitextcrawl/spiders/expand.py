@@ -226,6 +226,7 @@ class SitePipelines:
         for pipe in reversed(site.pipelines):  # Scrapy closes pipelines last-first, too
             if hasattr(pipe, "close_spider"):
                 pipe.close_spider()
+        site.context.save_state()
         site.context.signals.close()
         site.context.frontier.remove_idle_tasks(site.context)
         site.pipelines = []

@@ -34,7 +34,7 @@ def store_facts(output_dir) -> dict:
     with sqlite3.connect(output_dir / "pages.sqlite") as db:
         redirects = dict(db.execute("SELECT url, target FROM redirects"))
         meta = dict(db.execute("SELECT key, value FROM meta"))
-    directions = json.loads(meta.get("recovery_directions") or "[]")
+    directions = json.loads(meta["crawl_state"])["recovery"]["directions"]
     return {"redirects": redirects,
             "tried": sum(state[0] for _, state in directions),
             "failed": sum(state[2] for _, state in directions),

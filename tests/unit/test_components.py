@@ -97,10 +97,12 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
     assert pairing.learner.pattern_db is context.pattern_db and pairing.learner.keep_parsed
     assert context.url_pattern_learner(langs=("fr", "en")).langs == ("fr", "en")
     store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
-    for component in (parallel, pairing, store):
-        component.close_spider()
-    focus.spider_closed()                 # after the pipelines, still writing to the store
-    assert context.store.get_meta("focus")["pages"] == {}
+    store.close_spider()                  # (pairing and parallel links keep nothing to close)
+    focus.spider_closed()
+    context.save_state()                  # at spider_closed: the crawl state in one blob
+    saved = context.store.get_meta("crawl_state")
+    assert set(saved) == {"focus", "recovery", "parallel_links"}
+    assert saved["focus"]["pages"] == {} and saved["recovery"]["tried"] == {}
     crawler.signals.send_catch_log(signals.engine_stopped)
     assert context.closed and context._store is None
     context.close()                       # closed once: a second close does nothing
@@ -253,7 +255,7 @@ def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_p
     from bitextcrawl.pages.record_workers import RecordWorkers
 
     crawler = crawler_for(tmp_path)
-    crawler.bitext_record_workers = workers = RecordWorkers(1)
+    CrawlContext.from_crawler(crawler).record_workers = workers = RecordWorkers(1)
     assert workers.wait(60)
     exporting = []
     try:

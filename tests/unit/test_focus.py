@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
@@ -24,6 +24,12 @@ def make_crawler(tmp_path, langs="en,zh", **settings):
     crawler.stats = MemoryStatsCollector(crawler)
     crawler.spider = BitextSpider.from_crawler(crawler, start_url=f"{H}/cn/", langs=langs)
     return crawler
+
+
+def stop_cleanly(crawler):
+    """The spider closes: the focus's counts and the crawl state (its section) are kept."""
+    crawler.signals.send_catch_log(signals.spider_closed, spider=crawler.spider,
+                                   reason="finished")
 
 
 def response_of(url, lang, discovered_by="link", **meta):
@@ -316,7 +322,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     for i in range(12):
         mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=[
             {"url": f"{H}/cn/q{i}.html", "text": "中文", "hreflang": None}]), None)
-    mw.spider_closed()
+    stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path))
     resumed.spider_opened()
     assert resumed.pages_by_lang["en"] == 12
@@ -507,7 +513,7 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     mw.get_processed_item(PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
     assert [r.url for r in scheduled] == [f"{H}/en/p1.html"]
     assert downloader.process_request(Request(f"{H}/ja/p3.html")) is None   # the small side
-    mw.spider_closed()
+    stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
     resumed.spider_opened()
     assert [r.url for r in resumed.resumed_small_side] == [f"{H}/en/p2.html"]
