@@ -38,15 +38,15 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
+from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.shape import SiteShape
+from bitextcrawl.focus.yields import YieldLearning
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
-from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
-from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
-from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.sites.detect import link_named_language, page_named_unlinked
+from bitextcrawl.sites.detect import page_named_unlinked
 from bitextcrawl.sites.small_side import SmallSide
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
@@ -54,13 +54,6 @@ __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 logger = logging.getLogger(__name__)
 
 
-# One-way translation (``_one_way``): judged once this many pages of the language are
-# stored, against this many pages of another language with a switch into it — a small
-# translation (nginx.org's Turkish side: 10 pages, two of them stored when the tenth
-# English page is) has few to show; the silence of the big side is the evidence.
-ONE_WAY_MIN_PAGES = 10
-ONE_WAY_MIN_SWITCHES = 2   # (and half that language's pages)
-ONE_WAY_MAX_SHARE = 0.05
 UNJUDGED_MAX = 10_000   # queued links of unknown language kept for judging again
 
 
@@ -79,26 +72,17 @@ class FocusMiddleware(BaseSpiderMiddleware):
             raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
                              f"not {mode!r}")
         self.other_lang_links = mode
-        self.tokens = UrlLanguageTokens(s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
-                                        s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        # the policies (bitextcrawl/focus/): what a link's language is, which links pay,
+        # what the site's pages say of its translations
+        self.evidence = LinkEvidence(self.langs, s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
+                                     s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        self.yields = YieldLearning()
         self.yield_learning = getbool(s, "BITEXT_FOCUS_YIELD_ENABLED")
         self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
         self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
-        self.pages_by_lang: Counter = Counter()
-        # Language switches: the wanted languages each stored page has a switch into
-        # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
-        # URL -> (language, languages it has a switch into, languages it names unlinked)
-        self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
-        self.switch_pages: Counter = Counter()
-        self.into_pages: Counter = Counter()    # (A, B) -> pages of A linking into B
-        self.unlinked_pages: Counter = Counter()  # (A, B) -> pages of A naming B unlinked
-        self.one_way = getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED")
-        # Yield learning (see the module docstring)
-        self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
-        self.samples: Counter = Counter()
-        self.sample_yield: Counter = Counter()
-        self.yielded: set[str] = set()
+        self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
+                               switch_absence=self.no_translation)
         self.downloaded: set[str] = set()
         self.filtered: set[str] = set()          # held at download: the dupefilter saw them
         self.switch_targets: set[str] = set()    # URLs some page links as a language switch
@@ -121,9 +105,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # URL -> its language, for pages that a page of another wanted language links by
         # an ordinary link (see _untranslated_link), found at link time or judged later
         self.untranslated: dict[str, str] = {}
-        self.token_langs: dict[str, str | None] = {}
-        self.token_codes: dict[str, str | None] = {}
-        self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
@@ -168,23 +149,29 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if self._small_side is None and self.small_side_enabled and len(self.langs) == 2 \
                 and getattr(self.context, "site", None) is not None:
             # (two languages of one site: the expand spider crawls many sites at once)
-            self._small_side = SmallSide(self.langs, self._swap, self._url_lang)
+            self._small_side = SmallSide(self.langs, self.evidence.swap,
+                                         self.evidence.url_lang)
         return self._small_side
 
-    def _url_lang(self, url: str) -> str | None:
-        """The wanted language a URL names: by the learned URL tokens, else by the one
-        wanted language's code it carries (``/ja/…`` before five Japanese pages taught
-        that ``ja`` names Japanese)."""
-        lang, evidence = self.link_language(url, None)
-        if evidence == "url_token":
-            return lang
-        coded = self._wanted_codes(url)
-        return coded.pop() if len(coded) == 1 else None
+    def _small_lang(self) -> str | None:
+        """The small side's language, if the site has one (never held as a one-way
+        site's big side: tldr's English pages link each translation's home; the
+        translation's pages do not link back)."""
+        side = self.small_side
+        return side.small() if side is not None else None
 
-    def _swap(self, url: str, lang: str, other: str) -> str | None:
-        """``url``'s counterpart in ``other`` by the URL tokens, or by the languages'
-        codes where a token is not learned yet."""
-        return self.tokens.swap(url, lang, other) or self.tokens.swap_codes(url, lang, other)
+    # (what tests and the downloader side read of the policies)
+    @property
+    def tokens(self):
+        return self.evidence.tokens
+
+    @property
+    def pages_by_lang(self):
+        return self.shape.pages_by_lang
+
+    @property
+    def into_pages(self):
+        return self.shape.into_pages
 
     def small_side_holds(self, request) -> bool:
         """Hold ``request`` at download: a page of the big side of a partly translated
@@ -194,7 +181,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 or request.meta.get("bitext_discovered_by") not in ("link", None) \
                 or request.url in self.switch_targets:
             return False
-        lang = self._url_lang(request.url)
+        lang = self.evidence.url_lang(request.url)
         counterpart = side.counterpart(request.url, lang)
         if counterpart is None or counterpart in side.pages:
             return False
@@ -213,66 +200,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return len(requests)
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        """The language a link leads to, and the evidence for it."""
-        # Asked for each link of a page, then again for its request: the answer holds
-        # until the next page is learned.
-        key = ((url, link.get("text"), link.get("hreflang"), link.get("code_alone")) if link
-               else (url, None, None, None))
-        got = self.link_langs.get(key)
-        if got is None:
-            got = self.link_langs[key] = self._link_language(url, link)
-        return got
-
-    def _link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        # (a variant the link names counts as the crawl asks: link_lang)
-        named = link_lang(link_named_language(link), self.langs) if link else None
-        if named:
-            return named, "hreflang" if link.get("hreflang") else "anchor"
-        predicted = self.tokens.predict(url)
-        if len(predicted) == 1:
-            coded = self._wanted_codes(url)
-            if coded and not predicted <= coded:
-                # a learned token against the wanted language's own code in the URL:
-                # crawled from /cn/, ``ngx`` (of ngx_http_*) names Chinese long before
-                # ``en`` names English in /en/docs/http/ngx_http_core_module.html
-                return None, ""
-            return predicted.pop(), "url_token"
-        return None, ""
-
-    def _wanted_codes(self, url: str) -> set:
-        """The wanted languages whose codes are tokens of ``url``."""
-        return {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
-
-    def _code(self, token: str) -> str | None:
-        """The language a URL token is the code of (``en``, ``fra``), if any."""
-        if token not in self.token_codes:
-            self.token_codes[token] = lang_code(token)
-        return self.token_codes[token]
-
-    # ---- yield learning ------------------------------------------------------------------
-
-    def _yield(self, url: str) -> None:
-        if url in self.yielded:
-            return
-        self.yielded.add(url)
-        lang = self.sample_of.get(url)
-        if lang is not None:
-            self.sample_yield[lang] += 1
+        """The language a link leads to, and the evidence for it (focus/evidence.py)."""
+        return self.evidence.link_language(url, link)
 
     def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
-        if url in self.sample_of:
-            return
-        self.sample_of[url] = lang
-        self.samples[lang] += 1
-        self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
-        if yielded:
-            self.yielded.add(url)
-        if url in self.yielded:
-            self.sample_yield[lang] += 1
-
-    def yield_rate(self, lang: str) -> float:
-        n = self.samples[lang]
-        return self.sample_yield[lang] / n if n else 1.0
+        if self.yields.sample(url, lang, yielded):
+            self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
 
     def _should_hold(self, lang: str) -> bool:
         """Hold same-language links of ``lang``: enough of them followed, too few yielded,
@@ -283,49 +216,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return False
         if self._one_way(lang):
             return True
-        if not self.yield_learning or self.samples[lang] < self.yield_min_pages:
-            return False
-        if self.yield_rate(lang) >= self.yield_min_rate:
-            return False
-        if not any(self.samples[o] >= self.yield_min_pages // 2
-                   and self.yield_rate(o) >= self.yield_min_rate
-                   for o in self.langs if o != lang):
-            # no contrast: where nothing yields (opaque URLs, no switches: pairs show only
-            # at close) a low yield says nothing of this language's links
+        if not self.yield_learning or not self.yields.low(
+                lang, self.langs, self.yield_min_pages, self.yield_min_rate):
             return False
         others = [self.pages_by_lang[x] for x in self.langs if x != lang]
         return bool(others) and self.pages_by_lang[lang] > min(others)
 
     def _one_way(self, lang: str) -> bool:
-        """The site translates one way only: pages of another wanted language switch into
-        ``lang`` (nginx.org's Chinese pages into English), while none of the many ``lang``
-        pages stored links into that language. Links between ``lang`` pages then lead
-        only to more ``lang`` pages, worth fetching as counterparts alone — which the
-        other language's switches reach. (A news page that links one translation does
-        not make a site two-way: up to ``ONE_WAY_MAX_SHARE`` of the pages may.)"""
-        n = self.pages_by_lang[lang]
-        if not self.one_way or n < ONE_WAY_MIN_PAGES or self._is_small_side(lang):
-            return False
-        return any(self.switch_pages[other, lang] >= max(
-                       ONE_WAY_MIN_SWITCHES, 0.5 * self.pages_by_lang[other])
-                   and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
-                   for other in self.langs if other != lang)
+        """The site translates one way only, into ``lang`` (focus/shape.py)."""
+        return self.shape.one_way(lang, self._small_lang)
 
     def _one_way_so_far(self, lang: str) -> bool:
-        """Too few ``lang`` pages yet to judge :meth:`_one_way`, but what there is points
-        that way: another language's pages switch into ``lang``, no ``lang`` page links back."""
-        return (self.one_way and self.pages_by_lang[lang] < ONE_WAY_MIN_PAGES
-                and not self._is_small_side(lang)
-                and any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
-                        and not self.into_pages[lang, other]
-                        for other in self.langs if other != lang))
-
-    def _is_small_side(self, lang: str) -> bool:
-        """Is ``lang`` the small side of a partly translated site? Its pages are the ones
-        to pair: never held as a one-way site's big side (tldr's English pages link each
-        translation's home; the translation's pages do not link back)."""
-        side = self.small_side
-        return side is not None and side.small() == lang
+        return self.shape.one_way_so_far(lang, self._small_lang)
 
     def _in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
@@ -368,7 +270,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             else:
                 logger.info("Focus: holding links into %s pages: %d of %d requests made "
                             "for them yielded a counterpart (below %.0f%%)", lang,
-                            self.sample_yield[lang], self.samples[lang],
+                            self.yields.sample_yield[lang], self.yields.samples[lang],
                             100 * self.yield_min_rate)
             return True
         return False
@@ -382,43 +284,17 @@ class FocusMiddleware(BaseSpiderMiddleware):
             held[request.url] = request
             self.stats.inc_value("bitext/focus/held")
 
-    def _absence_counterparts(self, url: str, lang: str):
-        """(language, counterpart URL) of ``url`` (in ``lang``) in each other wanted
-        language whose pages mostly have a switch into ``lang`` — where a stored page
-        without that switch says something (switch absence on)."""
-        if not self.no_translation:
-            return
-        for other in self.langs:
-            n = self.pages_by_lang[other]
-            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
-                continue
-            counterpart = self.tokens.swap(url, lang, other)
-            if counterpart:
-                yield other, counterpart
-
     def _no_translation(self, url: str, lang: str) -> bool:
-        """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
-        stored with ``lang``'s name shown but not linked, on a site whose pages of that
-        language mostly have a switch into ``lang``: the site says the page is not
-        translated (nginx's ``<a class="notrans">русский</a>``), so ``url`` is a 404. A
-        counterpart without any switch (an AJAX fragment) says nothing."""
-        for other, counterpart in self._absence_counterparts(url, lang):
-            known = self.page_switches.get(counterpart)
-            if known is not None and known[0] == other and lang not in known[1] \
-                    and lang in known[2]:
-                return True
-        return False
+        """Switch absence: the site says ``url`` (in ``lang``) has no translation
+        (focus/shape.py)."""
+        return self.shape.no_translation(url, lang, self.tokens.swap)
 
     def _counterpart_will_tell(self, url: str, lang: str) -> bool:
-        """Switch absence is how this site marks missing translations (some stored
-        page shows ``lang``'s name unlinked), and the counterpart of ``url`` that would
-        show it is not stored yet."""
-        return any(self.unlinked_pages[other, lang] and counterpart not in self.page_switches
-                   for other, counterpart in self._absence_counterparts(url, lang))
+        return self.shape.counterpart_will_tell(url, lang, self.tokens.swap)
 
     def pages_paired(self, urls):
         for url in urls:
-            self._yield(url)
+            self.yields.yielded_page(url)
 
     def response_received(self, response, request, spider=None):
         self.downloaded.add(request.url)
@@ -535,7 +411,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 released += 1
             held.clear()
             logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
-                        "released", lang, self.sample_yield[lang], self.samples[lang],
+                        "released", lang, self.yields.sample_yield[lang], self.yields.samples[lang],
                         released - before)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
@@ -549,15 +425,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if context is None:
             return
         state = context.state_section("focus", {})
-        for lang, (n, y) in state.get("yield", {}).items():
-            self.samples[lang] += n
-            self.sample_yield[lang] += y
-        self.pages_by_lang.update(state.get("pages", {}))
+        self.yields.load(state.get("yield", {}))
         # what the one-way and switch-absence judgements rest on, as the last run left it
-        for name in ("switch_pages", "into_pages", "unlinked_pages"):
-            getattr(self, name).update({(a, b): n for a, b, n in state.get(name, [])})
-        for url, lang, switches, unlinked in state.get("page_switches", []):
-            self.page_switches[url] = (lang, frozenset(switches), frozenset(unlinked))
+        self.shape.load(state)
         self.switch_targets.update(state.get("switch_targets", []))
         for url, requested in state.get("promoted", []):
             self.promoted.add(url)
@@ -576,14 +446,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _state(self) -> dict:
         """The focus's section of the crawl state (persisted at a clean stop)."""
         return {
-            "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
-                      for lang in self.samples},
-            "pages": dict(self.pages_by_lang),
-            **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
-               for name in ("switch_pages", "into_pages", "unlinked_pages")},
-            "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
-                              for url, (lang, switches, unlinked)
-                              in sorted(self.page_switches.items())],
+            "yield": self.yields.to_state(),
+            **self.shape.to_state(),
             "switch_targets": sorted(self.switch_targets),
             # two copies of a promoted URL may both wait in the JOBDIR queue
             "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
@@ -599,19 +463,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
         held = sum(len(h) for h in self.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
         for lang in self.langs:
-            if self.samples[lang]:
+            if self.yields.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",
-                                     round(self.yield_rate(lang), 3))
+                                     round(self.yields.rate(lang), 3))
 
     # ---- items and requests ----------------------------------------------------------------
 
     def get_processed_item(self, item, response):
         if not isinstance(item, PageRecord):
             return item
-        self.tokens.learn(item.url, item.lang)
-        self.link_langs.clear()
+        changed = self.evidence.learn(item.url, item.lang)
         side = self.small_side
-        if self._tokens_changed(item.url):
+        if changed:
             self._rejudge_queued()
             if side is not None:
                 self._release_small_side(side.relearn(), "released_by_counterpart")
@@ -642,22 +505,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
             switches.discard(item.lang)
             into.discard(item.lang)
             if into:
-                self._yield(item.url)
-            self.page_switches[item.url] = (item.lang, frozenset(switches),
-                                            page_named_unlinked(item, langs)
-                                            if self.no_translation else frozenset())
-            for lang in switches:
-                self.switch_pages[item.lang, lang] += 1
-            for lang in into:
-                self.into_pages[item.lang, lang] += 1
-            for lang in self.page_switches[item.url][2]:
-                self.unlinked_pages[item.lang, lang] += 1
+                self.yields.yielded_page(item.url)
+            self.shape.observe(item.url, item.lang, switches, into,
+                               page_named_unlinked(item, langs) if self.no_translation
+                               else frozenset())
         chain = response.meta.get("bitext_chain") if response is not None else None
         if chain:
             other_wanted = item.lang in langs and item.lang != chain
             self._sample(item.url, chain, yielded=other_wanted)
             if item.requested_url and item.requested_url != item.url:
-                self.sample_of.setdefault(item.requested_url, chain)
+                self.yields.sample_of.setdefault(item.requested_url, chain)
         return item
 
     def get_processed_request(self, request, response):
@@ -670,16 +527,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 and page.lang in self.langs and len(self.unjudged) < UNJUDGED_MAX:
             self.unjudged.setdefault(request.url, (request, page.lang))
         return request
-
-    def _tokens_changed(self, url: str) -> bool:
-        """Has learning ``url`` made one of its tokens name a language (or stop naming)?"""
-        changed = False
-        for token in url_language_tokens(url):
-            lang = self.tokens.token_lang(token)
-            if self.token_langs.get(token) != lang:
-                self.token_langs[token] = lang
-                changed = True
-        return changed
 
     def _rejudge_queued(self) -> None:
         """Queued links whose language a newly learned URL token names: into an unwanted

@@ -8,7 +8,8 @@ from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from bitextcrawl.middlewares.focus import FocusMiddleware, UrlLanguageTokens
+from bitextcrawl.middlewares.focus import FocusMiddleware
+from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline, _Direction, index_aliases
