@@ -25,6 +25,11 @@ whose counterpart it found. Held links and the counts survive a clean stop.
 Switch absence: where most pages of language A carry a switch into B, a link to a B
 page whose A counterpart (URL tokens swapped) is stored showing B's name without a link
 is not followed — the site says the translation does not exist.
+
+The judgements are pure classes of :mod:`bitextcrawl.focus` (link evidence, yield
+learning, one-way translation and switch absence) and :mod:`bitextcrawl.sites.small_side`;
+this middleware applies them to the crawl's links and requests, holds and releases links
+(through the frontier), and keeps their section of the crawl state.
 """
 
 from __future__ import annotations
