@@ -509,3 +509,56 @@ def _http_error(response):
     failure = Failure(HttpError(response))
     failure.request = response.request
     return failure
+
+
+def test_parallel_link_rounds_align_beside_the_reactor_and_schedule_in_its_thread(
+        tmp_path, monkeypatch):
+    """The idle task's round: the records read and the requests scheduled where it is
+    called (the reactor's thread), the alignments in another thread, which schedules
+    nothing."""
+    import threading
+    import time
+
+    from twisted.internet.defer import Deferred
+
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url, BITEXT_WORKERS=1)
+    scheduled = []
+    crawler.engine = type("Engine", (), {"crawl": staticmethod(scheduled.append),
+                                         "spider_is_idle": staticmethod(lambda: True)})()
+    store = PageStorePipeline.from_crawler(crawler)
+    pipeline = ParallelLinkPipeline.from_crawler(crawler)
+    store.open_spider()
+    pipeline.open_spider()
+    for record in records[: 2 * len(records) // 3]:   # the rest: linked, not downloaded
+        pipeline.process_item(store.process_item(record))
+    plan = pipeline._plan()
+    assert plan is not None
+    out, threads = {}, []
+    compute = pipeline._compute
+
+    def in_thread(*args):
+        threads.append(threading.current_thread())
+        return compute(*args)
+
+    worker = threading.Thread(target=lambda: out.update(result=in_thread(time.monotonic(),
+                                                                         *plan)))
+    worker.start()
+    worker.join(300)
+    requests, verified, cut = out["result"]
+    assert threads == [worker] and requests and not scheduled
+    assert all(r.meta["bitext_discovered_by"] == "parallel_link" for r in requests)
+    # the idle task itself hands back a Deferred (the frontier keeps the crawl open for
+    # it), and its requests are scheduled by the callback, in the reactor's thread
+    from bitextcrawl.pipelines import parallel_links
+
+    def at_once(fn, *args):
+        d = Deferred()
+        d.callback(fn(*args))
+        return d
+
+    monkeypatch.setattr(parallel_links, "deferToThread", at_once)
+    pipeline._compute = lambda *args: (requests, verified, cut)
+    pipeline.aligned.clear()   # the same pairs again
+    assert isinstance(pipeline.spider_idle(), Deferred)
+    assert [r.url for r in scheduled] == [r.url for r in requests]
