@@ -11,9 +11,10 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
   stored record (:meth:`on_stored_record`); a resumed crawl reads the store once
   (:meth:`replay`), every record to each of them.
 * **Shared facts.** The URLs the server answered in this run, the first URL each
-  content was seen under (the spider's), and the redirect rules the site has taught
+  content was seen under (the spider's), the redirect rules the site has taught
   (``pages/redirect_rules.py``; the redirect middlewares, spider and downloader side,
-  read the one set).
+  read the one set), and the focus's queue and policies (``focus/queue.py``; the focus
+  middlewares, spider and downloader side, read the one).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class CrawlState:
         self.answered: set[str] = set()
         self.content_seen: dict[str, str] = {}   # content hash -> first URL seen under
         self.redirect_rules = None               # RedirectRules, where redirects are learned
+        self.focus = None                        # FocusState (focus/queue.py), where focused
         self._sections: dict[str, Callable[[], object]] = {}
         self._record_consumers: list[Callable] = []
         self._saved: dict | None = None

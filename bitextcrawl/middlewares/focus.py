@@ -35,7 +35,6 @@ this middleware applies them to the crawl's links and requests, holds and releas
 from __future__ import annotations
 
 import logging
-from collections import Counter, defaultdict
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -44,6 +43,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
 from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.queue import FocusQueue, FocusState
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
 # (the downloader side; settings written before it had its own module name it here)
@@ -88,30 +88,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
         self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
                                switch_absence=self.no_translation)
-        self.downloaded: set[str] = set()
-        self.filtered: set[str] = set()          # held at download: the dupefilter saw them
-        self.switch_targets: set[str] = set()    # URLs some page links as a language switch
-        self.switches_pending: dict[str, str] = {}  # switch targets not requested yet -> language
-        self.pending_by_lang: Counter = Counter()   # ... counted per language (scarcity)
-        # A URL queued at a low priority and found again worth a switch bonus more (the
-        # English link of an English page, then a Chinese page's switch to it) jumps the
-        # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
-        # downloader second is dropped there (HeldLinksMiddleware).
-        # URL -> (priority it was first scheduled at, id of that request)
-        self.queued: dict[str, tuple[int, int]] = {}
         self.promote = getbool(s, "BITEXT_FOCUS_PROMOTE_ENABLED")
-        self.promoted: set[str] = set()
-        self.requested: set[str] = set()         # URLs that reached the downloader
-        # Links queued before the URL tokens that name their language were learned (the
-        # start page's, first of all) are judged again once they are: URL -> (request,
-        # language of the page that links it); bounded.
-        self.unjudged: dict[str, tuple[object, str]] = {}
-        self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
-        # URL -> its language, for pages that a page of another wanted language links by
-        # an ordinary link (see _untranslated_link), found at link time or judged later
-        self.untranslated: dict[str, str] = {}
-        self.holding: set[str] = set()           # languages whose same-language links wait
-        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        self.queue = FocusQueue()
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
         self.site_tokens = site_url_tokens()
         # Walk the small side, guess the big side (sites/small_side.py); made once the
@@ -126,9 +104,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.held_links, signal=held_links)
-        crawler.bitext_focus = self  # for HeldLinksMiddleware
         context = self.context
         if context is not None:
+            # the downloader side (HeldLinksMiddleware) reads it there
+            context.state.focus = FocusState(self.queue, self.evidence, self.yields,
+                                             self.shape, lambda: self.small_side)
             context.state.add_section("focus", self._state)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_guess_hook(self.unfiltered)
@@ -178,26 +158,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def into_pages(self):
         return self.shape.into_pages
 
-    def small_side_holds(self, request) -> bool:
-        """Hold ``request`` at download: a page of the big side of a partly translated
-        site whose counterpart no fetched page has linked (sites/small_side.py)."""
-        side = self.small_side
-        if side is None or request.meta.get("bitext_released") \
-                or request.meta.get("bitext_discovered_by") not in ("link", None) \
-                or request.url in self.switch_targets:
-            return False
-        lang = self.evidence.url_lang(request.url)
-        counterpart = side.counterpart(request.url, lang)
-        if counterpart is None or counterpart in side.pages:
-            return False
-        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
-        self.filtered.add(request.url)
-        self.stats.inc_value("bitext/focus/small_side/held")
-        return True
-
     def _release_small_side(self, requests, stat: str) -> int:
         for request in requests:
-            if request.url not in self.downloaded:
+            if request.url not in self.queue.downloaded:
                 request.meta["bitext_released"] = True
                 self._schedule(request)
         if requests:
@@ -254,7 +217,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """The wanted language with the fewest pages stored or on their way as switch
         targets (None while there is a tie): crawled from /cn/, English is not scarce
         while the Chinese pages' switches into it wait in the queue."""
-        counts = sorted((self.pages_by_lang[x] + self.pending_by_lang[x], x) for x in self.langs)
+        counts = sorted((self.pages_by_lang[x] + self.queue.pending_by_lang[x], x) for x in self.langs)
         if len(counts) < 2 or counts[0][0] == counts[1][0]:
             return None
         return counts[0][1]
@@ -263,10 +226,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """Is ``lang`` held? Once held, a language stays held until the crawl runs dry
         (``spider_idle`` judges again): the yield of the requests still in flight when
         holding began would otherwise make it flicker."""
-        if lang in self.holding:
+        if lang in self.queue.holding:
             return True
         if self._should_hold(lang):
-            self.holding.add(lang)
+            self.queue.holding.add(lang)
             if self._one_way(lang):
                 logger.info("Focus: holding links between %s pages: other languages' pages "
                             "switch into %s, almost none of its %d pages links back", lang, lang,
@@ -281,12 +244,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return False
 
     def held_links(self) -> dict[str, list[str]]:
-        return {lang: list(held) for lang, held in self.held.items() if held}
+        """The ``held_links`` signal's answer: the held links, by language."""
+        return self.queue.held_links()
 
     def hold(self, request, lang: str) -> None:
-        held = self.held[lang]
-        if request.url not in held:
-            held[request.url] = request
+        if self.queue.hold(request.url, request, lang):
             self.stats.inc_value("bitext/focus/held")
 
     def _no_translation(self, url: str, lang: str) -> bool:
@@ -302,55 +264,44 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.yields.yielded_page(url)
 
     def response_received(self, response, request, spider=None):
-        self.downloaded.add(request.url)
+        self.queue.downloaded.add(request.url)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
     def request_scheduled(self, request, spider=None):
         if request.meta.get("bitext_promoted"):
-            self.promoted.add(request.url)   # (a copy replayed after a crash, too)
-            self.queued[request.url] = (request.priority, id(request))
+            self.queue.promoted.add(request.url)   # (a copy replayed after a crash, too)
+            self.queue.queued[request.url] = (request.priority, id(request))
         else:
-            self.queued.setdefault(request.url, (request.priority, id(request)))
+            self.queue.queued.setdefault(request.url, (request.priority, id(request)))
         # (sent before the dupefilter: a request it will drop — its URL was held at
         # download, and this copy did not come through ``unfiltered`` — replaces nothing)
-        if request.url in self.filtered and not request.dont_filter:
+        if request.url in self.queue.filtered and not request.dont_filter:
             return
-        for held in self.held.values():
+        for held in self.queue.held.values():
             held.pop(request.url, None)
-        self.filtered.discard(request.url)
+        self.queue.filtered.discard(request.url)
 
     def request_dropped(self, request, spider=None):
         # (the dupefilter had seen it: downloaded by an earlier run of a resumed crawl)
-        if self.queued.get(request.url, (0, None))[1] == id(request):
-            del self.queued[request.url]
+        if self.queue.queued.get(request.url, (0, None))[1] == id(request):
+            del self.queue.queued[request.url]
 
     def unfiltered(self, request):
         """``request`` made to pass the dupefilter if an earlier request for its URL was
         held back at download (the filter saw that one, nobody downloaded it)."""
         url = request.url
-        if url in self.filtered and url not in self.downloaded:
+        if url in self.queue.filtered and url not in self.queue.downloaded:
             return request.replace(dont_filter=True)
-        queued = self.queued.get(url, (None,))[0]
-        if self.promote and queued is not None and not request.dont_filter and url not in self.requested \
-                and url not in self.promoted and request.priority >= queued + self.cross_bonus:
-            self.promoted.add(url)
+        queued = self.queue.queued.get(url, (None,))[0]
+        if self.promote and queued is not None and not request.dont_filter and url not in self.queue.requested \
+                and url not in self.queue.promoted and request.priority >= queued + self.cross_bonus:
+            self.queue.promoted.add(url)
             self.stats.inc_value("bitext/focus/promoted")
             return request.replace(dont_filter=True,
                                    meta={**request.meta, "bitext_promoted": True})
         return request
-
-    def switch_sent(self, url: str) -> None:
-        """A switch target went out: no longer on its way."""
-        lang = self.switches_pending.pop(url, None)
-        if lang is not None:
-            self.pending_by_lang[lang] -= 1
-
-    def second_copy(self, request) -> bool:
-        """Is ``request`` the later of two copies of a promoted URL (see ``queued``)?"""
-        return (request.url in self.promoted and request.url in self.requested
-                and not request.meta.get("retry_times"))
 
     def _rejudge_held(self) -> int:
         """Held links whose URL now names another wanted language, by the URL tokens learned
@@ -358,12 +309,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
         (nginx.org's /tr/docs/faq.html, "English" at p = 0.76) had its links held as links
         of English pages, among them the only link to a Turkish page."""
         released = 0
-        for lang, held in self.held.items():
+        for lang, held in self.queue.held.items():
             for url, request in list(held.items()):
                 now, _ = self.site_tokens.most_specific(url)
                 if now in self.langs and now != lang and not self._should_hold(now):
                     del held[url]
-                    if url not in self.downloaded:
+                    if url not in self.queue.downloaded:
                         request.meta["bitext_released"] = True
                         self._schedule(request)
                         released += 1
@@ -403,13 +354,13 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
-        for lang, held in self.held.items():
+        for lang, held in self.queue.held.items():
             if not held or self._should_hold(lang):
                 continue
-            self.holding.discard(lang)
+            self.queue.holding.discard(lang)
             before = released
             for request in list(held.values()):
-                if request.url in self.downloaded:
+                if request.url in self.queue.downloaded:
                     continue
                 request.meta["bitext_released"] = True
                 self._schedule(request)
@@ -433,15 +384,15 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.yields.load(state.get("yield", {}))
         # what the one-way and switch-absence judgements rest on, as the last run left it
         self.shape.load(state)
-        self.switch_targets.update(state.get("switch_targets", []))
+        self.queue.switch_targets.update(state.get("switch_targets", []))
         for url, requested in state.get("promoted", []):
-            self.promoted.add(url)
+            self.queue.promoted.add(url)
             if requested:
-                self.requested.add(url)
+                self.queue.requested.add(url)
         for lang, url, priority, depth in state.get("held", []):
             request = context.page_request(url, priority=priority, depth=depth,
                                            bitext_chain=lang).replace(dont_filter=True)
-            self.held[lang][url] = request
+            self.queue.held[lang][url] = request
         if state.get("held"):
             logger.info("Focus: %d held links back from the last run", len(state["held"]))
         self.resumed_small_side = [
@@ -453,11 +404,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         return {
             "yield": self.yields.to_state(),
             **self.shape.to_state(),
-            "switch_targets": sorted(self.switch_targets),
+            "switch_targets": sorted(self.queue.switch_targets),
             # two copies of a promoted URL may both wait in the JOBDIR queue
-            "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
+            "promoted": [[url, url in self.queue.requested] for url in sorted(self.queue.promoted)],
             "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
-                     for lang, held in sorted(self.held.items())
+                     for lang, held in sorted(self.queue.held.items())
                      for url, r in sorted(held.items())],
             # the small side's held requests: judged again by the next run
             "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
@@ -465,7 +416,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             if self._small_side is not None else []}
 
     def spider_closed(self, spider=None, reason=None):
-        held = sum(len(h) for h in self.held.values())
+        held = sum(len(h) for h in self.queue.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
         for lang in self.langs:
             if self.yields.samples[lang]:
@@ -529,8 +480,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         page = response.meta.get("bitext_page")
         request = self._judge(request, response, page, lang, evidence)
         if request is not None and lang is None and page is not None \
-                and page.lang in self.langs and len(self.unjudged) < UNJUDGED_MAX:
-            self.unjudged.setdefault(request.url, (request, page.lang))
+                and page.lang in self.langs and len(self.queue.unjudged) < UNJUDGED_MAX:
+            self.queue.unjudged.setdefault(request.url, (request, page.lang))
         return request
 
     def _rejudge_queued(self) -> None:
@@ -539,32 +490,32 @@ class FocusMiddleware(BaseSpiderMiddleware):
         bonus they would have had (nginx.org's /cn/ links every Chinese page before /cn/
         is known to name Chinese, and these waited behind English links found later)."""
         promoted = 0
-        for url, (request, page_lang) in list(self.unjudged.items()):
-            if url in self.requested or url not in self.queued:
+        for url, (request, page_lang) in list(self.queue.unjudged.items()):
+            if url in self.queue.requested or url not in self.queue.queued:
                 # (gone out, or dropped by the dupefilter: seen by an earlier run)
-                del self.unjudged[url]
+                del self.queue.unjudged[url]
                 continue
             lang, _ = self.link_language(url, None)
             if lang is None:
                 continue
-            del self.unjudged[url]
+            del self.queue.unjudged[url]
             if lang not in self.langs:
                 if self.drop_other:
-                    self.unwanted.add(url)
+                    self.queue.unwanted.add(url)
                     self.stats.inc_value(f"bitext/links/other_lang/{lang}")
                 continue
             if lang != page_lang:
                 # an ordinary link into another wanted language: no bonus, and held at
                 # download like the links of that language
-                self.untranslated[url] = lang
+                self.queue.untranslated[url] = lang
                 continue
-            if url in self.promoted or url in self.untranslated or not self.promote \
+            if url in self.queue.promoted or url in self.queue.untranslated or not self.promote \
                     or request.meta.get("bitext_same_page"):
                 # (a link of its page's language had that language's bonus already)
                 continue
             meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
                     "bitext_same_lang": lang}
-            self.promoted.add(url)
+            self.queue.promoted.add(url)
             self._schedule(request.replace(
                 priority=request.priority + self.bonus, dont_filter=True, meta=meta))
             promoted += 1
@@ -580,7 +531,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if page is None or response.meta.get("bitext_discovered_by") == "start":
             if self._untranslated_link(page, lang, evidence):
                 request.meta["bitext_untranslated"] = True
-                self.untranslated[request.url] = lang
+                self.queue.untranslated[request.url] = lang
                 self.stats.inc_value("bitext/focus/untranslated_link")
             elif lang in langs:
                 request.priority += self.bonus
@@ -605,11 +556,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return self.unfiltered(request)
         if lang in langs and lang != page.lang and evidence != "url_token":
             # a language switch into another wanted language: most likely the counterpart
-            if request.url not in self.switch_targets and request.url not in self.requested:
-                self.switches_pending[request.url] = lang
-                self.pending_by_lang[lang] += 1
-            self.switch_targets.add(request.url)
-            for held in self.held.values():   # held as an ordinary link before: not now
+            if request.url not in self.queue.switch_targets and request.url not in self.queue.requested:
+                self.queue.switches_pending[request.url] = lang
+                self.queue.pending_by_lang[lang] += 1
+            self.queue.switch_targets.add(request.url)
+            for held in self.queue.held.values():   # held as an ordinary link before: not now
                 held.pop(request.url, None)
             request.priority += self.bonus + self.cross_bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
@@ -626,7 +577,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # a site makes where its own translation is missing, so it is worth no more.
         chain = lang if lang in langs else page.lang
         request.meta["bitext_chain"] = chain
-        if self._update_holding(chain) and request.url not in self.switch_targets:
+        if self._update_holding(chain) and request.url not in self.queue.switch_targets:
             self.hold(request, chain)
             return None
         return self.unfiltered(request)
@@ -640,10 +591,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
             lang, evidence = page.lang, "same_page"
             request.meta["bitext_same_page"] = True
         if self._untranslated_link(page, lang, evidence):
-            self.untranslated[request.url] = lang
-        if request.url in self.untranslated or (
+            self.queue.untranslated[request.url] = lang
+        if request.url in self.queue.untranslated or (
                 lang in (None, page.lang) and (response.meta.get("bitext_untranslated")
-                                               or response.request.url in self.untranslated)):
+                                               or response.request.url in self.queue.untranslated)):
             # no bonus: see _untranslated_link; and the pages such a page links in its own
             # language are of its kind (nginx.org's /cn/ links the English njs manual)
             request.meta["bitext_untranslated"] = True

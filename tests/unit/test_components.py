@@ -180,7 +180,7 @@ def test_held_links_drops_a_queued_request_into_an_unwanted_language(tmp_path):
     focus = FocusMiddleware.from_crawler(crawler)
     held = HeldLinksMiddleware.from_crawler(crawler)
     assert held.process_request(Request(f"{H}/en/a.html")) is None
-    focus.unwanted.add(f"{H}/de/a.html")
+    focus.queue.unwanted.add(f"{H}/de/a.html")
     with pytest.raises(IgnoreRequest):
         held.process_request(Request(f"{H}/de/a.html"))
     assert stats(crawler)["bitext/focus/dropped_other_lang/url_token_queued"] == 1

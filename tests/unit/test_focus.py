@@ -286,7 +286,7 @@ def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
     one_way_site(mw, english_pages=10)
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
-    assert "en" in mw.holding
+    assert "en" in mw.queue.holding
     assert downloader.process_request(Request(f"{H}/en/x.html",
                                               meta={"bitext_chain": "en"})) is None
 
