@@ -49,7 +49,7 @@ IDLE_ORDER = {"held_links": 100, "deep_recovery": 200, "parallel_links": 300}
 
 
 class _Task:
-    __slots__ = ("order", "name", "fn", "when_idle")
+    __slots__ = ("fn", "name", "order", "when_idle")
 
     def __init__(self, order: int, name: str, fn: Callable, when_idle: bool):
         self.order, self.name, self.fn, self.when_idle = order, name, fn, when_idle
@@ -121,7 +121,7 @@ class Frontier:
                 result = task.fn()
             except DontCloseSpider:
                 result = True
-            except Exception:  # noqa: BLE001 - as a signal handler's error: logged
+            except Exception:
                 logger.exception("Idle task %s failed", task.name)
                 continue
             if isinstance(result, Deferred):

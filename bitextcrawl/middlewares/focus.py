@@ -41,11 +41,13 @@ from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
-from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.queue import FocusQueue, FocusState
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
+
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.record import PageRecord

@@ -21,8 +21,8 @@ from tests.integration.test_expand import scrapy
 pytestmark = pytest.mark.integration
 
 # guesses into untranslated articles answer 404; "/" redirects to the home page
-SPEC = dict(scheme="prefix", n_pairs=16, third_lang=None, hidden_fraction=0.25,
-            untranslated_fraction=0.4, seed=11)
+SPEC = {"scheme": "prefix", "n_pairs": 16, "third_lang": None, "hidden_fraction": 0.25,
+        "untranslated_fraction": 0.4, "seed": 11}
 SETTINGS = {"BITEXT_PARALLEL_LINKS_ENABLED": "False", "BITEXT_ALIGN_ENABLED": "False",
             "CONCURRENT_REQUESTS_PER_DOMAIN": "1", "CONCURRENT_REQUESTS": "1"}
 
@@ -51,7 +51,7 @@ def site():
 
 def test_expand_site_stores_redirects_and_counts_failures_as_a_bitext_crawl(
         site, tmp_path):
-    generated, root = site
+    _, root = site
     single = tmp_path / "single"
     run_crawl(root, single, settings=SETTINGS)
 
