@@ -10,7 +10,11 @@ database the crawl's URL-pattern learners read and a factory of those learners; 
 open page store
 (:class:`~bitextcrawl.store.PageStore`, opened on first use, closed once by :meth:`close`
 when the engine stops or the expand spider is done with the site); the signals the site's
-components listen on (the crawler's; an expand site's own); and the request factory.
+components listen on (the crawler's; for an expand site, its view of the crawler's,
+:class:`~bitextcrawl.signals.SiteSignals`, which hears that site's events only); and the
+request factory; the crawl state (:class:`~bitextcrawl.crawl_state.CrawlState`: what
+the crawl has learned, persisted once); the crawl's record workers; and the frontier (:class:`~bitextcrawl.extensions.frontier.Frontier`),
+where every component schedules its requests and registers its idle-time work.
 Nothing else: what the components compute stays in them and in the pure modules.
 """
 
@@ -22,6 +26,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
+from bitextcrawl.crawl_state import CrawlState
+from bitextcrawl.extensions.frontier import Frontier
 from bitextcrawl.pairing.pattern_db import PatternDB
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.store import PageStore, open_store
@@ -33,7 +39,8 @@ class CrawlContext:
     def __init__(self, settings, output_dir: str, langs: tuple[str, ...], *,
                  request_factory: Callable, scope: Callable[[str], bool],
                  site: str | None = None, start_url: str = "", max_pages: int = 0,
-                 signals=None, pattern_db: str | None = None, response_budget: bool = False):
+                 signals=None, pattern_db: str | None = None, response_budget: bool = False,
+                 frontier: Frontier | None = None):
         self.settings = settings
         self.output_dir = output_dir
         self.langs = tuple(langs)
@@ -49,6 +56,11 @@ class CrawlContext:
         # a shared database only where asked for (BITEXT_PATTERN_DB, or the caller's)
         self.pattern_db_path = pattern_db or pattern_db_path(settings, output_dir)
         self.signals = signals
+        # where requests are scheduled and the idle-time work runs (the crawler's one)
+        self.frontier = frontier
+        self.state = CrawlState()       # what the crawl has learned (crawl_state.py)
+        self.record_workers = None      # the crawl's record workers (the language-ID
+        #                                 middleware's), where it has them
         self._request_factory = request_factory
         self._scope = scope
         self._store: PageStore | None = None
@@ -63,12 +75,26 @@ class CrawlContext:
             raise NotConfigured("no crawl context: run a bitextcrawl spider")
         return context
 
+    @classmethod
+    def frontier_of(cls, crawler) -> Frontier:
+        """The crawl's frontier; a frontier of its own for a crawler without a crawl
+        context (a spider of another project in a project that enables bitextcrawl)."""
+        context = getattr(crawler, ATTRIBUTE, None)
+        return context.frontier if context is not None else Frontier(crawler)
+
+    def add_idle_task(self, name: str, fn: Callable, when_idle: bool = False) -> None:
+        """Idle-time work of this crawl (see :class:`Frontier`)."""
+        self.frontier.add_idle_task(name, fn, key=self, when_idle=when_idle)
+
     def install(self, crawler) -> "CrawlContext":
         """Keep this context on ``crawler``; its store closes when the engine stops."""
         if self.signals is None:
             self.signals = crawler.signals
+        if self.frontier is None:
+            self.frontier = Frontier(crawler, owner=self)
         setattr(crawler, ATTRIBUTE, self)
-        # after spider_closed, whose handlers still write to the store (focus.py)
+        crawler.signals.connect(self.save_state, signal=signals.spider_closed)
+        # after spider_closed, whose handlers still write to the store
         crawler.signals.connect(self.close, signal=signals.engine_stopped)
         return self
 
@@ -100,6 +126,20 @@ class CrawlContext:
                                  local_threshold=s.getfloat("BITEXT_PATTERN_LOCAL_THRESHOLD"),
                                  rescue_threshold=s.getfloat("BITEXT_PATTERN_RESCUE_THRESHOLD"),
                                  pattern_db=self.pattern_db, **options)
+
+    def state_section(self, name: str, default=None):
+        """What the crawl state's section ``name`` held when the last run stopped."""
+        return self.state.section(self.store, name, default)
+
+    def replay_store(self) -> None:
+        """A resumed crawl's stored records, read once, to every component that indexes
+        them (``state.on_stored_record``)."""
+        self.state.replay(self.store)
+
+    def save_state(self) -> None:
+        """The crawl state, persisted once in the store's meta (a clean stop)."""
+        if not self.closed and self.state.has_sections():
+            self.state.save(self.store)
 
     def in_scope(self, url: str) -> bool:
         return self._scope(url)

@@ -5,6 +5,12 @@ these are the ones the components here send to each other, so that none of them
 needs a reference to another.
 """
 
+from __future__ import annotations
+
+from pydispatch.robustapply import robustApply
+
+from bitextcrawl.pages.urls import site_of
+
 #: Pages found to have a counterpart (URL pattern pair whose two pages are stored):
 #: sent by the URL-pairing pipeline with ``urls`` (an iterable of page URLs); the focus
 #: middleware counts them as pages that yielded (link yield learning).
@@ -32,3 +38,50 @@ request_discarded = object()
 #: worker then, so that the export runs beside pairing instead of after it (a pipeline's
 #: ``close_spider`` runs after those of the pipelines with larger priority numbers).
 closing_started = object()
+
+
+def event_site(kwargs: dict) -> str | None:
+    """The site a signal's event is about: the site a request was made for (the expand
+    spider's ``bitext_expand_site``), else the site of its URL, of a response's or of a
+    rewritten link's source; None for an event of no one site (``pages_paired``)."""
+    request = kwargs.get("request")
+    if request is not None:
+        return request.meta.get("bitext_expand_site") or site_of(request.url)
+    response = kwargs.get("response")
+    if response is not None:
+        return site_of(response.url)
+    source = kwargs.get("source")
+    return site_of(source) if isinstance(source, str) else None
+
+
+class SiteSignals:
+    """One site's view of the crawler's one signal bus, for a crawl of many sites (the
+    expand spider): what a site's components connect hears the events of their site only
+    (:func:`event_site`; events of no one site reach every site), and what they send goes
+    out on the crawler's bus. (A site's idle-time work is not a signal's: its tasks are
+    the frontier's, run by the expand spider when its phases want them.)
+    :meth:`close` disconnects everything the site connected."""
+
+    def __init__(self, bus, site: str):
+        self.bus = bus
+        self.site = site
+        self._routed: list[tuple[object, object]] = []   # (handler, signal) on the bus
+
+    def connect(self, receiver, signal, **kwargs) -> None:
+        def routed(**named):
+            site = event_site(named)
+            if site is not None and site != self.site:
+                return None
+            return robustApply(receiver, **named)
+
+        self.bus.connect(routed, signal=signal, weak=False, **kwargs)
+        self._routed.append((routed, signal))
+
+    def send_catch_log(self, signal, **kwargs) -> list:
+        return self.bus.send_catch_log(signal, **kwargs)
+
+    def close(self) -> None:
+        """Disconnect every handler of this site from the bus."""
+        for handler, signal in self._routed:
+            self.bus.disconnect(handler, signal=signal, weak=False)
+        self._routed = []

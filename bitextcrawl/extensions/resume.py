@@ -57,6 +57,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.request import request_from_dict
 
 from bitextcrawl import config
+from bitextcrawl.context import CrawlContext
 from bitextcrawl.signals import request_discarded
 
 logger = logging.getLogger(__name__)
@@ -266,12 +267,12 @@ class FrontierJournal:
                     "from %s", len(blobs), self.journal.path)
 
     def reschedule(self, requests) -> None:
-        engine = self.crawler.engine
+        frontier = CrawlContext.frontier_of(self.crawler)
         for request in requests:
             self._dropped = None
-            engine.crawl(request)
+            frontier.schedule(request)
             if self._dropped is request:  # seen: it was scheduled, never finished
-                engine.crawl(request.replace(dont_filter=True))
+                frontier.schedule(request.replace(dont_filter=True))
 
     def release(self, site: str | None = None) -> None:
         """Schedule the replayed requests held back for ``site`` (all sites if None)."""

@@ -25,28 +25,35 @@ whose counterpart it found. Held links and the counts survive a clean stop.
 Switch absence: where most pages of language A carry a switch into B, a link to a B
 page whose A counterpart (URL tokens swapped) is stored showing B's name without a link
 is not followed — the site says the translation does not exist.
+
+The judgements are pure classes of :mod:`bitextcrawl.focus` (link evidence, yield
+learning, one-way translation and switch absence) and :mod:`bitextcrawl.sites.small_side`;
+this middleware applies them to the crawl's links and requests, holds and releases links
+(through the frontier), and keeps their section of the crawl state.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import Counter, defaultdict
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl.config import getbool
-from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
+from bitextcrawl.context import CrawlContext
+from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.queue import FocusQueue, FocusState
+from bitextcrawl.focus.shape import SiteShape
+from bitextcrawl.focus.yields import YieldLearning
+
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
-from bitextcrawl.pages.language import lang_code
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
-from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
-from bitextcrawl.pages.variants import link_lang
 from bitextcrawl.signals import held_links, pages_paired
-from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
+from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.sites.small_side import SmallSide
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
@@ -54,13 +61,6 @@ __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 logger = logging.getLogger(__name__)
 
 
-# One-way translation (``_one_way``): judged once this many pages of the language are
-# stored, against this many pages of another language with a switch into it — a small
-# translation (nginx.org's Turkish side: 10 pages, two of them stored when the tenth
-# English page is) has few to show; the silence of the big side is the evidence.
-ONE_WAY_MIN_PAGES = 10
-ONE_WAY_MIN_SWITCHES = 2   # (and half that language's pages)
-ONE_WAY_MAX_SHARE = 0.05
 UNJUDGED_MAX = 10_000   # queued links of unknown language kept for judging again
 
 
@@ -79,53 +79,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
             raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
                              f"not {mode!r}")
         self.other_lang_links = mode
-        self.tokens = UrlLanguageTokens(s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
-                                        s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        # the policies (bitextcrawl/focus/): what a link's language is, which links pay,
+        # what the site's pages say of its translations
+        self.evidence = LinkEvidence(self.langs, s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
+                                     s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        self.yields = YieldLearning()
         self.yield_learning = getbool(s, "BITEXT_FOCUS_YIELD_ENABLED")
         self.yield_min_pages = max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES"))
         self.yield_min_rate = s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE")
-        self.pages_by_lang: Counter = Counter()
-        # Language switches: the wanted languages each stored page has a switch into
-        # (hreflang or a switch anchor); per (A, B), the pages of A with a switch into B.
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
-        # URL -> (language, languages it has a switch into, languages it names unlinked)
-        self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
-        self.switch_pages: Counter = Counter()
-        self.into_pages: Counter = Counter()    # (A, B) -> pages of A linking into B
-        self.unlinked_pages: Counter = Counter()  # (A, B) -> pages of A naming B unlinked
-        self.one_way = getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED")
-        # Yield learning (see the module docstring)
-        self.sample_of: dict[str, str] = {}      # URL -> the language it was a sample of
-        self.samples: Counter = Counter()
-        self.sample_yield: Counter = Counter()
-        self.yielded: set[str] = set()
-        self.downloaded: set[str] = set()
-        self.filtered: set[str] = set()          # held at download: the dupefilter saw them
-        self.switch_targets: set[str] = set()    # URLs some page links as a language switch
-        self.switches_pending: dict[str, str] = {}  # switch targets not requested yet -> language
-        self.pending_by_lang: Counter = Counter()   # ... counted per language (scarcity)
-        # A URL queued at a low priority and found again worth a switch bonus more (the
-        # English link of an English page, then a Chinese page's switch to it) jumps the
-        # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
-        # downloader second is dropped there (HeldLinksMiddleware).
-        # URL -> (priority it was first scheduled at, id of that request)
-        self.queued: dict[str, tuple[int, int]] = {}
+        self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
+                               switch_absence=self.no_translation)
         self.promote = getbool(s, "BITEXT_FOCUS_PROMOTE_ENABLED")
-        self.promoted: set[str] = set()
-        self.requested: set[str] = set()         # URLs that reached the downloader
-        # Links queued before the URL tokens that name their language were learned (the
-        # start page's, first of all) are judged again once they are: URL -> (request,
-        # language of the page that links it); bounded.
-        self.unjudged: dict[str, tuple[object, str]] = {}
-        self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
-        # URL -> its language, for pages that a page of another wanted language links by
-        # an ordinary link (see _untranslated_link), found at link time or judged later
-        self.untranslated: dict[str, str] = {}
-        self.token_langs: dict[str, str | None] = {}
-        self.token_codes: dict[str, str | None] = {}
-        self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
-        self.holding: set[str] = set()           # languages whose same-language links wait
-        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        self.queue = FocusQueue()
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
         self.site_tokens = site_url_tokens()
         # Walk the small side, guess the big side (sites/small_side.py); made once the
@@ -137,11 +103,17 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
         crawler.signals.connect(self.request_dropped, signal=signals.request_dropped)
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.held_links, signal=held_links)
-        crawler.bitext_focus = self  # for HeldLinksMiddleware
+        context = self.context
+        if context is not None:
+            # the downloader side (HeldLinksMiddleware) reads it there
+            context.state.focus = FocusState(self.queue, self.evidence, self.yields,
+                                             self.shape, lambda: self.small_side)
+            context.state.add_section("focus", self._state)
+            context.add_idle_task("held_links", self.release_held)
+            context.frontier.add_guess_hook(self.unfiltered)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -164,111 +136,46 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if self._small_side is None and self.small_side_enabled and len(self.langs) == 2 \
                 and getattr(self.context, "site", None) is not None:
             # (two languages of one site: the expand spider crawls many sites at once)
-            self._small_side = SmallSide(self.langs, self._swap, self._url_lang)
+            self._small_side = SmallSide(self.langs, self.evidence.swap,
+                                         self.evidence.url_lang)
         return self._small_side
 
-    def _url_lang(self, url: str) -> str | None:
-        """The wanted language a URL names: by the learned URL tokens, else by the one
-        wanted language's code it carries (``/ja/…`` before five Japanese pages taught
-        that ``ja`` names Japanese)."""
-        lang, evidence = self.link_language(url, None)
-        if evidence == "url_token":
-            return lang
-        coded = self._wanted_codes(url)
-        return coded.pop() if len(coded) == 1 else None
-
-    def _swap(self, url: str, lang: str, other: str) -> str | None:
-        """``url``'s counterpart in ``other`` by the URL tokens, or by the languages'
-        codes where a token is not learned yet."""
-        return self.tokens.swap(url, lang, other) or self.tokens.swap_codes(url, lang, other)
-
-    def small_side_holds(self, request) -> bool:
-        """Hold ``request`` at download: a page of the big side of a partly translated
-        site whose counterpart no fetched page has linked (sites/small_side.py)."""
+    def _small_lang(self) -> str | None:
+        """The small side's language, if the site has one (never held as a one-way
+        site's big side: tldr's English pages link each translation's home; the
+        translation's pages do not link back)."""
         side = self.small_side
-        if side is None or request.meta.get("bitext_released") \
-                or request.meta.get("bitext_discovered_by") not in ("link", None) \
-                or request.url in self.switch_targets:
-            return False
-        lang = self._url_lang(request.url)
-        counterpart = side.counterpart(request.url, lang)
-        if counterpart is None or counterpart in side.pages:
-            return False
-        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
-        self.filtered.add(request.url)
-        self.stats.inc_value("bitext/focus/small_side/held")
-        return True
+        return side.small() if side is not None else None
+
+    # (what tests and the downloader side read of the policies)
+    @property
+    def tokens(self):
+        return self.evidence.tokens
+
+    @property
+    def pages_by_lang(self):
+        return self.shape.pages_by_lang
+
+    @property
+    def into_pages(self):
+        return self.shape.into_pages
 
     def _release_small_side(self, requests, stat: str) -> int:
         for request in requests:
-            if request.url not in self.downloaded:
+            if request.url not in self.queue.downloaded:
                 request.meta["bitext_released"] = True
-                self.crawler.engine.crawl(request)
+                self._schedule(request)
         if requests:
             self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
         return len(requests)
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        """The language a link leads to, and the evidence for it."""
-        # Asked for each link of a page, then again for its request: the answer holds
-        # until the next page is learned.
-        key = ((url, link.get("text"), link.get("hreflang"), link.get("code_alone")) if link
-               else (url, None, None, None))
-        got = self.link_langs.get(key)
-        if got is None:
-            got = self.link_langs[key] = self._link_language(url, link)
-        return got
-
-    def _link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        # (a variant the link names counts as the crawl asks: link_lang)
-        named = link_lang(link_named_language(link), self.langs) if link else None
-        if named:
-            return named, "hreflang" if link.get("hreflang") else "anchor"
-        predicted = self.tokens.predict(url)
-        if len(predicted) == 1:
-            coded = self._wanted_codes(url)
-            if coded and not predicted <= coded:
-                # a learned token against the wanted language's own code in the URL:
-                # crawled from /cn/, ``ngx`` (of ngx_http_*) names Chinese long before
-                # ``en`` names English in /en/docs/http/ngx_http_core_module.html
-                return None, ""
-            return predicted.pop(), "url_token"
-        return None, ""
-
-    def _wanted_codes(self, url: str) -> set:
-        """The wanted languages whose codes are tokens of ``url``."""
-        return {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
-
-    def _code(self, token: str) -> str | None:
-        """The language a URL token is the code of (``en``, ``fra``), if any."""
-        if token not in self.token_codes:
-            self.token_codes[token] = lang_code(token)
-        return self.token_codes[token]
-
-    # ---- yield learning ------------------------------------------------------------------
-
-    def _yield(self, url: str) -> None:
-        if url in self.yielded:
-            return
-        self.yielded.add(url)
-        lang = self.sample_of.get(url)
-        if lang is not None:
-            self.sample_yield[lang] += 1
+        """The language a link leads to, and the evidence for it (focus/evidence.py)."""
+        return self.evidence.link_language(url, link)
 
     def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
-        if url in self.sample_of:
-            return
-        self.sample_of[url] = lang
-        self.samples[lang] += 1
-        self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
-        if yielded:
-            self.yielded.add(url)
-        if url in self.yielded:
-            self.sample_yield[lang] += 1
-
-    def yield_rate(self, lang: str) -> float:
-        n = self.samples[lang]
-        return self.sample_yield[lang] / n if n else 1.0
+        if self.yields.sample(url, lang, yielded):
+            self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
 
     def _should_hold(self, lang: str) -> bool:
         """Hold same-language links of ``lang``: enough of them followed, too few yielded,
@@ -279,49 +186,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return False
         if self._one_way(lang):
             return True
-        if not self.yield_learning or self.samples[lang] < self.yield_min_pages:
-            return False
-        if self.yield_rate(lang) >= self.yield_min_rate:
-            return False
-        if not any(self.samples[o] >= self.yield_min_pages // 2
-                   and self.yield_rate(o) >= self.yield_min_rate
-                   for o in self.langs if o != lang):
-            # no contrast: where nothing yields (opaque URLs, no switches: pairs show only
-            # at close) a low yield says nothing of this language's links
+        if not self.yield_learning or not self.yields.low(
+                lang, self.langs, self.yield_min_pages, self.yield_min_rate):
             return False
         others = [self.pages_by_lang[x] for x in self.langs if x != lang]
         return bool(others) and self.pages_by_lang[lang] > min(others)
 
     def _one_way(self, lang: str) -> bool:
-        """The site translates one way only: pages of another wanted language switch into
-        ``lang`` (nginx.org's Chinese pages into English), while none of the many ``lang``
-        pages stored links into that language. Links between ``lang`` pages then lead
-        only to more ``lang`` pages, worth fetching as counterparts alone — which the
-        other language's switches reach. (A news page that links one translation does
-        not make a site two-way: up to ``ONE_WAY_MAX_SHARE`` of the pages may.)"""
-        n = self.pages_by_lang[lang]
-        if not self.one_way or n < ONE_WAY_MIN_PAGES or self._is_small_side(lang):
-            return False
-        return any(self.switch_pages[other, lang] >= max(
-                       ONE_WAY_MIN_SWITCHES, 0.5 * self.pages_by_lang[other])
-                   and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
-                   for other in self.langs if other != lang)
+        """The site translates one way only, into ``lang`` (focus/shape.py)."""
+        return self.shape.one_way(lang, self._small_lang)
 
     def _one_way_so_far(self, lang: str) -> bool:
-        """Too few ``lang`` pages yet to judge :meth:`_one_way`, but what there is points
-        that way: another language's pages switch into ``lang``, no ``lang`` page links back."""
-        return (self.one_way and self.pages_by_lang[lang] < ONE_WAY_MIN_PAGES
-                and not self._is_small_side(lang)
-                and any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
-                        and not self.into_pages[lang, other]
-                        for other in self.langs if other != lang))
-
-    def _is_small_side(self, lang: str) -> bool:
-        """Is ``lang`` the small side of a partly translated site? Its pages are the ones
-        to pair: never held as a one-way site's big side (tldr's English pages link each
-        translation's home; the translation's pages do not link back)."""
-        side = self.small_side
-        return side is not None and side.small() == lang
+        return self.shape.one_way_so_far(lang, self._small_lang)
 
     def _in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
@@ -343,7 +219,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """The wanted language with the fewest pages stored or on their way as switch
         targets (None while there is a tie): crawled from /cn/, English is not scarce
         while the Chinese pages' switches into it wait in the queue."""
-        counts = sorted((self.pages_by_lang[x] + self.pending_by_lang[x], x) for x in self.langs)
+        counts = sorted((self.pages_by_lang[x] + self.queue.pending_by_lang[x], x) for x in self.langs)
         if len(counts) < 2 or counts[0][0] == counts[1][0]:
             return None
         return counts[0][1]
@@ -352,10 +228,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """Is ``lang`` held? Once held, a language stays held until the crawl runs dry
         (``spider_idle`` judges again): the yield of the requests still in flight when
         holding began would otherwise make it flicker."""
-        if lang in self.holding:
+        if lang in self.queue.holding:
             return True
         if self._should_hold(lang):
-            self.holding.add(lang)
+            self.queue.holding.add(lang)
             if self._one_way(lang):
                 logger.info("Focus: holding links between %s pages: other languages' pages "
                             "switch into %s, almost none of its %d pages links back", lang, lang,
@@ -364,108 +240,70 @@ class FocusMiddleware(BaseSpiderMiddleware):
             else:
                 logger.info("Focus: holding links into %s pages: %d of %d requests made "
                             "for them yielded a counterpart (below %.0f%%)", lang,
-                            self.sample_yield[lang], self.samples[lang],
+                            self.yields.sample_yield[lang], self.yields.samples[lang],
                             100 * self.yield_min_rate)
             return True
         return False
 
     def held_links(self) -> dict[str, list[str]]:
-        return {lang: list(held) for lang, held in self.held.items() if held}
+        """The ``held_links`` signal's answer: the held links, by language."""
+        return self.queue.held_links()
 
     def hold(self, request, lang: str) -> None:
-        held = self.held[lang]
-        if request.url not in held:
-            held[request.url] = request
+        if self.queue.hold(request.url, request, lang):
             self.stats.inc_value("bitext/focus/held")
 
-    def _absence_counterparts(self, url: str, lang: str):
-        """(language, counterpart URL) of ``url`` (in ``lang``) in each other wanted
-        language whose pages mostly have a switch into ``lang`` — where a stored page
-        without that switch says something (switch absence on)."""
-        if not self.no_translation:
-            return
-        for other in self.langs:
-            n = self.pages_by_lang[other]
-            if other == lang or n < 10 or self.switch_pages[other, lang] < 0.5 * n:
-                continue
-            counterpart = self.tokens.swap(url, lang, other)
-            if counterpart:
-                yield other, counterpart
-
     def _no_translation(self, url: str, lang: str) -> bool:
-        """A link to ``url`` (in ``lang``) whose counterpart in another wanted language is
-        stored with ``lang``'s name shown but not linked, on a site whose pages of that
-        language mostly have a switch into ``lang``: the site says the page is not
-        translated (nginx's ``<a class="notrans">русский</a>``), so ``url`` is a 404. A
-        counterpart without any switch (an AJAX fragment) says nothing."""
-        for other, counterpart in self._absence_counterparts(url, lang):
-            known = self.page_switches.get(counterpart)
-            if known is not None and known[0] == other and lang not in known[1] \
-                    and lang in known[2]:
-                return True
-        return False
+        """Switch absence: the site says ``url`` (in ``lang``) has no translation
+        (focus/shape.py)."""
+        return self.shape.no_translation(url, lang, self.tokens.swap)
 
     def _counterpart_will_tell(self, url: str, lang: str) -> bool:
-        """Switch absence is how this site marks missing translations (some stored
-        page shows ``lang``'s name unlinked), and the counterpart of ``url`` that would
-        show it is not stored yet."""
-        return any(self.unlinked_pages[other, lang] and counterpart not in self.page_switches
-                   for other, counterpart in self._absence_counterparts(url, lang))
+        return self.shape.counterpart_will_tell(url, lang, self.tokens.swap)
 
     def pages_paired(self, urls):
         for url in urls:
-            self._yield(url)
+            self.yields.yielded_page(url)
 
     def response_received(self, response, request, spider=None):
-        self.downloaded.add(request.url)
+        self.queue.downloaded.add(request.url)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
     def request_scheduled(self, request, spider=None):
         if request.meta.get("bitext_promoted"):
-            self.promoted.add(request.url)   # (a copy replayed after a crash, too)
-            self.queued[request.url] = (request.priority, id(request))
+            self.queue.promoted.add(request.url)   # (a copy replayed after a crash, too)
+            self.queue.queued[request.url] = (request.priority, id(request))
         else:
-            self.queued.setdefault(request.url, (request.priority, id(request)))
+            self.queue.queued.setdefault(request.url, (request.priority, id(request)))
         # (sent before the dupefilter: a request it will drop — its URL was held at
         # download, and this copy did not come through ``unfiltered`` — replaces nothing)
-        if request.url in self.filtered and not request.dont_filter:
+        if request.url in self.queue.filtered and not request.dont_filter:
             return
-        for held in self.held.values():
+        for held in self.queue.held.values():
             held.pop(request.url, None)
-        self.filtered.discard(request.url)
+        self.queue.filtered.discard(request.url)
 
     def request_dropped(self, request, spider=None):
         # (the dupefilter had seen it: downloaded by an earlier run of a resumed crawl)
-        if self.queued.get(request.url, (0, None))[1] == id(request):
-            del self.queued[request.url]
+        if self.queue.queued.get(request.url, (0, None))[1] == id(request):
+            del self.queue.queued[request.url]
 
     def unfiltered(self, request):
         """``request`` made to pass the dupefilter if an earlier request for its URL was
         held back at download (the filter saw that one, nobody downloaded it)."""
         url = request.url
-        if url in self.filtered and url not in self.downloaded:
+        if url in self.queue.filtered and url not in self.queue.downloaded:
             return request.replace(dont_filter=True)
-        queued = self.queued.get(url, (None,))[0]
-        if self.promote and queued is not None and not request.dont_filter and url not in self.requested \
-                and url not in self.promoted and request.priority >= queued + self.cross_bonus:
-            self.promoted.add(url)
+        queued = self.queue.queued.get(url, (None,))[0]
+        if self.promote and queued is not None and not request.dont_filter and url not in self.queue.requested \
+                and url not in self.queue.promoted and request.priority >= queued + self.cross_bonus:
+            self.queue.promoted.add(url)
             self.stats.inc_value("bitext/focus/promoted")
             return request.replace(dont_filter=True,
                                    meta={**request.meta, "bitext_promoted": True})
         return request
-
-    def switch_sent(self, url: str) -> None:
-        """A switch target went out: no longer on its way."""
-        lang = self.switches_pending.pop(url, None)
-        if lang is not None:
-            self.pending_by_lang[lang] -= 1
-
-    def second_copy(self, request) -> bool:
-        """Is ``request`` the later of two copies of a promoted URL (see ``queued``)?"""
-        return (request.url in self.promoted and request.url in self.requested
-                and not request.meta.get("retry_times"))
 
     def _rejudge_held(self) -> int:
         """Held links whose URL now names another wanted language, by the URL tokens learned
@@ -473,14 +311,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
         (nginx.org's /tr/docs/faq.html, "English" at p = 0.76) had its links held as links
         of English pages, among them the only link to a Turkish page."""
         released = 0
-        for lang, held in self.held.items():
+        for lang, held in self.queue.held.items():
             for url, request in list(held.items()):
                 now, _ = self.site_tokens.most_specific(url)
                 if now in self.langs and now != lang and not self._should_hold(now):
                     del held[url]
-                    if url not in self.downloaded:
+                    if url not in self.queue.downloaded:
                         request.meta["bitext_released"] = True
-                        self.crawler.engine.crawl(request)
+                        self._schedule(request)
                         released += 1
         if released:
             self.stats.inc_value("bitext/focus/released_by_url_token", released)
@@ -488,17 +326,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
                         "tokens: released", released)
         return released
 
-    def spider_idle(self):
-        """Release held links of a language whose yield has come back (recovery or later
-        pages paired them) — unless ``max_pages`` is reached."""
+    def _schedule(self, request) -> None:
+        self.context.frontier.schedule(request)
+
+    def release_held(self) -> bool:
+        """The idle task ``held_links``: release held links of a language whose yield has
+        come back (recovery or later pages paired them) — unless ``max_pages`` is
+        reached. True if some were."""
         left = self.context.budget_left() if self.context is not None else None
         if left is not None and left <= 0:
-            return
+            return False
         released = self._rejudge_held()
         if self.resumed_small_side:
             # held by the small side when the last run stopped: judged again at download
             for request in self.resumed_small_side:
-                self.crawler.engine.crawl(request)
+                self._schedule(request)
             released += len(self.resumed_small_side)
             self.resumed_small_side = []
         side = self.small_side
@@ -514,25 +356,24 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
-        for lang, held in self.held.items():
+        for lang, held in self.queue.held.items():
             if not held or self._should_hold(lang):
                 continue
-            self.holding.discard(lang)
-            engine = self.crawler.engine
+            self.queue.holding.discard(lang)
             before = released
             for request in list(held.values()):
-                if request.url in self.downloaded:
+                if request.url in self.queue.downloaded:
                     continue
                 request.meta["bitext_released"] = True
-                engine.crawl(request)
+                self._schedule(request)
                 released += 1
             held.clear()
             logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
-                        "released", lang, self.sample_yield[lang], self.samples[lang],
+                        "released", lang, self.yields.sample_yield[lang], self.yields.samples[lang],
                         released - before)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
-            raise DontCloseSpider
+        return bool(released)
 
     def spider_opened(self, spider=None):
         """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly, and
@@ -541,68 +382,57 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context = self.context
         if context is None:
             return
-        state = context.store.get_meta("focus", None) or {}
-        for lang, (n, y) in state.get("yield", {}).items():
-            self.samples[lang] += n
-            self.sample_yield[lang] += y
-        self.pages_by_lang.update(state.get("pages", {}))
+        state = context.state_section("focus", {})
+        self.yields.load(state.get("yield", {}))
         # what the one-way and switch-absence judgements rest on, as the last run left it
-        for name in ("switch_pages", "into_pages", "unlinked_pages"):
-            getattr(self, name).update({(a, b): n for a, b, n in state.get(name, [])})
-        for url, lang, switches, unlinked in state.get("page_switches", []):
-            self.page_switches[url] = (lang, frozenset(switches), frozenset(unlinked))
-        self.switch_targets.update(state.get("switch_targets", []))
+        self.shape.load(state)
+        self.queue.switch_targets.update(state.get("switch_targets", []))
         for url, requested in state.get("promoted", []):
-            self.promoted.add(url)
+            self.queue.promoted.add(url)
             if requested:
-                self.requested.add(url)
+                self.queue.requested.add(url)
         for lang, url, priority, depth in state.get("held", []):
             request = context.page_request(url, priority=priority, depth=depth,
                                            bitext_chain=lang).replace(dont_filter=True)
-            self.held[lang][url] = request
+            self.queue.held[lang][url] = request
         if state.get("held"):
             logger.info("Focus: %d held links back from the last run", len(state["held"]))
         self.resumed_small_side = [
             context.page_request(url, priority=priority, depth=depth).replace(dont_filter=True)
             for url, priority, depth in state.get("small_side_held", [])]
 
+    def _state(self) -> dict:
+        """The focus's section of the crawl state (persisted at a clean stop)."""
+        return {
+            "yield": self.yields.to_state(),
+            **self.shape.to_state(),
+            "switch_targets": sorted(self.queue.switch_targets),
+            # two copies of a promoted URL may both wait in the JOBDIR queue
+            "promoted": [[url, url in self.queue.requested] for url in sorted(self.queue.promoted)],
+            "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
+                     for lang, held in sorted(self.queue.held.items())
+                     for url, r in sorted(held.items())],
+            # the small side's held requests: judged again by the next run
+            "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
+                                for url, (r, _, _) in sorted(self._small_side.held.items())]
+            if self._small_side is not None else []}
+
     def spider_closed(self, spider=None, reason=None):
-        held = sum(len(h) for h in self.held.values())
+        held = sum(len(h) for h in self.queue.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
-        if self.context is not None:
-            self.context.store.set_meta("focus", {
-                "yield": {lang: [self.samples[lang], self.sample_yield[lang]]
-                          for lang in self.samples},
-                "pages": dict(self.pages_by_lang),
-                **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
-                   for name in ("switch_pages", "into_pages", "unlinked_pages")},
-                "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
-                                  for url, (lang, switches, unlinked)
-                                  in sorted(self.page_switches.items())],
-                "switch_targets": sorted(self.switch_targets),
-                # two copies of a promoted URL may both wait in the JOBDIR queue
-                "promoted": [[url, url in self.requested] for url in sorted(self.promoted)],
-                "held": [[lang, url, r.priority, r.meta.get("depth", 0)]
-                         for lang, held in sorted(self.held.items())
-                         for url, r in sorted(held.items())],
-                # the small side's held requests: judged again by the next run
-                "small_side_held": [[url, r.priority, r.meta.get("depth", 0)]
-                                    for url, (r, _, _) in sorted(self._small_side.held.items())]
-                if self._small_side is not None else []})
         for lang in self.langs:
-            if self.samples[lang]:
+            if self.yields.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",
-                                     round(self.yield_rate(lang), 3))
+                                     round(self.yields.rate(lang), 3))
 
     # ---- items and requests ----------------------------------------------------------------
 
     def get_processed_item(self, item, response):
         if not isinstance(item, PageRecord):
             return item
-        self.tokens.learn(item.url, item.lang)
-        self.link_langs.clear()
+        changed = self.evidence.learn(item.url, item.lang)
         side = self.small_side
-        if self._tokens_changed(item.url):
+        if changed:
             self._rejudge_queued()
             if side is not None:
                 self._release_small_side(side.relearn(), "released_by_counterpart")
@@ -633,22 +463,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
             switches.discard(item.lang)
             into.discard(item.lang)
             if into:
-                self._yield(item.url)
-            self.page_switches[item.url] = (item.lang, frozenset(switches),
-                                            page_named_unlinked(item, langs)
-                                            if self.no_translation else frozenset())
-            for lang in switches:
-                self.switch_pages[item.lang, lang] += 1
-            for lang in into:
-                self.into_pages[item.lang, lang] += 1
-            for lang in self.page_switches[item.url][2]:
-                self.unlinked_pages[item.lang, lang] += 1
+                self.yields.yielded_page(item.url)
+            self.shape.observe(item.url, item.lang, switches, into,
+                               page_named_unlinked(item, langs) if self.no_translation
+                               else frozenset())
         chain = response.meta.get("bitext_chain") if response is not None else None
         if chain:
             other_wanted = item.lang in langs and item.lang != chain
             self._sample(item.url, chain, yielded=other_wanted)
             if item.requested_url and item.requested_url != item.url:
-                self.sample_of.setdefault(item.requested_url, chain)
+                self.yields.sample_of.setdefault(item.requested_url, chain)
         return item
 
     def get_processed_request(self, request, response):
@@ -658,19 +482,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         page = response.meta.get("bitext_page")
         request = self._judge(request, response, page, lang, evidence)
         if request is not None and lang is None and page is not None \
-                and page.lang in self.langs and len(self.unjudged) < UNJUDGED_MAX:
-            self.unjudged.setdefault(request.url, (request, page.lang))
+                and page.lang in self.langs and len(self.queue.unjudged) < UNJUDGED_MAX:
+            self.queue.unjudged.setdefault(request.url, (request, page.lang))
         return request
-
-    def _tokens_changed(self, url: str) -> bool:
-        """Has learning ``url`` made one of its tokens name a language (or stop naming)?"""
-        changed = False
-        for token in url_language_tokens(url):
-            lang = self.tokens.token_lang(token)
-            if self.token_langs.get(token) != lang:
-                self.token_langs[token] = lang
-                changed = True
-        return changed
 
     def _rejudge_queued(self) -> None:
         """Queued links whose language a newly learned URL token names: into an unwanted
@@ -678,33 +492,33 @@ class FocusMiddleware(BaseSpiderMiddleware):
         bonus they would have had (nginx.org's /cn/ links every Chinese page before /cn/
         is known to name Chinese, and these waited behind English links found later)."""
         promoted = 0
-        for url, (request, page_lang) in list(self.unjudged.items()):
-            if url in self.requested or url not in self.queued:
+        for url, (request, page_lang) in list(self.queue.unjudged.items()):
+            if url in self.queue.requested or url not in self.queue.queued:
                 # (gone out, or dropped by the dupefilter: seen by an earlier run)
-                del self.unjudged[url]
+                del self.queue.unjudged[url]
                 continue
             lang, _ = self.link_language(url, None)
             if lang is None:
                 continue
-            del self.unjudged[url]
+            del self.queue.unjudged[url]
             if lang not in self.langs:
                 if self.drop_other:
-                    self.unwanted.add(url)
+                    self.queue.unwanted.add(url)
                     self.stats.inc_value(f"bitext/links/other_lang/{lang}")
                 continue
             if lang != page_lang:
                 # an ordinary link into another wanted language: no bonus, and held at
                 # download like the links of that language
-                self.untranslated[url] = lang
+                self.queue.untranslated[url] = lang
                 continue
-            if url in self.promoted or url in self.untranslated or not self.promote \
+            if url in self.queue.promoted or url in self.queue.untranslated or not self.promote \
                     or request.meta.get("bitext_same_page"):
                 # (a link of its page's language had that language's bonus already)
                 continue
             meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
                     "bitext_same_lang": lang}
-            self.promoted.add(url)
-            self.crawler.engine.crawl(request.replace(
+            self.queue.promoted.add(url)
+            self._schedule(request.replace(
                 priority=request.priority + self.bonus, dont_filter=True, meta=meta))
             promoted += 1
         if promoted:
@@ -719,7 +533,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if page is None or response.meta.get("bitext_discovered_by") == "start":
             if self._untranslated_link(page, lang, evidence):
                 request.meta["bitext_untranslated"] = True
-                self.untranslated[request.url] = lang
+                self.queue.untranslated[request.url] = lang
                 self.stats.inc_value("bitext/focus/untranslated_link")
             elif lang in langs:
                 request.priority += self.bonus
@@ -744,11 +558,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return self.unfiltered(request)
         if lang in langs and lang != page.lang and evidence != "url_token":
             # a language switch into another wanted language: most likely the counterpart
-            if request.url not in self.switch_targets and request.url not in self.requested:
-                self.switches_pending[request.url] = lang
-                self.pending_by_lang[lang] += 1
-            self.switch_targets.add(request.url)
-            for held in self.held.values():   # held as an ordinary link before: not now
+            if request.url not in self.queue.switch_targets and request.url not in self.queue.requested:
+                self.queue.switches_pending[request.url] = lang
+                self.queue.pending_by_lang[lang] += 1
+            self.queue.switch_targets.add(request.url)
+            for held in self.queue.held.values():   # held as an ordinary link before: not now
                 held.pop(request.url, None)
             request.priority += self.bonus + self.cross_bonus
             self.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
@@ -765,7 +579,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # a site makes where its own translation is missing, so it is worth no more.
         chain = lang if lang in langs else page.lang
         request.meta["bitext_chain"] = chain
-        if self._update_holding(chain) and request.url not in self.switch_targets:
+        if self._update_holding(chain) and request.url not in self.queue.switch_targets:
             self.hold(request, chain)
             return None
         return self.unfiltered(request)
@@ -779,10 +593,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
             lang, evidence = page.lang, "same_page"
             request.meta["bitext_same_page"] = True
         if self._untranslated_link(page, lang, evidence):
-            self.untranslated[request.url] = lang
-        if request.url in self.untranslated or (
+            self.queue.untranslated[request.url] = lang
+        if request.url in self.queue.untranslated or (
                 lang in (None, page.lang) and (response.meta.get("bitext_untranslated")
-                                               or response.request.url in self.untranslated)):
+                                               or response.request.url in self.queue.untranslated)):
             # no bonus: see _untranslated_link; and the pages such a page links in its own
             # language are of its kind (nginx.org's /cn/ links the English njs manual)
             request.meta["bitext_untranslated"] = True

@@ -8,6 +8,7 @@ from __future__ import annotations
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from bitextcrawl.config import getbool
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.signals import request_discarded
 
 
@@ -39,44 +40,64 @@ class HeldLinksMiddleware:
         raise IgnoreRequest(reason)
 
     def process_request(self, request, spider=None):
-        focus = getattr(self.crawler, "bitext_focus", None)
+        context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
+        focus = context.state.focus if context is not None else None
         if focus is None:
             return None
-        if request.url in focus.unwanted and request.url not in focus.switch_targets:
+        queue, url = focus.queue, request.url
+        if url in queue.unwanted and url not in queue.switch_targets:
             self._discard(request, "dropped_other_lang/url_token_queued",
                           "its URL names a language not wanted")
-        if focus.second_copy(request):
+        if queue.second_copy(url, bool(request.meta.get("retry_times"))):
             self._discard(request, "promoted_copy_dropped",
                           "the other copy of a promoted request went out first",
                           counted_done=True)
-        if request.url in focus.requested and not request.meta.get("retry_times"):
+        if url in queue.requested and not request.meta.get("retry_times"):
             # Two mechanisms asked for one URL at once (a promoted link, which skips the
             # dupefilter, and a counterpart guess, which the filter then lets through):
             # nginx.org /en/docs/dirindex.html was downloaded twice.
             self._discard(request, "requested_twice_dropped",
                           "another request for this URL went out already")
         same = request.meta.get("bitext_same_lang")
-        if same and focus._no_translation(request.url, same):
+        if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
             self._discard(request, "dropped_no_translation",
                           "no translation: the counterpart page has no switch to it")
-        lang = request.meta.get("bitext_chain") or focus.untranslated.get(request.url)
-        if self.hold_queued and lang and lang in focus.holding \
+        lang = request.meta.get("bitext_chain") or queue.untranslated.get(url)
+        if self.hold_queued and lang and lang in queue.holding \
                 and not request.meta.get("bitext_released") \
-                and request.url not in focus.switch_targets:
+                and url not in queue.switch_targets:
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
             # a copy that the dupefilter lets through when released (this one was seen)
-            focus.hold(request.replace(dont_filter=True), lang)
-            focus.filtered.add(request.url)
+            if queue.hold(url, request.replace(dont_filter=True), lang):
+                self.crawler.stats.inc_value("bitext/focus/held")
+            queue.filtered.add(url)
             request.meta["bitext_held"] = True
             raise IgnoreRequest(f"held: links between {lang} pages yield too little")
-        if self.hold_queued and focus.small_side_holds(request):
+        if self.hold_queued and self._small_side_holds(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("held: its counterpart on the small side is not known")
-        focus.switch_sent(request.url)
-        if request.url in focus.promoted and request.url not in focus.requested:
+        queue.switch_sent(url)
+        if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
-        focus.requested.add(request.url)
+        queue.requested.add(url)
         return None
+
+    def _small_side_holds(self, focus, request) -> bool:
+        """Hold ``request``: a page of the big side of a partly translated site whose
+        counterpart no fetched page has linked (sites/small_side.py)."""
+        side = focus.small_side()
+        if side is None or request.meta.get("bitext_released") \
+                or request.meta.get("bitext_discovered_by") not in ("link", None) \
+                or request.url in focus.queue.switch_targets:
+            return False
+        lang = focus.evidence.url_lang(request.url)
+        counterpart = side.counterpart(request.url, lang)
+        if counterpart is None or counterpart in side.pages:
+            return False
+        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
+        focus.queue.filtered.add(request.url)
+        self.crawler.stats.inc_value("bitext/focus/small_side/held")
+        return True

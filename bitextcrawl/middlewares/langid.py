@@ -77,7 +77,9 @@ class LanguageIdMiddleware:
 
             workers = RecordWorkers(n, model, min_prob, young_threshold(settings))
             crawler.stats.set_value("bitext/record_workers/processes", n)
-            crawler.bitext_record_workers = workers   # the store pipeline exports with one
+            context = getattr(crawler, CONTEXT_ATTRIBUTE, None)
+            if context is not None:
+                context.record_workers = workers   # the store pipeline exports with one
         return cls(crawler, LanguageIdentifier(model, min_prob), workers)
 
     def engine_stopped(self):

@@ -24,6 +24,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from bitextcrawl import config
+from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE, CrawlContext
 from bitextcrawl.pages.redirect_rules import RedirectRules
 from bitextcrawl.signals import url_rewritten
 
@@ -35,9 +36,11 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         super().__init__(crawler)
         self.stats = crawler.stats
         self.rules = RedirectRules(min_seen=min_seen)
+        context = getattr(crawler, CONTEXT_ATTRIBUTE, None)
+        if context is not None:   # the rules are the crawl state's: QueuedRewriteMiddleware's too
+            context.state.redirect_rules = self.rules
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
-        crawler.bitext_redirects = self  # for QueuedRewriteMiddleware
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -80,23 +83,29 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         meta = {k: v for k, v in request.meta.items()
                 if k not in ("bitext_rewritten_from", "redirect_urls", "redirect_times",
                              "redirect_ttl", "redirect_reasons")}
-        self.crawler.engine.crawl(request.replace(url=source, dont_filter=True,
-                                                  meta={**meta, "bitext_no_rewrite": True}))
+        CrawlContext.frontier_of(self.crawler).schedule(request.replace(
+            url=source, dont_filter=True, meta={**meta, "bitext_no_rewrite": True}))
 
     def get_processed_request(self, request, response):
-        if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
-                or request.meta.get("bitext_rewritten_from"):
-            return request
-        new = self.rules.rewrite(request.url)
-        if new is None:
-            return request
-        self.stats.inc_value("bitext/redirects/rewritten")
-        self.crawler.signals.send_catch_log(url_rewritten, source=request.url, target=new)
-        return request.replace(url=new, meta={**request.meta, "redirect_urls": [request.url],
-                                              "bitext_rewritten_from": request.url})
+        return rewritten(self.crawler, self.rules, request)
 
     def spider_closed(self, spider=None, reason=None):
         self.stats.set_value("bitext/redirects/rules", self.rules.live_rules())
+
+
+def rewritten(crawler, rules: RedirectRules, request):
+    """``request`` under the URL a learned rule rewrites it to (else itself), carrying the
+    old URL as a redirect would; the page store told (``url_rewritten``)."""
+    if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
+            or request.meta.get("bitext_rewritten_from"):
+        return request
+    new = rules.rewrite(request.url)
+    if new is None:
+        return request
+    crawler.stats.inc_value("bitext/redirects/rewritten")
+    crawler.signals.send_catch_log(url_rewritten, source=request.url, target=new)
+    return request.replace(url=new, meta={**request.meta, "redirect_urls": [request.url],
+                                          "bitext_rewritten_from": request.url})
 
 
 class QueuedRewriteMiddleware:
@@ -114,8 +123,9 @@ class QueuedRewriteMiddleware:
         return cls(crawler)
 
     def process_request(self, request, spider=None):
-        rewriter = getattr(self.crawler, "bitext_redirects", None)
-        if rewriter is None:
+        context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
+        rules = context.state.redirect_rules if context is not None else None
+        if rules is None:
             return None
-        new = rewriter.get_processed_request(request, None)
+        new = rewritten(self.crawler, rules, request)
         return None if new is request else new

@@ -50,12 +50,12 @@ class DistributedPageStorePipeline(PageStorePipeline):
 class DistributedUrlPairingPipeline(UrlPairingPipeline):
     """Deep page recovery over every worker's pages, not only this worker's."""
 
-    def spider_idle(self):
+    def spider_idle(self) -> bool:
         if self.recovery and self.learner is not None:
             self.urls_by_lang = {lang: urls for lang, urls
                                  in self.context.store.urls_by_lang().items()
                                  if lang in self.langs}
-        super().spider_idle()
+        return super().spider_idle()
 
 
 @contextmanager

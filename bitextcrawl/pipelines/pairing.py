@@ -1,9 +1,9 @@
 """Online URL-pattern pairing and deep page recovery [Zhang 2013 §2.1–2.2].
 
 As pages arrive, the URL-pattern learner is re-fitted on the URLs stored per
-language. When the crawl runs dry (``spider_idle``), the counterpart URLs of pages
-still unpaired are generated with each credible pattern and requested
-(``discovered_by="pattern"``); ``DontCloseSpider`` keeps the crawl open for them.
+language. When the crawl runs dry (the frontier's idle task ``deep_recovery``), the
+counterpart URLs of pages still unpaired are generated with each credible pattern and
+requested (``discovered_by="pattern"``); the crawl stays open for them.
 A generated URL that answers in the wrong language is not a counterpart.
 
 Recovery spends responses on guesses, so it has a budget and learns from its
@@ -49,7 +49,7 @@ from collections import defaultdict
 from urllib.parse import urlsplit
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import CrawlContext
@@ -131,7 +131,9 @@ class UrlPairingPipeline:
         self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
         self.new_pages = 0
         self.learner = None
-        self.context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        self.context.add_idle_task("deep_recovery", self.spider_idle)
+        self.context.state.add_section("recovery", self._state)
+        self.context.state.on_stored_record(self._observe)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
@@ -146,10 +148,10 @@ class UrlPairingPipeline:
         store = self.context.store
         # a resumed crawl starts from what is stored
         self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
-        for page in (store if len(store) else ()):
-            self._observe(page)
-        self.tried = store.get_meta("recovery_tried", {}) or {}
-        for key, state in (store.get_meta("recovery_directions", []) or []):
+        self.context.replay_store()   # every stored page to _observe (a resumed crawl)
+        saved = self.context.state_section("recovery", {})
+        self.tried = saved.get("tried") or {}
+        for key, state in (saved.get("directions") or []):
             self.directions[tuple(key)] = _Direction(*state)
         self.known = {u for urls in self.urls_by_lang.values() for u in urls}
         for lang, urls in self.urls_by_lang.items():
@@ -377,10 +379,7 @@ class UrlPairingPipeline:
         self.stats.inc_value(STAT + "stopped_directions")
 
     def _crawl(self, request) -> None:
-        focus = getattr(self.crawler, "bitext_focus", None)
-        if focus is not None:
-            request = focus.unfiltered(request)
-        self.crawler.engine.crawl(request)
+        self.context.frontier.schedule(request, guess=True)
 
     def _recovery_sources(self) -> tuple[list, dict]:
         """Pages whose counterparts are guessed: the unpaired stored pages and the links the
@@ -390,7 +389,9 @@ class UrlPairingPipeline:
         for _, answer in self.context.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
                 if lang in self.langs:
-                    held = [url for url in urls if url not in self.known]
+                    # (the focus holds the links of every site an expand crawl crawls)
+                    held = [url for url in urls
+                            if url not in self.known and self.context.in_scope(url)]
                     sources.extend((url, lang, True) for url in held)
                     # held links are pages of that language too: a language whose links
                     # the focus holds back is not the scarce side
@@ -433,9 +434,10 @@ class UrlPairingPipeline:
                     skipped_stopped=skipped_stopped)
         return candidates, target_dirs, skipped_stopped
 
-    def spider_idle(self):
+    def spider_idle(self) -> bool:
+        """The idle task ``deep_recovery``: a round of guesses; True if some were made."""
         if not self.recovery or self.learner is None:
-            return
+            return False
         self.relearn()
         budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
         left = self.context.budget_left()
@@ -444,10 +446,10 @@ class UrlPairingPipeline:
         sources, sizes = self._recovery_sources()
         candidates, target_dirs, skipped_stopped = self._recovery_candidates(sources)
         if not candidates:
-            return
+            return False
         if budget <= 0:
             self.stats.inc_value(STAT + "over_budget", sum(map(len, candidates.values())))
-            return
+            return False
         scarcest = min(sizes.values())
         # the scarce side first: directions leaving the language with the fewest pages
         order = sorted(candidates, key=lambda k: (sizes.get(k[1], 0), k))
@@ -501,10 +503,10 @@ class UrlPairingPipeline:
             logger.info("Deep page recovery: requesting %d counterpart URLs (%s; %d left for "
                         "later rounds, %d from stopped directions)", scheduled,
                         ", ".join(f"{k} {n}" for k, n in per_direction.items()), deferred + over, skipped_stopped)
-            raise DontCloseSpider
+        return bool(scheduled)
 
-    def close_spider(self):
-        store = self.context.store
-        store.set_meta("recovery_tried", self.tried)
-        store.set_meta("recovery_directions",
-                       [[list(k), d.to_list()] for k, d in sorted(self.directions.items())])
+    def _state(self) -> dict:
+        """Recovery's section of the crawl state: the guesses made, each direction's outcomes."""
+        return {"tried": self.tried,
+                "directions": [[list(k), d.to_list()]
+                               for k, d in sorted(self.directions.items())]}

@@ -19,15 +19,15 @@ other languages, ``DEPTH_LIMIT``), so little is aligned. In a crawl bounded by
 ``DEPTH_LIMIT`` — the paper's scheme, whose step 1 downloads the home page and the
 pages it links to, and whose later steps follow parallel links only — parallel links
 carry the crawl on: a request made here has the depth of its source pair plus one, is
-exempt from ``DEPTH_LIMIT`` itself (it is injected with ``engine.crawl``, past the
+exempt from ``DEPTH_LIMIT`` itself (the frontier schedules it with ``engine.crawl``, past the
 depth middleware), and the links found on its page are followed only within
 ``DEPTH_LIMIT``.
 
 Order with deep page recovery (:class:`~bitextcrawl.pipelines.pairing.UrlPairingPipeline`):
-both listen to ``spider_idle``; handlers run in the order the pipelines were created
-(``ITEM_PIPELINES`` priority), so with a larger priority number this one runs after it
-and acts only when the engine is still idle, i.e. when recovery requested nothing in
-this round. The pairs are decided at close as ever (``pairing/align.py``).
+both are idle tasks of the frontier (:mod:`bitextcrawl.extensions.frontier`), which runs
+this one after recovery and only when the engine is still idle, i.e. when recovery
+requested nothing in this round. The pairs are decided at close as ever
+(``pairing/align.py``).
 
 Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
@@ -53,7 +53,9 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
+from twisted.internet.defer import inlineCallbacks
+from twisted.internet.threads import deferToThread
 
 from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
@@ -132,7 +134,11 @@ class ParallelLinkPipeline:
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._pattern_cache: tuple[int, list] = (-1, [])
-        self.context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        self._requests: list = []                  # the round's requests, made in its thread
+        # after deep page recovery, only when it requested nothing (the engine is idle)
+        self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True)
+        self.context.state.add_section("parallel_links", self._state)
+        self.context.state.on_stored_record(self._remember)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
 
     @classmethod
@@ -145,24 +151,24 @@ class ParallelLinkPipeline:
 
     def open_spider(self):
         self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only
-        store = self.context.store
-        if len(store):  # a resumed crawl: rebuild the page index and the state
-            for record in store:
-                self._remember(record)
-            state = store.get_meta("parallel_links", {}) or {}
+        # a resumed crawl: the page index rebuilt (every stored page to _remember), the state
+        self.context.replay_store()
+        state = self.context.state_section("parallel_links", {})
+        if state:
             self.aligned = {tuple(p) for p in state.get("aligned", [])}
             self.verified = {tuple(p): ok for p, ok in state.get("verified", [])}
             self.proposed = Counter({(a, b): n for a, b, n in state.get("proposed", [])})
             self.tried = dict(state.get("tried", {}))
             self.scheduled.update(self.tried)
 
-    def close_spider(self):
-        self.context.store.set_meta("parallel_links", {
+    def _state(self) -> dict:
+        """This pipeline's section of the crawl state."""
+        return {
             "aligned": sorted(self.aligned),
             "verified": [[list(p), ok] for p, ok in sorted(self.verified.items())],
             "proposed": [[a, b, n] for (a, b), n in sorted(self.proposed.items())],
             "tried": self.tried,
-        })
+        }
 
     def request_scheduled(self, request, spider=None):
         url = _canon(request.url)
@@ -350,26 +356,35 @@ class ParallelLinkPipeline:
                                         and want >= 2 * self.trained_on)
 
     def spider_idle(self):
-        engine = self.crawler.engine
-        if engine is None or not engine.spider_is_idle():
-            return  # another idle handler (deep page recovery) requested pages: those first
-        start = time.monotonic()
+        """The idle task ``parallel_links``: rounds until one requests pages or runs out
+        of time, or nothing is left to align. A Deferred (True: the crawl goes on): the
+        rounds' alignments run in a thread beside the reactor, their process pool there
+        too; the stored records are read and the requests scheduled here. False when
+        there is nothing to align."""
+        plan = self._plan()
+        if plan is None:
+            return False
+        return self._rounds(time.monotonic(), plan)
+
+    @inlineCallbacks
+    def _rounds(self, start: float, plan):
         while True:
-            result = self._round(start)
-            if result is None:          # nothing left to align or verify
-                return
-            scheduled, verified, cut = result
-            if scheduled or cut:        # pages to download, or the round's budget is spent
-                raise DontCloseSpider
+            requests, verified, cut = yield deferToThread(self._compute, start, *plan)
+            for request in requests:
+                self.context.frontier.schedule(request)
+            if requests or cut:         # pages to download, or the round's budget is spent
+                return True
             if not verified:
-                return
+                return False
             # New verified pairs and nothing to download: their links at once, no wait.
+            plan = self._plan()
+            if plan is None:
+                return False
 
-    def _round(self, start: float):
-        """One round: verify pending proposals, align pairs, request their links' targets.
-
-        Returns None when there was nothing to do, else (requests made, proposals
-        verified, work left over)."""
+    def _plan(self):
+        """A round's work, read here (the reactor's thread, the store's): the pairs to
+        align, the proposals to verify, the known pairs, their records, whether the tree
+        aligner is trained again; None when there is nothing to align or verify."""
         first = self.langs[0]
         known = self.known_pairs()
         linking = set()
@@ -392,16 +407,25 @@ class ParallelLinkPipeline:
         need = {u for pair in todo + pending for u in pair}
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
-        records = self._records(need)
+        return todo, pending, known, self._records(need), training
+
+    def _compute(self, start: float, todo, pending, known, records, training):
+        """One round's alignments (in a thread): (requests to make, proposals verified,
+        work left over)."""
         # the tree aligner's modules (scipy) come with the first round, not at the crawl's
         # start (the closing pipeline has ``preload.import_in_background`` load them meanwhile)
         from bitextcrawl.pairing.parallel_links import clear_round_trees
 
+        self._requests = []
         try:
             with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
-                return self._work(start, todo, pending, known, records, pool, training)
+                result = self._work(start, todo, pending, known, records, pool, training)
         finally:
             clear_round_trees()
+        requests, self._requests = self._requests, []
+        if result is None:
+            return requests, 0, False
+        return requests, result[1], result[2]
 
     def _work(self, start, todo, pending, known, records, pool, training):
         """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
@@ -454,7 +478,6 @@ class ParallelLinkPipeline:
         """Propose the aligned links of the pair (u1, u2) (``links.link_proposals``) as
         pairs, and request their targets not stored, tried or scheduled yet; the number
         of requests made."""
-        engine = self.crawler.engine
         context = self.context
         scheduled = 0
         l1, l2 = self.pages[u1].lang, self.pages[u2].lang
@@ -480,6 +503,6 @@ class ParallelLinkPipeline:
                 request = context.page_request(url, discovered_by="parallel_link",
                                                bitext_expected_lang=lang,
                                                bitext_parallel_pair=[u1, u2], depth=depth)
-                engine.crawl(request)
+                self._requests.append(request)   # scheduled by the reactor's thread
                 scheduled += 1
         return scheduled

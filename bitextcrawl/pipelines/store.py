@@ -118,7 +118,7 @@ class PageStorePipeline:
         False when there is none to ask."""
         if self.export is not None:
             return True
-        workers = getattr(self.crawler, "bitext_record_workers", None)
+        workers = self.context.record_workers
         if workers is None or not workers.ready or not isinstance(self.store, SQLitePageStore) \
                 or self.context.signals is not self.crawler.signals:
             return False

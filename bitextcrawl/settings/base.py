@@ -60,7 +60,7 @@ SPIDER_MIDDLEWARES = {
 ITEM_PIPELINES = {
     "bitextcrawl.pipelines.store.PageStorePipeline": 100,
     "bitextcrawl.pipelines.pairing.UrlPairingPipeline": 200,
-    # After deep recovery (200): its spider_idle acts only when recovery has nothing left.
+    # (its idle work runs after deep recovery's, the frontier's order: extensions/frontier.py)
     "bitextcrawl.pipelines.parallel_links.ParallelLinkPipeline": 300,
     "bitextcrawl.pipelines.closing.ClosingPipeline": 900,
 }

@@ -112,10 +112,6 @@ class BitextSpider(scrapy.Spider):
         self._langs_arg = langs
         self._max_pages_arg = max_pages
         self.context: CrawlContext | None = None   # made by from_crawler
-        self.content_seen: dict[str, str] = {}  # content hash -> first URL it was seen under
-        # URLs answered in this run (pages, redirects' sources, errors): a link to one of
-        # them would only be dropped by the dupefilter, after every middleware judged it.
-        self.answered: set[str] = set()
 
     @classmethod
     def update_settings(cls, settings):
@@ -200,6 +196,16 @@ class BitextSpider(scrapy.Spider):
         self.skip_duplicate_links = config.getbool(
             settings, "BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED")
         self.skip_extensions = skip_extensions(settings.get("BITEXT_SKIP_EXTENSIONS"))
+
+    @property
+    def answered(self) -> set[str]:
+        """URLs answered in this run (the crawl state's)."""
+        return self.context.state.answered
+
+    @property
+    def content_seen(self) -> dict[str, str]:
+        """Content hash -> the first URL it was seen under (the crawl state's)."""
+        return self.context.state.content_seen
 
     def make_context(self, settings) -> CrawlContext:
         """The context of this crawl, which every component reaches from the crawler."""

@@ -42,14 +42,12 @@ from scrapy import signals
 from scrapy.exceptions import (CannotResolveHostError, DontCloseSpider,
                                DownloadConnectionRefusedError, DownloadTimeoutError, DropItem,
                                IgnoreRequest, NotConfigured)
-from scrapy.signalmanager import SignalManager
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPTimedOutError,
                                     TimeoutError)
-from twisted.python.failure import Failure
 
 from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
@@ -63,6 +61,7 @@ from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import (Expansion, SiteResult, count_landing, outlink_counts,
                                          read_seeds, site_link_evidence, site_root,
                                          site_start_urls)
+from bitextcrawl.signals import SiteSignals
 from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 
@@ -129,7 +128,9 @@ class SiteCrawl:
             spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
             spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
             request_factory=self.page_request, scope=self.in_scope,
-            signals=SignalManager(self),  # the spider sends them spider_idle
+            # the crawler's bus, this site's events only
+            signals=SiteSignals(spider.crawler.signals, site),
+            frontier=spider.context.frontier,
             pattern_db=spider.pattern_db_path)  # one database for the sites of the rounds
         self.check_budget = spider.detect_pages
         self.check_urls: set[str] = set(start_urls)  # requested for the check
@@ -218,17 +219,17 @@ class SitePipelines:
         return item
 
     def site_idle(self, site: SiteCrawl) -> bool:
-        """Tell a site's pipelines the crawl ran dry; True if one asked for more time."""
-        results = site.context.signals.send_catch_log(signals.spider_idle, spider=site,
-                                                      dont_log=DontCloseSpider)
-        return any(isinstance(r, Failure) and r.check(DontCloseSpider) for _, r in results)
+        """Run a site's idle tasks (the crawl ran dry); True if its crawl goes on."""
+        return site.context.frontier.run_idle(site.context)
 
     def close_site(self, site: SiteCrawl) -> None:
         """Close the site's pipelines (its store stays open for the round's end)."""
         for pipe in reversed(site.pipelines):  # Scrapy closes pipelines last-first, too
             if hasattr(pipe, "close_spider"):
                 pipe.close_spider()
-        site.context.signals.disconnect_all(signals.spider_idle)
+        site.context.save_state()
+        site.context.signals.close()
+        site.context.frontier.remove_idle_tasks(site.context)
         site.pipelines = []
         self.sites.pop(site.site, None)
 
@@ -459,7 +460,7 @@ class ExpandSpider(BitextSpider):
                 site.phase = CRAWL
                 passed += 1
                 for request in site.release():
-                    self.crawler.engine.crawl(request)
+                    self.context.frontier.schedule(request)
                 logger.info("Round %d: %s is bilingual (%s); crawling it", self.round,
                             site.site, site.detection.evidence["reason"])
             else:
@@ -493,7 +494,7 @@ class ExpandSpider(BitextSpider):
         stats.inc_value("bitext/expand/replaced")
         logger.info("Round %d: %s takes the place of %s", self.round, nxt, site.site)
         for request in self.open_site(nxt, self._start_urls(nxt), replaces=site.site):
-            self.crawler.engine.crawl(request)
+            self.context.frontier.schedule(request)
         return 1
 
     def read_pages(self, site: SiteCrawl) -> list[PageRecord]:
@@ -579,7 +580,7 @@ class ExpandSpider(BitextSpider):
                     len(ranking), ", ".join(chosen))
         for site in chosen:
             for request in self.open_site(site, self._start_urls(site)):
-                self.crawler.engine.crawl(request)
+                self.context.frontier.schedule(request)
         return True
 
     def _start_urls(self, site: str) -> list[str]:

@@ -50,7 +50,7 @@ def crawl(site, port, out, **settings):
     pairs = [json.loads(line) for line in (out / "pairs.jsonl").open(encoding="utf-8")]
     stats = json.loads((out / "stats.json").read_text())["crawl"]
     store = SQLitePageStore(str(out))
-    state = store.get_meta("parallel_links")   # aligned, verified, proposed, tried
+    state = (store.get_meta("crawl_state") or {}).get("parallel_links")   # aligned, verified, ...
     store.close()
     return {"pages": pages, "pairs": pairs, "stats": stats, "hits": hits, "log": proc.stderr,
             "state": state}

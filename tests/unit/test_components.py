@@ -100,10 +100,12 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
     assert pairing.learner.pattern_db is context.pattern_db and pairing.learner.keep_parsed
     assert context.url_pattern_learner(langs=("fr", "en")).langs == ("fr", "en")
     store.process_item(build_record(f"{H}/en/report.html", ENGLISH))
-    for component in (parallel, pairing, store):
-        component.close_spider()
-    focus.spider_closed()                 # after the pipelines, still writing to the store
-    assert context.store.get_meta("focus")["pages"] == {}
+    store.close_spider()                  # (pairing and parallel links keep nothing to close)
+    focus.spider_closed()
+    context.save_state()                  # at spider_closed: the crawl state in one blob
+    saved = context.store.get_meta("crawl_state")
+    assert set(saved) == {"focus", "recovery", "parallel_links"}
+    assert saved["focus"]["pages"] == {} and saved["recovery"]["tried"] == {}
     crawler.signals.send_catch_log(signals.engine_stopped)
     assert context.closed and context._store is None
     context.close()                       # closed once: a second close does nothing
@@ -181,7 +183,7 @@ def test_held_links_drops_a_queued_request_into_an_unwanted_language(tmp_path):
     focus = FocusMiddleware.from_crawler(crawler)
     held = HeldLinksMiddleware.from_crawler(crawler)
     assert held.process_request(Request(f"{H}/en/a.html")) is None
-    focus.unwanted.add(f"{H}/de/a.html")
+    focus.queue.unwanted.add(f"{H}/de/a.html")
     with pytest.raises(IgnoreRequest):
         held.process_request(Request(f"{H}/de/a.html"))
     assert stats(crawler)["bitext/focus/dropped_other_lang/url_token_queued"] == 1
@@ -256,7 +258,7 @@ def test_page_store_exports_in_a_record_worker_while_the_closing_step_runs(tmp_p
     from bitextcrawl.record_workers import RecordWorkers
 
     crawler = crawler_for(tmp_path)
-    crawler.bitext_record_workers = workers = RecordWorkers(1)
+    CrawlContext.from_crawler(crawler).record_workers = workers = RecordWorkers(1)
     assert workers.wait(60)
     exporting = []
     try:
@@ -510,3 +512,56 @@ def _http_error(response):
     failure = Failure(HttpError(response))
     failure.request = response.request
     return failure
+
+
+def test_parallel_link_rounds_align_beside_the_reactor_and_schedule_in_its_thread(
+        tmp_path, monkeypatch):
+    """The idle task's round: the records read and the requests scheduled where it is
+    called (the reactor's thread), the alignments in another thread, which schedules
+    nothing."""
+    import threading
+    import time
+
+    from twisted.internet.defer import Deferred
+
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url, BITEXT_WORKERS=1)
+    scheduled = []
+    crawler.engine = type("Engine", (), {"crawl": staticmethod(scheduled.append),
+                                         "spider_is_idle": staticmethod(lambda: True)})()
+    store = PageStorePipeline.from_crawler(crawler)
+    pipeline = ParallelLinkPipeline.from_crawler(crawler)
+    store.open_spider()
+    pipeline.open_spider()
+    for record in records[: 2 * len(records) // 3]:   # the rest: linked, not downloaded
+        pipeline.process_item(store.process_item(record))
+    plan = pipeline._plan()
+    assert plan is not None
+    out, threads = {}, []
+    compute = pipeline._compute
+
+    def in_thread(*args):
+        threads.append(threading.current_thread())
+        return compute(*args)
+
+    worker = threading.Thread(target=lambda: out.update(result=in_thread(time.monotonic(),
+                                                                         *plan)))
+    worker.start()
+    worker.join(300)
+    requests, verified, cut = out["result"]
+    assert threads == [worker] and requests and not scheduled
+    assert all(r.meta["bitext_discovered_by"] == "parallel_link" for r in requests)
+    # the idle task itself hands back a Deferred (the frontier keeps the crawl open for
+    # it), and its requests are scheduled by the callback, in the reactor's thread
+    from bitextcrawl.pipelines import parallel_links
+
+    def at_once(fn, *args):
+        d = Deferred()
+        d.callback(fn(*args))
+        return d
+
+    monkeypatch.setattr(parallel_links, "deferToThread", at_once)
+    pipeline._compute = lambda *args: (requests, verified, cut)
+    pipeline.aligned.clear()   # the same pairs again
+    assert isinstance(pipeline.spider_idle(), Deferred)
+    assert [r.url for r in scheduled] == [r.url for r in requests]

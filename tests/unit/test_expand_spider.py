@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scrapy import Request, signals
-from scrapy.exceptions import DontCloseSpider
+from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
@@ -36,7 +35,7 @@ class RecordingPipeline:
         self.crawler = crawler
         self.context = context
         self.events = []
-        context.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        context.add_idle_task("deep_recovery", self.spider_idle)
         RecordingPipeline.instances.append(self)
 
     @classmethod
@@ -52,7 +51,7 @@ class RecordingPipeline:
 
     def spider_idle(self):
         self.events.append(("idle",))
-        raise DontCloseSpider
+        return True
 
     def close_spider(self):
         self.events.append(("close",))
@@ -124,7 +123,7 @@ def test_site_pipelines_route_items_and_signals(crawler):
     assert pipes.site_idle(site) is True   # the pipeline asked for more time
     pipes.close_site(site)
     assert rec.events[-1] == ("close",)
-    assert pipes.site_idle(site) is False  # its signals are disconnected
+    assert pipes.site_idle(site) is False  # its idle tasks are removed
     with open(site.output_dir + "/pages.jsonl", encoding="utf-8") as fh:
         assert [json.loads(line)["url"] for line in fh] == [SITE + "/en/"]
 

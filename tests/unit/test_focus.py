@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from bitextcrawl.middlewares.focus import FocusMiddleware, UrlLanguageTokens
+from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline, _Direction, index_aliases
 from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
@@ -24,6 +25,12 @@ def make_crawler(tmp_path, langs="en,zh", **settings):
     crawler.stats = MemoryStatsCollector(crawler)
     crawler.spider = BitextSpider.from_crawler(crawler, start_url=f"{H}/cn/", langs=langs)
     return crawler
+
+
+def stop_cleanly(crawler):
+    """The spider closes: the focus's counts and the crawl state (its section) are kept."""
+    crawler.signals.send_catch_log(signals.spider_closed, spider=crawler.spider,
+                                   reason="finished")
 
 
 def response_of(url, lang, discovered_by="link", **meta):
@@ -279,7 +286,7 @@ def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
     one_way_site(mw, english_pages=10)
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
-    assert "en" in mw.holding
+    assert "en" in mw.queue.holding
     assert downloader.process_request(Request(f"{H}/en/x.html",
                                               meta={"bitext_chain": "en"})) is None
 
@@ -316,7 +323,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     for i in range(12):
         mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=[
             {"url": f"{H}/cn/q{i}.html", "text": "中文", "hreflang": None}]), None)
-    mw.spider_closed()
+    stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path))
     resumed.spider_opened()
     assert resumed.pages_by_lang["en"] == 12
@@ -507,7 +514,7 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     mw.get_processed_item(PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
     assert [r.url for r in scheduled] == [f"{H}/en/p1.html"]
     assert downloader.process_request(Request(f"{H}/ja/p3.html")) is None   # the small side
-    mw.spider_closed()
+    stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
     resumed.spider_opened()
     assert [r.url for r in resumed.resumed_small_side] == [f"{H}/en/p2.html"]

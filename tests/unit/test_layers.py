@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("bitext", ("bitextcrawl.bitext",)),
     ("outputs", ("bitextcrawl.store", "bitextcrawl.sites", "bitextcrawl.report",
                  "bitextcrawl.outputs", "bitextcrawl.record_workers", "bitextcrawl.api",
-                 "bitextcrawl.demo")),
+                 "bitextcrawl.demo", "bitextcrawl.focus", "bitextcrawl.crawl_state")),
     ("components", ("bitextcrawl.spiders", "bitextcrawl.middlewares", "bitextcrawl.pipelines",
                     "bitextcrawl.extensions", "bitextcrawl.scheduler", "bitextcrawl.commands",
                     "bitextcrawl.context", "bitextcrawl.signals", "bitextcrawl.addon",
@@ -85,7 +85,7 @@ GLUE_PENDING = {
 # Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
 MAX_LINES = 500
 GLUE_PENDING_SIZE = {"bitextcrawl.middlewares.focus", "bitextcrawl.spiders.expand",
-                     "bitextcrawl.pipelines.pairing"}
+                     "bitextcrawl.pipelines.pairing", "bitextcrawl.pipelines.parallel_links"}
 
 
 def module_name(path: Path) -> str:

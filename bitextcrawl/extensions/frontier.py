@@ -1,0 +1,164 @@
+"""The owner of the crawl's frontier: the one place, besides the spider's callbacks, where a
+request is scheduled, and where the idle-time work runs.
+
+Every component that adds requests of its own (deep page recovery's guesses, parallel
+links, held links released, a redirect rewrite undone, the frontier journal's replays, the
+expand spider's rounds) hands them to :meth:`Frontier.schedule`. The work done when the
+crawl runs dry is a list of ordered *idle tasks*, registered by the components with
+:meth:`Frontier.add_idle_task` under the names and orders of :data:`IDLE_ORDER`:
+
+1. ``held_links``: the focus releases the links it held whose yield came back
+   (:mod:`bitextcrawl.middlewares.focus`);
+2. ``deep_recovery``: counterpart URLs guessed with the URL patterns learned
+   (:mod:`bitextcrawl.pipelines.pairing`);
+3. ``parallel_links``: known pairs DOM-aligned, their aligned links followed
+   (:mod:`bitextcrawl.pipelines.parallel_links`) — only when the tasks before it
+   scheduled nothing (``when_idle``).
+
+A task returns whether the crawl goes on (requests scheduled, or work left), or a
+Deferred: work that runs beside the reactor (a process pool's round, in a thread). While
+such work runs, the crawl stays open and no task runs again; when it ends, the engine is
+woken at once, and if the work asked for nothing more, the next pass starts after its
+task (the decisions are those of a pass that had waited for it). A task's error is
+logged and the others still run.
+
+The tasks of a single-site crawl run on ``spider_idle``. An expand crawl's sites each have
+their own tasks (keyed by the site's crawl context), run by the expand spider when its
+phases want them (:meth:`run_idle`).
+
+The frontier is made with the crawl context (``CrawlContext.install``): every component
+reaches it as ``context.frontier``. It listens to ``spider_idle`` from the first task
+registered for the crawler (the focus middleware's), after the extensions' handlers (the
+frontier journal releases its replayed requests first).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
+
+#: The idle tasks, in the order they run.
+IDLE_ORDER = {"held_links": 100, "deep_recovery": 200, "parallel_links": 300}
+
+
+class _Task:
+    __slots__ = ("fn", "name", "order", "when_idle")
+
+    def __init__(self, order: int, name: str, fn: Callable, when_idle: bool):
+        self.order, self.name, self.fn, self.when_idle = order, name, fn, when_idle
+
+
+class Frontier:
+    def __init__(self, crawler, owner: object = None):
+        self.crawler = crawler
+        self.owner = owner     # the crawler's crawl context: its tasks run on spider_idle
+        self._tasks: dict[object, list[_Task]] = {}
+        self._guess_hooks: list[Callable] = []
+        self._running: set[Deferred] = set()   # idle work beside the reactor
+        self._resume: dict[object, int] = {}   # key -> the task its next pass starts at
+        self._connected = False
+
+    def connect(self) -> None:
+        if not self._connected:
+            self._connected = True
+            self.crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+
+    # ---- scheduling ---------------------------------------------------------------------
+
+    def add_guess_hook(self, hook: Callable) -> None:
+        """``hook(request) -> request``, applied to every guessed request (deep page
+        recovery's): the focus lets one past the dupefilter where an earlier copy was held."""
+        self._guess_hooks.append(hook)
+
+    def schedule(self, request, guess: bool = False) -> None:
+        """Schedule ``request`` (a guess: through the guess hooks first)."""
+        if guess:
+            for hook in self._guess_hooks:
+                request = hook(request)
+        self.crawler.engine.crawl(request)
+
+    # ---- idle-time work -------------------------------------------------------------------
+
+    def add_idle_task(self, name: str, fn: Callable, key: object = None,
+                      when_idle: bool = False) -> None:
+        """Run ``fn()`` when the crawl of ``key`` (a crawl context; the crawler's own runs
+        on ``spider_idle``) runs dry, in the order of :data:`IDLE_ORDER`; ``when_idle``:
+        only if the engine is still idle then (the tasks before it scheduled nothing)."""
+        tasks = self._tasks.setdefault(key, [])
+        tasks.append(_Task(IDLE_ORDER[name], name, fn, when_idle))
+        tasks.sort(key=lambda t: t.order)
+        if key is self.owner:
+            self.connect()
+
+    def remove_idle_tasks(self, key: object) -> None:
+        self._tasks.pop(key, None)
+        self._resume.pop(key, None)
+
+    def spider_idle(self):
+        if self.run_idle(self.owner):
+            raise DontCloseSpider
+
+    def run_idle(self, key: object) -> bool:
+        """Run the idle tasks of ``key``; True if the crawl goes on."""
+        if self._running:
+            return True
+        more = False
+        engine = self._engine()
+        tasks = self._tasks.get(key, [])
+        first = self._resume.pop(key, 0)
+        for index in range(first, len(tasks)):
+            task = tasks[index]
+            if task.when_idle and engine is not None and not engine.spider_is_idle():
+                continue
+            try:
+                result = task.fn()
+            except DontCloseSpider:
+                result = True
+            except Exception:
+                logger.exception("Idle task %s failed", task.name)
+                continue
+            if isinstance(result, Deferred):
+                # the rest of the pass waits for it
+                self._track(result, task.name, key, index + 1)
+                return True
+            if result:
+                more = True
+        return more
+
+    def _track(self, d: Deferred, name: str, key: object, after: int) -> None:
+        """Work beside the reactor: when it ends, the engine is woken; if it asked for
+        nothing more, the next pass goes on with the tasks after it (``after``), as if it
+        had run in this one."""
+        self._running.add(d)
+
+        def done(result):
+            self._running.discard(d)
+            if isinstance(result, Failure):
+                logger.error("Idle task %s failed: %s", name, result.getTraceback())
+                result = None
+            if not result:
+                self._resume[key] = after
+            self._wake()
+
+        d.addBoth(done)
+
+    def _engine(self):
+        """The crawler's engine; None before the crawl starts."""
+        try:
+            return self.crawler.engine
+        except RuntimeError:   # (Scrapy 2.19 raises where older ones gave None)
+            return None
+
+    def _wake(self) -> None:
+        """Have the engine look at its queue (and at idleness) now, not at its next
+        heartbeat, up to 5 s later. (Scrapy 2.19 has no public call for it.)"""
+        slot = getattr(self._engine(), "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()

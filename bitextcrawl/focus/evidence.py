@@ -1,0 +1,87 @@
+"""The language a link leads to, before download, and the evidence for it.
+
+Strongest first: the link's ``hreflang``; a language-switch anchor text ("Français",
+"EN", "中文"); language tokens in the URL (``/de/``, ``lang=de``) learned from the pages
+stored so far (:class:`~bitextcrawl.pages.urls.UrlLanguageTokens`).
+"""
+
+from __future__ import annotations
+
+from bitextcrawl.pages.language import lang_code
+from bitextcrawl.pages.switches import link_named_language
+from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
+from bitextcrawl.pages.variants import link_lang
+
+
+class LinkEvidence:
+    def __init__(self, langs: tuple[str, ...], token_min_pages: int, token_purity: float):
+        self.langs = tuple(langs)
+        self.tokens = UrlLanguageTokens(token_min_pages, token_purity)
+        self.token_langs: dict[str, str | None] = {}
+        self.token_codes: dict[str, str | None] = {}
+        self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
+
+    def learn(self, url: str, lang: str) -> bool:
+        """Learn a stored page's URL; True if one of its tokens now names a language (or
+        stopped naming one)."""
+        self.tokens.learn(url, lang)
+        self.link_langs.clear()
+        changed = False
+        for token in url_language_tokens(url):
+            now = self.tokens.token_lang(token)
+            if self.token_langs.get(token) != now:
+                self.token_langs[token] = now
+                changed = True
+        return changed
+
+    def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
+        """The language a link leads to, and the evidence for it."""
+        # Asked for each link of a page, then again for its request: the answer holds
+        # until the next page is learned.
+        key = ((url, link.get("text"), link.get("hreflang"), link.get("code_alone")) if link
+               else (url, None, None, None))
+        got = self.link_langs.get(key)
+        if got is None:
+            got = self.link_langs[key] = self._link_language(url, link)
+        return got
+
+    def _link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
+        # (a variant the link names counts as the crawl asks: link_lang)
+        named = link_lang(link_named_language(link), self.langs) if link else None
+        if named:
+            return named, "hreflang" if link.get("hreflang") else "anchor"
+        predicted = self.tokens.predict(url)
+        if len(predicted) == 1:
+            coded = self.wanted_codes(url)
+            if coded and not predicted <= coded:
+                # a learned token against the wanted language's own code in the URL:
+                # crawled from /cn/, ``ngx`` (of ngx_http_*) names Chinese long before
+                # ``en`` names English in /en/docs/http/ngx_http_core_module.html
+                return None, ""
+            return predicted.pop(), "url_token"
+        return None, ""
+
+    def wanted_codes(self, url: str) -> set:
+        """The wanted languages whose codes are tokens of ``url``."""
+        return {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
+
+    def _code(self, token: str) -> str | None:
+        """The language a URL token is the code of (``en``, ``fra``), if any."""
+        if token not in self.token_codes:
+            self.token_codes[token] = lang_code(token)
+        return self.token_codes[token]
+
+    def url_lang(self, url: str) -> str | None:
+        """The wanted language a URL names: by the learned URL tokens, else by the one
+        wanted language's code it carries (``/ja/…`` before five Japanese pages taught
+        that ``ja`` names Japanese)."""
+        lang, evidence = self.link_language(url, None)
+        if evidence == "url_token":
+            return lang
+        coded = self.wanted_codes(url)
+        return coded.pop() if len(coded) == 1 else None
+
+    def swap(self, url: str, lang: str, other: str) -> str | None:
+        """``url``'s counterpart in ``other`` by the URL tokens, or by the languages'
+        codes where a token is not learned yet."""
+        return self.tokens.swap(url, lang, other) or self.tokens.swap_codes(url, lang, other)

@@ -1,0 +1,76 @@
+"""What the focus knows of the requests of the crawl, shared by its two sides: the spider
+middleware that judges links (``middlewares/focus.py``) and the downloader middleware that
+judges queued requests again before they go out (``middlewares/held_links.py``). Both
+reach it in the crawl state (``context.state.focus``, a :class:`FocusState`)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable
+
+from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.shape import SiteShape
+from bitextcrawl.focus.yields import YieldLearning
+
+
+class FocusQueue:
+    def __init__(self):
+        self.downloaded: set[str] = set()
+        self.filtered: set[str] = set()          # held at download: the dupefilter saw them
+        self.switch_targets: set[str] = set()    # URLs some page links as a language switch
+        self.switches_pending: dict[str, str] = {}  # switch targets not requested yet -> language
+        self.pending_by_lang: Counter = Counter()   # ... counted per language (scarcity)
+        # A URL queued at a low priority and found again worth a switch bonus more (the
+        # English link of an English page, then a Chinese page's switch to it) jumps the
+        # queue: a copy is scheduled past the dupefilter; whichever copy reaches the
+        # downloader second is dropped there (HeldLinksMiddleware).
+        # URL -> (priority it was first scheduled at, id of that request)
+        self.queued: dict[str, tuple[int, int]] = {}
+        self.promoted: set[str] = set()
+        self.requested: set[str] = set()         # URLs that reached the downloader
+        # Links queued before the URL tokens that name their language were learned (the
+        # start page's, first of all) are judged again once they are: URL -> (request,
+        # language of the page that links it); bounded.
+        self.unjudged: dict[str, tuple[object, str]] = {}
+        self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
+        # URL -> its language, for pages that a page of another wanted language links by
+        # an ordinary link (see the focus's _untranslated_link), found at link time or
+        # judged later
+        self.untranslated: dict[str, str] = {}
+        self.holding: set[str] = set()           # languages whose same-language links wait
+        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+
+    def hold(self, url: str, request, lang: str) -> bool:
+        """Keep ``request`` with the held links of ``lang``; False if it is held already."""
+        held = self.held[lang]
+        if url in held:
+            return False
+        held[url] = request
+        return True
+
+    def held_links(self) -> dict[str, list[str]]:
+        return {lang: list(held) for lang, held in self.held.items() if held}
+
+    def switch_sent(self, url: str) -> None:
+        """A switch target went out: no longer on its way."""
+        lang = self.switches_pending.pop(url, None)
+        if lang is not None:
+            self.pending_by_lang[lang] -= 1
+
+    def second_copy(self, url: str, retried: bool = False) -> bool:
+        """Is a request for ``url`` the later of two copies of a promoted URL?"""
+        return url in self.promoted and url in self.requested and not retried
+
+
+class FocusState:
+    """The focus's part of the crawl state: its queue and its policies; the small side
+    of a partly translated site, once known (``small_side()``)."""
+
+    def __init__(self, queue: FocusQueue, evidence: LinkEvidence, yields: YieldLearning,
+                 shape: SiteShape, small_side: Callable[[], object]):
+        self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
+        self.small_side = small_side
+
+    def no_translation(self, url: str, lang: str) -> bool:
+        """Switch absence: the site says ``url`` (in ``lang``) has no translation."""
+        return self.shape.no_translation(url, lang, self.evidence.tokens.swap)
