@@ -24,7 +24,7 @@ from collections.abc import Callable
 #: The store's meta key of the one blob.
 STATE_KEY = "crawl_state"
 #: Where a section lived before the one blob (read on resume of an older store).
-LEGACY_KEYS = {"focus": "focus", "parallel_links": "parallel_links",
+LEGACY_KEYS: dict[str, str | dict[str, str]] = {"focus": "focus", "parallel_links": "parallel_links",
                "recovery": {"tried": "recovery_tried", "directions": "recovery_directions"}}
 
 

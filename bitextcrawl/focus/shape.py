@@ -29,7 +29,7 @@ ONE_WAY_MAX_SHARE = 0.05
 ABSENCE_MIN_PAGES = 10
 
 Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
-SmallSideOf = "Callable[[], str | None] | None"    # () -> the small side's language, if any
+SmallSideOf = Callable[[], "str | None"] | None    # () -> the small side's language, if any
 
 
 class SiteShape:
