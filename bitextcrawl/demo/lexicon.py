@@ -12,19 +12,20 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 # ---------------------------------------------------------------------------------------
 # Lexicon. Written for this module. Nouns: "en | fr gender | de gender", "*" marks nouns
 # that can act (subjects of transitive verbs), so that sentences stay roughly sensible.
 # ---------------------------------------------------------------------------------------
 
-_DATA = Path(__file__).with_name("data")  # the tables, as data files (package data)
+# The tables, as package data: read through importlib.resources, which also reads them
+# from a zipped egg (a Scrapyd node imports the package from one).
+_DATA = resources.files("bitextcrawl.demo") / "data"
 
 
 def _load(name: str) -> dict:
-    with open(_DATA / name, encoding="utf-8") as f:
-        return json.load(f)
+    return json.loads((_DATA / name).read_text(encoding="utf-8"))
 
 
 # The format of each table's lines is said in lexicon.json's "_comment" and beside its parser.
