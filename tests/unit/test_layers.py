@@ -84,7 +84,7 @@ GLUE_PENDING = {
 
 # Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
 MAX_LINES = 500
-GLUE_PENDING_SIZE = {"bitextcrawl.middlewares.focus", "bitextcrawl.spiders.expand",
+GLUE_PENDING_SIZE = {"bitextcrawl.spiders.expand",
                      "bitextcrawl.pipelines.pairing", "bitextcrawl.pipelines.parallel_links"}
 
 
