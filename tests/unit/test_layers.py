@@ -76,7 +76,6 @@ GLUE_PENDING = {
     ("bitextcrawl.spiders.bitext", "bitextcrawl.preflight"),
     ("bitextcrawl.middlewares.langid", "bitextcrawl.extensions.collector"),
     ("bitextcrawl.middlewares.langid", "bitextcrawl.record_workers"),
-    ("bitextcrawl.pipelines.parallel_links", "bitextcrawl.processes"),
     ("bitextcrawl.pipelines.closing", "bitextcrawl.outcome"),
     ("bitextcrawl.pipelines.closing", "bitextcrawl.extensions.timeline"),
 }
@@ -84,8 +83,7 @@ GLUE_PENDING = {
 
 # Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
 MAX_LINES = 500
-GLUE_PENDING_SIZE = {"bitextcrawl.spiders.expand",
-                     "bitextcrawl.pipelines.pairing", "bitextcrawl.pipelines.parallel_links"}
+GLUE_PENDING_SIZE = {"bitextcrawl.spiders.expand", "bitextcrawl.pipelines.pairing"}
 
 
 def module_name(path: Path) -> str:
