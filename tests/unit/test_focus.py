@@ -11,8 +11,9 @@ from scrapy.utils.test import get_crawler
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens
+from bitextcrawl.pairing.recovery import Direction, index_aliases
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
-from bitextcrawl.pipelines.pairing import UrlPairingPipeline, _Direction, index_aliases
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
 
 H = "http://www.example.org"
@@ -132,18 +133,18 @@ def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
     crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=5)
     pipe = UrlPairingPipeline(crawler)
     key = ("en:en|zh:cn", "en", "zh", "/en/docs/")
-    pipe._batch(key, scarce=False, target_dir_known=True)
-    pipe.pending.update({f"{H}/cn/docs/{i}.html": (key, None) for i in range(7)})
+    pipe.guesses.batch(key, scarce=False, target_dir_known=True)
+    pipe.guesses.pending.update({f"{H}/cn/docs/{i}.html": (key, None) for i in range(7)})
     pipe._outcome(f"{H}/cn/docs/0.html", True)
     for i in range(1, 5):
         pipe._outcome(f"{H}/cn/docs/{i}.html", False)
-    assert not pipe.directions[key].stopped   # 4 in a row
+    assert not pipe.guesses.directions[key].stopped   # 4 in a row
     pipe._outcome(f"{H}/cn/docs/5.html", False)
-    assert pipe.directions[key].stopped       # 5 in a row, 1 of 6 found < 20 %
+    assert pipe.guesses.directions[key].stopped       # 5 in a row, 1 of 6 found < 20 %
     assert crawler.stats.get_value("bitext/recovery/stopped_directions") == 1
     # into a folder where no page of the counterpart's language is known: a third
     other = ("en:en|zh:cn", "en", "zh", "/en/docs/stream/")
-    assert pipe._batch(other, scarce=False, target_dir_known=False) == 1
+    assert pipe.guesses.batch(other, scarce=False, target_dir_known=False) == 1
 
 
 def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
@@ -152,12 +153,12 @@ def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
     crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=4)
     pipe = UrlPairingPipeline(crawler)
     pattern = ("en:en|zh:cn", "en", "zh")
-    assert pipe._family_allowance()[pattern] == 8
+    assert pipe.guesses.family_allowance()[pattern] == 8
     for i, folder in enumerate(("/en/", "/en/docs/", "/en/docs/http/")):
-        pipe.directions[pattern + (folder,)] = _Direction(tried=3, found=int(i == 1))
-    assert pipe._family_allowance()[pattern] == 8 - 9 + 2
+        pipe.guesses.directions[pattern + (folder,)] = Direction(tried=3, found=int(i == 1))
+    assert pipe.guesses.family_allowance()[pattern] == 8 - 9 + 2
     # another pair of languages keeps its own
-    assert pipe._family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
+    assert pipe.guesses.family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
 
 
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):

@@ -83,7 +83,7 @@ GLUE_PENDING = {
 
 # Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
 MAX_LINES = 500
-GLUE_PENDING_SIZE = {"bitextcrawl.spiders.expand", "bitextcrawl.pipelines.pairing"}
+GLUE_PENDING_SIZE = {"bitextcrawl.spiders.expand"}
 
 
 def module_name(path: Path) -> str:
