@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.holding import Holding, Priorities
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
@@ -24,21 +24,6 @@ logger = logging.getLogger("bitextcrawl.middlewares.focus")
 UNJUDGED_MAX = 10_000   # queued links of unknown language kept for judging again
 
 
-@dataclass
-class Priorities:
-    """The focus's settings: bonuses and switches (``BITEXT_FOCUS_*``)."""
-    bonus: int = 0                 # LANG_LINK_PRIORITY
-    cross_bonus: int = 0           # CROSS_LANG_PRIORITY
-    scarce_bonus: int = 0          # SCARCE_LANG_PRIORITY
-    other_page_priority: int = 0   # OTHER_PAGE_PRIORITY
-    drop_other: bool = True        # DROP_OTHER_LANG_ENABLED
-    other_lang_links: str = "evidence"   # OTHER_LANG_LINKS
-    promote: bool = True           # PROMOTE_ENABLED
-    yield_learning: bool = True    # YIELD_ENABLED
-    yield_min_pages: int = 1       # YIELD_MIN_PAGES
-    yield_min_rate: float = 0.0    # YIELD_MIN_RATE
-
-
 class LinkJudge:
     def __init__(self, config: Priorities, queue: FocusQueue, evidence: LinkEvidence,
                  yields: YieldLearning, shape: SiteShape, stats,
@@ -46,103 +31,14 @@ class LinkJudge:
                  start_url: Callable[[], str], small_lang: Callable[[], str | None]):
         self.config, self.stats = config, stats
         self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
-        self._langs, self._one_site, self._start_url = langs, one_site, start_url
-        self._small_lang = small_lang
+        self._langs, self._start_url, self._small_lang = langs, start_url, small_lang
+        # which languages' links wait (focus/holding.py)
+        self.holding = Holding(config, queue, yields, shape, stats, langs, one_site,
+                               small_lang)
 
     @property
     def langs(self) -> tuple:
         return self._langs()
-
-    # ---- holding -----------------------------------------------------------------------
-
-    def should_hold(self, lang: str) -> bool:
-        """Hold same-language links of ``lang``: enough of them followed, too few yielded,
-        and ``lang`` is not the scarcest wanted language (its pages are the ones to pair)."""
-        if not self._one_site():
-            # (the expand spider crawls many sites at once: one site's links say
-            # nothing of another's)
-            return False
-        if self.one_way(lang):
-            return True
-        c = self.config
-        if not c.yield_learning or not self.yields.low(
-                lang, self.langs, c.yield_min_pages, c.yield_min_rate):
-            return False
-        pages_by_lang = self.shape.pages_by_lang
-        others = [pages_by_lang[x] for x in self.langs if x != lang]
-        return bool(others) and pages_by_lang[lang] > min(others)
-
-    def one_way(self, lang: str) -> bool:
-        """The site translates one way only, into ``lang`` (focus/shape.py)."""
-        return self.shape.one_way(lang, self._small_lang)
-
-    def update_holding(self, lang: str) -> bool:
-        """Is ``lang`` held? Once held, a language stays held until the crawl runs dry
-        (``spider_idle`` judges again): the yield of the requests still in flight when
-        holding began would otherwise make it flicker."""
-        if lang in self.queue.holding:
-            return True
-        if self.should_hold(lang):
-            self.queue.holding.add(lang)
-            if self.one_way(lang):
-                logger.info("Focus: holding links between %s pages: other languages' pages "
-                            "switch into %s, almost none of its %d pages links back", lang, lang,
-                            self.shape.pages_by_lang[lang])
-                self.stats.set_value(f"bitext/focus/one_way/{lang}", 1)
-            else:
-                logger.info("Focus: holding links into %s pages: %d of %d requests made "
-                            "for them yielded a counterpart (below %.0f%%)", lang,
-                            self.yields.sample_yield[lang], self.yields.samples[lang],
-                            100 * self.config.yield_min_rate)
-            return True
-        return False
-
-    def hold(self, request, lang: str) -> None:
-        if self.queue.hold(request.url, request, lang):
-            self.stats.inc_value("bitext/focus/held")
-
-    def rejudge_held(self, site_tokens, schedule: Callable) -> int:
-        """Held links whose URL now names another wanted language, by the URL tokens learned
-        since they were held (``site_tokens``, pages/site.py), go with that language: a page
-        fastText was unsure of (nginx.org's /tr/docs/faq.html, "English" at p = 0.76) had
-        its links held as links of English pages, among them the only link to a Turkish
-        page. Each is passed to ``schedule``; how many were."""
-        released = 0
-        for lang, held in self.queue.held.items():
-            for url, request in list(held.items()):
-                now, _ = site_tokens.most_specific(url)
-                if now in self.langs and now != lang and not self.should_hold(now):
-                    del held[url]
-                    if url not in self.queue.downloaded:
-                        request.meta["bitext_released"] = True
-                        schedule(request)
-                        released += 1
-        if released:
-            self.stats.inc_value("bitext/focus/released_by_url_token", released)
-            logger.info("Focus: %d held links lead into another wanted language by their URL "
-                        "tokens: released", released)
-        return released
-
-    def release_languages(self, schedule: Callable) -> int:
-        """The held links of each language no longer held (its yield has come back), each
-        passed to ``schedule``; how many were."""
-        released = 0
-        for lang, held in self.queue.held.items():
-            if not held or self.should_hold(lang):
-                continue
-            self.queue.holding.discard(lang)
-            before = released
-            for request in list(held.values()):
-                if request.url in self.queue.downloaded:
-                    continue
-                request.meta["bitext_released"] = True
-                schedule(request)
-                released += 1
-            held.clear()
-            logger.info("Focus: links into %s pages yield again (%d of %d): %d held links "
-                        "released", lang, self.yields.sample_yield[lang],
-                        self.yields.samples[lang], released - before)
-        return released
 
     # ---- what a page and a link are ----------------------------------------------------
 
@@ -315,8 +211,8 @@ class LinkJudge:
         # a site makes where its own translation is missing, so it is worth no more.
         chain = lang if lang in langs else page.lang
         request.meta["bitext_chain"] = chain
-        if self.update_holding(chain) and request.url not in queue.switch_targets:
-            self.hold(request, chain)
+        if self.holding.update(chain) and request.url not in queue.switch_targets:
+            self.holding.hold(request, chain)
             return None
         return self.unfiltered(request)
 

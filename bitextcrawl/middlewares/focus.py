@@ -28,7 +28,8 @@ is not followed — the site says the translation does not exist.
 
 The judgements are pure classes of :mod:`bitextcrawl.focus` (link evidence, yield
 learning, one-way translation and switch absence, the judgement of a link:
-``focus/links.py``; the state section: ``focus/persist.py``) and
+``focus/links.py``, which links wait: ``focus/holding.py``; the state section:
+``focus/persist.py``) and
 :mod:`bitextcrawl.sites.small_side`; this middleware hands them the crawl's pages, links
 and requests, holds and releases links (through the frontier), and keeps their section
 of the crawl state.
@@ -46,7 +47,8 @@ from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.focus.evidence import LinkEvidence
-from bitextcrawl.focus.links import LinkJudge, Priorities
+from bitextcrawl.focus.holding import Priorities
+from bitextcrawl.focus.links import LinkJudge
 from bitextcrawl.focus.persist import focus_section, load_focus_section
 from bitextcrawl.focus.queue import FocusQueue, FocusState
 from bitextcrawl.focus.shape import SiteShape
@@ -101,6 +103,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             one_site=lambda: getattr(self.context, "site", None) is not None,
             start_url=lambda: getattr(self.context, "start_url", "") or "",
             small_lang=self._small_lang)
+        self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
         # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
         self.site_tokens = site_url_tokens()
         # Walk the small side, guess the big side (sites/small_side.py); made once the
@@ -229,7 +232,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         left = self.context.budget_left() if self.context is not None else None
         if left is not None and left <= 0:
             return False
-        released = self.judge.rejudge_held(self.site_tokens, self._schedule)
+        released = self.holding.rejudge_held(self.site_tokens, self._schedule)
         if self.resumed_small_side:
             # held by the small side when the last run stopped: judged again at download
             for request in self.resumed_small_side:
@@ -249,7 +252,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
-        released += self.judge.release_languages(self._schedule)
+        released += self.holding.release_languages(self._schedule)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
         return bool(released)

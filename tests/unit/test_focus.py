@@ -111,7 +111,7 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
         mw.get_processed_item(page, response)
     response, _ = response_of(f"{H}/en/a.html", "en")
     # no contrast yet: nothing of any language yielded (as on a site with opaque URLs)
-    assert not mw.judge.should_hold("en")
+    assert not mw.holding.should_hold("en")
     for i in range(3):  # Chinese pages reached from Chinese pages carry switches
         mw._sample(f"{H}/cn/y{i}.html", "zh", yielded=True)
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is None
@@ -126,7 +126,7 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/cn/b.html"), response) is not None
     # pairs found later bring the yield back: released when the crawl runs dry
     mw.pages_paired([f"{H}/en/s{i}.html" for i in range(3)])
-    assert not mw.judge.should_hold("en")
+    assert not mw.holding.should_hold("en")
 
 
 def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
@@ -218,7 +218,7 @@ def test_one_way_needs_the_big_side_silent(tmp_path):
     quiet = FocusMiddleware(make_crawler(tmp_path))
     for i in range(30):
         quiet.get_processed_item(PageRecord(url=f"{H}/p/{i}.html", lang="en"), None)
-    assert not quiet.judge.should_hold("en")
+    assert not quiet.holding.should_hold("en")
 
 
 def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
@@ -330,7 +330,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     assert resumed.pages_by_lang["en"] == 12
     assert resumed.into_pages["en", "zh"] == 12
     one_way_site(resumed, english_pages=0)
-    assert not resumed.judge.should_hold("en")
+    assert not resumed.holding.should_hold("en")
 
 
 def test_a_switch_to_a_url_queued_low_jumps_the_queue_once(tmp_path):
