@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from typing import Any
 
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.shape import SiteShape
@@ -31,14 +32,14 @@ class FocusQueue:
         # Links queued before the URL tokens that name their language were learned (the
         # start page's, first of all) are judged again once they are: URL -> (request,
         # language of the page that links it); bounded.
-        self.unjudged: dict[str, tuple[object, str]] = {}
+        self.unjudged: dict[str, tuple[Any, str]] = {}   # (a request)
         self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
         # URL -> its language, for pages that a page of another wanted language links by
-        # an ordinary link (see the focus's _untranslated_link), found at link time or
+        # an ordinary link (see LinkJudge.untranslated_link, focus/links.py), found at link time or
         # judged later
         self.untranslated: dict[str, str] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
-        self.held: dict[str, dict[str, object]] = defaultdict(dict)  # lang -> URL -> request
+        self.held: dict[str, dict[str, Any]] = defaultdict(dict)  # lang -> URL -> request
 
     def hold(self, url: str, request, lang: str) -> bool:
         """Keep ``request`` with the held links of ``lang``; False if it is held already."""

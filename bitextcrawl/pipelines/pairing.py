@@ -39,14 +39,16 @@ Stats ``bitext/recovery/*``: ``tried``, ``found``, ``failed``, ``wrong_language`
 ``rounds``, ``stopped_directions``, ``skipped_stopped``, ``skipped_index_alias``,
 ``deferred`` (left for a later round by the probe size), ``over_budget``
 (by the round cap or ``max_pages``).
+
+The guesses and their budgets are :class:`bitextcrawl.pairing.recovery.RecoveryGuesses`
+(pure); this pipeline keeps the pages stored, the pairs learned online, and requests
+what it guesses.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections import defaultdict
-from urllib.parse import urlsplit
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
@@ -56,50 +58,14 @@ from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
+from bitextcrawl.pairing.recovery import NO_CAP, STAT, RecoveryGuesses, folder
 from bitextcrawl.signals import held_links, pages_paired
 
 logger = logging.getLogger(__name__)
 
-STAT = "bitext/recovery/"
 # Patterns are re-learned after BITEXT_PATTERN_RELEARN_EVERY new pages, or half the
 # pages known when that is more.
 RELEARN_GROWTH = 2
-# Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
-_INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
-
-
-def index_aliases(url: str) -> list[str]:
-    """Other spellings of a directory index URL: ``a/index.html`` <-> ``a/``."""
-    base = url.split("?", 1)[0].split("#", 1)[0]
-    if base != url:
-        return []
-    m = _INDEX_FILE.search(url)
-    if m:
-        return [url[:m.start() + 1]]
-    if url.endswith("/"):
-        return [url + "index.html", url + "index.htm"]
-    return []
-
-
-def folder(url: str) -> str:
-    """Host and folder of a URL: ``www.example.org/en/docs/``."""
-    parts = urlsplit(url)
-    return parts.netloc + parts.path[:parts.path.rfind("/") + 1]
-
-
-class _Direction:
-    """Outcomes of the guesses made with one pattern from one language into another."""
-
-    __slots__ = ("tried", "found", "failed", "streak", "stopped", "limit")
-
-    def __init__(self, tried=0, found=0, failed=0, streak=0, stopped=False, limit=0):
-        self.tried, self.found, self.failed = tried, found, failed
-        self.streak, self.stopped, self.limit = streak, stopped, limit
-
-    def to_list(self) -> list:
-        return [self.tried, self.found, self.failed, self.streak, self.stopped, self.limit]
-
-
 class UrlPairingPipeline:
     def __init__(self, crawler, context: CrawlContext | None = None):
         self.crawler = crawler
@@ -110,8 +76,9 @@ class UrlPairingPipeline:
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
         self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
-        self.stop_after = max(1, s.getint("BITEXT_RECOVERY_STOP_AFTER"))
-        self.min_success = s.getfloat("BITEXT_RECOVERY_MIN_SUCCESS")
+        self.guesses = RecoveryGuesses(self.stats, self.max_per_round,
+                                       max(1, s.getint("BITEXT_RECOVERY_STOP_AFTER")),
+                                       s.getfloat("BITEXT_RECOVERY_MIN_SUCCESS"))
         self.urls_by_lang: dict[str, list[str]] = {}
         self.known: set[str] = set()         # stored URLs in the wanted languages
         self.duplicates: set[str] = set()    # stored under another URL already (same content)
@@ -122,17 +89,13 @@ class UrlPairingPipeline:
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
         self.answered: set[str] = set()   # URLs a link's request got an error for
         self.untranslated: dict[str, frozenset] = {}  # URL -> langs its switch bar shows unlinked
-        self.tried: dict[str, str] = {}      # generated URL -> expected language
-        self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
-        self.directions: dict[tuple, _Direction] = {}
-        self.spent: set[tuple] = set()       # (pattern, language, language) out of guesses
         self.notified: set[str] = set()      # paired URLs the focus middleware was told about
         self.seq: dict[str, int] = {}        # stored URL -> arrival order
         self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
         self.new_pages = 0
         self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
-        self.context.state.add_section("recovery", self._state)
+        self.context.state.add_section("recovery", self.guesses.to_state)
         self.context.state.on_stored_record(self._observe)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
 
@@ -149,10 +112,7 @@ class UrlPairingPipeline:
         # a resumed crawl starts from what is stored
         self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
         self.context.replay_store()   # every stored page to _observe (a resumed crawl)
-        saved = self.context.state_section("recovery", {})
-        self.tried = saved.get("tried") or {}
-        for key, state in (saved.get("directions") or []):
-            self.directions[tuple(key)] = _Direction(*state)
+        self.guesses.load(self.context.state_section("recovery", {}))
         self.known = {u for urls in self.urls_by_lang.values() for u in urls}
         for lang, urls in self.urls_by_lang.items():
             for url in urls:
@@ -165,30 +125,13 @@ class UrlPairingPipeline:
     # ---- outcomes of the guesses ---------------------------------------------------------
 
     def _outcome(self, url: str, ok: bool) -> None:
-        entry = self.pending.pop(url, None)
-        if entry is None:
-            return
-        key, source = entry
-        d = self.directions.setdefault(key, _Direction())
-        if ok:
-            d.found += 1
-            d.streak = 0
-            if source is not None and source not in self.known:
-                # a held link whose counterpart exists: now the page is worth its download
-                self.stats.inc_value(STAT + "held_requested")
-                self._crawl(self.context.page_request(source, discovered_by="pattern",
-                                                      bitext_expected_lang=key[1],
-                                                      bitext_released=True))
-            return
-        d.failed += 1
-        d.streak += 1
-        done = d.found + d.failed
-        if not d.stopped and d.streak >= (d.limit or self.stop_after) \
-                and d.found < self.min_success * done:
-            self._stop(d)
-            logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
-                        "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
-                        key[0], key[3], d.streak, d.found, done)
+        held = self.guesses.outcome(url, ok)
+        if held is not None and held[1] not in self.known:
+            # a held link whose counterpart exists: now the page is worth its download
+            self.stats.inc_value(STAT + "held_requested")
+            self._crawl(self.context.page_request(held[1], discovered_by="pattern",
+                                                  bitext_expected_lang=held[0][1],
+                                                  bitext_released=True))
 
     def response_received(self, response, request, spider=None):
         url = (request.meta.get("redirect_urls") or [request.url])[0]
@@ -206,7 +149,8 @@ class UrlPairingPipeline:
         if not isinstance(item, PageRecord):
             return item
         requested = item.requested_url or item.url
-        expected = self.tried.get(requested) or self.tried.get(item.url)
+        tried = self.guesses.tried
+        expected = tried.get(requested) or tried.get(item.url)
         if item.discovered_by == "pattern" and expected:
             if item.lang == expected:
                 self.stats.inc_value(STAT + "found")
@@ -311,73 +255,6 @@ class UrlPairingPipeline:
 
     # ---- deep page recovery ---------------------------------------------------------------
 
-    def _alias_known(self, url: str) -> bool:
-        return any(a in self.known or a in self.tried for a in index_aliases(url))
-
-    def _family_failing(self, key: tuple) -> bool:
-        """Has this pattern, between these languages, failed in the folders tried so far
-        (at least twice ``STOP_AFTER`` failures, too few found)?"""
-        found = failed = 0
-        for k, d in self.directions.items():
-            if k[:3] == key[:3]:
-                found += d.found
-                failed += d.failed
-        return failed >= 2 * self.stop_after and found < self.min_success * (found + failed)
-
-    def _batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
-        d = self.directions.setdefault(key, _Direction())
-        if not d.tried:
-            # failures in a row that stop it: fewer into a folder where no page of the
-            # counterpart's language is known yet, one where the pattern has failed in
-            # the other folders too
-            if target_dir_known:
-                d.limit = self.stop_after
-            elif self._family_failing(key):
-                # the pattern failed where pages of that language are known: into a
-                # folder where none is, it is not tried at all
-                self._stop(d)
-                return 0
-            else:
-                d.limit = max(1, self.stop_after // 3)
-        if scarce:
-            return self.max_per_round if self.max_per_round > 0 else 10 ** 9
-        # in all: the probe, and two more guesses for each page found
-        left = d.limit + 2 * d.found - d.tried
-        if left <= 0 and d.tried:
-            self._stop(d)
-        return max(0, left)
-
-    def _family_allowance(self) -> dict[tuple, int]:
-        """Guesses left for each (pattern, language, language) family: 2 x STOP_AFTER, and two
-        more for each page found (the per-folder rule of ``_batch``, over all folders)."""
-        left: dict[tuple, int] = defaultdict(lambda: 2 * self.stop_after)
-        for key, d in self.directions.items():
-            left[key[:3]] += 2 * d.found - d.tried
-        return left
-
-    def _budget_spent(self, key: tuple) -> None:
-        d = self.directions[key]
-        if d.stopped:
-            return
-        self._stop(d)
-        if key[:3] not in self.spent:   # said once for the pattern
-            self.spent.add(key[:3])
-            self.stats.inc_value(STAT + "budget_spent")
-            family = [x for k, x in self.directions.items() if k[:3] == key[:3]]
-            logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
-                        "(its budget is spent: %d found in %d guesses over %d folders)",
-                        key[1], key[2], key[0], sum(x.found for x in family),
-                        sum(x.tried for x in family), sum(bool(x.tried) for x in family))
-
-    def _count(self, **counts: int) -> None:
-        for name, n in counts.items():
-            if n:
-                self.stats.inc_value(STAT + name, n)
-
-    def _stop(self, d: _Direction) -> None:
-        d.stopped = True
-        self.stats.inc_value(STAT + "stopped_directions")
-
     def _crawl(self, request) -> None:
         self.context.frontier.schedule(request, guess=True)
 
@@ -398,115 +275,36 @@ class UrlPairingPipeline:
                     sizes[lang] += len(held)
         return sources, sizes
 
-    def _recovery_candidates(self, sources: list) -> tuple[dict, dict, int]:
-        """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``; the
-        language and folder each direction's guesses go into; how many were skipped for a
-        stopped direction."""
-        candidates: dict[tuple, list] = defaultdict(list)
-        skipped_stopped = skipped_alias = 0
-        target_dirs: dict[tuple, tuple[str, str]] = {}
-        skipped_untranslated = 0
-        for url, lang, held in sources:
-            for target, pid, other in self.learner.counterpart_targets(url, lang, self.langs):
-                if other in self.untranslated.get(url, ()):
-                    skipped_untranslated += 1
-                    continue
-                if target in self.known or target in self.tried or target in self.answered \
-                        or not self.context.in_scope(target):
-                    continue
-                if self._alias_known(target):
-                    skipped_alias += 1
-                    continue
-                key = (pid, lang, other, folder(url))
-                d = self.directions.get(key)
-                if d is not None and d.stopped:
-                    skipped_stopped += 1
-                    continue
-                if other in self.linked_from.get(url, ()):
-                    # the other language's pages link to this page instead of their own
-                    # version: the site says there is none (nginx.org's /cn/ menu links
-                    # ../en/books.html)
-                    skipped_untranslated += 1
-                    continue
-                candidates[key].append((url, held, target))
-                target_dirs.setdefault(key, (other, folder(target)))
-        self._count(skipped_index_alias=skipped_alias, skipped_untranslated=skipped_untranslated,
-                    skipped_stopped=skipped_stopped)
-        return candidates, target_dirs, skipped_stopped
-
     def spider_idle(self) -> bool:
         """The idle task ``deep_recovery``: a round of guesses; True if some were made."""
         if not self.recovery or self.learner is None:
             return False
         self.relearn()
-        budget = self.max_per_round if self.max_per_round > 0 else 10 ** 9
+        budget = self.max_per_round if self.max_per_round > 0 else NO_CAP
         left = self.context.budget_left()
         if left is not None:
             budget = min(budget, left)
         sources, sizes = self._recovery_sources()
-        candidates, target_dirs, skipped_stopped = self._recovery_candidates(sources)
+        candidates, target_dirs, skipped_stopped = self.guesses.candidates(
+            sources, lambda url, lang: self.learner.counterpart_targets(url, lang, self.langs),
+            self.known, lambda url: url in self.answered or not self.context.in_scope(url),
+            self.untranslated, self.linked_from)
         if not candidates:
             return False
         if budget <= 0:
             self.stats.inc_value(STAT + "over_budget", sum(map(len, candidates.values())))
             return False
-        scarcest = min(sizes.values())
-        # the scarce side first: directions leaving the language with the fewest pages
-        order = sorted(candidates, key=lambda k: (sizes.get(k[1], 0), k))
-        scheduled = deferred = over = 0
-        per_direction: dict[str, int] = {}
-        # Folders of unknown language wait while folders of known language of the same
-        # pattern and languages are probed for the first time: how those fare decides how
-        # far the others are probed.
-        probing = {k[:3] for k in order if target_dirs[k] in self.dirs
-                   and sizes.get(k[1], 0) != scarcest
-                   and not getattr(self.directions.get(k), "tried", 0)}
-        allowance = self._family_allowance()
-        for key in order:
-            cands = sorted(candidates[key])
-            known_dir = target_dirs[key] in self.dirs
-            if not known_dir and key[:3] in probing and not getattr(
-                    self.directions.get(key), "tried", 0):
-                deferred += len(cands)
-                continue
-            scarce = sizes.get(key[1], 0) == scarcest
-            batch = min(self._batch(key, scarce, known_dir), len(cands))
-            if not scarce:
-                # the folders of one pattern share its budget (nginx.org's /cn/ hides one
-                # page: it took 13 guesses in 4 folders, then 10 in folders of one page each)
-                batch = min(batch, allowance[key[:3]])
-                allowance[key[:3]] -= batch
-                if batch <= 0:
-                    if not any(k[:3] == key[:3] for k, _ in self.pending.values()):
-                        self._budget_spent(key)
-                    deferred += len(cands)
-                    continue
-            take = cands[:max(0, min(batch, budget - scheduled))]
-            over += batch - len(take)
-            deferred += len(cands) - batch
-            for source, held, target in take:
-                self.tried[target] = key[2]
-                self.pending[target] = (key, source if held else None)
-                d = self.directions.setdefault(key, _Direction())
-                d.tried += 1
-                request = self.context.page_request(target, discovered_by="pattern",
-                                                    bitext_expected_lang=key[2],
-                                                    bitext_pattern=key[0])
-                self._crawl(request)
-            if take:
-                name = f"{key[1]}->{key[2]}"
-                per_direction[name] = per_direction.get(name, 0) + len(take)
-            scheduled += len(take)
-        self._count(deferred=deferred, over_budget=over, tried=scheduled)
+        scheduled, left, per_direction = self.guesses.round(
+            candidates, target_dirs, sizes, self.dirs, budget, self._guess)
         if scheduled:
             self.stats.inc_value(STAT + "rounds")
             logger.info("Deep page recovery: requesting %d counterpart URLs (%s; %d left for "
                         "later rounds, %d from stopped directions)", scheduled,
-                        ", ".join(f"{k} {n}" for k, n in per_direction.items()), deferred + over, skipped_stopped)
+                        ", ".join(f"{k} {n}" for k, n in per_direction.items()), left,
+                        skipped_stopped)
         return bool(scheduled)
 
-    def _state(self) -> dict:
-        """Recovery's section of the crawl state: the guesses made, each direction's outcomes."""
-        return {"tried": self.tried,
-                "directions": [[list(k), d.to_list()]
-                               for k, d in sorted(self.directions.items())]}
+    def _guess(self, target: str, key: tuple) -> None:
+        self._crawl(self.context.page_request(target, discovered_by="pattern",
+                                              bitext_expected_lang=key[2],
+                                              bitext_pattern=key[0]))

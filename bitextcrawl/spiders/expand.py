@@ -36,56 +36,34 @@ from __future__ import annotations
 
 import logging
 import os
-from collections import Counter
 
 from scrapy import signals
-from scrapy.exceptions import (CannotResolveHostError, DontCloseSpider,
-                               DownloadConnectionRefusedError, DownloadTimeoutError, DropItem,
-                               IgnoreRequest, NotConfigured)
-from scrapy.spidermiddlewares.httperror import HttpError
-from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.exceptions import DontCloseSpider, DropItem, NotConfigured
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
-from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPTimedOutError,
-                                    TimeoutError)
 
 from bitextcrawl import config
-from bitextcrawl.context import CrawlContext
-from bitextcrawl.formats.jsonl import iter_jsonl, write_jsonl
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.urls import site_name, site_of
-from bitextcrawl.pages.site import canonical_pages
-from bitextcrawl.pairing.url_patterns import PatternDB, UrlPatternLearner
+from bitextcrawl.pages.urls import site_of
+from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.sites.detect import detect_bilingual, detection_order
-from bitextcrawl.sites.expansion import (Expansion, SiteResult, count_landing, outlink_counts,
-                                         read_seeds, site_link_evidence, site_root,
-                                         site_start_urls)
-from bitextcrawl.signals import SiteSignals
+from bitextcrawl.sites.expansion import Expansion, SiteResult, read_seeds, site_root
 from bitextcrawl.sites.graph import CRITERION_NAMES
+from bitextcrawl.sites.rounds import RoundPlanner, align_site, site_pairs
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
+
+# (the sites' side; names this module had before it had its own)
+from bitextcrawl.spiders.expand_sites import (CHECK, CLOSED, CRAWL, DROPPED, FAILED,
+                                              HoldMiddleware, SiteCrawl, failure_kind)
+
+__all__ = ["CHECK", "CLOSED", "CRAWL", "DROPPED", "FAILED", "ExpandSpider", "HoldMiddleware",
+           "SiteCrawl", "SitePipelines", "failure_kind", "seed_list"]
 
 logger = logging.getLogger(__name__)
 
-CHECK, CRAWL, DROPPED, FAILED, CLOSED = "check", "crawl", "dropped", "failed", "closed"
 NO_SEEDS = ("the expand spider needs a seed list: pass -a seeds=FILE (one site URL a line), "
             "e.g. scrapy crawl expand -a seeds=seeds.txt -a langs=en,fr")
-
-
-def failure_kind(failure) -> str:
-    """Why a request got no response, as ``expansion.jsonl`` reports a failed check."""
-    if failure.check(IgnoreRequest) and "robots" in str(failure.value).lower():
-        return "robots.txt forbids it"
-    # Scrapy 2.19 wraps Twisted's errors in its own; both are checked.
-    if failure.check(ConnectionRefusedError, DownloadConnectionRefusedError):
-        return "unreachable: connection refused"
-    if failure.check(DNSLookupError, CannotResolveHostError):
-        return "unreachable: DNS lookup failed"
-    if failure.check(TimeoutError, TCPTimedOutError, DownloadTimeoutError):
-        return "unreachable: timeout"
-    if failure.check(HttpError):
-        return f"HTTP {failure.value.response.status}"
-    return "unreachable: " + (failure.type.__name__ if failure.type else "error")
 
 
 def seed_list(seeds: str | None) -> list[str]:
@@ -103,68 +81,22 @@ def seed_list(seeds: str | None) -> list[str]:
     return urls
 
 
+def check_arguments(cls, settings, seeds=None, langs=None, rounds=None, top_k=None,
+                    max_pages=None, criterion=None, **_) -> None:
+    """As :meth:`BitextSpider.check_arguments`, for the expand spider's arguments (its
+    classmethod ``check_arguments``)."""
+    seed_list(seeds)
+    settings_langs(langs, settings)
+    for name, value, example in (("rounds", rounds, 2), ("top_k", top_k, 10),
+                                 ("max_pages", max_pages, 200)):
+        whole_number(name, value, example)
+    if criterion and criterion not in CRITERION_NAMES:
+        raise ValueError(f"unknown criterion {criterion!r}: pass -a criterion= one of "
+                         + ", ".join(CRITERION_NAMES))
+
+
 #: Item pipelines an expand crawl does not run per site (it runs their work itself).
 ROUND_END_PIPELINES = (ClosingPipeline,)
-
-
-class SiteCrawl:
-    """One site of an expand crawl: its round state, and the crawl context its pipelines
-    share (its own output dir, scope, page budget, store and signals)."""
-
-    def __init__(self, spider: "ExpandSpider", site: str, start_urls: list[str], round_no: int,
-                 seed: bool = False, replaces: str = ""):
-        self.spider = spider
-        self.site = site
-        self.start_urls = start_urls
-        self.start_url = start_urls[0]
-        self.round = round_no
-        self.seed = seed
-        self.replaces = replaces
-        self.responses = 0              # responses of any kind (an answer, even 404)
-        self.errors: Counter = Counter()  # failure_kind -> requests that got no response
-        self.failure = ""               # why the check failed (no response at all)
-        self.name = site_name(site)
-        self.context = CrawlContext(
-            spider.crawler.settings, os.path.join(spider.output_dir, "sites", self.name),
-            spider.langs, site=site, start_url=self.start_url, max_pages=spider.max_pages,
-            request_factory=self.page_request, scope=self.in_scope,
-            # the crawler's bus, this site's events only
-            signals=SiteSignals(spider.crawler.signals, site),
-            frontier=spider.context.frontier,
-            pattern_db=spider.pattern_db_path)  # one database for the sites of the rounds
-        self.check_budget = spider.detect_pages
-        self.check_urls: set[str] = set(start_urls)  # requested for the check
-        self.phase = CHECK
-        self.held: dict[str, object] = {}   # URL -> request held back while checking
-        self.detection = None
-        self.pipelines: list = []
-
-    @property
-    def output_dir(self) -> str:
-        return self.context.output_dir
-
-    @property
-    def is_open(self) -> bool:
-        return self.phase in (CHECK, CRAWL)
-
-    def in_scope(self, url: str) -> bool:
-        return site_of(url) == self.site
-
-    def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
-                     priority: int = 0, **meta):
-        return self.spider.page_request(url, discovered_by=discovered_by, link=link,
-                                        priority=priority, bitext_expand_site=self.site, **meta)
-
-    def hold(self, request) -> bool:
-        """Keep a request until the verdict; False if its URL is already held."""
-        if request.url in self.held:
-            return False
-        self.held[request.url] = request
-        return True
-
-    def release(self) -> list:
-        held, self.held = list(self.held.values()), {}
-        return held
 
 
 class SitePipelines:
@@ -187,6 +119,18 @@ class SitePipelines:
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+    @classmethod
+    def configure(cls, settings) -> None:
+        """The expand crawl's item pipelines: this one, and per site those of
+        ``BITEXT_EXPAND_SITE_PIPELINES`` (by default the crawl's, but the round-end ones)."""
+        if not settings.getdict("BITEXT_EXPAND_SITE_PIPELINES"):
+            skip = set(ROUND_END_PIPELINES) | {cls}
+            per_site = {path: order for path, order
+                        in settings.getwithbase("ITEM_PIPELINES").items()
+                        if order is not None and load_object(path) not in skip}
+            settings.set("BITEXT_EXPAND_SITE_PIPELINES", per_site, priority="spider")
+        settings.set("ITEM_PIPELINES", {cls: 100}, priority="spider")
 
     def open_spider(self):
         spider = self.crawler.spider
@@ -241,22 +185,6 @@ class SitePipelines:
             site.phase = CLOSED
 
 
-class HoldMiddleware(BaseSpiderMiddleware):
-    """Holds back the links of a site still being checked (after the focus middleware has
-    ordered or dropped them); the spider releases them if the site proves bilingual."""
-
-    def get_processed_request(self, request, response):
-        if response is None or not request.meta.get("bitext_expand_hold"):
-            return request
-        sites = getattr(self.crawler.spider, "sites", {})
-        site = sites.get(request.meta.get("bitext_expand_site"))
-        if site is not None and site.phase == CHECK:
-            if site.hold(request):
-                self.crawler.stats.inc_value("bitext/expand/held")
-            return None
-        return request
-
-
 class ExpandSpider(BitextSpider):
     name = "expand"
     # max_pages counts the pages stored per site (each site's context), not responses
@@ -277,31 +205,13 @@ class ExpandSpider(BitextSpider):
         self.sites: dict[str, SiteCrawl] = {}
         self.site_pipelines: SitePipelines | None = None
         self.round = 0
-        self.landing: dict[str, Counter] = {}  # outside site -> its URLs the set links to
 
-    @classmethod
-    def check_arguments(cls, settings, seeds=None, langs=None, rounds=None, top_k=None,
-                        max_pages=None, criterion=None, **_):
-        """As :meth:`BitextSpider.check_arguments`, for the expand spider's arguments."""
-        seed_list(seeds)
-        settings_langs(langs, settings)
-        for name, value, example in (("rounds", rounds, 2), ("top_k", top_k, 10),
-                                     ("max_pages", max_pages, 200)):
-            whole_number(name, value, example)
-        if criterion and criterion not in CRITERION_NAMES:
-            raise ValueError(f"unknown criterion {criterion!r}: pass -a criterion= one of "
-                             + ", ".join(CRITERION_NAMES))
+    check_arguments = classmethod(check_arguments)
 
     @classmethod
     def update_settings(cls, settings):
         super().update_settings(settings)
-        if not settings.getdict("BITEXT_EXPAND_SITE_PIPELINES"):
-            skip = set(ROUND_END_PIPELINES) | {SitePipelines}
-            per_site = {path: order for path, order
-                        in settings.getwithbase("ITEM_PIPELINES").items()
-                        if order is not None and load_object(path) not in skip}
-            settings.set("BITEXT_EXPAND_SITE_PIPELINES", per_site, priority="spider")
-        settings.set("ITEM_PIPELINES", {SitePipelines: 100}, priority="spider")
+        SitePipelines.configure(settings)
         middlewares = dict(settings.getdict("SPIDER_MIDDLEWARES"))
         middlewares.setdefault(HoldMiddleware, 700)  # after focus (800) on the way out
         settings.set("SPIDER_MIDDLEWARES", middlewares, priority="spider")
@@ -333,6 +243,7 @@ class ExpandSpider(BitextSpider):
             criterion=self._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
             top_k=int(self._top_k_arg if self._top_k_arg is not None
                       else s.getint("BITEXT_EXPAND_TOP_K")))
+        self.planner = RoundPlanner(self.expansion, self.langs)
         self.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
         self.pattern_db_path = config.pattern_db_path(s)
         # imported here: Scrapy's spider loader imports this module for every crawl, and
@@ -375,11 +286,7 @@ class ExpandSpider(BitextSpider):
         site = self.sites.get((request.meta.get("bitext_expand_site") if request else None)
                               or "")
         if site is not None and not (request.meta.get("bitext_held")):
-            kind = failure_kind(failure)
-            if kind.startswith("HTTP"):
-                site.responses += 1  # the server answered
-            else:
-                site.errors[kind] += 1
+            site.no_response(failure_kind(failure))
 
     def parse(self, response):
         asked = self.sites.get(response.meta.get("bitext_expand_site") or "")
@@ -402,18 +309,9 @@ class ExpandSpider(BitextSpider):
         if from_root:
             site.check_urls.add(page.url)
         links = detection_order(page.links, self.langs) if from_root else page.links
-        for link in links:
-            url = link["url"]
-            if not self.followable(url, site.in_scope):
-                continue
-            if from_root and site.check_budget > 0 and url not in site.check_urls:
-                site.check_budget -= 1
-                site.check_urls.add(url)
-                yield site.page_request(url, link=link, bitext_expand_hop=1)
-            elif checking:
-                yield site.page_request(url, link=link, bitext_expand_hold=True)
-            else:
-                yield site.page_request(url, link=link)
+        yield from site.link_requests(
+            (link for link in links if self.followable(link["url"], site.in_scope)),
+            from_root, checking)
 
     # ------------------------------------------------------------------ rounds
     def spider_idle(self):
@@ -457,17 +355,15 @@ class ExpandSpider(BitextSpider):
             stats.inc_value("bitext/expand/checked")
             if site.detection.bilingual or (site.seed and not self.check_seeds):
                 stats.inc_value("bitext/expand/bilingual")
-                site.phase = CRAWL
                 passed += 1
-                for request in site.release():
+                for request in site.crawl():
                     self.context.frontier.schedule(request)
                 logger.info("Round %d: %s is bilingual (%s); crawling it", self.round,
                             site.site, site.detection.evidence["reason"])
             else:
                 stats.inc_value("bitext/expand/dropped")
                 self.site_pipelines.close_site(site)
-                site.held = {}
-                site.phase = DROPPED
+                site.end(DROPPED)
                 logger.info("Round %d: %s dropped, not bilingual (%s)", self.round,
                             site.site, site.detection.evidence["reason"])
         return passed
@@ -481,19 +377,17 @@ class ExpandSpider(BitextSpider):
         stats.inc_value("bitext/expand/failed")
         self.site_pipelines.close_site(site)
         site.context.close()   # nothing more is read of it
-        site.held = {}
-        site.phase = FAILED
+        site.end(FAILED)
         logger.info("Round %d: %s could not be checked (%s)", self.round, site.site,
                     site.failure)
         if site.seed or not self.replace_failed:
             return 0
-        tried = [s for s in self.sites]
-        nxt = self.expansion.next_candidate(self.round, tried)
+        nxt = self.planner.replacement(self.round, list(self.sites))
         if nxt is None:
             return 0
         stats.inc_value("bitext/expand/replaced")
         logger.info("Round %d: %s takes the place of %s", self.round, nxt, site.site)
-        for request in self.open_site(nxt, self._start_urls(nxt), replaces=site.site):
+        for request in self.open_site(nxt, self.planner.start_urls(nxt), replaces=site.site):
             self.context.frontier.schedule(request)
         return 1
 
@@ -507,71 +401,31 @@ class ExpandSpider(BitextSpider):
         for site in sorted(self._sites(CRAWL, DROPPED, FAILED), key=lambda s: s.site):
             if site.phase == FAILED:
                 site.phase = CLOSED
-                self.expansion.record(SiteResult(
-                    site.site, site.round, False, seed=site.seed, reason=site.failure,
-                    output_dir=site.output_dir, failed=site.failure, replaces=site.replaces))
+                self.planner.close_failed(site)
                 continue
             bilingual = site.phase == CRAWL
             if bilingual:
                 self.site_pipelines.close_site(site)
             pages = self.read_pages(site)
             site.context.close()
-            detection = site.detection or detect_bilingual(pages, self.langs, site=site.site)
-            result = SiteResult(site.site, site.round, bilingual, seed=site.seed,
-                                pages=len(pages), reason=detection.evidence["reason"],
-                                output_dir=site.output_dir, detection=detection.evidence,
-                                replaces=site.replaces)
-            evidence = None
-            if bilingual:
-                self.align_site(site, pages, pattern_db, result)
+
+            def align(result: SiteResult, site=site, pages=pages) -> None:
+                align_site(site, pages, self.align_config, self.align_enabled, pattern_db,
+                           result)
                 stats.inc_value("bitext/expand/added")
-                count_landing(self.landing, site.site, pages)
-                evidence = site_link_evidence(pages, self.langs,
-                                              self._pairs(site)).get(site.site, {})
+
+            self.planner.close_site(site, pages, bilingual, align,
+                                    lambda site=site: site_pairs(site.output_dir,
+                                                                 self.align_enabled))
             site.phase = CLOSED
-            self.expansion.record(result, outlink_counts(pages).get(site.site, {}), evidence)
         stats.set_value("bitext/expand/rounds", self.round)
         stats.set_value("bitext/expand/members", len(self.expansion.members))
         self.write_outputs()
 
-    def align_site(self, site: SiteCrawl, pages: list, pattern_db: PatternDB,
-                   result: SiteResult) -> None:
-        """The closing alignment into the site's own output dir; C(w) from the pattern DB."""
-        facts = {"bitext/expand/site": site.site, "bitext/expand/round": site.round,
-                 "bitext/expand/pages": len(pages)}
-        if self.align_enabled:
-            from bitextcrawl.outputs import run_closing
-
-            run_closing(pages, self.align_config, site.output_dir, pattern_db=pattern_db,
-                        crawl_stats=facts)
-        else:  # URL patterns only, so that C(w) is still known
-            learner = UrlPatternLearner(langs=self.langs,
-                                        local_threshold=self.align_config.pattern_local_threshold,
-                                        rescue_threshold=self.align_config.pattern_rescue_threshold,
-                                        pattern_db=pattern_db)
-            site_pages = canonical_pages(pages, langs=self.langs)
-            urls = {}
-            for page in site_pages.pages:
-                if page.lang in self.langs:
-                    urls.setdefault(page.lang, []).append(page.url)
-            # |w| as the closing alignment counts it: distinct pages, all languages
-            learner.fit(urls, site_size=site_pages.size)
-            pattern_db.update(site.site, learner.patterns_, site_size=learner.site_size_)
-            pattern_db.save()
-        result.credibility = pattern_db.site_credibility(site.site)
-
-    def _pairs(self, site: SiteCrawl) -> list[tuple[str, str]] | None:
-        """The site's pairs from its ``pairs.jsonl`` (None without the closing alignment)."""
-        path = os.path.join(site.output_dir, "pairs.jsonl")
-        if not self.align_enabled or not os.path.exists(path):
-            return None
-        return [(d["url_1"], d["url_2"]) for d in iter_jsonl(path)]
-
     def next_round(self) -> bool:
         """Rank the sites linked from the set and start crawling the top K (§2.3 step 2)."""
         self.round += 1
-        ranking = self.expansion.rank(self.round)
-        chosen = self.expansion.select(ranking)
+        ranking, chosen = self.planner.next_sites(self.round)
         self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
         if not chosen:
             logger.info("Round %d: no site left to explore", self.round)
@@ -579,15 +433,10 @@ class ExpandSpider(BitextSpider):
         logger.info("Round %d: crawling %d of %d ranked sites: %s", self.round, len(chosen),
                     len(ranking), ", ".join(chosen))
         for site in chosen:
-            for request in self.open_site(site, self._start_urls(site)):
+            for request in self.open_site(site, self.planner.start_urls(site)):
                 self.context.frontier.schedule(request)
         return True
 
-    def _start_urls(self, site: str) -> list[str]:
-        return site_start_urls(site, self.landing)
-
     def write_outputs(self) -> None:
-        """``expansion.jsonl`` (every round's ranking) and ``sites.jsonl`` (every site checked)."""
-        write_jsonl(os.path.join(self.output_dir, "expansion.jsonl"), self.expansion.all_rows())
-        write_jsonl(os.path.join(self.output_dir, "sites.jsonl"),
-                    (res.to_dict() for _, res in sorted(self.expansion.results.items())))
+        """``expansion.jsonl`` and ``sites.jsonl`` (sites/rounds.py)."""
+        self.planner.write(self.output_dir)

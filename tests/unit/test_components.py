@@ -562,6 +562,6 @@ def test_parallel_link_rounds_align_beside_the_reactor_and_schedule_in_its_threa
 
     monkeypatch.setattr(parallel_links, "deferToThread", at_once)
     pipeline._compute = lambda *args: (requests, verified, cut)
-    pipeline.aligned.clear()   # the same pairs again
+    pipeline.index.aligned.clear()   # the same pairs again
     assert isinstance(pipeline.spider_idle(), Deferred)
     assert [r.url for r in scheduled] == [r.url for r in requests]

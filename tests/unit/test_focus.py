@@ -11,8 +11,9 @@ from scrapy.utils.test import get_crawler
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens
+from bitextcrawl.pairing.recovery import Direction, index_aliases
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
-from bitextcrawl.pipelines.pairing import UrlPairingPipeline, _Direction, index_aliases
+from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
 
 H = "http://www.example.org"
@@ -110,7 +111,7 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
         mw.get_processed_item(page, response)
     response, _ = response_of(f"{H}/en/a.html", "en")
     # no contrast yet: nothing of any language yielded (as on a site with opaque URLs)
-    assert not mw._should_hold("en")
+    assert not mw.holding.should_hold("en")
     for i in range(3):  # Chinese pages reached from Chinese pages carry switches
         mw._sample(f"{H}/cn/y{i}.html", "zh", yielded=True)
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is None
@@ -125,25 +126,25 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/cn/b.html"), response) is not None
     # pairs found later bring the yield back: released when the crawl runs dry
     mw.pages_paired([f"{H}/en/s{i}.html" for i in range(3)])
-    assert not mw._should_hold("en")
+    assert not mw.holding.should_hold("en")
 
 
 def test_recovery_direction_stops_after_failures_in_a_row(tmp_path):
     crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=5)
     pipe = UrlPairingPipeline(crawler)
     key = ("en:en|zh:cn", "en", "zh", "/en/docs/")
-    pipe._batch(key, scarce=False, target_dir_known=True)
-    pipe.pending.update({f"{H}/cn/docs/{i}.html": (key, None) for i in range(7)})
+    pipe.guesses.batch(key, scarce=False, target_dir_known=True)
+    pipe.guesses.pending.update({f"{H}/cn/docs/{i}.html": (key, None) for i in range(7)})
     pipe._outcome(f"{H}/cn/docs/0.html", True)
     for i in range(1, 5):
         pipe._outcome(f"{H}/cn/docs/{i}.html", False)
-    assert not pipe.directions[key].stopped   # 4 in a row
+    assert not pipe.guesses.directions[key].stopped   # 4 in a row
     pipe._outcome(f"{H}/cn/docs/5.html", False)
-    assert pipe.directions[key].stopped       # 5 in a row, 1 of 6 found < 20 %
+    assert pipe.guesses.directions[key].stopped       # 5 in a row, 1 of 6 found < 20 %
     assert crawler.stats.get_value("bitext/recovery/stopped_directions") == 1
     # into a folder where no page of the counterpart's language is known: a third
     other = ("en:en|zh:cn", "en", "zh", "/en/docs/stream/")
-    assert pipe._batch(other, scarce=False, target_dir_known=False) == 1
+    assert pipe.guesses.batch(other, scarce=False, target_dir_known=False) == 1
 
 
 def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
@@ -152,12 +153,12 @@ def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
     crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=4)
     pipe = UrlPairingPipeline(crawler)
     pattern = ("en:en|zh:cn", "en", "zh")
-    assert pipe._family_allowance()[pattern] == 8
+    assert pipe.guesses.family_allowance()[pattern] == 8
     for i, folder in enumerate(("/en/", "/en/docs/", "/en/docs/http/")):
-        pipe.directions[pattern + (folder,)] = _Direction(tried=3, found=int(i == 1))
-    assert pipe._family_allowance()[pattern] == 8 - 9 + 2
+        pipe.guesses.directions[pattern + (folder,)] = Direction(tried=3, found=int(i == 1))
+    assert pipe.guesses.family_allowance()[pattern] == 8 - 9 + 2
     # another pair of languages keeps its own
-    assert pipe._family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
+    assert pipe.guesses.family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
 
 
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
@@ -217,7 +218,7 @@ def test_one_way_needs_the_big_side_silent(tmp_path):
     quiet = FocusMiddleware(make_crawler(tmp_path))
     for i in range(30):
         quiet.get_processed_item(PageRecord(url=f"{H}/p/{i}.html", lang="en"), None)
-    assert not quiet._should_hold("en")
+    assert not quiet.holding.should_hold("en")
 
 
 def test_recovery_skips_counterparts_a_switch_bar_marks_untranslated(tmp_path):
@@ -329,7 +330,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     assert resumed.pages_by_lang["en"] == 12
     assert resumed.into_pages["en", "zh"] == 12
     one_way_site(resumed, english_pages=0)
-    assert not resumed._should_hold("en")
+    assert not resumed.holding.should_hold("en")
 
 
 def test_a_switch_to_a_url_queued_low_jumps_the_queue_once(tmp_path):
@@ -444,11 +445,11 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
     for i in range(5):
         mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
     mw.get_processed_item(PageRecord(url=f"{H}/en/p0.html", lang="en"), None)
-    assert mw._scarcest() == "en"
+    assert mw.judge.scarcest() == "en"
     for i in range(1, 5):
         zh_page, _ = response_of(f"{H}/cn/p{i}.html", "zh")
         mw.get_processed_request(link_request(f"{H}/en/p{i}.html", "english"), zh_page)
-    assert mw._scarcest() is None   # 5 Chinese, 1 English stored + 4 on their way
+    assert mw.judge.scarcest() is None   # 5 Chinese, 1 English stored + 4 on their way
 
 
 

@@ -54,7 +54,7 @@ LAZY = {
         "Scrapy imports every command at each start; the pairing models bring SciPy",
     ("bitextcrawl.spiders.expand", "bitextcrawl.pairing.align"):
         "the crawl starts without the pairing models (tests/unit/test_preload.py)",
-    ("bitextcrawl.spiders.expand", "bitextcrawl.outputs"):
+    ("bitextcrawl.sites.rounds", "bitextcrawl.outputs"):
         "the crawl starts without the pairing models (tests/unit/test_preload.py)",
     ("bitextcrawl.pipelines.closing", "bitextcrawl.outputs"):
         "the crawl starts without the pairing models (tests/unit/test_preload.py)",
@@ -76,7 +76,6 @@ GLUE_PENDING = {
     ("bitextcrawl.spiders.bitext", "bitextcrawl.preflight"),
     ("bitextcrawl.middlewares.langid", "bitextcrawl.extensions.collector"),
     ("bitextcrawl.middlewares.langid", "bitextcrawl.record_workers"),
-    ("bitextcrawl.pipelines.parallel_links", "bitextcrawl.processes"),
     ("bitextcrawl.pipelines.closing", "bitextcrawl.outcome"),
     ("bitextcrawl.pipelines.closing", "bitextcrawl.extensions.timeline"),
 }
@@ -84,8 +83,7 @@ GLUE_PENDING = {
 
 # Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
 MAX_LINES = 500
-GLUE_PENDING_SIZE = {"bitextcrawl.middlewares.focus", "bitextcrawl.spiders.expand",
-                     "bitextcrawl.pipelines.pairing", "bitextcrawl.pipelines.parallel_links"}
+GLUE_PENDING_SIZE: set[str] = set()
 
 
 def module_name(path: Path) -> str:

@@ -1,0 +1,262 @@
+"""Deep page recovery's guesses [Zhang 2013 §2.2], pure (no Scrapy): which counterpart
+URLs of unpaired pages are guessed in a round, and what their answers teach (a direction
+stopped, a pattern's budget spent). The rules are told in
+:mod:`bitextcrawl.pipelines.pairing`, the pipeline that feeds :class:`RecoveryGuesses`
+the crawl's pages and answers and requests the URLs it guesses.
+
+``stats`` is anything with ``inc_value`` (Scrapy's stats collector)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+logger = logging.getLogger("bitextcrawl.pipelines.pairing")
+
+STAT = "bitext/recovery/"
+NO_CAP = 10 ** 9
+# Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
+_INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
+
+
+def index_aliases(url: str) -> list[str]:
+    """Other spellings of a directory index URL: ``a/index.html`` <-> ``a/``."""
+    base = url.split("?", 1)[0].split("#", 1)[0]
+    if base != url:
+        return []
+    m = _INDEX_FILE.search(url)
+    if m:
+        return [url[:m.start() + 1]]
+    if url.endswith("/"):
+        return [url + "index.html", url + "index.htm"]
+    return []
+
+
+def folder(url: str) -> str:
+    """Host and folder of a URL: ``www.example.org/en/docs/``."""
+    parts = urlsplit(url)
+    return parts.netloc + parts.path[:parts.path.rfind("/") + 1]
+
+
+class Direction:
+    """Outcomes of the guesses made with one pattern from one language into another."""
+
+    __slots__ = ("tried", "found", "failed", "streak", "stopped", "limit")
+
+    def __init__(self, tried=0, found=0, failed=0, streak=0, stopped=False, limit=0):
+        self.tried, self.found, self.failed = tried, found, failed
+        self.streak, self.stopped, self.limit = streak, stopped, limit
+
+    def to_list(self) -> list:
+        return [self.tried, self.found, self.failed, self.streak, self.stopped, self.limit]
+
+
+class RecoveryGuesses:
+    def __init__(self, stats, max_per_round: int, stop_after: int, min_success: float):
+        self.stats = stats
+        self.max_per_round, self.stop_after, self.min_success = \
+            max_per_round, stop_after, min_success
+        self.tried: dict[str, str] = {}      # generated URL -> expected language
+        self.pending: dict[str, tuple] = {}  # generated URL -> its direction, until answered
+        self.directions: dict[tuple, Direction] = {}
+        self.spent: set[tuple] = set()       # (pattern, language, language) out of guesses
+
+    # ---- state ------------------------------------------------------------------------
+
+    def load(self, saved: dict) -> None:
+        self.tried = saved.get("tried") or {}
+        for key, state in (saved.get("directions") or []):
+            self.directions[tuple(key)] = Direction(*state)
+
+    def to_state(self) -> dict:
+        """Recovery's section of the crawl state: the guesses made, each direction's outcomes."""
+        return {"tried": self.tried,
+                "directions": [[list(k), d.to_list()]
+                               for k, d in sorted(self.directions.items())]}
+
+    # ---- outcomes of the guesses ------------------------------------------------------
+
+    def outcome(self, url: str, ok: bool) -> tuple | None:
+        """A guess answered: found (``ok``) or not. ``(key, source)`` when it was found for
+        a held link ``source`` (then worth its download), else None."""
+        entry = self.pending.pop(url, None)
+        if entry is None:
+            return None
+        key, source = entry
+        d = self.directions.setdefault(key, Direction())
+        if ok:
+            d.found += 1
+            d.streak = 0
+            return entry if source is not None else None
+        d.failed += 1
+        d.streak += 1
+        done = d.found + d.failed
+        if not d.stopped and d.streak >= (d.limit or self.stop_after) \
+                and d.found < self.min_success * done:
+            self.stop(d)
+            logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
+                        "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
+                        key[0], key[3], d.streak, d.found, done)
+        return None
+
+    def stop(self, d: Direction) -> None:
+        d.stopped = True
+        self.stats.inc_value(STAT + "stopped_directions")
+
+    def count(self, **counts: int) -> None:
+        for name, n in counts.items():
+            if n:
+                self.stats.inc_value(STAT + name, n)
+
+    # ---- budgets ----------------------------------------------------------------------
+
+    def family_failing(self, key: tuple) -> bool:
+        """Has this pattern, between these languages, failed in the folders tried so far
+        (at least twice ``STOP_AFTER`` failures, too few found)?"""
+        found = failed = 0
+        for k, d in self.directions.items():
+            if k[:3] == key[:3]:
+                found += d.found
+                failed += d.failed
+        return failed >= 2 * self.stop_after and found < self.min_success * (found + failed)
+
+    def batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
+        d = self.directions.setdefault(key, Direction())
+        if not d.tried:
+            # failures in a row that stop it: fewer into a folder where no page of the
+            # counterpart's language is known yet, one where the pattern has failed in
+            # the other folders too
+            if target_dir_known:
+                d.limit = self.stop_after
+            elif self.family_failing(key):
+                # the pattern failed where pages of that language are known: into a
+                # folder where none is, it is not tried at all
+                self.stop(d)
+                return 0
+            else:
+                d.limit = max(1, self.stop_after // 3)
+        if scarce:
+            return self.max_per_round if self.max_per_round > 0 else NO_CAP
+        # in all: the probe, and two more guesses for each page found
+        left = d.limit + 2 * d.found - d.tried
+        if left <= 0 and d.tried:
+            self.stop(d)
+        return max(0, left)
+
+    def family_allowance(self) -> dict[tuple, int]:
+        """Guesses left for each (pattern, language, language) family: 2 x STOP_AFTER, and two
+        more for each page found (the per-folder rule of ``batch``, over all folders)."""
+        left: dict[tuple, int] = defaultdict(lambda: 2 * self.stop_after)
+        for key, d in self.directions.items():
+            left[key[:3]] += 2 * d.found - d.tried
+        return left
+
+    def budget_spent(self, key: tuple) -> None:
+        d = self.directions[key]
+        if d.stopped:
+            return
+        self.stop(d)
+        if key[:3] not in self.spent:   # said once for the pattern
+            self.spent.add(key[:3])
+            self.stats.inc_value(STAT + "budget_spent")
+            family = [x for k, x in self.directions.items() if k[:3] == key[:3]]
+            logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
+                        "(its budget is spent: %d found in %d guesses over %d folders)",
+                        key[1], key[2], key[0], sum(x.found for x in family),
+                        sum(x.tried for x in family), sum(bool(x.tried) for x in family))
+
+    # ---- a round ----------------------------------------------------------------------
+
+    def candidates(self, sources: list, targets: Callable, known: set,
+                   skip: Callable[[str], bool], untranslated: dict,
+                   linked_from: dict) -> tuple[dict, dict, int]:
+        """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``; the
+        language and folder each direction's guesses go into; how many were skipped for a
+        stopped direction. ``sources``: ``(url, lang, held)``; ``targets(url, lang)``: the
+        learner's ``(target, pattern id, other language)``; ``known``: the stored URLs;
+        ``skip(target)``: answered already, or out of scope; ``untranslated``, ``linked_from``: URL -> languages its
+        switch bar shows unlinked, languages whose pages link it by an ordinary link."""
+        candidates: dict[tuple, list] = defaultdict(list)
+        skipped_stopped = skipped_alias = 0
+        target_dirs: dict[tuple, tuple[str, str]] = {}
+        skipped_untranslated = 0
+        for url, lang, held in sources:
+            for target, pid, other in targets(url, lang):
+                if other in untranslated.get(url, ()):
+                    skipped_untranslated += 1
+                    continue
+                if target in known or target in self.tried or skip(target):
+                    continue
+                if any(a in known or a in self.tried for a in index_aliases(target)):
+                    skipped_alias += 1
+                    continue
+                key = (pid, lang, other, folder(url))
+                d = self.directions.get(key)
+                if d is not None and d.stopped:
+                    skipped_stopped += 1
+                    continue
+                if other in linked_from.get(url, ()):
+                    # the other language's pages link to this page instead of their own
+                    # version: the site says there is none (nginx.org's /cn/ menu links
+                    # ../en/books.html)
+                    skipped_untranslated += 1
+                    continue
+                candidates[key].append((url, held, target))
+                target_dirs.setdefault(key, (other, folder(target)))
+        self.count(skipped_index_alias=skipped_alias, skipped_untranslated=skipped_untranslated,
+                   skipped_stopped=skipped_stopped)
+        return candidates, target_dirs, skipped_stopped
+
+    def round(self, candidates: dict, target_dirs: dict, sizes: dict, dirs: set,
+              budget: int, guess: Callable[[str, tuple], None]) -> tuple[int, int, dict]:
+        """A round's guesses, the scarce side first, each passed to ``guess(target, key)``:
+        (guesses made, left for later rounds, guesses per ``lang->other``)."""
+        scarcest = min(sizes.values())
+        # the scarce side first: directions leaving the language with the fewest pages
+        order = sorted(candidates, key=lambda k: (sizes.get(k[1], 0), k))
+        scheduled = deferred = over = 0
+        per_direction: dict[str, int] = {}
+        # Folders of unknown language wait while folders of known language of the same
+        # pattern and languages are probed for the first time: how those fare decides how
+        # far the others are probed.
+        probing = {k[:3] for k in order if target_dirs[k] in dirs
+                   and sizes.get(k[1], 0) != scarcest
+                   and not getattr(self.directions.get(k), "tried", 0)}
+        allowance = self.family_allowance()
+        for key in order:
+            cands = sorted(candidates[key])
+            known_dir = target_dirs[key] in dirs
+            if not known_dir and key[:3] in probing and not getattr(
+                    self.directions.get(key), "tried", 0):
+                deferred += len(cands)
+                continue
+            scarce = sizes.get(key[1], 0) == scarcest
+            batch = min(self.batch(key, scarce, known_dir), len(cands))
+            if not scarce:
+                # the folders of one pattern share its budget (nginx.org's /cn/ hides one
+                # page: it took 13 guesses in 4 folders, then 10 in folders of one page each)
+                batch = min(batch, allowance[key[:3]])
+                allowance[key[:3]] -= batch
+                if batch <= 0:
+                    if not any(k[:3] == key[:3] for k, _ in self.pending.values()):
+                        self.budget_spent(key)
+                    deferred += len(cands)
+                    continue
+            take = cands[:max(0, min(batch, budget - scheduled))]
+            over += batch - len(take)
+            deferred += len(cands) - batch
+            for source, held, target in take:
+                self.tried[target] = key[2]
+                self.pending[target] = (key, source if held else None)
+                d = self.directions.setdefault(key, Direction())
+                d.tried += 1
+                guess(target, key)
+            if take:
+                name = f"{key[1]}->{key[2]}"
+                per_direction[name] = per_direction.get(name, 0) + len(take)
+            scheduled += len(take)
+        self.count(deferred=deferred, over_budget=over, tried=scheduled)
+        return scheduled, deferred + over, per_direction
