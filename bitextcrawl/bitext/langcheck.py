@@ -175,6 +175,10 @@ def one_language(facts: SentenceFacts, lang_1: str, lang_2: str) -> bool | None:
     translation fastText misreads (``Start Visual Studio Code:`` / ``Inicia Visual
     Studio Code:`` reads English twice); a run of :data:`UNTRANSLATED_RUN` in one page
     pair is a block the translator left alone (a changelog kept in English)."""
+    if set(facts.scripts_1) ^ set(facts.scripts_2):
+        # a side in a script the other does not write is translated text (Korean around
+        # an English name reads as English)
+        return False
     r1, r2 = (r if r is not None and not r[2] else None
               for r in (facts.reading_1, facts.reading_2))
     if r1 is None and r2 is None:
@@ -232,6 +236,13 @@ def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, fro
     for r in rows:
         checks.add(r)
     return checks.scripts()
+
+
+def in_own_script(found: dict, scripts: frozenset | None, other: frozenset | None) -> bool:
+    """A text's letters (``found``: :func:`text_scripts`) include some in a script its
+    language has and the other language has not."""
+    own = (scripts or frozenset()) - (other or frozenset())
+    return bool(own and found.keys() & own)
 
 
 def _main_scripts(counts: dict, min_share: float) -> frozenset:
@@ -416,5 +427,11 @@ class RowChecks:
             return "script"
         if self.lang_check is None:
             return None
-        return (self.lang_check.judge(facts.reading_1, l1, l2)
-                or self.lang_check.judge(facts.reading_2, l2, l1))
+        # A side with letters in a script only its language writes is that language as
+        # far as the reading goes: fastText reads Korean around an English name as
+        # English (``새로운 Amplify 앱 생성:``); an untranslated side has none of them
+        # and fails the script check above.
+        return (None if in_own_script(facts.scripts_1, s1, s2)
+                else self.lang_check.judge(facts.reading_1, l1, l2)) or (
+                None if in_own_script(facts.scripts_2, s2, s1)
+                else self.lang_check.judge(facts.reading_2, l2, l1))

@@ -200,3 +200,20 @@ def test_a_language_of_several_scripts_beside_latin_keeps_each_of_them():
     assert scripts["en"] == {"LATIN"}
     assert not wrong_script("列を埋める前に行を埋める:", scripts["ja"], scripts["en"])
     assert wrong_script("AWS CLI settings", scripts["ja"], scripts["en"])
+
+
+def test_a_side_in_its_own_script_is_not_judged_by_its_english_names():
+    from bitextcrawl.bitext.langcheck import in_own_script, text_scripts
+
+    rows = [row("Create a new Amplify app:", "새로운 Amplify 앱 생성:", "en", "ko"),
+            row("List all Amplify apps:", "모든 Amplify 앱 나열:", "en", "ko"),
+            row("Browse for both VNC and SSH servers:", "VNC 및 SSH 서버 탐색:", "en", "ko"),
+            row("Delete an existing Amplify app:", "기존 Amplify 앱 삭제:", "en", "ko"),
+            row("Display the help of the command:", "Display the help of the command line tool:",
+                "en", "ko")]
+    scripts = language_scripts(rows)
+    assert in_own_script(text_scripts("새로운 Amplify 앱 생성:"), scripts["ko"], scripts["en"])
+    counts = Counter()
+    kept = check_rows(rows, SentenceLanguageCheck(), counts)
+    assert [r["sentence_1"] for r in kept] == [r["sentence_1"] for r in rows[:4]]
+    assert counts == {"bitext/bitext/dropped/script": 1}
