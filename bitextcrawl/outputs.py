@@ -13,7 +13,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 
-from bitextcrawl.bitext.chunks import PageTrees, navigation_template
+from bitextcrawl.bitext.chunks import PageTrees
 from bitextcrawl.bitext.extract import write_bitext
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 from bitextcrawl.bitext.pool import warm_pool
@@ -74,19 +74,20 @@ def read_sites(pages) -> tuple[dict, object]:
 
 
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
-               samples: dict, workers: int, html_reader=None, shared_pool=None) -> dict:
+               samples: dict, workers: int, html_reader=None, shared_pool=None,
+               navigation: dict | None = None) -> dict:
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
     ``html_reader``: the page store's, with which the pool's workers read the HTML;
-    ``shared_pool``: a distributed crawl's executor shared by its workers."""
+    ``shared_pool``: a distributed crawl's executor shared by its workers;
+    ``navigation``: site -> the template its trees lose (``AlignResult.navigation``)."""
     lang_check = None
     if config.sentence_lang_check:
         lang_check = SentenceLanguageCheck()
     logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
                 "sentence aligner's kernels first: about 20 s)", len(pairs))
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
-    # the template of the sites heavy with one: their trees aligned without its navigation
-    page_trees = PageTrees({site: navigation_template(site_pages)
-                            for site, site_pages in by_site.items()})
+    # the sites heavy with a template: their trees aligned without its navigation
+    page_trees = PageTrees(navigation)
     if load is not None:
         for page in page_index.values():   # the most memory held from here on
             drop_pairing_features(page)
@@ -127,6 +128,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     if bitext and by_site:
         warm_pool(workers, max(map(len, by_site.values())))
     pairs, patterns, models, em_points, scores, rejected = [], {}, {}, {}, {}, {}
+    navigation = {}
     counts: Counter = Counter()
     timings: Counter = Counter()
     for site, site_pages in progress(sorted(by_site.items()), "align sites", len(by_site)):
@@ -138,6 +140,7 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         em_points[site] = result.em_points
         scores[site] = result.scores
         rejected[site] = result.rejected
+        navigation[site] = result.navigation
         counts.update(result.counts)
         timings.update(result.timings)
     if pattern_db is not None:
@@ -151,7 +154,8 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         t = time.perf_counter()
         reader = getattr(pages, "html_reader", None) if load is not None else None
         counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers,
-                                 reader() if reader is not None else None, shared_pool))
+                                 reader() if reader is not None else None, shared_pool,
+                                 navigation))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
     langs = tuple(config.langs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
-from bitextcrawl.pages.template import SiteTemplate, TemplateBlocks, text_key
+from bitextcrawl.pages.template import text_key
 from bitextcrawl.pages.urls import site_of
 from bitextcrawl.trees.dom import is_code, preorder, strip_navigation
 from bitextcrawl.trees.domtree import (
@@ -26,30 +26,11 @@ GAP_MIN_GAIN = 0.5
 GAP_MAX_COST = 3.0
 
 
-# A site's trees lose their navigation where, in one of its languages, the median page is
-# at least this much template (blocks): the template then outweighs the page two to one.
-# Measured on the real sites (docs/formats.md, "Bitext"): documentation sites are at
-# 0.36-0.50, where their shared prose and structure align as they are; a command-help
-# site, each short page inside a sidebar of every command, at 0.73-0.93.
-HEAVY_TEMPLATE = 2 / 3
-
-
-def navigation_template(pages) -> TemplateBlocks | None:
-    """The template to take out of a site's trees (``pages``: the site's records), or
-    None where no language of the site is heavy with it (:data:`HEAVY_TEMPLATE`)."""
-    pages = list(pages)
-    template = SiteTemplate().fit(pages)
-    shares = template.shares(pages)
-    if not shares or max(shares.values()) < HEAVY_TEMPLATE:
-        return None
-    return template.blocks()
-
-
 class PageTrees:
     """Builds the document tree of a page for the bitext (``trees(html, url, lang)``):
     without its site's navigation template (:func:`trees.dom.strip_navigation`) where
     the template of the page's language is known. ``blocks``: site -> the site's
-    :class:`~bitextcrawl.pages.template.TemplateBlocks`. Small and picklable: the pool's
+    :class:`~bitextcrawl.pages.template.TemplateBlocks` (``SiteTemplate.navigation``). Small and picklable: the pool's
     workers build trees with it."""
 
     def __init__(self, blocks: dict | None = None):

@@ -238,11 +238,15 @@ def language_scripts(rows, min_share: float = SCRIPT_MIN_SHARE) -> dict[str, fro
     return checks.scripts()
 
 
+def own_scripts(scripts: frozenset | None, other: frozenset | None) -> frozenset:
+    """The scripts a language has and the other language of the pair has not."""
+    return (scripts or frozenset()) - (other or frozenset())
+
+
 def in_own_script(found: dict, scripts: frozenset | None, other: frozenset | None) -> bool:
     """A text's letters (``found``: :func:`text_scripts`) include some in a script its
     language has and the other language has not."""
-    own = (scripts or frozenset()) - (other or frozenset())
-    return bool(own and found.keys() & own)
+    return bool(found.keys() & own_scripts(scripts, other))
 
 
 def _main_scripts(counts: dict, min_share: float) -> frozenset:
@@ -257,7 +261,7 @@ def wrong_script(text: str, scripts: frozenset, other: frozenset,
     has not (Russian's Cyrillic beside English, not the Latin of the code both carry).
     Languages with no script of their own (English beside French) are never wrong.
     ``found``: ``text_scripts(text)`` if known."""
-    own = (scripts or frozenset()) - (other or frozenset())
+    own = own_scripts(scripts, other)
     if not own:
         return False
     if found is None:
@@ -431,7 +435,11 @@ class RowChecks:
         # far as the reading goes: fastText reads Korean around an English name as
         # English (``새로운 Amplify 앱 생성:``); an untranslated side has none of them
         # and fails the script check above.
-        return (None if in_own_script(facts.scripts_1, s1, s2)
-                else self.lang_check.judge(facts.reading_1, l1, l2)) or (
-                None if in_own_script(facts.scripts_2, s2, s1)
-                else self.lang_check.judge(facts.reading_2, l2, l1))
+        for reading, found, lang, other, own, theirs in (
+                (facts.reading_1, facts.scripts_1, l1, l2, s1, s2),
+                (facts.reading_2, facts.scripts_2, l2, l1, s2, s1)):
+            reason = (None if in_own_script(found, own, theirs)
+                      else self.lang_check.judge(reading, lang, other))
+            if reason is not None:
+                return reason
+        return None

@@ -47,6 +47,13 @@ __all__ = ["SiteTemplate", "ContentView", "TemplateBlocks", "link_chunks", "page
 TEMPLATE_MIN_PAGES = 3
 # Fewer pages of a language than this: too few to tell template from content.
 TEMPLATE_MIN_SIDE = 5
+# A site's document trees lose their navigation for the bitext where, in one of its
+# languages, the median page is at least this much template (blocks): the template then
+# outweighs the page two to one. Measured on the real sites (docs/formats.md, "Bitext"):
+# documentation sites are at 0.36-0.50, where their shared prose and structure align as
+# they are; a command-help site, each short page inside a sidebar of every command, at
+# 0.73-0.93.
+HEAVY_TEMPLATE = 2 / 3
 
 
 def text_key(text: str) -> int:
@@ -287,6 +294,15 @@ class SiteTemplate:
     def blocks(self) -> "TemplateBlocks":
         """The learned template alone (no page), for marking other block sequences."""
         return TemplateBlocks(self.template_)
+
+    def navigation(self, pages: Iterable) -> "TemplateBlocks | None":
+        """The template to take out of the site's document trees (``pages``: the site's
+        records), or None where no language of the site is heavy with it
+        (:data:`HEAVY_TEMPLATE`)."""
+        shares = self.shares(pages)
+        if not shares or max(shares.values()) < HEAVY_TEMPLATE:
+            return None
+        return self.blocks()
 
     def view(self, page) -> "ContentView":
         return ContentView(page, self.strand(page), self.text(page))

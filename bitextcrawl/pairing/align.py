@@ -279,6 +279,7 @@ def align_site(pages: list[PageRecord], config: AlignConfig, pattern_db=None,
     result.counts["bitext/align/lang_from_content"] = relabelled
     if relabelled:
         template = SiteTemplate().fit(site.pages)
+    result.navigation = template.navigation(site.pages)
     # ETS's neighbours are the pages linked from the content, not from the template
     graph = (build_site_graph(site.pages, links=template.content_links)
              if "ets" in config.stages else None)

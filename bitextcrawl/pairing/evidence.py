@@ -125,6 +125,7 @@ class AlignResult:
     learned_patterns: list = field(default_factory=list)  # every language pair's, for the DB
     scores: dict = field(default_factory=dict)       # lang pair -> final candidate scores (report)
     rejected: dict = field(default_factory=dict)     # lang pair -> best candidates not kept (report)
+    navigation: object = None    # the template the bitext's trees lose (SiteTemplate.navigation)
 
 
 def hreflang_pairs(pages1: dict, pages2: dict, l1: str, l2: str) -> dict:

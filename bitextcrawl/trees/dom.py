@@ -287,8 +287,8 @@ def strip_navigation(root: Node, template: list, min_link_share: float = 0.5) ->
     languages (each lists the pages it has), and the alignment follows the sidebar, not
     the page. Template *prose* stays (a paragraph several pages share is translated text,
     written once in the bitext)."""
-    chunks = [n for n in root.iter() if n.is_chunk]
-    if not any(template) or all(template[:len(chunks)]):
+    chunks = [n for n in preorder(root) if n.is_chunk]
+    if not any(template) or all(template):
         return 0
     marked = {id(n) for n, m in zip(chunks, template) if m}
     removed = 0

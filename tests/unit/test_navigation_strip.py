@@ -73,13 +73,14 @@ def test_every_paragraph_of_short_pages_in_a_heavy_template_is_aligned():
 
 
 def test_only_a_site_heavy_with_its_template_loses_its_navigation():
-    from bitextcrawl.bitext.chunks import navigation_template
+    def navigation(pages):
+        return SiteTemplate().fit(pages.values()).navigation(pages.values())
 
-    assert navigation_template(site().values()) is not None
+    assert navigation(site()) is not None
     # the same pages with a short menu and no sidebar: the template is a small part
     light = {}
     for lang in ("en", "fr"):
         for name in COMMANDS[::3]:
             url = f"http://s.test/{lang}/{name}.html"
             light[url] = page_from_html(url, page(lang, name, []), lang=lang)
-    assert navigation_template(light.values()) is None
+    assert navigation(light) is None
