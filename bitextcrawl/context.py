@@ -26,6 +26,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import pattern_db_path
+from bitextcrawl import defaults
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.extensions.frontier import Frontier
 from bitextcrawl.pairing.pattern_db import PatternDB
@@ -58,7 +59,12 @@ class CrawlContext:
         self.signals = signals
         # where requests are scheduled and the idle-time work runs (the crawler's one)
         self.frontier = frontier
-        self.state = CrawlState()       # what the crawl has learned (crawl_state.py)
+        # what the crawl has learned (crawl_state.py)
+        self.state = CrawlState(
+            settings.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES",
+                            defaults.BITEXT_FOCUS_URL_TOKEN_MIN_PAGES),
+            settings.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY",
+                              defaults.BITEXT_FOCUS_URL_TOKEN_PURITY))
         self.record_workers = None      # the crawl's record workers (the language-ID
         #                                 middleware's), where it has them
         self._request_factory = request_factory

@@ -10,6 +10,11 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
 * **Rebuilt once.** Components that index the stored pages register a function of a
   stored record (:meth:`on_stored_record`); a resumed crawl reads the store once
   (:meth:`replay`), every record to each of them.
+* **Learned once.** Each page record the crawl makes is learned here, once
+  (:meth:`learn_page`: the spider, and :meth:`replay` for a resumed crawl's stored
+  pages): the site's one URL-token learner (``pages/site.py`` :class:`CrawlUrlTokens`,
+  read by the focus, the pairing pipeline and the parallel-link index) and the pages per
+  language.
 * **Shared facts.** The URLs the server answered in this run, the first URL each
   content was seen under (the spider's), the redirect rules the site has taught
   (``pages/redirect_rules.py``; the redirect middlewares, spider and downloader side,
@@ -19,7 +24,10 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
+
+from bitextcrawl.pages.site import CrawlUrlTokens
 
 #: The store's meta key of the one blob.
 STATE_KEY = "crawl_state"
@@ -29,7 +37,9 @@ LEGACY_KEYS: dict[str, str | dict[str, str]] = {"focus": "focus", "parallel_link
 
 
 class CrawlState:
-    def __init__(self):
+    def __init__(self, token_min_pages: int = 5, token_purity: float = 0.95):
+        self.url_tokens = CrawlUrlTokens(token_min_pages, token_purity)
+        self.pages_by_lang: Counter = Counter()   # page records made, per language
         # URLs answered in this run (pages, redirects' sources, errors): a link to one of
         # them would only be dropped by the dupefilter, after every middleware judged it
         self.answered: set[str] = set()
@@ -40,6 +50,25 @@ class CrawlState:
         self._record_consumers: list[Callable] = []
         self._saved: dict | None = None
         self._replayed = False
+
+    def learn_page(self, page) -> bool:
+        """A page record the crawl made (or a resumed crawl stored): learned once. True if
+        its content was seen under another URL first (a duplicate)."""
+        self.url_tokens.learn(page)
+        self.pages_by_lang[page.lang] += 1
+        if page.content_hash and page.text_length:
+            return self.content_seen.setdefault(page.content_hash, page.url) != page.url
+        return False
+
+    def duplicate(self, page) -> bool:
+        """Was ``page``'s content learned under another URL first?"""
+        return bool(page.content_hash and page.text_length) \
+            and self.content_seen.get(page.content_hash, page.url) != page.url
+
+    def answer(self, request_url: str, redirect_urls=()) -> None:
+        """The server answered a request (a page or an HTTP error): its URLs are done."""
+        self.answered.update(redirect_urls)
+        self.answered.add(request_url)
 
     # ---- persistence ---------------------------------------------------------------------
 
@@ -82,8 +111,9 @@ class CrawlState:
         if self._replayed:
             return
         self._replayed = True
-        if not self._record_consumers or not len(store):
+        if not len(store):
             return
+        consumers = [self.learn_page, *self._record_consumers]
         for record in store:
-            for consume in self._record_consumers:
+            for consume in consumers:
                 consume(record)

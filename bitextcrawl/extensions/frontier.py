@@ -13,7 +13,9 @@ crawl runs dry is a list of ordered *idle tasks*, registered by the components w
    (:mod:`bitextcrawl.pipelines.pairing`);
 3. ``parallel_links``: known pairs DOM-aligned, their aligned links followed
    (:mod:`bitextcrawl.pipelines.parallel_links`) — only when the tasks before it
-   scheduled nothing (``when_idle``).
+   scheduled nothing (``when_idle``);
+4. ``expand_rounds``: the expand spider runs its sites' tasks, then checks, closes and
+   opens sites and rounds (:mod:`bitextcrawl.spiders.expand`).
 
 A task returns whether the crawl goes on (requests scheduled, or work left), or a
 Deferred: work that runs beside the reactor (a process pool's round, in a thread). While
@@ -45,7 +47,8 @@ from twisted.python.failure import Failure
 logger = logging.getLogger(__name__)
 
 #: The idle tasks, in the order they run.
-IDLE_ORDER = {"held_links": 100, "deep_recovery": 200, "parallel_links": 300}
+IDLE_ORDER = {"held_links": 100, "deep_recovery": 200, "parallel_links": 300,
+              "expand_rounds": 400}
 
 
 class _Task:

@@ -14,17 +14,16 @@ from bitextcrawl.pages.variants import link_lang
 
 
 class LinkEvidence:
-    def __init__(self, langs: tuple[str, ...], token_min_pages: int, token_purity: float):
+    def __init__(self, langs: tuple[str, ...], tokens: UrlLanguageTokens):
         self.langs = tuple(langs)
-        self.tokens = UrlLanguageTokens(token_min_pages, token_purity)
+        self.tokens = tokens   # the crawl state's, at the links' standard (CrawlUrlTokens)
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
         self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
 
-    def learn(self, url: str, lang: str) -> bool:
-        """Learn a stored page's URL; True if one of its tokens now names a language (or
-        stopped naming one)."""
-        self.tokens.learn(url, lang)
+    def learned(self, url: str) -> bool:
+        """The URL tokens learned a page at ``url``: True if one of its tokens now names a
+        language (or stopped naming one)."""
         self.link_langs.clear()
         changed = False
         for token in url_language_tokens(url):

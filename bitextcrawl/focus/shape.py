@@ -34,11 +34,12 @@ SmallSideOf = Callable[[], "str | None"] | None    # () -> the small side's lang
 
 class SiteShape:
     def __init__(self, langs: tuple[str, ...], one_way: bool = True,
-                 switch_absence: bool = True):
+                 switch_absence: bool = True, pages_by_lang: Counter | None = None):
         self.langs = tuple(langs)
         self.one_way_enabled = one_way
         self.switch_absence = switch_absence
-        self.pages_by_lang: Counter = Counter()
+        # pages per language (the crawl state's, which the crawl's page records feed)
+        self.pages_by_lang: Counter = Counter() if pages_by_lang is None else pages_by_lang
         # URL -> (language, languages it has a switch into, languages it names unlinked)
         self.page_switches: dict[str, tuple[str, frozenset, frozenset]] = {}
         self.switch_pages: Counter = Counter()    # (A, B) -> pages of A with a switch into B
@@ -117,15 +118,13 @@ class SiteShape:
     # ---- persistence ----------------------------------------------------------------------
 
     def to_state(self) -> dict:
-        return {"pages": dict(self.pages_by_lang),
-                **{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
+        return {**{name: [[a, b, n] for (a, b), n in sorted(getattr(self, name).items())]
                    for name in ("switch_pages", "into_pages", "unlinked_pages")},
                 "page_switches": [[url, lang, sorted(switches), sorted(unlinked)]
                                   for url, (lang, switches, unlinked)
                                   in sorted(self.page_switches.items())]}
 
     def load(self, state: dict) -> None:
-        self.pages_by_lang.update(state.get("pages", {}))
         for name in ("switch_pages", "into_pages", "unlinked_pages"):
             getattr(self, name).update({(a, b): n for a, b, n in state.get(name, [])})
         for url, lang, switches, unlinked in state.get("page_switches", []):

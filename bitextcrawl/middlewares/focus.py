@@ -46,6 +46,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -57,7 +58,6 @@ from bitextcrawl.focus.yields import YieldLearning
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.sites.small_side import SmallSide
@@ -89,12 +89,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
             yield_min_rate=s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE"))
         # the policies (bitextcrawl/focus/): what a link's language is, which links pay,
         # what the site's pages say of its translations
-        self.evidence = LinkEvidence(self.langs, s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
-                                     s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        # the crawl state's URL tokens and page counts (crawl_state.py), which the spider
+        # feeds; a state of its own under a spider of another project
+        state = self.context.state if self.context is not None else CrawlState(
+            s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
+            s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
+        self.state = state
+        self.evidence = LinkEvidence(self.langs, state.url_tokens.links)
         self.yields = YieldLearning()
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
         self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
-                               switch_absence=self.no_translation)
+                               switch_absence=self.no_translation,
+                               pages_by_lang=state.pages_by_lang)
         self.queue = FocusQueue()
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
@@ -104,8 +110,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
             start_url=lambda: getattr(self.context, "start_url", "") or "",
             small_lang=self._small_lang)
         self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
-        # URL tokens as the closing alignment learns them (pages/site.py): to re-judge held links
-        self.site_tokens = site_url_tokens()
         # Walk the small side, guess the big side (sites/small_side.py); made once the
         # crawl's languages are known
         self.small_side_enabled = getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED")
@@ -232,7 +236,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         left = self.context.budget_left() if self.context is not None else None
         if left is not None and left <= 0:
             return False
-        released = self.holding.rejudge_held(self.site_tokens, self._schedule)
+        # (by the URL tokens at the closing alignment's standard)
+        released = self.holding.rejudge_held(self.state.url_tokens.site, self._schedule)
         if self.resumed_small_side:
             # held by the small side when the last run stopped: judged again at download
             for request in self.resumed_small_side:
@@ -264,6 +269,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context = self.context
         if context is None:
             return
+        context.replay_store()   # the stored pages' URL tokens and counts (crawl_state.py)
         self.resumed_small_side = load_focus_section(
             context.state_section("focus", {}), self.queue, self.yields, self.shape,
             context.page_request)
@@ -287,7 +293,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def get_processed_item(self, item, response):
         if not isinstance(item, PageRecord):
             return item
-        changed = self.evidence.learn(item.url, item.lang)
+        if self.context is None:   # (no spider of ours fed the crawl state)
+            self.state.learn_page(item)
+        changed = self.evidence.learned(item.url)
         side = self.small_side
         if changed:
             for request in self.judge.rejudge_queued():
@@ -303,10 +311,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             for link in item.links:
                 side.see(link["url"])
             self._release_small_side(released, "released_by_counterpart")
-        if item.lang_prob >= TOKEN_MIN_PROB:
-            self.site_tokens.learn(item.url, item.lang)
         langs = self.langs
-        self.pages_by_lang[item.lang] += 1
         if item.lang in langs:
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation
                                else frozenset())

@@ -81,6 +81,39 @@ def learn_url_tokens(pages, min_prob: float = TOKEN_MIN_PROB) -> UrlLanguageToke
     return tokens
 
 
+class CrawlUrlTokens:
+    """The crawl's URL-token learner: each page the crawl makes is learned once, here, and
+    every component reads it at the standard of evidence its use needs.
+
+    * :attr:`links`: what a link's URL says of its language before download (the focus,
+      the parallel-link index). Every page counts, and a token names a language only on
+      strong evidence (``min_pages`` pages, a share ``purity`` of them in it; the
+      ``BITEXT_FOCUS_URL_TOKEN_*`` settings): a wrong reading steers the crawl.
+    * :attr:`site`: the closing alignment's standard (:func:`learn_url_tokens`, online):
+      the first page of each content, labelled with p >= ``TOKEN_MIN_PROB``, 3 pages at
+      85%. The URL patterns' token languages and the re-judging of held links read it.
+    * :attr:`site_size`: |w| of [Zhang 2013], the distinct contents seen, all languages.
+    """
+
+    def __init__(self, min_pages: int = 5, purity: float = 0.95):
+        self.links = UrlLanguageTokens(min_pages, purity)
+        self.site = site_url_tokens()
+        self._contents: set[str] = set()
+
+    def learn(self, page) -> None:
+        """A page record of the crawl (fetched now, or stored by an earlier run)."""
+        self.links.learn(page.url, page.lang)
+        key = page.content_hash if page.content_hash and page.text_length else page.url
+        if key not in self._contents:
+            self._contents.add(key)
+            if page.lang_prob >= TOKEN_MIN_PROB:
+                self.site.learn(page.url, page.lang)
+
+    @property
+    def site_size(self) -> int:
+        return len(self._contents)
+
+
 def _segment_code(segment: str) -> str | None:
     """The language a path segment is a code of (``fr``, ``pt-br``, ``zh_CN``, ``cn``):
     a two-letter primary subtag or a code people write for one, else None (``faq``, ``new``

@@ -48,7 +48,7 @@ def pair_task(pair, records) -> tuple:
 
 class LinkIndex:
     def __init__(self, langs: tuple, in_scope: Callable[[str], bool], stats,
-                 trap_repeats: int, trap_segments: int):
+                 trap_repeats: int, trap_segments: int, tokens: UrlLanguageTokens):
         self.langs, self.in_scope, self.stats = langs, in_scope, stats
         self.trap_repeats, self.trap_segments = trap_repeats, trap_segments
         self.pages: dict[str, IndexedPage] = {}    # stored pages in the wanted languages
@@ -63,7 +63,9 @@ class LinkIndex:
         # anchor), and URL tokens learned from the stored pages: a switch bar aligns
         # with a switch bar, and its links into unwanted languages are not proposals.
         self.link_lang: dict[str, str] = {}
-        self.tokens = UrlLanguageTokens()
+        # URL tokens at the links' standard: the crawl state's (CrawlUrlTokens.links),
+        # which the crawl's page records feed
+        self.tokens = tokens
         self._pattern_cache: tuple[int, list] = (-1, [])
 
     # ---- state ------------------------------------------------------------------------
@@ -101,7 +103,6 @@ class LinkIndex:
         return lang is not None and lang not in self.langs
 
     def remember(self, record: PageRecord) -> None:
-        self.tokens.learn(record.url, record.lang)
         self.stored.add(record.url)
         self.scheduled.add(record.url)
         if record.requested_url:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.preload import import_in_background
 from bitextcrawl.signals import closing_started
@@ -17,20 +17,15 @@ from bitextcrawl.signals import closing_started
 logger = logging.getLogger(__name__)
 
 
-class ClosingPipeline:
+class ClosingPipeline(SitePipeline):
     """Runs :func:`run_closing` over the page store when the spider closes."""
 
+    enabled_by = "BITEXT_ALIGN_ENABLED"
+
     def __init__(self, crawler, context: CrawlContext | None = None):
-        self.crawler = crawler
-        self.context = context or CrawlContext.from_crawler(crawler)
+        super().__init__(crawler, context)
         self.sentence_threshold = crawler.settings.getfloat("BITEXT_SENTENCE_SCORE_THRESHOLD")
         self.jobdir = crawler.settings.get("JOBDIR") or None
-
-    @classmethod
-    def from_crawler(cls, crawler, context: CrawlContext | None = None):
-        if not crawler.settings.getbool("BITEXT_ALIGN_ENABLED"):
-            raise NotConfigured
-        return cls(crawler, context)
 
     def open_spider(self):
         # what the idle rounds and the close need, imported while the crawl waits on the

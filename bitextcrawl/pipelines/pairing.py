@@ -51,13 +51,13 @@ import logging
 from collections import defaultdict
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import TOKEN_MIN_PROB, site_url_tokens, token_languages
+from bitextcrawl.pages.site import token_languages
 from bitextcrawl.pairing.recovery import NO_CAP, STAT, RecoveryGuesses, folder
 from bitextcrawl.signals import held_links, pages_paired
 
@@ -66,12 +66,11 @@ logger = logging.getLogger(__name__)
 # Patterns are re-learned after BITEXT_PATTERN_RELEARN_EVERY new pages, or half the
 # pages known when that is more.
 RELEARN_GROWTH = 2
-class UrlPairingPipeline:
+class UrlPairingPipeline(SitePipeline):
+    enabled_by = "BITEXT_PATTERNS_ENABLED"
+
     def __init__(self, crawler, context: CrawlContext | None = None):
-        self.crawler = crawler
-        self.context = context or CrawlContext.from_crawler(crawler)
-        self.langs = self.context.langs
-        self.stats = crawler.stats
+        super().__init__(crawler, context)
         s = crawler.settings
         self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
@@ -82,12 +81,10 @@ class UrlPairingPipeline:
         self.urls_by_lang: dict[str, list[str]] = {}
         self.known: set[str] = set()         # stored URLs in the wanted languages
         self.duplicates: set[str] = set()    # stored under another URL already (same content)
-        self.hashes: dict[str, str] = {}     # content hash -> first URL
-        # |w| of [Zhang 2013] as the closing alignment counts it: distinct contents, all languages
-        self.contents: set[str] = set()
-        self.url_tokens = site_url_tokens()  # which URL tokens name which language here
+        # which URL tokens name which language here, and |w| of [Zhang 2013] (distinct
+        # contents, all languages): the crawl state's, which the crawl's pages feed
+        self.url_tokens = self.context.state.url_tokens
         self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
-        self.answered: set[str] = set()   # URLs a link's request got an error for
         self.untranslated: dict[str, frozenset] = {}  # URL -> langs its switch bar shows unlinked
         self.notified: set[str] = set()      # paired URLs the focus middleware was told about
         self.seq: dict[str, int] = {}        # stored URL -> arrival order
@@ -98,12 +95,6 @@ class UrlPairingPipeline:
         self.context.state.add_section("recovery", self.guesses.to_state)
         self.context.state.on_stored_record(self._observe)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
-
-    @classmethod
-    def from_crawler(cls, crawler, context: CrawlContext | None = None):
-        if not crawler.settings.getbool("BITEXT_PATTERNS_ENABLED"):
-            raise NotConfigured
-        return cls(crawler, context)
 
     def open_spider(self):
         # read as the crawl starts; read-only here: the closing pipeline updates it
@@ -134,12 +125,10 @@ class UrlPairingPipeline:
                                                   bitext_released=True))
 
     def response_received(self, response, request, spider=None):
+        # (a URL a link's request got answered for is no guess: the crawl state's
+        # ``answered``, which the dupefilter would drop unseen)
         url = (request.meta.get("redirect_urls") or [request.url])[0]
         if request.meta.get("bitext_discovered_by") != "pattern":
-            if response.status >= 400:
-                # a link already answered this URL (nginx.org's menus link untranslated
-                # /cn/ pages): no guess of it, which the dupefilter would drop unseen
-                self.answered.add(url)
             return
         if response.status != 200 or request.meta.get("bitext_page") is None:
             self._outcome(url, False)  # 404, an error page, not HTML: no counterpart here
@@ -173,10 +162,8 @@ class UrlPairingPipeline:
         self.known.add(item.url)
         self.seq[item.url] = len(self.seq) + 1
         self.dirs.add((item.lang, folder(item.url)))
-        if item.content_hash and item.text_length:
-            first = self.hashes.setdefault(item.content_hash, item.url)
-            if first != item.url:
-                self.duplicates.add(item.url)
+        if self.context.state.duplicate(item):
+            self.duplicates.add(item.url)
         self._pair_now(item.url, item.lang)
         self.new_pages += 1
         # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
@@ -209,20 +196,15 @@ class UrlPairingPipeline:
                 return
 
     def _observe(self, item) -> None:
-        """Every stored page, whatever its language: |w| and the site's language tokens."""
-        key = item.content_hash if item.content_hash and item.text_length else item.url
-        if key not in self.contents:
-            self.contents.add(key)
-            if item.lang_prob >= TOKEN_MIN_PROB:
-                self.url_tokens.learn(item.url, item.lang)
+        """Every stored page, whatever its language: what its switch bar says."""
         if item.lang in self.langs:
             unlinked = page_named_unlinked(item, self.langs)
             if unlinked:  # its switch bar says it has no translation into these
                 self.untranslated[item.url] = unlinked
 
     def _fit(self) -> None:
-        self.learner.fit(self.urls_by_lang, site_size=len(self.contents),
-                         token_langs=token_languages(self.url_tokens))
+        self.learner.fit(self.urls_by_lang, site_size=self.url_tokens.site_size,
+                         token_langs=token_languages(self.url_tokens.site))
 
     def relearn(self) -> None:
         self.new_pages = 0
@@ -287,7 +269,8 @@ class UrlPairingPipeline:
         sources, sizes = self._recovery_sources()
         candidates, target_dirs, skipped_stopped = self.guesses.candidates(
             sources, lambda url, lang: self.learner.counterpart_targets(url, lang, self.langs),
-            self.known, lambda url: url in self.answered or not self.context.in_scope(url),
+            self.known,
+            lambda url: url in self.context.state.answered or not self.context.in_scope(url),
             self.untranslated, self.linked_from)
         if not candidates:
             return False

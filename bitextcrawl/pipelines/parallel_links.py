@@ -56,12 +56,11 @@ from itertools import islice
 from typing import TYPE_CHECKING
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
 from twisted.internet.defer import inlineCallbacks
 from twisted.internet.threads import deferToThread
 
-from bitextcrawl import config
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.link_index import STAT, LinkIndex, pair_task
 from bitextcrawl.processes import ProcessPool
@@ -97,19 +96,19 @@ def _map(pool, fn, tasks: list) -> list:
     return list((pool.map if pool is not None else map)(fn, tasks))
 
 
-class ParallelLinkPipeline:
+class ParallelLinkPipeline(SitePipeline):
+    enabled_by = "BITEXT_PARALLEL_LINKS_ENABLED"
+
     def __init__(self, crawler, context: CrawlContext | None = None):
-        self.crawler = crawler
-        self.context = context or CrawlContext.from_crawler(crawler)
-        self.langs = self.context.langs
-        self.stats = crawler.stats
+        super().__init__(crawler, context)
         s = crawler.settings
         self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
         self.workers = s.getint("BITEXT_WORKERS") or os.cpu_count() or 1
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
         self.index = LinkIndex(self.langs, self.context.in_scope, self.stats,
                                s.getint("BITEXT_TRAP_MAX_REPEATS"),
-                               s.getint("BITEXT_TRAP_MAX_SEGMENTS"))
+                               s.getint("BITEXT_TRAP_MAX_SEGMENTS"),
+                               tokens=self.context.state.url_tokens.links)
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._requests: list = []                  # the round's requests, made in its thread
@@ -118,12 +117,6 @@ class ParallelLinkPipeline:
         self.context.state.add_section("parallel_links", self.index.to_state)
         self.context.state.on_stored_record(self.index.remember)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
-
-    @classmethod
-    def from_crawler(cls, crawler, context: CrawlContext | None = None):
-        if not config.getbool(crawler.settings, "BITEXT_PARALLEL_LINKS_ENABLED"):
-            raise NotConfigured
-        return cls(crawler, context)
 
     def open_spider(self):
         self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only

@@ -15,6 +15,7 @@ from scrapy import signals
 from scrapy.exceptions import DropItem, NotConfigured
 
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.formats.warc import WarcPageWriter
 from bitextcrawl.store.export import export_pages, export_store
 from bitextcrawl.pages.record import PageRecord
@@ -24,12 +25,10 @@ from bitextcrawl.store.sqlite import SQLitePageStore
 logger = logging.getLogger(__name__)
 
 
-class PageStorePipeline:
+class PageStorePipeline(SitePipeline):
     def __init__(self, crawler, context: CrawlContext | None = None):
-        self.crawler = crawler
-        self.context = context or CrawlContext.from_crawler(crawler)
+        super().__init__(crawler, context)
         self.output_dir = self.context.output_dir
-        self.stats = crawler.stats
         self.warc_enabled = crawler.settings.getbool("BITEXT_WARC_ENABLED")
         self.store = None
         self.warc = None

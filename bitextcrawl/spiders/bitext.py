@@ -202,11 +202,6 @@ class BitextSpider(scrapy.Spider):
         """URLs answered in this run (the crawl state's)."""
         return self.context.state.answered
 
-    @property
-    def content_seen(self) -> dict[str, str]:
-        """Content hash -> the first URL it was seen under (the crawl state's)."""
-        return self.context.state.content_seen
-
     def make_context(self, settings) -> CrawlContext:
         """The context of this crawl, which every component reaches from the crawler."""
         return CrawlContext(settings, self.output_dir, self.langs, site=self.site,
@@ -238,9 +233,7 @@ class BitextSpider(scrapy.Spider):
             return
         if page.requested_url and page.requested_url != page.url:
             stats.inc_value("bitext/http/redirected")
-        duplicate = False
-        if page.content_hash and page.text_length:
-            duplicate = self.content_seen.setdefault(page.content_hash, page.url) != page.url
+        duplicate = self.context.state.learn_page(page)
         yield page
         if duplicate and self.skip_duplicate_links:
             # the same content under another URL (dir/ and dir/index.html, a fallback copy,
@@ -273,8 +266,7 @@ class BitextSpider(scrapy.Spider):
 
     def _answered(self, request) -> None:
         """The server answered ``request`` (a page or an HTTP error): its URLs are done."""
-        self.answered.update(request.meta.get("redirect_urls", ()))
-        self.answered.add(request.url)
+        self.context.state.answer(request.url, request.meta.get("redirect_urls", ()))
 
     def on_error(self, failure):
         """Count what went wrong by kind; the crawl goes on."""

@@ -37,7 +37,6 @@ from __future__ import annotations
 import logging
 import os
 
-from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, DropItem, NotConfigured
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
@@ -219,7 +218,8 @@ class ExpandSpider(BitextSpider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        crawler.signals.connect(spider.spider_idle, signal=signals.spider_idle)
+        # the rounds advance as the frontier's last idle task (extensions/frontier.py)
+        spider.context.add_idle_task("expand_rounds", spider.spider_idle)
         if crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
                            "one restarts from the seeds (pages already stored are kept)")
@@ -288,6 +288,13 @@ class ExpandSpider(BitextSpider):
         if site is not None and not (request.meta.get("bitext_held")):
             site.no_response(failure_kind(failure))
 
+    def _answered(self, request) -> None:
+        """The crawl's and the request's site's crawl state both keep the answered URLs."""
+        super()._answered(request)
+        site = self.sites.get(request.meta.get("bitext_expand_site") or "")
+        if site is not None:
+            site.context.state.answer(request.url, request.meta.get("redirect_urls", ()))
+
     def parse(self, response):
         asked = self.sites.get(response.meta.get("bitext_expand_site") or "")
         if asked is not None:
@@ -303,6 +310,9 @@ class ExpandSpider(BitextSpider):
         if not site.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
+        # learned by the site's crawl state (its pipelines) and the crawl's (the focus)
+        site.context.state.learn_page(page)
+        self.context.state.learn_page(page)
         yield page
         checking = site.phase == CHECK
         from_root = checking and response.meta.get("bitext_expand_hop") == 0

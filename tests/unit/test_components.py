@@ -105,7 +105,7 @@ def test_crawl_context_is_made_once_by_the_spider_and_shared_by_every_component(
     context.save_state()                  # at spider_closed: the crawl state in one blob
     saved = context.store.get_meta("crawl_state")
     assert set(saved) == {"focus", "recovery", "parallel_links"}
-    assert saved["focus"]["pages"] == {} and saved["recovery"]["tried"] == {}
+    assert saved["focus"]["switch_targets"] == [] and saved["recovery"]["tried"] == {}
     crawler.signals.send_catch_log(signals.engine_stopped)
     assert context.closed and context._store is None
     context.close()                       # closed once: a second close does nothing

@@ -14,6 +14,7 @@ from bitextcrawl.pages.urls import UrlLanguageTokens
 from bitextcrawl.pairing.recovery import Direction, index_aliases
 from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
+from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.spiders.bitext import BitextSpider, skip_extensions
 
 H = "http://www.example.org"
@@ -39,6 +40,13 @@ def response_of(url, lang, discovered_by="link", **meta):
     request = Request(url, meta={"bitext_page": page, "bitext_discovered_by": discovered_by,
                                  **meta})
     return HtmlResponse(url, body=b"<html></html>", request=request), page
+
+
+def made(mw, page, response=None):
+    """A page record as the spider makes it: learned once by the crawl state, then the
+    focus sees it."""
+    mw.context.state.learn_page(page)
+    return mw.get_processed_item(page, response)
 
 
 def link_request(url, text=""):
@@ -108,7 +116,7 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
         mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
     for i in range(5):  # five English pages reached from English pages, none paired
         response, page = response_of(f"{H}/en/s{i}.html", "en", bitext_chain="en")
-        mw.get_processed_item(page, response)
+        made(mw, page, response)
     response, _ = response_of(f"{H}/en/a.html", "en")
     # no contrast yet: nothing of any language yielded (as on a site with opaque URLs)
     assert not mw.holding.should_hold("en")
@@ -168,11 +176,11 @@ def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
         url = f"{H}/en/p{i}.html"
         page = PageRecord(url=url, lang="en", links=[
             {"url": f"{H}/ru/p{i}.html", "text": "русский", "hreflang": None}])
-        mw.get_processed_item(page, None)
+        made(mw, page, None)
         mw.tokens.learn(f"{H}/ru/p{i}.html", "ru")
     # untranslated: the name without a link; a fragment: no switch at all
     for name, html in (("x", '<p><span>english</span> <a class="notrans">русский</a></p>'), ("frag", "<p>hi</p>")):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html), None)
+        made(mw, PageRecord(url=f"{H}/en/{name}.html", lang="en", html=html), None)
     response, _ = response_of(f"{H}/ru/p1.html", "ru")
     assert mw.get_processed_request(link_request(f"{H}/ru/x.html"), response) is None
     assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
@@ -183,10 +191,10 @@ def one_way_site(mw, english_pages: int) -> None:
     """nginx.org from /cn/: six Chinese pages with a switch into English, and English
     pages that link nowhere."""
     for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+        made(mw, PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
             {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}]), None)
     for i in range(english_pages):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
+        made(mw, PageRecord(url=f"{H}/en/q{i}.html", lang="en"), None)
 
 
 def test_one_way_translation_holds_links_between_pages_of_the_big_side(tmp_path):
@@ -196,7 +204,7 @@ def test_one_way_translation_holds_links_between_pages_of_the_big_side(tmp_path)
     response, _ = response_of(f"{H}/en/a.html", "en")
     one_way_site(mw, english_pages=9)
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is not None
-    mw.get_processed_item(PageRecord(url=f"{H}/en/q9.html", lang="en"), None)  # 10 pages
+    made(mw, PageRecord(url=f"{H}/en/q9.html", lang="en"), None)  # 10 pages
     assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response) is None
     assert mw.held_links() == {"en": [f"{H}/en/c.html"]}
     assert mw.stats.get_value("bitext/focus/one_way/en") == 1
@@ -211,13 +219,13 @@ def test_one_way_needs_the_big_side_silent(tmp_path):
     one_way_site(mw, english_pages=0)
     for i in range(12):
         links = [{"url": f"{H}/cn/p{i}.html", "text": "中文", "hreflang": None}] if i < 3 else []
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=links), None)
+        made(mw, PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=links), None)
     response, _ = response_of(f"{H}/en/a.html", "en")
     assert mw.get_processed_request(link_request(f"{H}/en/b.html"), response) is not None
     # and a site with no switches at all (opaque URLs) never holds anything
     quiet = FocusMiddleware(make_crawler(tmp_path))
     for i in range(30):
-        quiet.get_processed_item(PageRecord(url=f"{H}/p/{i}.html", lang="en"), None)
+        made(quiet, PageRecord(url=f"{H}/p/{i}.html", lang="en"), None)
     assert not quiet.holding.should_hold("en")
 
 
@@ -318,12 +326,18 @@ def test_a_request_held_at_download_outlives_a_copy_the_dupefilter_drops(tmp_pat
 
 def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     """After a clean stop, a resumed crawl knows how many of its English pages link into
-    Chinese: new Chinese pages switching into English do not make the site one-way."""
+    Chinese (the focus's section) and how many it stored (the crawl state, rebuilt from
+    the store): new Chinese pages switching into English do not make the site one-way."""
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
+    store = PageStorePipeline.from_crawler(crawler)
+    store.open_spider()
     for i in range(12):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=[
-            {"url": f"{H}/cn/q{i}.html", "text": "中文", "hreflang": None}]), None)
+        page = PageRecord(url=f"{H}/en/q{i}.html", lang="en", text=f"page {i}", links=[
+            {"url": f"{H}/cn/q{i}.html", "text": "中文", "hreflang": None}])
+        made(mw, page, None)
+        store.process_item(page)
+    store.close_spider()
     stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path))
     resumed.spider_opened()
@@ -384,12 +398,12 @@ def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path)
         assert queued is not None and queued.priority == 20
         mw.request_scheduled(queued)
     for i in range(5):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+        made(mw, PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
     for i in range(5):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
+        made(mw, PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
     assert scheduled == []   # the Chinese link had its bonus
     for i in range(5):
-        mw.get_processed_item(PageRecord(url=f"{H}/de/p{i}.html", lang="de"), None)
+        made(mw, PageRecord(url=f"{H}/de/p{i}.html", lang="de"), None)
     try:
         downloader.process_request(Request(de))
         raise AssertionError("a link into German should be dropped")
@@ -402,8 +416,8 @@ def test_an_ordinary_link_into_the_other_language_gets_no_bonus(tmp_path):
     Chinese version is missing: no bonus, and the English page's own links get none."""
     mw = FocusMiddleware(make_crawler(tmp_path))
     for i in range(5):
-        mw.get_processed_item(PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+        made(mw, PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
+        made(mw, PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
     zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
     ordinary = mw.get_processed_request(link_request(f"{H}/en/books.html"), zh_page)
     switch = mw.get_processed_request(link_request(f"{H}/en/p1.html", "english"), zh_page)
@@ -431,9 +445,9 @@ def test_a_learned_token_does_not_overrule_a_language_code_in_the_url(tmp_path):
     English; /en/docs/http/ngx_http_x.html still does not lead to Chinese."""
     mw = FocusMiddleware(make_crawler(tmp_path))
     for i in range(6):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/docs/http/ngx_http_m{i}.html",
+        made(mw, PageRecord(url=f"{H}/cn/docs/http/ngx_http_m{i}.html",
                                          lang="zh"), None)
-    mw.get_processed_item(PageRecord(url=f"{H}/en/index.html", lang="en"), None)
+    made(mw, PageRecord(url=f"{H}/en/index.html", lang="en"), None)
     assert mw.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
     assert mw.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
 
@@ -443,8 +457,8 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
     not the scarce language, and English links get no scarcity bonus."""
     mw = FocusMiddleware(make_crawler(tmp_path))
     for i in range(5):
-        mw.get_processed_item(PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
-    mw.get_processed_item(PageRecord(url=f"{H}/en/p0.html", lang="en"), None)
+        made(mw, PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
+    made(mw, PageRecord(url=f"{H}/en/p0.html", lang="en"), None)
     assert mw.judge.scarcest() == "en"
     for i in range(1, 5):
         zh_page, _ = response_of(f"{H}/cn/p{i}.html", "zh")
@@ -466,7 +480,7 @@ def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
     assert request is not None and request.priority == 0
     assert mw.stats.get_value("bitext/focus/one_way_so_far") == 1
     # an English page that links into Chinese makes the site two-way: the bonus is back
-    mw.get_processed_item(PageRecord(url=f"{H}/en/q3.html", lang="en", links=[
+    made(mw, PageRecord(url=f"{H}/en/q3.html", lang="en", links=[
         {"url": f"{H}/cn/p0.html", "text": "中文", "hreflang": None}]), None)
     assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response).priority > 0
 
@@ -502,8 +516,8 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
     links = [{"url": f"{H}/en/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(40)]
-    mw.get_processed_item(PageRecord(url=f"{H}/en/", lang="en", links=links), None)
-    mw.get_processed_item(PageRecord(url=f"{H}/ja/", lang="ja", links=[
+    made(mw, PageRecord(url=f"{H}/en/", lang="en", links=links), None)
+    made(mw, PageRecord(url=f"{H}/ja/", lang="ja", links=[
         {"url": f"{H}/ja/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(4)]), None)
     assert mw.small_side.small() == "ja"
     for i in (1, 2):
@@ -512,7 +526,7 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
             raise AssertionError("an English page with no Japanese one fetched goes out")
         except IgnoreRequest:
             pass
-    mw.get_processed_item(PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
+    made(mw, PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
     assert [r.url for r in scheduled] == [f"{H}/en/p1.html"]
     assert downloader.process_request(Request(f"{H}/ja/p3.html")) is None   # the small side
     stop_cleanly(mw.crawler)

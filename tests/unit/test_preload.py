@@ -41,7 +41,8 @@ def test_closing_pipeline_imports_them_in_the_background():
         "from scrapy.utils.test import get_crawler\n"
         "from bitextcrawl.pipelines.closing import ClosingPipeline\n"
         "import threading\n"
-        "ClosingPipeline(get_crawler(), context=object()).open_spider()\n"
+        "from types import SimpleNamespace\n"
+        "ClosingPipeline(get_crawler(), context=SimpleNamespace(langs=())).open_spider()\n"
         "[t.join() for t in threading.enumerate() if t.name == 'bitext-preload']")
     # numba's kernels come with the first decoding, which the bitext pool's workers do
     assert loaded.pop("numba") is False
