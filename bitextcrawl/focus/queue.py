@@ -63,6 +63,28 @@ class FocusQueue:
         return url in self.promoted and url in self.requested and not retried
 
 
+    def scheduled(self, request) -> None:
+        """A request went to the scheduler (the dupefilter has not judged it yet)."""
+        if request.meta.get("bitext_promoted"):
+            self.promoted.add(request.url)   # (a copy replayed after a crash, too)
+            self.queued[request.url] = (request.priority, id(request))
+        else:
+            self.queued.setdefault(request.url, (request.priority, id(request)))
+        # a copy the dupefilter will drop (its URL was held at download, and this copy
+        # did not come through ``unfiltered``) replaces nothing
+        if request.url in self.filtered and not request.dont_filter:
+            return
+        for held in self.held.values():
+            held.pop(request.url, None)
+        self.filtered.discard(request.url)
+
+    def dropped(self, request) -> None:
+        """The scheduler refused a request (the dupefilter had seen it: downloaded by an
+        earlier run of a resumed crawl)."""
+        if self.queued.get(request.url, (0, None))[1] == id(request):
+            del self.queued[request.url]
+
+
 class FocusState:
     """The focus's part of the crawl state: its queue and its policies; the small side
     of a partly translated site, once known (``small_side()``)."""

@@ -208,23 +208,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
     def request_scheduled(self, request, spider=None):
-        if request.meta.get("bitext_promoted"):
-            self.queue.promoted.add(request.url)   # (a copy replayed after a crash, too)
-            self.queue.queued[request.url] = (request.priority, id(request))
-        else:
-            self.queue.queued.setdefault(request.url, (request.priority, id(request)))
-        # (sent before the dupefilter: a request it will drop — its URL was held at
-        # download, and this copy did not come through ``unfiltered`` — replaces nothing)
-        if request.url in self.queue.filtered and not request.dont_filter:
-            return
-        for held in self.queue.held.values():
-            held.pop(request.url, None)
-        self.queue.filtered.discard(request.url)
+        self.queue.scheduled(request)
 
     def request_dropped(self, request, spider=None):
-        # (the dupefilter had seen it: downloaded by an earlier run of a resumed crawl)
-        if self.queue.queued.get(request.url, (0, None))[1] == id(request):
-            del self.queue.queued[request.url]
+        self.queue.dropped(request)
 
     def _schedule(self, request) -> None:
         self.context.frontier.schedule(request)

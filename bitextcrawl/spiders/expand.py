@@ -310,9 +310,7 @@ class ExpandSpider(BitextSpider):
         if not site.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
-        # learned by the site's crawl state (its pipelines) and the crawl's (the focus)
-        site.context.state.learn_page(page)
-        self.context.state.learn_page(page)
+        site.learn(page)
         yield page
         checking = site.phase == CHECK
         from_root = checking and response.meta.get("bitext_expand_hop") == 0
@@ -361,7 +359,7 @@ class ExpandSpider(BitextSpider):
             if not site.responses and site.errors:
                 passed += self.check_failed(site)
                 continue
-            site.detection = detect_bilingual(self.read_pages(site), self.langs, site=site.site)
+            site.detection = detect_bilingual(site.pages(), self.langs, site=site.site)
             stats.inc_value("bitext/expand/checked")
             if site.detection.bilingual or (site.seed and not self.check_seeds):
                 stats.inc_value("bitext/expand/bilingual")
@@ -382,12 +380,7 @@ class ExpandSpider(BitextSpider):
         """A site no check request reached (connection refused, DNS, robots.txt): reported,
         and the next site of the round's ranking opened in its place (a failed
         check does not waste a place of the top K). Returns 1 if a site was opened."""
-        stats = self.crawler.stats
-        site.failure = site.errors.most_common(1)[0][0]
-        stats.inc_value("bitext/expand/failed")
-        self.site_pipelines.close_site(site)
-        site.context.close()   # nothing more is read of it
-        site.end(FAILED)
+        site.fail()
         logger.info("Round %d: %s could not be checked (%s)", self.round, site.site,
                     site.failure)
         if site.seed or not self.replace_failed:
@@ -395,14 +388,11 @@ class ExpandSpider(BitextSpider):
         nxt = self.planner.replacement(self.round, list(self.sites))
         if nxt is None:
             return 0
-        stats.inc_value("bitext/expand/replaced")
+        self.crawler.stats.inc_value("bitext/expand/replaced")
         logger.info("Round %d: %s takes the place of %s", self.round, nxt, site.site)
         for request in self.open_site(nxt, self.planner.start_urls(nxt), replaces=site.site):
             self.context.frontier.schedule(request)
         return 1
-
-    def read_pages(self, site: SiteCrawl) -> list[PageRecord]:
-        return list(site.context.store)
 
     def finish_round(self) -> None:
         """Close every site of the round: alignment, C(w), outlinks, verdict (§2.3 step 1)."""
@@ -416,7 +406,7 @@ class ExpandSpider(BitextSpider):
             bilingual = site.phase == CRAWL
             if bilingual:
                 self.site_pipelines.close_site(site)
-            pages = self.read_pages(site)
+            pages = site.pages()
             site.context.close()
 
             def align(result: SiteResult, site=site, pages=pages) -> None:

@@ -132,6 +132,24 @@ class SiteCrawl:
         self.held = {}
         self.phase = phase
 
+    def pages(self) -> list:
+        return list(self.context.store)
+
+    def fail(self) -> None:
+        """No check request reached the site (connection refused, DNS, robots.txt): why
+        is kept, its crawl ends and nothing more is read of it."""
+        self.failure = self.errors.most_common(1)[0][0]
+        self.spider.crawler.stats.inc_value("bitext/expand/failed")
+        self.spider.site_pipelines.close_site(self)
+        self.context.close()
+        self.end(FAILED)
+
+    def learn(self, page) -> None:
+        """A page of the site: learned by its crawl state (its pipelines read it) and by
+        the whole crawl's (the focus reads it)."""
+        self.context.state.learn_page(page)
+        self.spider.context.state.learn_page(page)
+
 
 class HoldMiddleware(BaseSpiderMiddleware):
     """Holds back the links of a site still being checked (after the focus middleware has
