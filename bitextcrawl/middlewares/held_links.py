@@ -1,13 +1,15 @@
 """Downloader side of focused crawling (``middlewares/focus.py``): a request already
 queued when its language started to be held waits with the held links; the later copy
-of a promoted request, any request for a URL that went out already, and links into
-unwanted languages learned since are dropped."""
+of a promoted request, any request for a URL that went out already (or for the other
+spelling of a directory index that did), and links into unwanted languages learned
+since are dropped."""
 
 from __future__ import annotations
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from bitextcrawl.config import getbool
+from bitextcrawl.pairing.recovery import index_aliases
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.signals import request_discarded
 
@@ -58,6 +60,19 @@ class HeldLinksMiddleware:
             # nginx.org /en/docs/dirindex.html was downloaded twice.
             self._discard(request, "requested_twice_dropped",
                           "another request for this URL went out already")
+        aliases = [] if request.meta.get("redirect_urls") else index_aliases(url)
+        # (a redirect from one spelling to the other is let through)
+        if any(alias in queue.requested for alias in aliases):
+            # ``dir/index.html`` when ``dir/`` went out (or the reverse): one page on
+            # nearly every server
+            self._discard(request, "index_alias_dropped",
+                          "the same directory index went out under its other URL")
+        if aliases and not url.endswith("/") and aliases[0] in queue.queued:
+            # ``dir/index.html`` where links name it ``dir/`` too: fetched as ``dir/``, the
+            # spelling its counterpart's URL pairs with whichever of them a page links
+            self.crawler.stats.inc_value("bitext/focus/index_alias_rewritten")
+            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
+            return request.replace(url=aliases[0], dont_filter=True)
         same = request.meta.get("bitext_same_lang")
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
@@ -87,15 +102,16 @@ class HeldLinksMiddleware:
 
     def _small_side_holds(self, focus, request) -> bool:
         """Hold ``request``: a page of the big side of a partly translated site whose
-        counterpart no fetched page has linked (sites/small_side.py)."""
+        counterpart no fetched page has linked, or any page while a language probe is
+        out (sites/small_side.py)."""
         side = focus.small_side()
         if side is None or request.meta.get("bitext_released") \
                 or request.meta.get("bitext_discovered_by") not in ("link", None) \
                 or request.url in focus.queue.switch_targets:
             return False
         lang = focus.evidence.url_lang(request.url)
-        counterpart = side.counterpart(request.url, lang)
-        if counterpart is None or counterpart in side.pages:
+        hold, counterpart = side.holds(request.url, lang)
+        if not hold:
             return False
         side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
         focus.queue.filtered.add(request.url)
