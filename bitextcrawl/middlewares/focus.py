@@ -287,6 +287,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
+        stalled = self.queue.families.stalled()
+        for request in stalled:
+            self._schedule(request)
+        released += len(stalled)
         released += self.holding.release_languages(self._schedule)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
@@ -306,12 +310,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _state(self) -> dict:
         """The focus's section of the crawl state (persisted at a clean stop)."""
         side = self._small_side
-        return focus_section(self.queue, self.yields, self.shape,
-                             side.held if side is not None else None)
+        held = dict(side.held) if side is not None else {}
+        # (the links of a family left untested or unbelieved: judged again on resume)
+        held.update({url: (request, None, None)
+                     for waiting in self.queue.families.waiting.values()
+                     for url, request in waiting.items()})
+        return focus_section(self.queue, self.yields, self.shape, held)
 
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.queue.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
+        if self.queue.families.left():
+            self.stats.set_value("bitext/focus/family/left", self.queue.families.left())
         for lang in self.langs:
             if self.yields.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",

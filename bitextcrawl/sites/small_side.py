@@ -147,9 +147,19 @@ class SmallSide:
             self.sizes[self.lang_of(url)] -= 1
         return self._sized(url)
 
+    def not_sent(self, url: str) -> list:
+        """A request for ``url`` will not go out for now (it waits for another reason:
+        its family of URLs led to errors so far): it sizes no side until it proves a
+        page, and the sizing does not wait for it. The requests released if that ends
+        the sizing."""
+        if url in self.seen and url not in self.missing and url not in self.pages:
+            self.missing.add(url)
+            self.sizes[self.lang_of(url)] -= 1
+        return self._sized(url)
+
     def _sized(self, url: str) -> list:
-        """``url`` answered: if it was the last link of a language probe's page still
-        out, the sizing ends (:meth:`settle`)."""
+        """``url`` answered (or not sent): if it was the last link of a language probe's
+        page still out, the sizing ends (:meth:`settle`)."""
         if url not in self.sizing_links:
             return []
         self.sizing_links.discard(url)
@@ -160,6 +170,9 @@ class SmallSide:
         counterpart it is, released (request objects). A link says a page exists; only
         a fetched one proves it (tldr's pages link the commands they mention, which
         the translation may not have)."""
+        if url in self.missing:   # (sent after all, and a page)
+            self.missing.discard(url)
+            self.sizes[self.lang_of(url)] += 1
         self.see(url)
         if url not in self.pages:
             self.pages[url] = lang

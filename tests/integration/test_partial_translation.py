@@ -34,10 +34,10 @@ def test_the_small_side_is_found_from_the_big_side_and_walked(tmp_path):
                       directory_index="index.html")
     stats = json.loads((tmp_path / "out" / "stats.json").read_text())["crawl"]
     assert scores["tp"] == len(gold), scores
-    assert stats["bitext/focus/small_side/lang_probes"] == 1, stats
     # 6 pairs: 12 pages and robots.txt; the other 25 English pages and the root's
     # neutral pages are not fetched
     assert responses <= PER_PAIR * len(gold), (responses, stats)
+    assert stats["bitext/focus/small_side/lang_probes"] == 1, stats
 
 
 def test_nginx_hebrew_found_from_the_english_side(tmp_path):
