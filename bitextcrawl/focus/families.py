@@ -109,6 +109,13 @@ class MissingFamilies:
             released += self._next_test(fam)
         return released
 
+    def failing(self, url: str) -> bool:
+        """Has ``url``'s family led to ``fail_after`` errors and no page so far? (A
+        counterpart guessed into it would most likely be one more.)"""
+        fam = family(url)
+        return fam not in self.alive and sum(
+            n for (f, _), n in self.failures.items() if f == fam) >= self.fail_after
+
     def left(self) -> int:
         """Requests that wait for good: their family led only to errors."""
         return sum(len(w) for w in self.waiting.values())

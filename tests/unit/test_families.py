@@ -52,3 +52,16 @@ def test_a_test_that_never_came_back_gives_way_when_the_crawl_runs_dry():
     assert families.admit(f"{H}/a/p1.html", "r1")
     assert not families.admit(f"{H}/a/p2.html", "r2")
     assert families.stalled() == ["r2"]
+
+
+def test_a_family_that_led_only_to_errors_is_failing():
+    families = MissingFamilies(fail_after=2)
+    urls = [f"{H}/it/CHANGES.it-1.{i}" for i in range(4)]
+    for url in urls:
+        families.linked(url, f"{H}/it/download.html")
+        families.admit(url, url)
+    assert not families.failing(f"{H}/it/CHANGES-0.5")
+    families.answered(urls[0], found=False)
+    families.answered(urls[1], found=False)
+    assert families.failing(f"{H}/it/CHANGES-0.5")       # a guess into it: not made
+    assert not families.failing(f"{H}/it/docs/x.html")
