@@ -56,6 +56,10 @@ MIN_PAGES_EACH = 1
 # size the sides (a site whose translation sits at opaque URLs, /p/<hash>.html, is not
 # judged by them).
 NAMED_SHARE = 0.8
+# ... of the big side's: most (a site's root pages, its news archive, name no language
+# and are in its main language; a site whose main language has no code in its URLs has
+# (almost) none of its pages named, and its pages are not sized nor held by URLs).
+BIG_NAMED_SHARE = 0.5
 # The first probe of held requests when the crawl runs dry; each next one is twice as
 # big while probes reveal at least PROBE_MIN_REVEAL new small-side URLs per request.
 FIRST_PROBE = 4
@@ -199,12 +203,15 @@ class SmallSide:
         sizes = sorted((self.sizes[lang], lang) for lang in self.langs)
         if len(sizes) < 2 or sizes[0][0] < self.min_small_known \
                 or any(self.fetched[lang] < self.min_pages_each
-                       or self.fetched_named[lang] < self.named_share * self.fetched[lang]
+                       or self.fetched_named[lang] < (
+                           self.named_share if lang == sizes[0][1] else BIG_NAMED_SHARE)
+                       * self.fetched[lang]
                        for lang in self.langs):
             # (each side sized by its own pages' links: a start page links mostly its own
             # language, and would make the other side look small; and only where the
             # side's pages are at URLs that name it: a translation at opaque URLs is
-            # invisible to URL counts, however big)
+            # invisible to URL counts, however big; the big side may have a few pages
+            # at URLs naming no language, its site's root pages, but not most)
             return None
         n, lang = sizes[0]
         return lang if n <= self.small_share * sizes[-1][0] else None
