@@ -18,10 +18,11 @@ big, follows, and once a probe reveals (almost) none the rest stay held — the 
 has seen the small side whole. [Zhang 2013 §2.2] recovers the counterparts of the
 pages it has; this is the other direction: not fetching the pages that have none.
 
-Finding the other side. A wanted language that no link of the crawl has named yet
-(nginx.org's /en/ links no page of its Hebrew translation) is looked for where the
-site's URLs say it would be: a fetched page's URL with its language code swapped
-(``/en/`` → ``/he/``) is requested as a *language probe*, unless the page links it.
+Finding the other side. A wanted language that no link of the crawl has named yet (a
+documentation site's English home links no page of its Hebrew translation) is looked
+for where the site's URLs say it would be: a fetched page's URL with its language code
+swapped (``/en/`` → ``/he/``) is requested as a *language probe*, unless the page links
+it.
 While a language probe is out, the other requests wait (*sizing*): whether the page
 found there makes its language the small side decides which of them are worth
 fetching. A probe is made once per URL and at most ``max_lang_probes`` times per
