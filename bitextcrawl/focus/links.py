@@ -110,6 +110,7 @@ class LinkJudge:
         requested by): the request to schedule, or None."""
         lang, evidence = self.evidence.link_language(request.url, request.meta.get("bitext_link"))
         page = response_meta.get("bitext_page")
+        self.queue.families.linked(request.url, response_url)
         request = self.judge(request, response_meta, response_url, page, lang, evidence)
         if request is not None and lang is None and page is not None \
                 and page.lang in self.langs and len(self.queue.unjudged) < UNJUDGED_MAX:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bitextcrawl.focus.evidence import LinkEvidence
+from bitextcrawl.focus.families import MissingFamilies
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
 
@@ -39,6 +40,8 @@ class FocusQueue:
         # judged later
         self.untranslated: dict[str, str] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
+        # families of links tested one request at a time (focus/families.py)
+        self.families = MissingFamilies()
         self.held: dict[str, dict[str, Any]] = defaultdict(dict)  # lang -> URL -> request
 
     def hold(self, url: str, request, lang: str) -> bool:

@@ -176,14 +176,40 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def into_pages(self):
         return self.shape.into_pages
 
-    def _release_small_side(self, requests, stat: str) -> int:
+    def _release_small_side(self, requests, stat: str, rejudge: bool = False) -> int:
+        """Schedule requests the small side released; ``rejudge``: judged again at
+        download (released while the sides were unknown, they may be known by then)."""
         for request in requests:
             if request.url not in self.queue.downloaded:
-                request.meta["bitext_released"] = True
+                if not rejudge:
+                    request.meta["bitext_released"] = True
                 self._schedule(request)
         if requests:
             self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
         return len(requests)
+
+    def _lang_probes(self, side: SmallSide, item: PageRecord) -> None:
+        """Request the page's counterparts in the wanted languages no link has named
+        (sites/small_side.py: finding the other side), ahead of everything else."""
+        probes = side.lang_probes_for(item.url, item.lang, {link["url"] for link in item.links})
+        for url, lang in probes:
+            self.stats.inc_value("bitext/focus/small_side/lang_probes")
+            logger.info("Focus: no link names %s pages yet: %s requested as a language probe",
+                        lang, url)
+            self._schedule(self.context.page_request(
+                url, priority=self.config.bonus + self.config.cross_bonus
+                + self.config.scarce_bonus,
+                bitext_lang_probe=lang, bitext_released=True))
+
+    def _probe_answered(self, request, links=()) -> None:
+        """A language probe came back (a page linking ``links``, or an error): once
+        the sides are sized, the requests held meanwhile are judged again."""
+        side = self.small_side
+        if side is None or request is None:
+            return
+        url = (request.meta.get("redirect_urls") or [request.url])[0]
+        self._release_small_side(side.answered(url, links), "released_after_lang_probe",
+                                 rejudge=True)
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it (focus/evidence.py)."""
@@ -203,6 +229,15 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def response_received(self, response, request, spider=None):
         self.queue.downloaded.add(request.url)
+        side = self.small_side
+        if side is not None and response.status >= 400:
+            self._release_small_side(
+                side.gone((request.meta.get("redirect_urls") or [request.url])[0]),
+                "released_after_lang_probe", rejudge=True)
+        if request.meta.get("bitext_lang_probe") and response.status >= 400:
+            # the language is not where the URL tokens said: the sizing ends here
+            self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
+            self._probe_answered(request)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
@@ -244,6 +279,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
+        stalled = self.queue.families.stalled()
+        for request in stalled:
+            self._schedule(request)
+        released += len(stalled)
         released += self.holding.release_languages(self._schedule)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
@@ -264,12 +303,18 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _state(self) -> dict:
         """The focus's section of the crawl state (persisted at a clean stop)."""
         side = self._small_side
-        return focus_section(self.queue, self.yields, self.shape,
-                             side.held if side is not None else None)
+        held = dict(side.held) if side is not None else {}
+        # (the links of a family left untested or unbelieved: judged again on resume)
+        held.update({url: (request, None, None)
+                     for waiting in self.queue.families.waiting.values()
+                     for url, request in waiting.items()})
+        return focus_section(self.queue, self.yields, self.shape, held)
 
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.queue.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
+        if self.queue.families.left():
+            self.stats.set_value("bitext/focus/family/left", self.queue.families.left())
         for lang in self.langs:
             if self.yields.samples[lang]:
                 self.stats.set_value(f"bitext/focus/yield/rate/{lang}",
@@ -289,15 +334,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self._schedule(request)
             if side is not None:
                 self._release_small_side(side.relearn(), "released_by_counterpart")
+        links: list = []
         if side is not None and item.lang in self.langs:
             # the held requests this page is the counterpart of can pair; its links size
             # the sides
             released = side.found(item.url, item.lang)
             if item.requested_url and item.requested_url != item.url:
                 released += side.found(item.requested_url, item.lang)
-            for link in item.links:
-                side.see(link["url"])
+            in_scope = self.context.in_scope
+            links = [link["url"] for link in item.links if in_scope(link["url"])]
+            side.links(item.url, item.lang, links)
             self._release_small_side(released, "released_by_counterpart")
+            self._lang_probes(side, item)
+        if side is not None and response is not None \
+                and response.meta.get("bitext_lang_probe"):
+            self._probe_answered(response.request, links)
         langs = self.langs
         if item.lang in langs:
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation

@@ -1,13 +1,16 @@
 """Downloader side of focused crawling (``middlewares/focus.py``): a request already
 queued when its language started to be held waits with the held links; the later copy
-of a promoted request, any request for a URL that went out already, and links into
-unwanted languages learned since are dropped."""
+of a promoted request, any request for a URL that went out already (or for the other
+spelling of a directory index that did), and links into unwanted languages learned
+since are dropped; a link of a family of URLs being tested waits (``focus/families.py``)."""
 
 from __future__ import annotations
 
+from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from bitextcrawl.config import getbool
+from bitextcrawl.pairing.recovery import index_aliases
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.signals import request_discarded
 
@@ -23,6 +26,7 @@ class HeldLinksMiddleware:
         # several workers (the distributed profile), no other worker may fetch it, and a
         # worker that holds it never sees the switch that makes it a counterpart.
         self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
+        crawler.signals.connect(self.response_received, signal=signals.response_received)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -45,6 +49,9 @@ class HeldLinksMiddleware:
         if focus is None:
             return None
         queue, url = focus.queue, request.url
+        # (a copy of a request held before carries its mark: judged afresh here, and an
+        # error it gets once sent is the site's)
+        request.meta.pop("bitext_held", None)
         if url in queue.unwanted and url not in queue.switch_targets:
             self._discard(request, "dropped_other_lang/url_token_queued",
                           "its URL names a language not wanted")
@@ -58,6 +65,19 @@ class HeldLinksMiddleware:
             # nginx.org /en/docs/dirindex.html was downloaded twice.
             self._discard(request, "requested_twice_dropped",
                           "another request for this URL went out already")
+        aliases = [] if request.meta.get("redirect_urls") else index_aliases(url)
+        # (a redirect from one spelling to the other is let through)
+        if any(alias in queue.requested for alias in aliases):
+            # ``dir/index.html`` when ``dir/`` went out (or the reverse): one page on
+            # nearly every server
+            self._discard(request, "index_alias_dropped",
+                          "the same directory index went out under its other URL")
+        if aliases and not url.endswith("/") and aliases[0] in queue.queued:
+            # ``dir/index.html`` where links name it ``dir/`` too: fetched as ``dir/``, the
+            # spelling its counterpart's URL pairs with whichever of them a page links
+            self.crawler.stats.inc_value("bitext/focus/index_alias_rewritten")
+            self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
+            return request.replace(url=aliases[0], dont_filter=True)
         same = request.meta.get("bitext_same_lang")
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
@@ -70,7 +90,8 @@ class HeldLinksMiddleware:
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
             # a copy that the dupefilter lets through when released (this one was seen)
-            if queue.hold(url, request.replace(dont_filter=True), lang):
+            held = request.replace(dont_filter=True, meta=dict(request.meta))
+            if queue.hold(url, held, lang):
                 self.crawler.stats.inc_value("bitext/focus/held")
             queue.filtered.add(url)
             request.meta["bitext_held"] = True
@@ -78,6 +99,9 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._small_side_holds(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("held: its counterpart on the small side is not known")
+        if self.hold_queued and self._family_waits(focus, request):
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest("waits: another link of its family is tested first")
         queue.switch_sent(url)
         if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
@@ -85,19 +109,57 @@ class HeldLinksMiddleware:
         queue.requested.add(url)
         return None
 
+    def _family_waits(self, focus, request) -> bool:
+        """Hold ``request`` while another link of its family is tested, or for good where
+        the pages linking it linked only errors of its family (focus/families.py)."""
+        meta = request.meta
+        if meta.get("bitext_family_admitted") or meta.get("bitext_lang_probe") \
+                or meta.get("retry_times") or meta.get("redirect_urls") \
+                or meta.get("bitext_discovered_by") not in ("link", None) \
+                or request.url in focus.queue.switch_targets:
+            return False
+        waiting = request.replace(dont_filter=True,
+                                  meta={**meta, "bitext_family_admitted": True})
+        if focus.queue.families.admit(request.url, waiting):
+            return False
+        focus.queue.filtered.add(request.url)
+        self.crawler.stats.inc_value("bitext/focus/family/waited")
+        side = focus.small_side()
+        if side is not None:
+            # (sizing the sides does not wait for it)
+            context = getattr(self.crawler, CONTEXT_ATTRIBUTE)
+            for released in side.not_sent(request.url):
+                context.frontier.schedule(released)
+        return True
+
+    def response_received(self, response, request, spider=None):
+        """An answer for a family's test: the requests it lets go, scheduled."""
+        context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
+        focus = context.state.focus if context is not None else None
+        if focus is None:
+            return
+        url = (request.meta.get("redirect_urls") or [request.url])[0]
+        released = focus.queue.families.answered(url, response.status < 400)
+        for waiting in released:
+            context.frontier.schedule(waiting)
+        if released:
+            self.crawler.stats.inc_value("bitext/focus/family/released", len(released))
+
     def _small_side_holds(self, focus, request) -> bool:
         """Hold ``request``: a page of the big side of a partly translated site whose
-        counterpart no fetched page has linked (sites/small_side.py)."""
+        counterpart no fetched page has linked, or any page while a language probe is
+        out (sites/small_side.py)."""
         side = focus.small_side()
         if side is None or request.meta.get("bitext_released") \
                 or request.meta.get("bitext_discovered_by") not in ("link", None) \
                 or request.url in focus.queue.switch_targets:
             return False
         lang = focus.evidence.url_lang(request.url)
-        counterpart = side.counterpart(request.url, lang)
-        if counterpart is None or counterpart in side.pages:
+        hold, counterpart = side.holds(request.url, lang)
+        if not hold:
             return False
-        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
+        side.hold(request.url, lang,
+                  request.replace(dont_filter=True, meta=dict(request.meta)), counterpart)
         focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/small_side/held")
         return True

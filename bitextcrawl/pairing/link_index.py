@@ -59,6 +59,9 @@ class LinkIndex:
         self.verified: dict[tuple[str, str], bool] = {}
         self.proposed: Counter = Counter()         # (u1, u2) -> verified pairs proposing it
         self.tried: dict[str, str] = {}            # URL requested here -> expected language
+        # URLs the server answered in this run (pages and errors; the crawl state's): one
+        # answered and not stored is no page, and a link pair with it as one end no pair
+        self.answered: set[str] = set()
         # What the links themselves say of their targets' language (hreflang, a switch
         # anchor), and URL tokens learned from the stored pages: a switch bar aligns
         # with a switch bar, and its links into unwanted languages are not proposals.
@@ -207,6 +210,10 @@ class LinkIndex:
             if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
                     (h2 in self.stored and (p2 is None or p2.lang != l2)):
                 continue  # a stored page in another language: not this pair
+            if any(h in self.answered and h not in self.stored for h in (h1, h2)):
+                # one end is no page (404): the other has no counterpart there
+                self.stats.inc_value(STAT + "end_missing")
+                continue
             if self.leads_elsewhere(h1) or self.leads_elsewhere(h2):
                 self.stats.inc_value(STAT + "other_language")
                 continue  # e.g. two switch bars' links into German

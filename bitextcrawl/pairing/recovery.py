@@ -18,6 +18,9 @@ logger = logging.getLogger("bitextcrawl.pipelines.pairing")
 
 STAT = "bitext/recovery/"
 NO_CAP = 10 ** 9
+# Guesses into a language, to start with, per page of it stored (their misses cost at
+# most a quarter response per pair its pages can make); the cap of 2 x STOP_AFTER holds.
+GUESSES_PER_TARGET_PAGE = 0.25
 # Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
 _INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
 
@@ -39,6 +42,18 @@ def folder(url: str) -> str:
     """Host and folder of a URL: ``www.example.org/en/docs/``."""
     parts = urlsplit(url)
     return parts.netloc + parts.path[:parts.path.rfind("/") + 1]
+
+
+class _Allowance(dict):
+    """Guesses left per family; a family not guessed yet starts at ``first(family)``."""
+
+    def __init__(self, first: Callable[[tuple], int], left: dict):
+        super().__init__(left)
+        self.first = first
+
+    def __missing__(self, family: tuple) -> int:
+        value = self[family] = self.first(family)
+        return value
 
 
 class Direction:
@@ -146,13 +161,24 @@ class RecoveryGuesses:
             self.stop(d)
         return max(0, left)
 
-    def family_allowance(self) -> dict[tuple, int]:
+    def family_allowance(self, sizes: dict | None = None) -> dict[tuple, int]:
         """Guesses left for each (pattern, language, language) family: 2 x STOP_AFTER, and two
-        more for each page found (the per-folder rule of ``batch``, over all folders)."""
-        left: dict[tuple, int] = defaultdict(lambda: 2 * self.stop_after)
+        more for each page found (the per-folder rule of ``batch``, over all folders).
+        With ``sizes`` (pages per language), no more to start with than
+        ``GUESSES_PER_TARGET_PAGE`` per page of the language guessed into (at least one):
+        guesses into a translation of five pages are paid by those five pairs."""
+        start = 2 * self.stop_after
+
+        def first(family: tuple) -> int:
+            if sizes is None:
+                return start
+            return min(start, max(1, int(GUESSES_PER_TARGET_PAGE * sizes.get(family[2], 0))))
+
+        left: dict[tuple, int] = {}
         for key, d in self.directions.items():
-            left[key[:3]] += 2 * d.found - d.tried
-        return left
+            family = key[:3]
+            left[family] = left.get(family, first(family)) + 2 * d.found - d.tried
+        return _Allowance(first, left)
 
     def budget_spent(self, key: tuple) -> None:
         d = self.directions[key]
@@ -225,7 +251,7 @@ class RecoveryGuesses:
         probing = {k[:3] for k in order if target_dirs[k] in dirs
                    and sizes.get(k[1], 0) != scarcest
                    and not getattr(self.directions.get(k), "tried", 0)}
-        allowance = self.family_allowance()
+        allowance = self.family_allowance(sizes)
         for key in order:
             cands = sorted(candidates[key])
             known_dir = target_dirs[key] in dirs

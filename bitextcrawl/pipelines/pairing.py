@@ -257,6 +257,14 @@ class UrlPairingPipeline(SitePipeline):
                     sizes[lang] += len(held)
         return sources, sizes
 
+    def _skip_guess(self, url: str) -> bool:
+        """Not guessed: a URL a link already got an error for, out of scope, or of a
+        family of URLs that led only to errors (the focus's, ``focus/families.py``)."""
+        if url in self.context.state.answered or not self.context.in_scope(url):
+            return True
+        focus = self.context.state.focus
+        return focus is not None and focus.queue.families.failing(url)
+
     def spider_idle(self) -> bool:
         """The idle task ``deep_recovery``: a round of guesses; True if some were made."""
         if not self.recovery or self.learner is None:
@@ -269,8 +277,7 @@ class UrlPairingPipeline(SitePipeline):
         sources, sizes = self._recovery_sources()
         candidates, target_dirs, skipped_stopped = self.guesses.candidates(
             sources, lambda url, lang: self.learner.counterpart_targets(url, lang, self.langs),
-            self.known,
-            lambda url: url in self.context.state.answered or not self.context.in_scope(url),
+            self.known, self._skip_guess,
             self.untranslated, self.linked_from)
         if not candidates:
             return False

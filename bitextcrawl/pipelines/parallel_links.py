@@ -32,7 +32,8 @@ requested nothing in this round. The pairs are decided at close as ever
 Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
 (requested pages stored in the expected language), ``wrong_language``,
-``verified``, ``rejected``, ``align_failed``, ``workers`` (processes a round aligned in;
+``verified``, ``rejected``, ``end_missing`` (a link pair one of whose ends the server
+answered with no page: not followed), ``align_failed``, ``workers`` (processes a round aligned in;
 absent when the crawl's process did), ``pool_broken_tasks`` (pairs aligned in the crawl's
 process after a worker died).
 
@@ -109,6 +110,7 @@ class ParallelLinkPipeline(SitePipeline):
                                s.getint("BITEXT_TRAP_MAX_REPEATS"),
                                s.getint("BITEXT_TRAP_MAX_SEGMENTS"),
                                tokens=self.context.state.url_tokens.links)
+        self.index.answered = self.context.state.answered
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._requests: list = []                  # the round's requests, made in its thread

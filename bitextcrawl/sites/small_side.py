@@ -18,6 +18,20 @@ big, follows, and once a probe reveals (almost) none the rest stay held — the 
 has seen the small side whole. [Zhang 2013 §2.2] recovers the counterparts of the
 pages it has; this is the other direction: not fetching the pages that have none.
 
+Finding the other side. A wanted language that no link of the crawl has named yet (a
+documentation site's English home links no page of its Hebrew translation) is looked
+for where the site's URLs say it would be: a fetched page's URL with its language code
+swapped (``/en/`` → ``/he/``) is requested as a *language probe*, unless the page links
+it.
+While a language probe is out, the other requests wait (*sizing*): whether the page
+found there makes its language the small side decides which of them are worth
+fetching. A probe is made once per URL and at most ``max_lang_probes`` times per
+language; one that fails costs its one response.
+
+Once the small side is known by URLs that name the languages, a URL naming no
+language (a site's root pages, its news archive) is held like a big-side page whose
+counterpart is not known: the pattern gives it no counterpart on the small side.
+
 Pure: no Scrapy import. The focus middleware feeds it and schedules what it releases.
 """
 
@@ -43,10 +57,17 @@ MIN_PAGES_EACH = 1
 # size the sides (a site whose translation sits at opaque URLs, /p/<hash>.html, is not
 # judged by them).
 NAMED_SHARE = 0.8
+# ... of the big side's: most (a site's root pages, its news archive, name no language
+# and are in its main language; a site whose main language has no code in its URLs has
+# (almost) none of its pages named, and its pages are not sized nor held by URLs).
+BIG_NAMED_SHARE = 0.5
 # The first probe of held requests when the crawl runs dry; each next one is twice as
 # big while probes reveal at least PROBE_MIN_REVEAL new small-side URLs per request.
 FIRST_PROBE = 4
 PROBE_MIN_REVEAL = 0.1
+# Language probes per wanted language that no link names: its home first (the start
+# page's URL swapped), then one more page's, should the site not translate its home.
+MAX_LANG_PROBES = 2
 
 
 class SmallSide:
@@ -63,7 +84,8 @@ class SmallSide:
                  min_small_known: int = MIN_SMALL_KNOWN, min_pages_each: int = MIN_PAGES_EACH,
                  named_share: float = NAMED_SHARE,
                  first_probe: int = FIRST_PROBE,
-                 probe_min_reveal: float = PROBE_MIN_REVEAL):
+                 probe_min_reveal: float = PROBE_MIN_REVEAL,
+                 max_lang_probes: int = MAX_LANG_PROBES):
         self.langs = tuple(langs)
         self.swap = swap
         self.lang_of = lang_of
@@ -73,16 +95,28 @@ class SmallSide:
         self.named_share = named_share
         self.first_probe = first_probe
         self.probe_min_reveal = probe_min_reveal
+        self.max_lang_probes = max_lang_probes
         self.seen: set = set()
+        self.missing: set = set()             # known URLs answered with an error
         self.pages: dict = {}                 # fetched pages of the wanted languages -> language
         self.fetched: Counter = Counter()     # ... per language
-        self.fetched_named: Counter = Counter()   # ... of them at a URL naming the language
+        # ... of them at a URL naming a wanted language (their own, or the other one's
+        # where language identification was unsure of a short page)
+        self.fetched_named: Counter = Counter()
         self.sizes: Counter = Counter()       # known URLs per language their tokens name
+        # per wanted language: its fetched pages whose links were counted, and the URLs
+        # of another wanted language they were the first to link
+        self.linking: Counter = Counter()
+        self.revealed: Counter = Counter()
         self.held: dict[str, tuple] = {}      # URL -> (request, language, counterpart)
         self.waiting: dict[str, set] = defaultdict(set)   # counterpart URL -> held URLs
         self.probe_size = 0                   # of the last probe (0: none yet)
         self.known_at_probe = 0               # small-side URLs known when it went out
         self.done = False                     # probes stopped revealing: the rest stay
+        self.sizing: dict[str, str] = {}      # language probes out: URL -> language
+        self.lang_probes: Counter = Counter()   # ... made per language
+        self.probed: set = set()              # every language probe's URL
+        self.sizing_links: set = set()        # ... its page's links into its language, out
 
     # ---- what is known ----------------------------------------------------------------
 
@@ -92,25 +126,72 @@ class SmallSide:
             self.seen.add(url)
             self.sizes[self.lang_of(url)] += 1
 
+    def links(self, url: str, lang: str | None, urls) -> None:
+        """A fetched page of ``lang`` at ``url`` links ``urls`` (of the site): each known
+        from now on, and counted where it is the first link into another wanted
+        language (what a probe of the big side's pages would reveal, these pages have
+        shown). The page counts in the language its URL names, if it names one (a short
+        page identified as the other language is still a page of its side)."""
+        lang = self.lang_of(url) if self.lang_of(url) in self.langs else lang
+        new_other = 0
+        for link in urls:
+            if link not in self.seen:
+                other = self.lang_of(link)
+                new_other += other in self.langs and other != lang
+            self.see(link)
+        if lang in self.langs:
+            self.linking[lang] += 1
+            self.revealed[lang] += new_other
+
+    def gone(self, url: str) -> list:
+        """A request for ``url`` was answered with an error: a link to a page that does
+        not exist sizes no side (a translation's menus link untranslated pages). The
+        requests released if that ends the sizing."""
+        if url in self.seen and url not in self.missing:
+            self.missing.add(url)
+            self.sizes[self.lang_of(url)] -= 1
+        return self._sized(url)
+
+    def not_sent(self, url: str) -> list:
+        """A request for ``url`` will not go out for now (it waits for another reason:
+        its family of URLs led to errors so far): it sizes no side until it proves a
+        page, and the sizing does not wait for it. The requests released if that ends
+        the sizing."""
+        if url in self.seen and url not in self.missing and url not in self.pages:
+            self.missing.add(url)
+            self.sizes[self.lang_of(url)] -= 1
+        return self._sized(url)
+
+    def _sized(self, url: str) -> list:
+        """``url`` answered (or not sent): if it was the last link of a language probe's
+        page still out, the sizing ends (:meth:`settle`)."""
+        if url not in self.sizing_links:
+            return []
+        self.sizing_links.discard(url)
+        return [] if self.sizing or self.sizing_links else self.settle()
+
     def found(self, url: str, lang: str | None = None) -> list:
         """A page of a wanted language was fetched at ``url``: the held requests whose
         counterpart it is, released (request objects). A link says a page exists; only
         a fetched one proves it (tldr's pages link the commands they mention, which
         the translation may not have)."""
+        if url in self.missing:   # (sent after all, and a page)
+            self.missing.discard(url)
+            self.sizes[self.lang_of(url)] += 1
         self.see(url)
         if url not in self.pages:
             self.pages[url] = lang
             self.fetched[lang] += 1
-            self.fetched_named[lang] += self.lang_of(url) == lang
+            self.fetched_named[lang] += self.lang_of(url) in self.langs
         return [self._release(u) for u in sorted(self.waiting.pop(url, ()))
-                if u in self.held]
+                if u in self.held] + self._sized(url)
 
     def relearn(self) -> list:
         """The URL tokens changed: count the known URLs by language again, and find the
         held requests' counterparts again; those fetched already, released."""
-        self.sizes = Counter(self.lang_of(u) for u in self.seen)
+        self.sizes = Counter(self.lang_of(u) for u in self.seen if u not in self.missing)
         self.fetched_named = Counter(lang for u, lang in self.pages.items()
-                                     if self.lang_of(u) == lang)
+                                     if self.lang_of(u) in self.langs)
         self.waiting.clear()
         for url in list(self.held):
             self._wait(url)
@@ -123,17 +204,91 @@ class SmallSide:
         sizes = sorted((self.sizes[lang], lang) for lang in self.langs)
         if len(sizes) < 2 or sizes[0][0] < self.min_small_known \
                 or any(self.fetched[lang] < self.min_pages_each
-                       or self.fetched_named[lang] < self.named_share * self.fetched[lang]
+                       or self.fetched_named[lang] < (
+                           self.named_share if lang == sizes[0][1] else BIG_NAMED_SHARE)
+                       * self.fetched[lang]
                        for lang in self.langs):
             # (each side sized by its own pages' links: a start page links mostly its own
             # language, and would make the other side look small; and only where the
             # side's pages are at URLs that name it: a translation at opaque URLs is
-            # invisible to URL counts, however big)
+            # invisible to URL counts, however big; the big side may have a few pages
+            # at URLs naming no language, its site's root pages, but not most)
             return None
         n, lang = sizes[0]
         return lang if n <= self.small_share * sizes[-1][0] else None
 
+    # ---- finding the other side ------------------------------------------------------
+
+    def lang_probes_for(self, url: str, lang: str | None, linked) -> list[tuple[str, str]]:
+        """A page of ``lang`` was fetched at ``url``, linking the URLs ``linked``: the
+        language probes to make, (URL, language) — the page's URL in each wanted
+        language that no fetched page's link names yet, where the URL tokens give one."""
+        probes: list[tuple[str, str]] = []
+        if lang not in self.langs:
+            return probes
+        for other in self.langs:
+            if other == lang or self.sizes[other] or self.fetched[other] \
+                    or other in self.sizing.values() \
+                    or self.lang_probes[other] >= self.max_lang_probes:
+                continue
+            target = self.swap(url, lang, other)
+            if target is None or target in linked or target in self.probed \
+                    or target in self.seen:
+                continue
+            self.probed.add(target)
+            self.sizing[target] = other
+            self.lang_probes[other] += 1
+            probes.append((target, other))
+        return probes
+
+    def answered(self, url: str, links=()) -> list:
+        """A language probe was answered: by a page linking ``links``, or an error. Its
+        links into its own language are the small side's first pages: the sizing lasts
+        until they are answered too (a translation's home may link untranslated pages
+        that do not exist, and would look bigger than it is). Then the requests held
+        while sizing that are worth fetching, released."""
+        lang = self.sizing.pop(url, None)
+        if lang is None:
+            return []
+        if links:
+            self.sizing_links.update(
+                u for u in links if self.lang_of(u) == lang and u not in self.pages
+                and u not in self.missing)
+        return [] if self.sizing or self.sizing_links else self.settle()
+
+    def settle(self) -> list:
+        """The requests held while the sides were unknown, judged again: released where
+        worth fetching, else waiting for their counterpart."""
+        released = []
+        for url in sorted(self.held):
+            request, lang, other = self.held[url]
+            if other is not None:
+                continue
+            if self.holds(url, lang)[0]:
+                self._wait(url)
+            else:
+                released.append(self._release(url))
+        return released
+
     # ---- the judgement ----------------------------------------------------------------
+
+    def holds(self, url: str, lang: str | None) -> tuple[bool, str | None]:
+        """Is a request for ``url`` (in ``lang`` by its URL, None where it names no
+        language) held, and for which counterpart (None: until a probe)?"""
+        if self.sizing or self.sizing_links:
+            # the sides are being found: only the language looked for goes out
+            looked_for = set(self.sizing.values()) | {
+                self.lang_of(u) for u in self.sizing_links}
+            return (url not in self.sizing and lang not in looked_for), None
+        small = self.small()
+        if small is None or lang == small:
+            return False, None
+        if lang is None:
+            # (the small side is known by URLs naming the languages: this one's pattern
+            # gives no counterpart)
+            return True, None
+        other = self.counterpart(url, lang)
+        return (other is not None and other not in self.pages), other
 
     def counterpart(self, url: str, lang: str | None) -> str | None:
         """The small-side URL a big-side ``url`` (in ``lang``) would pair with, where the
@@ -173,11 +328,28 @@ class SmallSide:
         """Requests to fetch now that the crawl ran dry: all held ones where no side is
         small any more; else the next probe, or none once the last probe revealed too
         few small-side URLs (``done``: the small side is known whole)."""
+        if self.sizing or self.sizing_links:
+            # a language probe (or a link of its page) answered by nothing the crawl saw
+            # (not HTML, not followed): the sides are as found
+            self.sizing.clear()
+            self.sizing_links.clear()
+            released = self.settle()
+            if released:
+                return released
         if not self.held or self.done:
             return []
         small = self.small()
         if small is None:
             return [self._release(u) for u in sorted(self.held)]
+        big = [lang for lang in self.langs if lang != small]
+        if not self.probe_size and all(
+                self.linking[lang] >= self.first_probe
+                and self.revealed[lang] < self.probe_min_reveal * self.linking[lang]
+                for lang in big):
+            # the big side's pages fetched so far (the counterparts, the start page) are
+            # a probe made already: they revealed (almost) no small-side URL
+            self.done = True
+            return []
         if self.probe_size:
             revealed = self.sizes[small] - self.known_at_probe
             if revealed < self.probe_min_reveal * self.probe_size:
@@ -188,4 +360,7 @@ class SmallSide:
             size = self.first_probe
         self.probe_size = size
         self.known_at_probe = self.sizes[small]
-        return [self._release(u) for u in sorted(self.held)[:size]]
+        # the big side's pages first: a page whose counterpart the pattern names says by
+        # its switches whether that one exists; a page at a URL naming no language less
+        order = sorted(self.held, key=lambda u: (self.held[u][2] is None, u))
+        return [self._release(u) for u in order[:size]]

@@ -29,6 +29,14 @@ def make_crawler(tmp_path, langs="en,zh", **settings):
     return crawler
 
 
+def with_engine(crawler) -> list:
+    """Give ``crawler`` an engine that keeps what is scheduled (a language probe, a
+    released request); the list of it."""
+    scheduled: list = []
+    crawler.engine = type("Engine", (), {"crawl": lambda self, r: scheduled.append(r)})()
+    return scheduled
+
+
 def stop_cleanly(crawler):
     """The spider closes: the focus's counts and the crawl state (its section) are kept."""
     crawler.signals.send_catch_log(signals.spider_closed, spider=crawler.spider,
@@ -109,8 +117,10 @@ def test_links_of_unwanted_language_pages_need_evidence(tmp_path):
 
 
 def test_same_language_links_held_once_they_yield_nothing(tmp_path):
-    mw = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_YIELD_ENABLED=True,
-                                      BITEXT_FOCUS_YIELD_MIN_PAGES=5))
+    crawler = make_crawler(tmp_path, BITEXT_FOCUS_YIELD_ENABLED=True,
+                           BITEXT_FOCUS_YIELD_MIN_PAGES=5)
+    with_engine(crawler)   # (the English pages link no Chinese one: a language probe)
+    mw = FocusMiddleware(crawler)
     mw.pages_by_lang.update({"en": 30, "zh": 10})
     for i in range(10):  # the host is no language's token
         mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
@@ -167,6 +177,19 @@ def test_recovery_folders_of_one_pattern_share_its_budget(tmp_path):
     assert pipe.guesses.family_allowance()[pattern] == 8 - 9 + 2
     # another pair of languages keeps its own
     assert pipe.guesses.family_allowance()[("en:en|zh:cn", "zh", "en")] == 8
+
+
+def test_recovery_guesses_into_a_language_are_paid_by_its_pages(tmp_path):
+    """A quarter guess per page stored in the language guessed into (at least one), up
+    to 2 x STOP_AFTER: a translation of five pages gets one guess, of 34 the eight."""
+    crawler = make_crawler(tmp_path, langs="en,he", BITEXT_RECOVERY_STOP_AFTER=4)
+    guesses = UrlPairingPipeline(crawler).guesses
+    pattern = ("en:en|he:he", "en", "he")
+    assert guesses.family_allowance({"en": 160, "he": 5})[pattern] == 1
+    assert guesses.family_allowance({"en": 160, "he": 0})[pattern] == 1
+    assert guesses.family_allowance({"en": 160, "he": 34})[pattern] == 8
+    guesses.directions[pattern + ("/en/",)] = Direction(tried=1, found=1)
+    assert guesses.family_allowance({"en": 160, "he": 5})[pattern] == 1 - 1 + 2
 
 
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
@@ -414,7 +437,9 @@ def test_queued_links_are_judged_again_once_their_url_token_is_learned(tmp_path)
 def test_an_ordinary_link_into_the_other_language_gets_no_bonus(tmp_path):
     """A Chinese page linking an English page by an ordinary link (no switch) says the
     Chinese version is missing: no bonus, and the English page's own links get none."""
-    mw = FocusMiddleware(make_crawler(tmp_path))
+    crawler = make_crawler(tmp_path)
+    with_engine(crawler)   # (the first English page links no Chinese one: a language probe)
+    mw = FocusMiddleware(crawler)
     for i in range(5):
         made(mw, PageRecord(url=f"{H}/en/p{i}.html", lang="en"), None)
         made(mw, PageRecord(url=f"{H}/cn/p{i}.html", lang="zh"), None)
@@ -516,6 +541,7 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
     links = [{"url": f"{H}/en/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(40)]
+    links.append({"url": f"{H}/ja/", "text": "日本語", "hreflang": None})   # (no probe needed)
     made(mw, PageRecord(url=f"{H}/en/", lang="en", links=links), None)
     made(mw, PageRecord(url=f"{H}/ja/", lang="ja", links=[
         {"url": f"{H}/ja/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(4)]), None)
@@ -533,3 +559,27 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
     resumed.spider_opened()
     assert [r.url for r in resumed.resumed_small_side] == [f"{H}/en/p2.html"]
+
+
+def test_a_directory_index_goes_out_under_one_spelling(tmp_path):
+    """``dir/index.html`` where a link names it ``dir/`` is fetched as ``dir/`` (the
+    spelling its counterpart's URL pairs with), once; a redirect between them goes."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    folder = f"{H}/en/docs/"
+    mw.request_scheduled(Request(folder))
+    rewritten = downloader.process_request(Request(folder + "index.html"))
+    assert rewritten.url == folder and rewritten.dont_filter
+    assert downloader.process_request(rewritten) is None
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(Request(folder + "index.html"))
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(Request(folder))
+    assert downloader.process_request(Request(f"{H}/en/y/")) is None
+    assert downloader.process_request(Request(
+        f"{H}/en/y/index.html", meta={"redirect_urls": [f"{H}/en/y/"]})) is None
+    assert crawler.stats.get_value("bitext/focus/index_alias_rewritten") == 1

@@ -232,3 +232,29 @@ def test_link_evidence_grows_with_count():
     assert link_evidence(1) == 0.5
     assert link_evidence(2) == 0.75
     assert link_evidence(1) < link_evidence(3) < 1.0
+
+
+def test_a_link_pair_one_of_whose_ends_is_no_page_is_not_followed():
+    """An aligned link pair whose Italian end the server answered with a 404 (a
+    translation's page linking untranslated pages): its English end is not requested."""
+    from collections import Counter
+
+    from bitextcrawl.pages.record import PageRecord
+    from bitextcrawl.pages.urls import UrlLanguageTokens
+    from bitextcrawl.pairing.link_index import LinkIndex
+
+    class Stats(Counter):
+        def inc_value(self, key, n=1):
+            self[key] += n
+
+    index = LinkIndex(("en", "it"), lambda url: True, Stats(), 3, 20, UrlLanguageTokens())
+    h = "http://t.test"
+    index.remember(PageRecord(url=f"{h}/en/download.html", lang="en"))
+    index.remember(PageRecord(url=f"{h}/it/download.html", lang="it"))
+    index.answered.update({f"{h}/it/CHANGES.it-1.2", f"{h}/en/download.html",
+                           f"{h}/it/download.html"})
+    proposals = [(f"{h}/en/CHANGES-1.2", f"{h}/it/CHANGES.it-1.2"),
+                 (f"{h}/en/CHANGES-1.4", f"{h}/it/CHANGES.it-1.4")]
+    targets = index.follow(proposals, f"{h}/en/download.html", f"{h}/it/download.html")
+    assert [url for url, _, _ in targets] == [f"{h}/en/CHANGES-1.4", f"{h}/it/CHANGES.it-1.4"]
+    assert index.stats["bitext/parallel_links/end_missing"] == 1

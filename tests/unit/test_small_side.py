@@ -120,3 +120,68 @@ def test_a_translation_at_opaque_urls_is_not_sized_by_its_urls():
         side.found(f"{H}/p/{i:04x}.html", "fr")
     assert side.small() is None
     assert side.worth(f"{H}/en/p5.html", "en")
+
+
+def test_a_language_no_link_names_is_probed_at_the_start_urls_counterpart():
+    """The English start page links no French page: its URL with the code swapped is
+    probed, once; everything else waits until the probe and its page's French links
+    are answered, then only what is worth fetching goes."""
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    links = [f"{H}/en/p{i}.html" for i in range(40)] + [f"{H}/news.html"]
+    side.found(f"{H}/en/", "en")
+    side.links(f"{H}/en/", "en", links)
+    assert side.lang_probes_for(f"{H}/en/", "en", set(links)) == [(f"{H}/fr/", "fr")]
+    assert side.lang_probes_for(f"{H}/en/", "en", set(links)) == []   # one at a time
+    assert side.holds(f"{H}/en/p3.html", "en") == (True, None)   # sizing: all wait
+    assert side.holds(f"{H}/news.html", None) == (True, None)
+    assert side.holds(f"{H}/fr/", "fr") == (False, None)
+    side.hold(f"{H}/en/p3.html", "en", "r3")
+    side.hold(f"{H}/en/p7.html", "en", "r7")
+    side.hold(f"{H}/news.html", None, "news")
+    # the French home links 4 French pages, one of which does not exist
+    fr_links = [f"{H}/fr/p{i}.html" for i in (3, 4, 5, 6)] + [f"{H}/en/"]
+    assert side.found(f"{H}/fr/", "fr") == []
+    side.links(f"{H}/fr/", "fr", fr_links)
+    assert side.answered(f"{H}/fr/", fr_links) == []    # its French links still out
+    assert side.holds(f"{H}/en/p7.html", "en") == (True, None)
+    assert side.gone(f"{H}/fr/p6.html") == []
+    for i in (3, 4):
+        assert side.found(f"{H}/fr/p{i}.html", "fr") == []
+    # the last one answered: the sides are known, French is small; p3's counterpart
+    # is fetched, p7's is not, and the neutral page has no counterpart by the pattern
+    assert side.found(f"{H}/fr/p5.html", "fr") == ["r3"]
+    assert side.small() == "fr"
+    assert side.held[f"{H}/en/p7.html"][2] == f"{H}/fr/p7.html"
+    assert side.holds(f"{H}/news.html", None) == (True, None)
+    assert f"{H}/news.html" in side.held
+    assert side.lang_probes_for(f"{H}/en/p1.html", "en", set()) == []   # French is found
+
+
+def test_a_failed_language_probe_releases_what_waited_and_is_not_repeated():
+    side = SmallSide(("en", "fr"), swap, lang_of, max_lang_probes=2)
+    side.found(f"{H}/en/", "en")
+    side.links(f"{H}/en/", "en", [f"{H}/en/p{i}.html" for i in range(10)])
+    assert side.lang_probes_for(f"{H}/en/", "en", set()) == [(f"{H}/fr/", "fr")]
+    side.hold(f"{H}/en/p1.html", "en", "r1")
+    assert side.answered(f"{H}/fr/") == ["r1"]          # no French side found there
+    assert side.lang_probes_for(f"{H}/en/", "en", set()) == []   # not repeated
+    assert side.lang_probes_for(f"{H}/en/p1.html", "en", set()) == [(f"{H}/fr/p1.html", "fr")]
+    side.answered(f"{H}/fr/p1.html")
+    assert side.lang_probes_for(f"{H}/en/p2.html", "en", set()) == []   # at most two
+
+
+def test_no_dry_probe_where_the_big_sides_pages_revealed_nothing():
+    """The big side's pages fetched so far (counterparts) linked no small-side URL that
+    was not known: they were the probe, and nothing more of the big side is fetched."""
+    side = SmallSide(("en", "fr"), swap, lang_of, first_probe=4)
+    partial_site(side)
+    for i in range(4):
+        side.links(f"{H}/en/p{i}.html", "en", [f"{H}/en/p{i + 10}.html", f"{H}/fr/p1.html"])
+    side.hold(f"{H}/en/p20.html", "en", "r20")
+    assert side.probe() == [] and side.done
+    other = SmallSide(("en", "fr"), swap, lang_of, first_probe=4)
+    partial_site(other)
+    for i in range(4):     # each linked a French page nobody else had
+        other.links(f"{H}/en/p{i}.html", "en", [f"{H}/fr/q{i}.html"])
+    other.hold(f"{H}/en/p20.html", "en", "r20")
+    assert other.probe() == ["r20"]

@@ -1,0 +1,121 @@
+"""Families of links that lead nowhere, learned from the server's errors, pure (no Scrapy).
+
+A translation's pages often link pages that were never translated at the URLs the
+translation would have: a home whose feature list links every module page in its own
+folder, a download page linking a change log per release. These links come in
+*families*: URLs of one folder whose file names begin alike (``ngx_http_*_module.html``,
+``CHANGES-1.*``) — the URL prefix up to the file name's first non-letter. A family is
+tested one request at a time: its other links wait until the test is answered. A page
+found releases the whole family; ``fail_after`` errors in a row, with no page found,
+and the family's links from the pages that linked those errors stay unfetched (the
+pages that link them said nothing true of the family). A link of the family from
+another page is tested again: a section index that names only what exists is believed
+where a home that copied every link is not.
+
+:class:`MissingFamilies` keeps the families, the requests waiting and which pages link
+each URL; the downloader side (``middlewares/held_links.py``) asks it before a request
+goes out and tells it the answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from urllib.parse import urlsplit
+
+# Errors in a row, with no page found, after which a family's links from the pages
+# that linked them are not fetched.
+FAIL_AFTER = 3
+_STEM = re.compile(r"[A-Za-z]*")
+
+
+def family(url: str) -> str:
+    """Host, folder and the file name's leading letters: ``host/it/docs/http/ngx``."""
+    parts = urlsplit(url)
+    folder, _, name = parts.path.rpartition("/")
+    stem = _STEM.match(name)
+    return f"{parts.netloc}{folder}/{stem.group(0).lower() if stem else ''}"
+
+
+class MissingFamilies:
+    def __init__(self, fail_after: int = FAIL_AFTER):
+        self.fail_after = fail_after
+        self.alive: set[str] = set()                 # families with a page found
+        self.testing: dict[str, str] = {}            # family -> the URL out as its test
+        self.failures: Counter = Counter()           # (family, linking page) -> errors
+        self.waiting: dict[str, dict] = defaultdict(dict)   # family -> URL -> request
+        self.linked_by: dict[str, set] = defaultdict(set)   # URL -> pages linking it
+
+    def linked(self, url: str, page: str | None) -> None:
+        """``page`` links ``url`` (while its family is not known to exist)."""
+        if page is not None and family(url) not in self.alive:
+            self.linked_by[url].add(page)
+
+    def _unbelieved(self, fam: str, url: str) -> bool:
+        """Every page linking ``url`` linked ``fail_after`` errors of its family."""
+        pages = self.linked_by.get(url)
+        return bool(pages) and all(self.failures[fam, p] >= self.fail_after for p in pages)
+
+    def admit(self, url: str, request) -> bool:
+        """May ``request`` (for ``url``) go out now? If not, it waits here."""
+        fam = family(url)
+        if fam in self.alive:
+            return True
+        tested = self.testing.get(fam)
+        if tested == url:
+            return True
+        if tested is not None or self._unbelieved(fam, url):
+            self.waiting[fam][url] = request
+            return False
+        self.testing[fam] = url
+        return True
+
+    def answered(self, url: str, found: bool) -> list:
+        """The server answered ``url``: a page (``found``) or an error. The waiting
+        requests to send now: the whole family after a page, the next test after an
+        error (none once every page linking the rest linked too many errors)."""
+        fam = family(url)
+        tested = self.testing.get(fam) == url
+        if found:
+            self.testing.pop(fam, None) if tested else None
+            if fam in self.alive:
+                return []
+            self.alive.add(fam)
+            waiting = self.waiting.pop(fam, {})
+            for waiting_url in waiting:
+                self.linked_by.pop(waiting_url, None)
+            return list(waiting.values())
+        if not tested:
+            return []
+        del self.testing[fam]
+        for page in self.linked_by.get(url, ()):
+            self.failures[fam, page] += 1
+        return self._next_test(fam)
+
+    def _next_test(self, fam: str) -> list:
+        waiting = self.waiting.get(fam, {})
+        for url in sorted(waiting):
+            if not self._unbelieved(fam, url):
+                self.testing[fam] = url
+                return [waiting.pop(url)]
+        return []
+
+    def stalled(self) -> list:
+        """The crawl ran dry: tests that were never answered (dropped on their way)
+        give way to the next of their family."""
+        released = []
+        for fam in list(self.testing):
+            del self.testing[fam]
+            released += self._next_test(fam)
+        return released
+
+    def failing(self, url: str) -> bool:
+        """Has ``url``'s family led to ``fail_after`` errors and no page so far? (A
+        counterpart guessed into it would most likely be one more.)"""
+        fam = family(url)
+        return fam not in self.alive and sum(
+            n for (f, _), n in self.failures.items() if f == fam) >= self.fail_after
+
+    def left(self) -> int:
+        """Requests that wait for good: their family led only to errors."""
+        return sum(len(w) for w in self.waiting.values())

@@ -1,0 +1,59 @@
+"""A partly translated site crawled from its big side, whose pages link nothing of the
+small one (testkit/partial_site.py: 30 English pages, 5 of them translated into German,
+the German side announced only by a neutral news page).
+
+The crawl must find the German side from the start URL's language code (a language
+probe, ``/en/`` -> ``/de/``), walk it, fetch only the English pages that are
+counterparts, and leave the rest of the English side and the neutral pages alone:
+every gold pair, at most 2.5 responses per pair (robots.txt included).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bitextcrawl.demo.server import serve_directory
+from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
+from testkit.partial_site import write_partial_site
+from tests.conftest import SHARED_DATA, run_crawl
+
+pytestmark = pytest.mark.integration
+
+PER_PAIR = 2.5
+
+
+def test_the_small_side_is_found_from_the_big_side_and_walked(tmp_path):
+    gold_paths = write_partial_site(tmp_path / "site", n_pages=30, n_translated=5)
+    with serve_directory(str(tmp_path / "site")) as server:
+        run_crawl(f"{server.url}/en/", tmp_path / "out", langs="en,de", timeout=300)
+        responses = sum(server.hits.values())
+    gold = [(server.url + a, server.url + b) for a, b in gold_paths]
+    scores = evaluate(gold, read_pairs_jsonl(tmp_path / "out" / "pairs.jsonl"),
+                      directory_index="index.html")
+    stats = json.loads((tmp_path / "out" / "stats.json").read_text())["crawl"]
+    assert scores["tp"] == len(gold), scores
+    # 6 pairs: 12 pages and robots.txt; the other 25 English pages and the root's
+    # neutral pages are not fetched
+    assert responses <= PER_PAIR * len(gold), (responses, stats)
+    assert stats["bitext/focus/small_side/lang_probes"] == 1, stats
+
+
+def test_nginx_hebrew_found_from_the_english_side(tmp_path):
+    """nginx.org from /en/, en–he: nothing on /en/ links /he/ (5 pages translated)."""
+    site, gold_file = SHARED_DATA / "nginx" / "site", SHARED_DATA / "nginx" / "gold" / "en-he.tsv"
+    if not site.is_dir() or not gold_file.is_file():
+        pytest.skip(f"real data not found at {SHARED_DATA / 'nginx'} (../shared/data beside "
+                    "the project)")
+    from bitextcrawl.pairing.evaluate import read_gold
+
+    with serve_directory(str(site)) as server:
+        run_crawl(f"{server.url}/en/", tmp_path, langs="en,he", timeout=300)
+        gold = read_gold(gold_file, base=server.url + "/")
+    scores = evaluate(gold, read_pairs_jsonl(tmp_path / "pairs.jsonl"),
+                      directory_index="index.html")
+    responses = json.loads((tmp_path / "stats.json").read_text())["crawl"][
+        "downloader/response_count"]
+    assert scores["recall"] == 1.0, scores
+    assert responses <= PER_PAIR * len(gold), responses
