@@ -102,6 +102,9 @@ class Frontier:
         self._resume.pop(key, None)
 
     def spider_idle(self):
+        state = getattr(self.owner, "state", None)
+        if state is not None:   # the idle work decides on what every worker learned
+            state.sync()
         if self.run_idle(self.owner):
             raise DontCloseSpider
 

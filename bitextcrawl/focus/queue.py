@@ -40,6 +40,9 @@ class FocusQueue:
         self.untranslated: dict[str, str] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
         self.held: dict[str, dict[str, Any]] = defaultdict(dict)  # lang -> URL -> request
+        # on_hold(url, request, lang) for each link held here (the workers of a
+        # distributed crawl hold it too: focus/sharing.py)
+        self.on_hold: Callable | None = None
 
     def hold(self, url: str, request, lang: str) -> bool:
         """Keep ``request`` with the held links of ``lang``; False if it is held already."""
@@ -47,6 +50,8 @@ class FocusQueue:
         if url in held:
             return False
         held[url] = request
+        if self.on_hold is not None:
+            self.on_hold(url, request, lang)
         return True
 
     def held_links(self) -> dict[str, list[str]]:
@@ -71,6 +76,7 @@ class FocusState:
                  shape: SiteShape, small_side: Callable[[], object]):
         self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
         self.small_side = small_side
+        self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
 
     def no_translation(self, url: str, lang: str) -> bool:
         """Switch absence: the site says ``url`` (in ``lang``) has no translation."""

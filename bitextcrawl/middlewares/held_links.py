@@ -20,8 +20,8 @@ class HeldLinksMiddleware:
     def __init__(self, crawler):
         self.crawler = crawler
         # A request held here has passed the dupefilter: where that filter is shared by
-        # several workers (the distributed profile), no other worker may fetch it, and a
-        # worker that holds it never sees the switch that makes it a counterpart.
+        # several workers (the distributed profile), the held link is shared with them
+        # (focus/sharing.py) and a released copy goes to the first worker to claim it.
         self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
 
     @classmethod
@@ -58,6 +58,12 @@ class HeldLinksMiddleware:
             # nginx.org /en/docs/dirindex.html was downloaded twice.
             self._discard(request, "requested_twice_dropped",
                           "another request for this URL went out already")
+        sharing = focus.sharing
+        if sharing is not None and request.dont_filter and request.meta.get("bitext_released") \
+                and not request.meta.get("retry_times") and not sharing.claim_request(url):
+            # a held link past the shared dupefilter, which another worker requested
+            self._discard(request, "shared/requested_elsewhere",
+                          "another worker requested this held link")
         same = request.meta.get("bitext_same_lang")
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back

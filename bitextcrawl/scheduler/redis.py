@@ -8,7 +8,8 @@ one through. It also keeps the worker registry (:mod:`.registry`): an idle worke
 open (``DontCloseSpider``) while the shared queue has requests or another live worker is
 busy, so workers stop together when the site is done; while it waits it looks at the
 shared queue and the registry twice a second (the engine itself only asks its scheduler
-again at its 5 s heartbeat). :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
+again at its 5 s heartbeat). Twice a second too, it has the crawl state read what the other
+workers learned (``CrawlState.sync``). :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
 first-in-first-out order within a priority.
 
 scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
@@ -104,7 +105,8 @@ class RedisFrontierScheduler(Scheduler):
         logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "
                     "queued)", key, self.registry.name, n, len(self.queue))
         for func, interval in ((self.registry.beat, max(1.0, self.worker_timeout / 4)),
-                               (self.poll, self.poll_interval)):
+                               (self.poll, self.poll_interval),
+                               (self.sync_state, self.poll_interval)):
             loop = create_looping_call(func)
             loop.start(interval, now=False)
             self._loops.append(loop)
@@ -141,6 +143,18 @@ class RedisFrontierScheduler(Scheduler):
             slot = getattr(self.crawler.engine, "_slot", None)
             if slot is not None:
                 slot.nextcall.schedule()
+
+    def sync_state(self) -> None:
+        """What the other workers learned since the last look, learned here
+        (``CrawlState.sync``; the crawl state's Redis backing, where it has one)."""
+        try:
+            n = CrawlContext.from_crawler(self.crawler).state.sync()
+        except Exception:   # (a LoopingCall stops at its first error)
+            logger.exception("Distributed crawl: reading what the other workers learned "
+                             "failed")
+            return
+        if n:
+            self.stats.inc_value("bitext/distributed/shared_read", n)
 
     def leave(self) -> bool | None:
         """Leave the registry (once); True if this worker is the last one."""
