@@ -87,6 +87,8 @@ class RedisFrontierScheduler(Scheduler):
         # Connected after the pipelines' handlers: deep page recovery (spider_idle of the
         # pairing pipeline) has pushed its requests by the time this one looks at the queue.
         crawler.signals.connect(instance.spider_idle, signal=signals.spider_idle)
+        # what the workers already running learned, before the first request goes out
+        crawler.signals.connect(instance.sync_state, signal=signals.spider_opened)
         return instance
 
     def open(self, spider):
@@ -144,7 +146,7 @@ class RedisFrontierScheduler(Scheduler):
             if slot is not None:
                 slot.nextcall.schedule()
 
-    def sync_state(self) -> None:
+    def sync_state(self, spider=None) -> None:
         """What the other workers learned since the last look, learned here
         (``CrawlState.sync``; the crawl state's Redis backing, where it has one)."""
         try:
