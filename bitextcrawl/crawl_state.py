@@ -63,6 +63,7 @@ class CrawlState:
         self.redirect_rules = None               # RedirectRules, where redirects are learned
         self.focus = None                        # FocusState (focus/queue.py), where focused
         self._sections: dict[str, Callable[[], object]] = {}
+        self._shared_sections: set[str] = set()
         self._record_consumers: list[Callable] = []
         self._remote_consumers: list[Callable] = []
         self._fact_consumers: dict[str, list[Callable]] = {}
@@ -74,12 +75,19 @@ class CrawlState:
 
     # ---- persistence ---------------------------------------------------------------------
 
-    def add_section(self, name: str, dump: Callable[[], object]) -> None:
-        """Persist ``dump()`` under ``name`` when the crawl stops."""
+    def add_section(self, name: str, dump: Callable[[], object], shared: bool = False) -> None:
+        """Persist ``dump()`` under ``name`` when the crawl stops. ``shared``: what the
+        section holds is rebuilt from the pages and facts of every worker where the state
+        has a backing (:meth:`sync` reads them from the start), so it is not read back
+        there (it would count them twice)."""
         self._sections[name] = dump
+        if shared:
+            self._shared_sections.add(name)
 
     def section(self, store, name: str, default=None):
         """What section ``name`` held when the last run stopped (``default`` if nothing)."""
+        if self.backing is not None and name in self._shared_sections:
+            return default
         if self._saved is None:
             self._saved = store.get_meta(STATE_KEY, None) or {}
             if not self._saved:   # a store of before the one blob

@@ -132,7 +132,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 lambda request: request.to_dict(spider=crawler.spider),
                 lambda data: request_from_dict(data, spider=crawler.spider))
             context.state.focus.sharing = self.sharing
-            context.state.add_section("focus", self._state)
+            context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_guess_hook(self.judge.unfiltered)
 

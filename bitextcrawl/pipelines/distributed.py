@@ -7,7 +7,7 @@
 :class:`DistributedPageStorePipeline`
     the page store pipeline with a WARC file per worker (``pages-<host>-<pid>.warc.gz``),
     which gives the crawl state its Redis backing: each worker learns from the pages and
-    facts of all (``context.state.sync``, twice a second and when it runs dry).
+    facts of all (``context.state.sync``: ``scheduler/redis.py`` says when).
 :class:`DistributedClosingPipeline`
     the closing pipeline, run by the *last* worker to leave the registry (checked
     atomically in Redis, with the shared queue empty): it decides the pairs of the whole

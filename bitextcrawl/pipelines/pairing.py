@@ -95,7 +95,7 @@ class UrlPairingPipeline:
         self.new_pages = 0
         self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
-        self.context.state.add_section("recovery", self.guesses.to_state)
+        self.context.state.add_section("recovery", self.guesses.to_state, shared=True)
         self.context.state.on_stored_record(self._observe)
         # the pages and answers of the other workers of a distributed crawl
         self.context.state.on_remote_record(self._add_page)

@@ -8,8 +8,9 @@ one through. It also keeps the worker registry (:mod:`.registry`): an idle worke
 open (``DontCloseSpider``) while the shared queue has requests or another live worker is
 busy, so workers stop together when the site is done; while it waits it looks at the
 shared queue and the registry twice a second (the engine itself only asks its scheduler
-again at its 5 s heartbeat). Twice a second too, it has the crawl state read what the other
-workers learned (``CrawlState.sync``). :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
+again at its 5 s heartbeat). It has the crawl state read what the other workers learned
+(``CrawlState.sync``) as it opens, before it takes a request from the shared queue (at most
+every 50 ms) and twice a second. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
 first-in-first-out order within a priority.
 
 scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
@@ -19,6 +20,7 @@ dupefilter are used here (not ``RedisSpider``).
 from __future__ import annotations
 
 import logging
+import time
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
@@ -71,6 +73,7 @@ class RedisFrontierScheduler(Scheduler):
     """
 
     poll_interval = 0.5  # seconds between looks at the shared queue while idle
+    sync_interval = 0.05  # least seconds between two reads of what the others learned
 
     def __init__(self, server, *args, **kwargs):
         super().__init__(server, *args, **kwargs)
@@ -78,6 +81,7 @@ class RedisFrontierScheduler(Scheduler):
         self.registry: WorkerRegistry | None = None
         self.is_idle = False
         self._loops = []
+        self._synced_at = 0.0
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -122,6 +126,12 @@ class RedisFrontierScheduler(Scheduler):
         return True
 
     def next_request(self):
+        now = time.monotonic()
+        if now - self._synced_at >= self.sync_interval:
+            # the request about to go out is judged (held, dropped) on what every
+            # worker has learned, not on what this one knew half a second ago
+            self._synced_at = now
+            self.sync_state()
         request = self.queue.pop(self.idle_before_close)
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")

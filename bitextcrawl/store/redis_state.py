@@ -11,7 +11,8 @@ by the distributed profile's page store pipeline).
   worker only.
 
 Each look is two or three round trips (LRANGE, HMGET of the new pages); the workers look
-twice a second and when they run dry (``scheduler/redis.py``, ``extensions/frontier.py``).
+before each request they take (at most every 50 ms), twice a second, and when they run
+dry (``scheduler/redis.py``, ``extensions/frontier.py``).
 """
 
 from __future__ import annotations
