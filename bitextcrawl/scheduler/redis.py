@@ -106,6 +106,9 @@ class RedisFrontierScheduler(Scheduler):
         self.registry = WorkerRegistry(self.server, key, self.queue.key, worker_name(),
                                        self.worker_timeout)
         self.registry.join()
+        # the idle-time work (deep recovery, held links released, parallel links) runs
+        # once every worker has run dry, as in a single crawl
+        CrawlContext.from_crawler(self.crawler).frontier.crawl_dry = self.registry.idle
         n = len(self.registry.workers())
         self.stats.max_value("bitext/distributed/workers", n)
         logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "

@@ -114,3 +114,36 @@ def test_shared_sections_are_rebuilt_not_read_back_where_the_state_has_a_backing
     state.backing = MemoryBacking(Meeting(), "one")
     assert state.section(Store(), "focus", {}) == {}       # rebuilt by sync instead
     assert state.section(Store(), "parallel_links") == {"m": 1}
+
+
+def test_a_worker_that_stored_one_language_only_is_judged_on_the_whole_crawl(tmp_path):
+    """The exit status of a distributed worker: the pages per language of every worker
+    (the shared store), not of this one alone (all its pages English: no status 3)."""
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from bitextcrawl.context import CrawlContext
+    from bitextcrawl.extensions.outcome import CrawlOutcome
+    from bitextcrawl.spiders.bitext import BitextSpider
+
+    class SharedStore:
+        def urls_by_lang(self):
+            return {"en": ["http://a/en/1", "http://a/en/2"], "zh": ["http://a/cn/1"]}
+
+        def close(self):
+            pass
+
+    crawler = get_crawler(BitextSpider, {"BITEXT_OUTPUT_DIR": str(tmp_path / "out"),
+                                         "BITEXT_ALIGN_ENABLED": "False"})
+    crawler.stats = MemoryStatsCollector(crawler)
+    crawler.spider = BitextSpider.from_crawler(crawler, start_url="http://a/cn/",
+                                               langs="en,zh")
+    crawler.stats.set_value("bitext/pages/stored/en", 2)
+    outcome = CrawlOutcome(crawler)
+    outcome.spider_closed(reason="finished")
+    assert crawler.stats.get_value("bitext/exit_status") == 3      # alone: no Chinese page
+    context = CrawlContext.from_crawler(crawler)
+    context.state.backing = MemoryBacking(Meeting(), "one")
+    context._store = SharedStore()
+    outcome.spider_closed(reason="finished")
+    assert crawler.stats.get_value("bitext/exit_status") == 0
