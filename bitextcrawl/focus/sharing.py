@@ -1,6 +1,6 @@
 """The focus's learning shared between the workers of one crawl (no Scrapy here): pages
-another worker stored are learned from as pages crawled here; the links it holds are held
-here too, so any worker can release them; the samples of the yield learning count for
+another worker stored are learned from as pages crawled here; the links it holds (the
+focus's and the small side's) are held here too, so any worker can release them; the samples of the yield learning count for
 all. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
 without a backing there, nothing is published and nothing comes in.
 
@@ -25,28 +25,42 @@ logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
 class FocusSharing:
     def __init__(self, state, queue: FocusQueue, yields: YieldLearning, stats,
-                 learn_page: Callable, to_dict: Callable, from_dict: Callable):
+                 learn_page: Callable, to_dict: Callable, from_dict: Callable,
+                 small_side: Callable):
         self.state, self.queue, self.yields, self.stats = state, queue, yields, stats
         self.learn_page = learn_page
         self.to_dict, self.from_dict = to_dict, from_dict
+        self.small_side = small_side   # () -> the SmallSide of the crawl, or None
         queue.on_hold = self.held_here
         state.on_remote_record(self.remote_page)
         state.on_fact("focus_held", self.remote_held)
+        state.on_fact("small_side_held", self.remote_small_side_held)
         state.on_fact("focus_sample", self.remote_sample)
 
     # ---- what this worker tells ---------------------------------------------------------
 
     def held_here(self, url: str, request, lang: str) -> None:
         """A link this worker holds: held by every worker."""
+        data = self._dict(url, request)
+        if data is not None:
+            self.state.publish("focus_held", (lang, data, bool(request.dont_filter)))
+
+    def small_side_held(self, url: str, request, lang: str, counterpart: str | None) -> None:
+        """A big-side request the small side holds here (``sites/small_side.py``): held
+        by every worker, so that a probe or its counterpart releases it wherever."""
+        data = self._dict(url, request)
+        if data is not None:
+            self.state.publish("small_side_held", (lang, data, counterpart))
+
+    def _dict(self, url: str, request) -> dict | None:
         if self.state.backing is None:
-            return
+            return None
         try:
-            data = self.to_dict(request)
+            return self.to_dict(request)
         except Exception as exc:   # (a meta value that does not serialise: kept here only)
             logger.debug("Focus: held link %s not shared: %s", url, exc)
             self.stats.inc_value("bitext/focus/shared/held_not_shared")
-            return
-        self.state.publish("focus_held", (lang, data, bool(request.dont_filter)))
+            return None
 
     def sample(self, url: str, lang: str, yielded: bool) -> None:
         """A sample counted here (``YieldLearning.sample``): counted by every worker."""
@@ -68,6 +82,9 @@ class FocusSharing:
                 queue.requested.add(url)
                 for held in queue.held.values():
                     held.pop(url, None)
+                side = self.small_side()
+                if side is not None:
+                    side.forget(url)
         self.stats.inc_value("bitext/focus/shared/pages")
         self.learn_page(record)
 
@@ -86,6 +103,20 @@ class FocusSharing:
             self.stats.inc_value("bitext/focus/shared/held")
         if filtered:
             self.queue.filtered.add(url)
+
+    def remote_small_side_held(self, value) -> None:
+        lang, data, counterpart = value
+        url, side = data.get("url"), self.small_side()
+        if not url or side is None or url in self.queue.downloaded or url in side.held:
+            return
+        try:
+            request = self.from_dict(data)
+        except Exception as exc:
+            logger.debug("Focus: held link %s of another worker unreadable: %s", url, exc)
+            return
+        side.hold(url, lang, request, counterpart)
+        self.queue.filtered.add(url)
+        self.stats.inc_value("bitext/focus/shared/small_side_held")
 
     def remote_sample(self, value) -> None:
         url, lang, yielded = value

@@ -130,7 +130,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.sharing = FocusSharing(
                 context.state, self.queue, self.yields, self.stats, self.learn_page,
                 lambda request: request.to_dict(spider=crawler.spider),
-                lambda data: request_from_dict(data, spider=crawler.spider))
+                lambda data: request_from_dict(data, spider=crawler.spider),
+                lambda: self.small_side)
             context.state.focus.sharing = self.sharing
             context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)

@@ -103,7 +103,10 @@ class HeldLinksMiddleware:
         counterpart = side.counterpart(request.url, lang)
         if counterpart is None or counterpart in side.pages:
             return False
-        side.hold(request.url, lang, request.replace(dont_filter=True), counterpart)
+        held = request.replace(dont_filter=True)
+        side.hold(request.url, lang, held, counterpart)
+        if focus.sharing is not None:   # (held by the other workers of the crawl too)
+            focus.sharing.small_side_held(request.url, held, lang, counterpart)
         focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/small_side/held")
         return True
