@@ -3,7 +3,7 @@
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
     python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
     python bench/bench_distributed.py --scale [--workers 1,2,4] [--pairs 300] [--nginx] [--keep DIR]
-                                      [--runs N] [--only demo|manual|nginx]
+                                      [--runs N] [--only demo|manual|nginx] [--set NAME=VALUE]
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -243,7 +243,8 @@ def cost_main(with_nginx: bool, keep: str | None) -> None:
 
 
 def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
-               demo_pairs: int, runs: int = 1, only: str | None = None) -> None:
+               demo_pairs: int, runs: int = 1, only: str | None = None,
+               extra: dict | None = None) -> None:
     """Responses per pair, pairs found, crawl and closing wall time for N workers; with
     ``runs`` > 1 each count is crawled that many times, then a summary line per count."""
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-dist-scale-"))
@@ -261,7 +262,8 @@ def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
                     per_run = []
                     for k in range(runs):
                         out = base / f"{name.split()[0]}-x{n}" / f"run{k + 1}"
-                        r = cost_run(server, start_url, langs, gold, out, n, redis_url, index)
+                        r = cost_run(server, start_url, langs, gold, out, n, redis_url, index,
+                                     extra)
                         closing = json.loads((out / "stats.json").read_text())["seconds"]
                         per_run.append(r)
                         print(f"{name:<17} {n:>7} {k + 1:>3} {r['responses']:>9} "
@@ -300,6 +302,8 @@ def main() -> None:
                         help="with --scale: comma-separated worker counts")
     parser.add_argument("--runs", type=int, default=1,
                         help="with --scale: crawls per worker count (and a summary)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --scale: a Scrapy setting for every worker (repeatable)")
     parser.add_argument("--only", choices=("demo", "manual", "nginx"),
                         help="with --scale: this site alone (nginx implies --nginx)")
     args = parser.parse_args()
@@ -314,8 +318,11 @@ def main() -> None:
             raise SystemExit(f"--workers takes numbers of 1 or more; got {args.workers}")
         if args.runs < 1:
             raise SystemExit(f"--runs takes a number of 1 or more; got {args.runs}")
+        if any("=" not in item for item in args.set):
+            raise SystemExit(f"--set takes NAME=VALUE; got {args.set}")
         scale_main(counts, args.nginx or args.only == "nginx", args.keep,
-                   args.pairs if args.only in (None, "demo") else 0, args.runs, args.only)
+                   args.pairs if args.only in (None, "demo") else 0, args.runs, args.only,
+                   dict(item.split("=", 1) for item in args.set))
         return
     if args.manual:
         cost_main(args.nginx, args.keep)
