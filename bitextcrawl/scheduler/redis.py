@@ -10,7 +10,10 @@ busy, so workers stop together when the site is done; while it waits it looks at
 shared queue and the registry twice a second (the engine itself only asks its scheduler
 again at its 5 s heartbeat). It has the crawl state read what the other workers learned
 (``CrawlState.sync``) as it opens, before it takes a request from the shared queue (at most
-every 50 ms) and twice a second. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
+every 50 ms) and twice a second. It takes a request only when its downloader can send it
+at once (``CONCURRENT_REQUESTS_PER_DOMAIN`` in flight at most, the site's): a request that
+would wait in a downloader slot stays in the shared queue, for whichever worker is free,
+judged when it goes. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
 first-in-first-out order within a priority.
 
 scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
@@ -82,12 +85,15 @@ class RedisFrontierScheduler(Scheduler):
         self.is_idle = False
         self._loops = []
         self._synced_at = 0.0
+        self.max_taken = 0
 
     @classmethod
     def from_crawler(cls, crawler):
         instance = super().from_crawler(crawler)
         instance.crawler = crawler
         instance.worker_timeout = crawler.settings.getfloat("BITEXT_WORKER_TIMEOUT")
+        # requests a worker has in its downloader at most: those it can send at once
+        instance.max_taken = crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
         # Connected after the pipelines' handlers: deep page recovery (spider_idle of the
         # pairing pipeline) has pushed its requests by the time this one looks at the queue.
         crawler.signals.connect(instance.spider_idle, signal=signals.spider_idle)
@@ -129,6 +135,15 @@ class RedisFrontierScheduler(Scheduler):
         return True
 
     def next_request(self):
+        engine = getattr(self.crawler, "engine", None)
+        downloader = getattr(engine, "downloader", None)
+        if self.max_taken and downloader is not None \
+                and len(downloader.active) >= self.max_taken:
+            # A request taken now would wait in the downloader's slot (Scrapy takes up to
+            # CONCURRENT_REQUESTS for one site's CONCURRENT_REQUESTS_PER_DOMAIN): judged by
+            # what is known now, where no other worker can take it. Left in the shared
+            # queue, it is judged when it can go, on what every worker has learned.
+            return None
         now = time.monotonic()
         if now - self._synced_at >= self.sync_interval:
             # the request about to go out is judged (held, dropped) on what every
