@@ -21,7 +21,8 @@ class HeldLinksMiddleware:
         self.crawler = crawler
         # A request held here has passed the dupefilter: where that filter is shared by
         # several workers (the distributed profile), the held link is shared with them
-        # (focus/sharing.py) and a released copy goes to the first worker to claim it.
+        # (focus/sharing.py), and any copy that skips the filter goes out from the first
+        # worker to claim its URL.
         self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
 
     @classmethod
@@ -58,12 +59,6 @@ class HeldLinksMiddleware:
             # nginx.org /en/docs/dirindex.html was downloaded twice.
             self._discard(request, "requested_twice_dropped",
                           "another request for this URL went out already")
-        sharing = focus.sharing
-        if sharing is not None and request.dont_filter and request.meta.get("bitext_released") \
-                and not request.meta.get("retry_times") and not sharing.claim_request(url):
-            # a held link past the shared dupefilter, which another worker requested
-            self._discard(request, "shared/requested_elsewhere",
-                          "another worker requested this held link")
         same = request.meta.get("bitext_same_lang")
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
@@ -84,6 +79,15 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._small_side_holds(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("held: its counterpart on the small side is not known")
+        sharing = focus.sharing
+        if sharing is not None and request.dont_filter and not request.meta.get("retry_times") \
+                and not request.meta.get("dont_obey_robotstxt") \
+                and not sharing.claim_request(url):
+            # a copy past the shared dupefilter (a held link released, a guess of one)
+            # that another worker has sent already: the last check, so that a claim is
+            # spent only by a request that goes out
+            self._discard(request, "shared/requested_elsewhere",
+                          "another worker requested this URL past the dupefilter")
         queue.switch_sent(url)
         if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
