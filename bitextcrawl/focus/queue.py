@@ -43,6 +43,7 @@ class FocusQueue:
         # on_hold(url, request, lang) for each link held here (the workers of a
         # distributed crawl hold it too: focus/sharing.py)
         self.on_hold: Callable | None = None
+        self.on_switch_target: Callable | None = None   # on_switch_target(url), as on_hold
 
     def hold(self, url: str, request, lang: str) -> bool:
         """Keep ``request`` with the held links of ``lang``; False if it is held already."""
@@ -53,6 +54,13 @@ class FocusQueue:
         if self.on_hold is not None:
             self.on_hold(url, request, lang)
         return True
+
+    def add_switch_target(self, url: str) -> None:
+        """Some page links ``url`` as a language switch (its counterpart: never held)."""
+        if url not in self.switch_targets:
+            self.switch_targets.add(url)
+            if self.on_switch_target is not None:
+                self.on_switch_target(url)
 
     def held_links(self) -> dict[str, list[str]]:
         return {lang: list(held) for lang, held in self.held.items() if held}

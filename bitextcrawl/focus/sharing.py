@@ -1,7 +1,8 @@
 """The focus's learning shared between the workers of one crawl (no Scrapy here): pages
 another worker stored are learned from as pages crawled here; the links it holds (the
-focus's and the small side's) are held here too, so any worker can release them; the samples of the yield learning count for
-all. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
+focus's and the small side's) are held here too, so any worker can release them; the
+samples of the yield learning count for all; a switch target found anywhere is held
+nowhere. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
 without a backing there, nothing is published and nothing comes in.
 
 A held link is published with its request as a dict (``to_dict``, the middleware's
@@ -26,16 +27,19 @@ logger = logging.getLogger("bitextcrawl.middlewares.focus")
 class FocusSharing:
     def __init__(self, state, queue: FocusQueue, yields: YieldLearning, stats,
                  learn_page: Callable, to_dict: Callable, from_dict: Callable,
-                 small_side: Callable):
+                 small_side: Callable, schedule: Callable):
         self.state, self.queue, self.yields, self.stats = state, queue, yields, stats
         self.learn_page = learn_page
         self.to_dict, self.from_dict = to_dict, from_dict
         self.small_side = small_side   # () -> the SmallSide of the crawl, or None
+        self.schedule = schedule       # schedule(request): a held link released
         queue.on_hold = self.held_here
+        queue.on_switch_target = lambda url: state.publish("switch_target", url)
         state.on_remote_record(self.remote_page)
         state.on_fact("focus_held", self.remote_held)
         state.on_fact("small_side_held", self.remote_small_side_held)
         state.on_fact("focus_sample", self.remote_sample)
+        state.on_fact("switch_target", self.remote_switch_target)
 
     # ---- what this worker tells ---------------------------------------------------------
 
@@ -103,6 +107,8 @@ class FocusSharing:
             self.stats.inc_value("bitext/focus/shared/held")
         if filtered:
             self.queue.filtered.add(url)
+        if url in self.queue.switch_targets:   # (held by a worker that saw no switch to it)
+            self.release_switch_target(url)
 
     def remote_small_side_held(self, value) -> None:
         lang, data, counterpart = value
@@ -117,6 +123,23 @@ class FocusSharing:
         side.hold(url, lang, request, counterpart)
         self.queue.filtered.add(url)
         self.stats.inc_value("bitext/focus/shared/small_side_held")
+
+    def remote_switch_target(self, url: str) -> None:
+        """A language switch another worker found: its target is a counterpart, held by
+        no worker (the request that goes out for it may be an ordinary link's, queued by
+        a worker that never saw the switch)."""
+        self.queue.switch_targets.add(url)
+        self.release_switch_target(url)
+
+    def release_switch_target(self, url: str) -> None:
+        """A held link that is a switch target goes out, as the switch's own request would
+        (the first worker to send it claims it: ``claim_request``)."""
+        for held in self.queue.held.values():
+            request = held.pop(url, None)
+            if request is not None and url not in self.queue.downloaded:
+                request.meta["bitext_released"] = True
+                self.schedule(request)
+                self.stats.inc_value("bitext/focus/shared/released_switch_target")
 
     def remote_sample(self, value) -> None:
         url, lang, yielded = value

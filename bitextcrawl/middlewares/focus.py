@@ -131,7 +131,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 context.state, self.queue, self.yields, self.stats, self.learn_page,
                 lambda request: request.to_dict(spider=crawler.spider),
                 lambda data: request_from_dict(data, spider=crawler.spider),
-                lambda: self.small_side)
+                lambda: self.small_side, self._schedule)
             context.state.focus.sharing = self.sharing
             context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)

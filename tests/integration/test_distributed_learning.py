@@ -218,3 +218,49 @@ def test_a_link_held_by_one_worker_is_released_by_the_other_once(tmp_path):
         assert c1.stats.get_value("bitext/focus/shared/requested_elsewhere") == 1
         for context in (x1, x2):
             context.close()
+
+
+def test_a_switch_target_held_by_a_worker_that_never_saw_the_switch_goes_out(tmp_path):
+    """Worker 1 holds a queued English request at download (English links are held);
+    worker 2 has seen a Chinese page switch to that URL: a counterpart, which a single
+    crawl never holds. Worker 2 learns of the held request and sends it, once."""
+    from scrapy import Request
+    from scrapy.exceptions import IgnoreRequest
+    from scrapy.http import HtmlResponse
+
+    from bitextcrawl.pages.record import PageRecord
+
+    H = "http://h.test"
+    with redis_server(tmp_path) as redis_url:
+        w1, w2 = two_workers(tmp_path, redis_url)
+        (_, f1, d1, x1, _), (_, f2, d2, x2, s2) = w1, w2
+        for i in range(6):
+            page = PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
+                {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}])
+            x1.store.add(page)
+            f1.get_processed_item(page, None)
+        for i in range(10):
+            page = PageRecord(url=f"{H}/en/q{i}.html", lang="en")
+            x1.store.add(page)
+            f1.get_processed_item(page, None)
+        f1.holding.update("en")
+        assert "en" in f1.holding.queue.holding
+        # worker 2 judges a Chinese page's switch to /en/z.html (the dupefilter, which
+        # had seen worker 1's ordinary link to it, drops the switch's own request)
+        zh = PageRecord(url=f"{H}/cn/z.html", lang="zh")
+        response = HtmlResponse(zh.url, body=b"<html></html>", request=Request(
+            zh.url, meta={"bitext_page": zh, "bitext_discovered_by": "link"}))
+        switch = Request(f"{H}/en/z.html", meta={"bitext_link": {
+            "url": f"{H}/en/z.html", "text": "English", "hreflang": "en"}})
+        assert f2.get_processed_request(switch, response) is not None
+        # worker 1 has not looked yet: it holds its ordinary link's request at download
+        with pytest.raises(IgnoreRequest):
+            d1.process_request(Request(f"{H}/en/z.html", meta={"bitext_chain": "en"}))
+        assert f"{H}/en/z.html" in f1.held_links()["en"]
+        x2.state.sync()                  # worker 2 learns of it: a switch target, sent
+        (released,) = [r for r in s2 if r.url == f"{H}/en/z.html"]
+        assert d2.process_request(released) is None
+        x1.state.sync()                  # worker 1 learns of the switch: held no more
+        assert f"{H}/en/z.html" not in f1.held_links().get("en", [])
+        for context in (x1, x2):
+            context.close()
