@@ -139,10 +139,11 @@ class RedisFrontierScheduler(Scheduler):
         downloader = getattr(engine, "downloader", None)
         if self.max_taken and downloader is not None \
                 and len(downloader.active) >= self.max_taken:
-            # A request taken now would wait in the downloader's slot (Scrapy takes up to
-            # CONCURRENT_REQUESTS for one site's CONCURRENT_REQUESTS_PER_DOMAIN): judged by
-            # what is known now, where no other worker can take it. Left in the shared
-            # queue, it is judged when it can go, on what every worker has learned.
+            # A request taken at this point would wait in the downloader's slot (Scrapy
+            # takes up to CONCURRENT_REQUESTS for one site's CONCURRENT_REQUESTS_PER_DOMAIN):
+            # judged on what is known at this point, where no other worker can take it.
+            # Left in the shared queue, it is judged when it can go, on what every worker
+            # has learned.
             return None
         now = time.monotonic()
         if now - self._synced_at >= self.sync_interval:
