@@ -9,8 +9,8 @@ open (``DontCloseSpider``) while the shared queue has requests or another live w
 busy, so workers stop together when the site is done; while it waits it looks at the
 shared queue and the registry twice a second (the engine itself only asks its scheduler
 again at its 5 s heartbeat). It has the crawl state read what the other workers learned
-(``CrawlState.sync``) as it opens, before it takes a request from the shared queue (at most
-every 50 ms) and twice a second. It takes a request only when its downloader can send it
+(``CrawlState.sync``) as it opens, before it takes each request from the shared queue, and
+twice a second. It takes a request only when its downloader can send it
 at once (``CONCURRENT_REQUESTS_PER_DOMAIN`` in flight at most, the site's): a request that
 would wait in a downloader slot stays in the shared queue, for whichever worker is free,
 judged when it goes. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
@@ -23,7 +23,6 @@ dupefilter are used here (not ``RedisSpider``).
 from __future__ import annotations
 
 import logging
-import time
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
@@ -76,7 +75,6 @@ class RedisFrontierScheduler(Scheduler):
     """
 
     poll_interval = 0.5  # seconds between looks at the shared queue while idle
-    sync_interval = 0.05  # least seconds between two reads of what the others learned
 
     def __init__(self, server, *args, **kwargs):
         super().__init__(server, *args, **kwargs)
@@ -84,7 +82,6 @@ class RedisFrontierScheduler(Scheduler):
         self.registry: WorkerRegistry | None = None
         self.is_idle = False
         self._loops = []
-        self._synced_at = 0.0
         self.max_taken = 0
 
     @classmethod
@@ -145,12 +142,9 @@ class RedisFrontierScheduler(Scheduler):
             # Left in the shared queue, it is judged when it can go, on what every worker
             # has learned.
             return None
-        now = time.monotonic()
-        if now - self._synced_at >= self.sync_interval:
-            # the request about to go out is judged (held, dropped) on what every
-            # worker has learned, not on what this one knew half a second ago
-            self._synced_at = now
-            self.sync_state()
+        # the request about to go out is judged (held, dropped) on what every worker has
+        # learned (two Redis round trips when nothing is new)
+        self.sync_state()
         request = self.queue.pop(self.idle_before_close)
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")

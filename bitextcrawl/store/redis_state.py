@@ -11,7 +11,7 @@ by the distributed profile's page store pipeline).
   worker only.
 
 Each look is two or three round trips (LRANGE, HMGET of the new pages); the workers look
-before each request they take (at most every 50 ms), twice a second, and when they run
+before each request they take, twice a second, and when they run
 dry (``scheduler/redis.py``, ``extensions/frontier.py``).
 """
 
