@@ -3,6 +3,7 @@
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
     python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
     python bench/bench_distributed.py --scale [--workers 1,2,4] [--pairs 300] [--nginx] [--keep DIR]
+                                      [--runs N] [--only demo|manual|nginx] [--set NAME=VALUE]
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -242,22 +243,43 @@ def cost_main(with_nginx: bool, keep: str | None) -> None:
 
 
 def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
-               demo_pairs: int) -> None:
-    """Responses per pair, pairs found, crawl and closing wall time for N workers."""
+               demo_pairs: int, runs: int = 1, only: str | None = None,
+               extra: dict | None = None) -> None:
+    """Responses per pair, pairs found, crawl and closing wall time for N workers; with
+    ``runs`` > 1 each count is crawled that many times, then a summary line per count."""
     base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="bench-dist-scale-"))
     print(f"outputs and worker logs under {base}; {os.cpu_count()} CPUs")
-    print(f"{'site':<17} {'workers':>7} {'responses':>9} {'resp/pair':>9} {'pairs/gold':>10} "
-          f"{'crawl s':>8} {'closing s':>9}", flush=True)
+    print(f"{'site':<17} {'workers':>7} {'run':>3} {'responses':>9} {'resp/pair':>9} "
+          f"{'pairs/gold':>10} {'crawl s':>8} {'closing s':>9}", flush=True)
     with tempfile.TemporaryDirectory() as rtmp, redis_server(Path(rtmp)) as redis_url:
         for name, start_url, langs, gold, index, server in cost_sites(with_nginx, demo_pairs):
+            if only and not name.startswith(only):
+                server.httpd.server_close()   # (bound, never started)
+                continue
+            summary = []
             with server:
                 for n in workers:
-                    out = base / f"{name.split()[0]}-x{n}"
-                    r = cost_run(server, start_url, langs, gold, out, n, redis_url, index)
-                    closing = json.loads((out / "stats.json").read_text())["seconds"]
-                    print(f"{name:<17} {n:>7} {r['responses']:>9} {r['per_pair']:>9.2f} "
-                          f"{r['tp']:>5}/{r['gold']:<4} {r['wall'] - closing:>8.1f} "
-                          f"{closing:>9.1f}", flush=True)
+                    per_run = []
+                    for k in range(runs):
+                        out = base / f"{name.split()[0]}-x{n}" / f"run{k + 1}"
+                        r = cost_run(server, start_url, langs, gold, out, n, redis_url, index,
+                                     extra)
+                        closing = json.loads((out / "stats.json").read_text())["seconds"]
+                        per_run.append(r)
+                        print(f"{name:<17} {n:>7} {k + 1:>3} {r['responses']:>9} "
+                              f"{r['per_pair']:>9.2f} {r['tp']:>5}/{r['gold']:<4} "
+                              f"{r['wall'] - closing:>8.1f} {closing:>9.1f}", flush=True)
+                    summary.append((n, per_run))
+            if runs > 1:
+                print(f"{name}: per worker count, over {runs} runs: responses per pair "
+                      f"min/mean/max, pairs found min/max (gold), runs with every pair")
+                for n, per_run in summary:
+                    pp = [r["per_pair"] for r in per_run]
+                    tp = [r["tp"] for r in per_run]
+                    full = sum(1 for r in per_run if r["tp"] == r["gold"])
+                    print(f"  {n} workers: {min(pp):.2f}/{sum(pp) / len(pp):.2f}/{max(pp):.2f}"
+                          f"  pairs {min(tp)}-{max(tp)} ({per_run[0]['gold']})"
+                          f"  every pair in {full}/{runs} runs", flush=True)
 
 
 def main() -> None:
@@ -278,6 +300,12 @@ def main() -> None:
                              "1, 2 and 4 workers (alignment on)")
     parser.add_argument("--workers", default="1,2,4",
                         help="with --scale: comma-separated worker counts")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="with --scale: crawls per worker count (and a summary)")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="with --scale: a Scrapy setting for every worker (repeatable)")
+    parser.add_argument("--only", choices=("demo", "manual", "nginx"),
+                        help="with --scale: this site alone (nginx implies --nginx)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server not found on PATH (apt-get install redis-server)")
@@ -288,7 +316,13 @@ def main() -> None:
             raise SystemExit(f"--workers takes whole numbers, e.g. 1,2,4; got {args.workers}")
         if not counts or min(counts) < 1:
             raise SystemExit(f"--workers takes numbers of 1 or more; got {args.workers}")
-        scale_main(counts, args.nginx, args.keep, args.pairs)
+        if args.runs < 1:
+            raise SystemExit(f"--runs takes a number of 1 or more; got {args.runs}")
+        if any("=" not in item for item in args.set):
+            raise SystemExit(f"--set takes NAME=VALUE; got {args.set}")
+        scale_main(counts, args.nginx or args.only == "nginx", args.keep,
+                   args.pairs if args.only in (None, "demo") else 0, args.runs, args.only,
+                   dict(item.split("=", 1) for item in args.set))
         return
     if args.manual:
         cost_main(args.nginx, args.keep)

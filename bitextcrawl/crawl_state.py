@@ -11,8 +11,8 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
   stored record (:meth:`on_stored_record`); a resumed crawl reads the store once
   (:meth:`replay`), every record to each of them.
 * **Learned once.** Each page record the crawl makes is learned here, once
-  (:meth:`learn_page`: the spider, and :meth:`replay` for a resumed crawl's stored
-  pages): the site's one URL-token learner (``pages/site.py`` :class:`CrawlUrlTokens`,
+  (:meth:`learn_page`: the spider; :meth:`replay` for a resumed crawl's stored pages;
+  :meth:`sync` for the pages other workers stored): the site's one URL-token learner (``pages/site.py`` :class:`CrawlUrlTokens`,
   read by the focus, the pairing pipeline and the parallel-link index) and the pages per
   language.
 * **Shared facts.** The URLs the server answered in this run, the first URL each
@@ -20,12 +20,22 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
   (``pages/redirect_rules.py``; the redirect middlewares, spider and downloader side,
   read the one set), and the focus's queue and policies (``focus/queue.py``; the focus
   middlewares, spider and downloader side, read the one).
+* **Learned together.** Where several workers crawl one site (the distributed profile), a
+  *backing* (:class:`StateBacking`, set by the profile: ``store/redis_state.py``) carries
+  what each one learns to the others: :meth:`sync` feeds the records the other workers
+  stored since the last look to the same ``on_stored_record`` consumers and to the
+  ``on_remote_record`` ones (the learning a component does on a page it crawled itself),
+  and the facts that are no page records (``publish``: a redirect seen, a guess answered,
+  a link held) to the ``on_fact`` consumers of their kind; ``claim`` lets one worker only
+  do a thing once for all (request a released held link). Without a backing, publishing
+  and syncing do nothing and every claim is granted.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from bitextcrawl.pages.site import CrawlUrlTokens
 
@@ -34,6 +44,22 @@ STATE_KEY = "crawl_state"
 #: Where a section lived before the one blob (read on resume of an older store).
 LEGACY_KEYS: dict[str, str | dict[str, str]] = {"focus": "focus", "parallel_links": "parallel_links",
                "recovery": {"tried": "recovery_tried", "directions": "recovery_directions"}}
+
+
+class StateBacking(Protocol):
+    """Where the workers of one crawl meet (``store/redis_state.py``)."""
+
+    def new_records(self) -> Iterable:
+        """The records other workers stored since the last call, in store order."""
+
+    def publish(self, kind: str, value) -> None:
+        """Tell the other workers a fact of ``kind``."""
+
+    def new_facts(self) -> Iterable[tuple[str, object]]:
+        """``(kind, value)`` of the facts other workers published since the last call."""
+
+    def claim(self, kind: str, key: str) -> bool:
+        """True for the first worker to claim ``key`` of ``kind``, False for the others."""
 
 
 class CrawlState:
@@ -47,7 +73,13 @@ class CrawlState:
         self.redirect_rules = None               # RedirectRules, where redirects are learned
         self.focus = None                        # FocusState (focus/queue.py), where focused
         self._sections: dict[str, Callable[[], object]] = {}
+        self._shared_sections: set[str] = set()
         self._record_consumers: list[Callable] = []
+        self._remote_consumers: list[Callable] = []
+        self._fact_consumers: dict[str, list[Callable]] = {}
+        self._fed: set[str] = set()   # records given to the on_stored_record consumers
+        self.backing: StateBacking | None = None   # the workers' meeting place, if shared
+        self._syncing = False
         self._saved: dict | None = None
         self._replayed = False
 
@@ -72,12 +104,19 @@ class CrawlState:
 
     # ---- persistence ---------------------------------------------------------------------
 
-    def add_section(self, name: str, dump: Callable[[], object]) -> None:
-        """Persist ``dump()`` under ``name`` when the crawl stops."""
+    def add_section(self, name: str, dump: Callable[[], object], shared: bool = False) -> None:
+        """Persist ``dump()`` under ``name`` when the crawl stops. ``shared``: what the
+        section holds is rebuilt from the pages and facts of every worker where the state
+        has a backing (:meth:`sync` reads them from the start), so it is not read back
+        there (it would count them twice)."""
         self._sections[name] = dump
+        if shared:
+            self._shared_sections.add(name)
 
     def section(self, store, name: str, default=None):
         """What section ``name`` held when the last run stopped (``default`` if nothing)."""
+        if self.backing is not None and name in self._shared_sections:
+            return default
         if self._saved is None:
             self._saved = store.get_meta(STATE_KEY, None) or {}
             if not self._saved:   # a store of before the one blob
@@ -115,5 +154,49 @@ class CrawlState:
             return
         consumers = [self.learn_page, *self._record_consumers]
         for record in store:
+            self._fed.add(record.url)
             for consume in consumers:
                 consume(record)
+
+    # ---- learning together ------------------------------------------------------------------
+
+    def on_remote_record(self, consume: Callable) -> None:
+        """``consume(record)`` for each record another worker stored (after the
+        ``on_stored_record`` consumers): the learning done on a page crawled here."""
+        self._remote_consumers.append(consume)
+
+    def on_fact(self, kind: str, consume: Callable) -> None:
+        """``consume(value)`` for each fact of ``kind`` another worker published."""
+        self._fact_consumers.setdefault(kind, []).append(consume)
+
+    def publish(self, kind: str, value) -> None:
+        if self.backing is not None:
+            self.backing.publish(kind, value)
+
+    def claim(self, kind: str, key: str) -> bool:
+        return self.backing.claim(kind, key) if self.backing is not None else True
+
+    def sync(self) -> int:
+        """What the other workers learned since the last look, to this worker's consumers
+        (nothing without a backing); how many records and facts there were."""
+        if self.backing is None or self._syncing:
+            return 0
+        self._syncing = True
+        n = 0
+        try:
+            for record in self.backing.new_records():
+                n += 1
+                if record.url not in self._fed:
+                    self._fed.add(record.url)
+                    self.learn_page(record)
+                    for consume in self._record_consumers:
+                        consume(record)
+                for consume in self._remote_consumers:
+                    consume(record)
+            for kind, value in self.backing.new_facts():
+                n += 1
+                for consume in self._fact_consumers.get(kind, ()):
+                    consume(value)
+        finally:
+            self._syncing = False
+        return n

@@ -46,7 +46,7 @@ BITEXT_FOCUS_YIELD_MIN_RATE = 0.2        # ...held while less than this share of
 BITEXT_FOCUS_ONE_WAY_ENABLED = True      # hold links between pages of a language that other languages'
                                          # pages switch into but whose own pages never link back
 BITEXT_FOCUS_HOLD_QUEUED_ENABLED = True  # hold at download the queued links of a language held since
-                                         # (off in the distributed profile: its dupefilter is shared)
+                                         # (shared by the workers of a distributed crawl)
 BITEXT_FOCUS_PROMOTE_ENABLED = True      # a queued URL found again worth a switch more: sent again past
                                          # the dupefilter, the older copy dropped at download (off in
                                          # the distributed profile: the other copy may go to another worker)

@@ -133,6 +133,20 @@ def shown_url(url: str) -> str:
     return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
+def uses_redis(settings) -> bool:
+    """Do these settings crawl with Redis (the distributed profile's scheduler or store)?"""
+    return any("redis" in str(settings.get(name) or "").lower()
+               for name in ("SCHEDULER", "BITEXT_PAGE_STORE"))
+
+
+def check_redis_of(settings, timeout: float = 10.0) -> str | None:
+    """:func:`check_redis` of the settings' ``REDIS_URL`` where they crawl with Redis."""
+    if not uses_redis(settings):
+        return None
+    return check_redis(settings.get("REDIS_URL") or "redis://127.0.0.1:6379/0",
+                       settings.getdict("REDIS_PARAMS"), timeout)
+
+
 def check_redis(url: str, params: dict | None = None, timeout: float = 10.0) -> str | None:
     """Why the crawl cannot use the Redis at ``url`` (``REDIS_URL``; ``params``:
     ``REDIS_PARAMS``), or None: it must answer a PING, authenticated."""

@@ -11,7 +11,9 @@ spider name the project does not have is the same kind of one-line error.
 
 A spider class with a ``preflight(settings, **spargs)`` classmethod is then asked whether
 the crawl can run at all (its output dir, its start URLs: ``bitextcrawl.preflight``); a
-RuntimeError is the same one-line error, before anything is written. After the crawl the
+RuntimeError is the same one-line error, before anything is written. With the checks off
+(``BITEXT_PREFLIGHT_ENABLED=False``), the Redis of the distributed profile is still asked
+(a wrong password is the same one-line error). After the crawl the
 command exits with the status the crawl kept in ``bitext/exit_status``
 (:mod:`bitextcrawl.outcome`).
 """
@@ -26,6 +28,7 @@ from scrapy.spiderloader import get_spider_loader
 
 from bitextcrawl.commands import fail
 from bitextcrawl.config import getbool
+from bitextcrawl.preflight import check_redis_of
 
 BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
@@ -55,7 +58,14 @@ class Command(ScrapyCrawlCommand):
         except ValueError as exc:
             fail("crawl", str(exc))
         preflight = getattr(spidercls, "preflight", None)
-        if preflight is None or not getbool(settings, "BITEXT_PREFLIGHT_ENABLED"):
+        if preflight is None:
+            return
+        if not getbool(settings, "BITEXT_PREFLIGHT_ENABLED"):
+            # Redis is asked all the same (one PING): a crawl cannot start without it, and
+            # a refused password would come out of the scheduler as Scrapy's traceback
+            message = check_redis_of(settings)
+            if message:
+                fail("crawl", message)
             return
         try:
             removed = preflight(settings, **opts.spargs)

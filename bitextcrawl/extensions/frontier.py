@@ -24,9 +24,11 @@ woken at once, and if the work asked for nothing more, the next pass starts afte
 task (the decisions are those of a pass that had waited for it). A task's error is
 logged and the others still run.
 
-The tasks of a single-site crawl run on ``spider_idle``. An expand crawl's sites each have
-their own tasks (keyed by the site's crawl context), run by the expand spider when its
-phases want them (:meth:`run_idle`).
+The tasks of a single-site crawl run on ``spider_idle``; where several workers crawl the
+site (the distributed profile), once the whole crawl has run dry (``crawl_dry``, set by
+the scheduler: no worker busy, the shared queue empty), as a single crawl's would. An
+expand crawl's sites each have their own tasks (keyed by the site's crawl context), run by
+the expand spider when its phases want them (:meth:`run_idle`).
 
 The frontier is made with the crawl context (``CrawlContext.install``): every component
 reaches it as ``context.frontier``. It listens to ``spider_idle`` from the first task
@@ -67,6 +69,9 @@ class Frontier:
         self._running: set[Deferred] = set()   # idle work beside the reactor
         self._resume: dict[object, int] = {}   # key -> the task its next pass starts at
         self._connected = False
+        # where several workers crawl one site: True once the whole crawl has run dry
+        # (the distributed scheduler's worker registry); None: this crawl alone
+        self.crawl_dry: Callable[[], bool] | None = None
 
     def connect(self) -> None:
         if not self._connected:
@@ -105,6 +110,14 @@ class Frontier:
         self._resume.pop(key, None)
 
     def spider_idle(self):
+        state = getattr(self.owner, "state", None)
+        if state is not None:   # the idle work decides on what every worker learned
+            state.sync()
+        if self.crawl_dry is not None and not self.crawl_dry():
+            # other workers of the crawl are still busy: what their pages bring may make
+            # the idle work's guesses and releases needless; it waits, as a single
+            # crawl's does, until the whole crawl has run dry
+            raise DontCloseSpider
         if self.run_idle(self.owner):
             raise DontCloseSpider
 

@@ -194,7 +194,7 @@ class LinkJudge:
             if request.url not in queue.switch_targets and request.url not in queue.requested:
                 queue.switches_pending[request.url] = lang
                 queue.pending_by_lang[lang] += 1
-            queue.switch_targets.add(request.url)
+            queue.add_switch_target(request.url)
             for held in queue.held.values():   # held as an ordinary link before: not now
                 held.pop(request.url, None)
             request.priority += c.bonus + c.cross_bonus

@@ -43,6 +43,10 @@ class FocusQueue:
         # families of links tested one request at a time (focus/families.py)
         self.families = MissingFamilies()
         self.held: dict[str, dict[str, Any]] = defaultdict(dict)  # lang -> URL -> request
+        # on_hold(url, request, lang) for each link held here (the workers of a
+        # distributed crawl hold it too: focus/sharing.py)
+        self.on_hold: Callable | None = None
+        self.on_switch_target: Callable | None = None   # on_switch_target(url), as on_hold
 
     def hold(self, url: str, request, lang: str) -> bool:
         """Keep ``request`` with the held links of ``lang``; False if it is held already."""
@@ -50,7 +54,16 @@ class FocusQueue:
         if url in held:
             return False
         held[url] = request
+        if self.on_hold is not None:
+            self.on_hold(url, request, lang)
         return True
+
+    def add_switch_target(self, url: str) -> None:
+        """Some page links ``url`` as a language switch (its counterpart: never held)."""
+        if url not in self.switch_targets:
+            self.switch_targets.add(url)
+            if self.on_switch_target is not None:
+                self.on_switch_target(url)
 
     def held_links(self) -> dict[str, list[str]]:
         return {lang: list(held) for lang, held in self.held.items() if held}
@@ -96,6 +109,7 @@ class FocusState:
                  shape: SiteShape, small_side: Callable[[], object]):
         self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
         self.small_side = small_side
+        self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
 
     def no_translation(self, url: str, lang: str) -> bool:
         """Switch absence: the site says ``url`` (in ``lang``) has no translation."""

@@ -42,6 +42,7 @@ import logging
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.utils.request import request_from_dict
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
@@ -53,6 +54,7 @@ from bitextcrawl.focus.links import LinkJudge
 from bitextcrawl.focus.persist import focus_section, load_focus_section
 from bitextcrawl.focus.queue import FocusQueue, FocusState
 from bitextcrawl.focus.shape import SiteShape
+from bitextcrawl.focus.sharing import FocusSharing
 from bitextcrawl.focus.yields import YieldLearning
 
 # (the downloader side; settings written before it had its own module name it here)
@@ -123,11 +125,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.held_links, signal=held_links)
         context = self.context
+        self.sharing: FocusSharing | None = None
         if context is not None:
             # the downloader side (HeldLinksMiddleware) reads it there
             context.state.focus = FocusState(self.queue, self.evidence, self.yields,
                                              self.shape, lambda: self.small_side)
-            context.state.add_section("focus", self._state)
+            # what the other workers of a distributed crawl learn, learned here too
+            self.sharing = FocusSharing(
+                context.state, self.queue, self.yields, self.stats, self.learn_page,
+                lambda request: request.to_dict(spider=crawler.spider),
+                lambda data: request_from_dict(data, spider=crawler.spider),
+                lambda: self.small_side, self._schedule)
+            context.state.focus.sharing = self.sharing
+            context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_guess_hook(self.judge.unfiltered)
 
@@ -218,6 +228,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
         if self.yields.sample(url, lang, yielded):
             self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")
+            if self.sharing is not None:
+                self.sharing.sample(url, lang, yielded)
 
     def held_links(self) -> dict[str, list[str]]:
         """The ``held_links`` signal's answer: the held links, by language."""
@@ -327,6 +339,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return item
         if self.context is None:   # (no spider of ours fed the crawl state)
             self.state.learn_page(item)
+        self.learn_page(item, response)
+        chain = response.meta.get("bitext_chain") if response is not None else None
+        if chain:
+            other_wanted = item.lang in self.langs and item.lang != chain
+            self._sample(item.url, chain, yielded=other_wanted)
+            if item.requested_url and item.requested_url != item.url:
+                self.yields.sample_of.setdefault(item.requested_url, chain)
+        return item
+
+    def learn_page(self, item: PageRecord, response=None) -> None:
+        """What a page the crawl state learned teaches the focus (a page of this worker's,
+        with its ``response``, or of another worker of a distributed crawl:
+        ``FocusSharing.remote_page``)."""
         changed = self.evidence.learned(item.url)
         side = self.small_side
         if changed:
@@ -353,13 +378,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if item.lang in langs:
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation
                                else frozenset())
-        chain = response.meta.get("bitext_chain") if response is not None else None
-        if chain:
-            other_wanted = item.lang in langs and item.lang != chain
-            self._sample(item.url, chain, yielded=other_wanted)
-            if item.requested_url and item.requested_url != item.url:
-                self.yields.sample_of.setdefault(item.requested_url, chain)
-        return item
 
     def get_processed_request(self, request, response):
         if response is None:

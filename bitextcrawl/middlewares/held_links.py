@@ -23,8 +23,9 @@ class HeldLinksMiddleware:
     def __init__(self, crawler):
         self.crawler = crawler
         # A request held here has passed the dupefilter: where that filter is shared by
-        # several workers (the distributed profile), no other worker may fetch it, and a
-        # worker that holds it never sees the switch that makes it a counterpart.
+        # several workers (the distributed profile), the held link is shared with them
+        # (focus/sharing.py), and any copy that skips the filter goes out from the first
+        # worker to claim its URL.
         self.hold_queued = getbool(crawler.settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED")
         crawler.signals.connect(self.response_received, signal=signals.response_received)
 
@@ -102,6 +103,15 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._family_waits(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("waits: another link of its family is tested first")
+        sharing = focus.sharing
+        if sharing is not None and request.dont_filter and not request.meta.get("retry_times") \
+                and not request.meta.get("dont_obey_robotstxt") \
+                and not sharing.claim_request(url):
+            # a copy past the shared dupefilter (a held link released, a guess of one)
+            # that another worker has sent already: the last check, so that a claim is
+            # spent only by a request that goes out
+            self._discard(request, "shared/requested_elsewhere",
+                          "another worker requested this URL past the dupefilter")
         queue.switch_sent(url)
         if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
@@ -158,8 +168,10 @@ class HeldLinksMiddleware:
         hold, counterpart = side.holds(request.url, lang)
         if not hold:
             return False
-        side.hold(request.url, lang,
-                  request.replace(dont_filter=True, meta=dict(request.meta)), counterpart)
+        held = request.replace(dont_filter=True, meta=dict(request.meta))
+        side.hold(request.url, lang, held, counterpart)
+        if focus.sharing is not None:   # (held by the other workers of the crawl too)
+            focus.sharing.small_side_held(request.url, held, lang, counterpart)
         focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/small_side/held")
         return True

@@ -37,8 +37,12 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         self.stats = crawler.stats
         self.rules = RedirectRules(min_seen=min_seen)
         context = getattr(crawler, CONTEXT_ATTRIBUTE, None)
+        self.state = context.state if context is not None else None
         if context is not None:   # the rules are the crawl state's: QueuedRewriteMiddleware's too
             context.state.redirect_rules = self.rules
+            # what the other workers of a distributed crawl see, learned here too
+            context.state.on_fact("redirect", lambda seen: self.rules.observe(*seen))
+            context.state.on_fact("redirect_contradicted", self.rules.contradict)
         crawler.signals.connect(self.response_downloaded, signal=signals.response_downloaded)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
@@ -63,11 +67,17 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
                 return
             before = self.rules.live_rules()
             self.rules.observe(request.url, target)
+            self._publish("redirect", (request.url, target))
             if self.rules.live_rules() > before:
                 logger.info("Redirects: the site answers URLs like %s with %s: such links "
                             "are rewritten before they are requested", request.url, target)
         elif self.rules.contradict(request.url):
             self.stats.inc_value("bitext/redirects/rules_dropped")
+            self._publish("redirect_contradicted", request.url)
+
+    def _publish(self, kind: str, value) -> None:
+        if self.state is not None:
+            self.state.publish(kind, value)
 
     @staticmethod
     def _first_hop(request) -> str:
@@ -80,6 +90,7 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         self.stats.inc_value("bitext/redirects/rewrite_failed")
         if self.rules.contradict(source):
             self.stats.inc_value("bitext/redirects/rules_dropped")
+            self._publish("redirect_contradicted", source)
         meta = {k: v for k, v in request.meta.items()
                 if k not in ("bitext_rewritten_from", "redirect_urls", "redirect_times",
                              "redirect_ttl", "redirect_reasons")}

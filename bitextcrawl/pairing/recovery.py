@@ -100,12 +100,24 @@ class RecoveryGuesses:
         entry = self.pending.pop(url, None)
         if entry is None:
             return None
-        key, source = entry
+        self._count(entry[0], ok)
+        return entry if ok and entry[1] is not None else None
+
+    def remote_outcome(self, url: str, key: tuple, ok: bool) -> tuple | None:
+        """A guess of direction ``key`` that another worker of the crawl had answered:
+        counted as if answered here (this worker's own guess of it, if any, was dropped
+        by the shared dupefilter and is answered with it); as :meth:`outcome`."""
+        entry = self.pending.pop(url, None)
+        self.tried.setdefault(url, key[2])
+        self._count(key, ok)
+        return entry if ok and entry is not None and entry[1] is not None else None
+
+    def _count(self, key: tuple, ok: bool) -> None:
         d = self.directions.setdefault(key, Direction())
         if ok:
             d.found += 1
             d.streak = 0
-            return entry if source is not None else None
+            return
         d.failed += 1
         d.streak += 1
         done = d.found + d.failed
@@ -115,7 +127,6 @@ class RecoveryGuesses:
             logger.info("Deep page recovery: stopped generating %s -> %s URLs with pattern %s "
                         "in %s (%d failures in a row, %d of %d found)", key[1], key[2],
                         key[0], key[3], d.streak, d.found, done)
-        return None
 
     def stop(self, d: Direction) -> None:
         d.stopped = True

@@ -5,7 +5,9 @@
     deep page recovery over the pages of *all* workers: the URLs per language are re-read
     from the shared store when the crawl runs dry.
 :class:`DistributedPageStorePipeline`
-    the page store pipeline with a WARC file per worker (``pages-<host>-<pid>.warc.gz``).
+    the page store pipeline with a WARC file per worker (``pages-<host>-<pid>.warc.gz``),
+    which gives the crawl state its Redis backing: each worker learns from the pages and
+    facts of all (``context.state.sync``: ``scheduler/redis.py`` says when).
 :class:`DistributedClosingPipeline`
     the closing pipeline, run by the *last* worker to leave the registry (checked
     atomically in Redis, with the shared queue empty): it decides the pairs of the whole
@@ -28,13 +30,16 @@ from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
 from bitextcrawl.scheduler.registry import worker_name
+from bitextcrawl.store.redis_state import RedisStateBacking
 from bitextcrawl.store.redis_pool import Heartbeat, RedisTaskPool, drain
 
 logger = logging.getLogger(__name__)
 
 
 class DistributedPageStorePipeline(PageStorePipeline):
-    """Page records to the shared store; raw responses to this worker's own WARC file."""
+    """Page records to the shared store; raw responses to this worker's own WARC file;
+    the crawl state backed by Redis (``store/redis_state.py``: what each worker learns
+    reaches the others)."""
 
     def open_spider(self):
         warc_enabled, self.warc_enabled = self.warc_enabled, False
@@ -42,6 +47,8 @@ class DistributedPageStorePipeline(PageStorePipeline):
             super().open_spider()
         finally:
             self.warc_enabled = warc_enabled
+        if hasattr(self.store, "server"):   # a Redis page store
+            self.context.state.backing = RedisStateBacking(self.store, worker_name())
         if warc_enabled:
             name = f"pages-{worker_name()}.warc.gz"
             self.warc = WarcPageWriter(os.path.join(self.output_dir, name))

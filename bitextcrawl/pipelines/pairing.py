@@ -92,8 +92,12 @@ class UrlPairingPipeline(SitePipeline):
         self.new_pages = 0
         self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
-        self.context.state.add_section("recovery", self.guesses.to_state)
+        self.context.state.add_section("recovery", self.guesses.to_state, shared=True)
         self.context.state.on_stored_record(self._observe)
+        # the pages and answers of the other workers of a distributed crawl
+        self.context.state.on_remote_record(self._add_page)
+        self.context.state.on_fact("recovery_outcome", self._remote_outcome)
+        self.context.state.on_fact("answered", self.context.state.answered.add)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
 
     def open_spider(self):
@@ -116,7 +120,16 @@ class UrlPairingPipeline(SitePipeline):
     # ---- outcomes of the guesses ---------------------------------------------------------
 
     def _outcome(self, url: str, ok: bool) -> None:
-        held = self.guesses.outcome(url, ok)
+        entry = self.guesses.pending.get(url)
+        if entry is not None:   # the other workers count it in its direction too
+            self.context.state.publish("recovery_outcome", (url, entry[0], ok))
+        self._request_held(self.guesses.outcome(url, ok))
+
+    def _remote_outcome(self, value) -> None:
+        url, key, ok = value
+        self._request_held(self.guesses.remote_outcome(url, tuple(key), ok))
+
+    def _request_held(self, held: tuple | None) -> None:
         if held is not None and held[1] not in self.known:
             # a held link whose counterpart exists: now the page is worth its download
             self.stats.inc_value(STAT + "held_requested")
@@ -129,6 +142,10 @@ class UrlPairingPipeline(SitePipeline):
         # ``answered``, which the dupefilter would drop unseen)
         url = (request.meta.get("redirect_urls") or [request.url])[0]
         if request.meta.get("bitext_discovered_by") != "pattern":
+            if response.status >= 400:
+                # an error a link got: no guess of it by the other workers of a
+                # distributed crawl either
+                self.context.state.publish("answered", url)
             return
         if response.status != 200 or request.meta.get("bitext_page") is None:
             self._outcome(url, False)  # 404, an error page, not HTML: no counterpart here
@@ -149,15 +166,21 @@ class UrlPairingPipeline(SitePipeline):
                 self.stats.inc_value(STAT + "failed")
                 self._outcome(requested, False)
         self._observe(item)
+        self._add_page(item)
+        return item
+
+    def _add_page(self, item) -> None:
+        """A stored page of a wanted language among the URLs to pair (a page of this
+        worker's, or of another worker of a distributed crawl)."""
         if item.lang not in self.langs:
-            return item
+            return
         for link in item.links:
             # an ordinary link (not a language switch) from a page of this language to a
             # page of another: the site's way of saying "no translation of it here"
             if not link_named_language(link):
                 self.linked_from[link["url"]].add(item.lang)
         if item.url in self.known:
-            return item
+            return
         self.urls_by_lang.setdefault(item.lang, []).append(item.url)
         self.known.add(item.url)
         self.seq[item.url] = len(self.seq) + 1
@@ -171,9 +194,9 @@ class UrlPairingPipeline(SitePipeline):
         # site keeps the total linear (half more: the fits read 3 URLs a page stored,
         # where a tenth more read 11; between fits, new pages are paired by the patterns
         # already learned). The idle pass re-learns on everything.
-        if self.new_pages >= max(self.relearn_every, len(self.known) // RELEARN_GROWTH):
+        if self.learner is not None and \
+                self.new_pages >= max(self.relearn_every, len(self.known) // RELEARN_GROWTH):
             self.relearn()
-        return item
 
     # ---- pairs, for the focus middleware ---------------------------------------------------
 

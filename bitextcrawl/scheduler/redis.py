@@ -8,7 +8,12 @@ one through. It also keeps the worker registry (:mod:`.registry`): an idle worke
 open (``DontCloseSpider``) while the shared queue has requests or another live worker is
 busy, so workers stop together when the site is done; while it waits it looks at the
 shared queue and the registry twice a second (the engine itself only asks its scheduler
-again at its 5 s heartbeat). :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
+again at its 5 s heartbeat). It has the crawl state read what the other workers learned
+(``CrawlState.sync``) as it opens, before it takes each request from the shared queue, and
+twice a second. It takes a request only when its downloader can send it
+at once (``CONCURRENT_REQUESTS_PER_DOMAIN`` in flight at most, the site's): a request that
+would wait in a downloader slot stays in the shared queue, for whichever worker is free,
+judged when it goes. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
 first-in-first-out order within a priority.
 
 scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
@@ -77,15 +82,20 @@ class RedisFrontierScheduler(Scheduler):
         self.registry: WorkerRegistry | None = None
         self.is_idle = False
         self._loops = []
+        self.max_taken = 0
 
     @classmethod
     def from_crawler(cls, crawler):
         instance = super().from_crawler(crawler)
         instance.crawler = crawler
         instance.worker_timeout = crawler.settings.getfloat("BITEXT_WORKER_TIMEOUT")
+        # requests a worker has in its downloader at most: those it can send at once
+        instance.max_taken = crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
         # Connected after the pipelines' handlers: deep page recovery (spider_idle of the
         # pairing pipeline) has pushed its requests by the time this one looks at the queue.
         crawler.signals.connect(instance.spider_idle, signal=signals.spider_idle)
+        # what the workers already running learned, before the first request goes out
+        crawler.signals.connect(instance.sync_state, signal=signals.spider_opened)
         return instance
 
     def open(self, spider):
@@ -99,12 +109,16 @@ class RedisFrontierScheduler(Scheduler):
         self.registry = WorkerRegistry(self.server, key, self.queue.key, worker_name(),
                                        self.worker_timeout)
         self.registry.join()
+        # the idle-time work (deep recovery, held links released, parallel links) runs
+        # once every worker has run dry, as in a single crawl
+        CrawlContext.from_crawler(self.crawler).frontier.crawl_dry = self.registry.idle
         n = len(self.registry.workers())
         self.stats.max_value("bitext/distributed/workers", n)
         logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "
                     "queued)", key, self.registry.name, n, len(self.queue))
         for func, interval in ((self.registry.beat, max(1.0, self.worker_timeout / 4)),
-                               (self.poll, self.poll_interval)):
+                               (self.poll, self.poll_interval),
+                               (self.sync_state, self.poll_interval)):
             loop = create_looping_call(func)
             loop.start(interval, now=False)
             self._loops.append(loop)
@@ -118,6 +132,19 @@ class RedisFrontierScheduler(Scheduler):
         return True
 
     def next_request(self):
+        engine = getattr(self.crawler, "engine", None)
+        downloader = getattr(engine, "downloader", None)
+        if self.max_taken and downloader is not None \
+                and len(downloader.active) >= self.max_taken:
+            # A request taken at this point would wait in the downloader's slot (Scrapy
+            # takes up to CONCURRENT_REQUESTS for one site's CONCURRENT_REQUESTS_PER_DOMAIN):
+            # judged on what is known at this point, where no other worker can take it.
+            # Left in the shared queue, it is judged when it can go, on what every worker
+            # has learned.
+            return None
+        # the request about to go out is judged (held, dropped) on what every worker has
+        # learned (two Redis round trips when nothing is new)
+        self.sync_state()
         request = self.queue.pop(self.idle_before_close)
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")
@@ -141,6 +168,18 @@ class RedisFrontierScheduler(Scheduler):
             slot = getattr(self.crawler.engine, "_slot", None)
             if slot is not None:
                 slot.nextcall.schedule()
+
+    def sync_state(self, spider=None) -> None:
+        """What the other workers learned since the last look, learned here
+        (``CrawlState.sync``; the crawl state's Redis backing, where it has one)."""
+        try:
+            n = CrawlContext.from_crawler(self.crawler).state.sync()
+        except Exception:   # (a LoopingCall stops at its first error)
+            logger.exception("Distributed crawl: reading what the other workers learned "
+                             "failed")
+            return
+        if n:
+            self.stats.inc_value("bitext/distributed/shared_read", n)
 
     def leave(self) -> bool | None:
         """Leave the registry (once); True if this worker is the last one."""

@@ -23,9 +23,6 @@ DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
 SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
 
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"
-# A request held at download has passed the shared dupefilter: no other worker could fetch
-# it, though another worker's page may show it is a counterpart (pairs were lost so).
-BITEXT_FOCUS_HOLD_QUEUED_ENABLED = False
 # A promoted copy passes the shared dupefilter; its older copy may be taken by another
 # worker, which cannot know to drop it: the page would be downloaded twice.
 BITEXT_FOCUS_PROMOTE_ENABLED = False

@@ -316,6 +316,11 @@ class SmallSide:
         if other is not None:
             self.waiting[other].add(url)
 
+    def forget(self, url: str) -> None:
+        """``url`` was fetched by another worker of the crawl: no longer held here."""
+        if url in self.held:
+            self._release(url)
+
     def _release(self, url: str):
         request, _, other = self.held.pop(url)
         if other is not None:

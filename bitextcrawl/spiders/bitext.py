@@ -159,11 +159,7 @@ class BitextSpider(scrapy.Spider):
                 output_dir, settings.get("JOBDIR"),
                 config.getbool(settings, "BITEXT_OVERWRITE_ENABLED")))
         timeout = min(settings.getfloat("DOWNLOAD_TIMEOUT") or 15.0, 15.0)
-        if any("redis" in str(settings.get(name) or "").lower()
-               for name in ("SCHEDULER", "BITEXT_PAGE_STORE")):
-            checks.append(lambda: preflight.check_redis(
-                settings.get("REDIS_URL") or "redis://127.0.0.1:6379/0",
-                settings.getdict("REDIS_PARAMS"), timeout))
+        checks.append(lambda: preflight.check_redis_of(settings, timeout))
         for url in urls:
             checks.append(lambda url=url: preflight.check_start_url(
                 url, settings.get("USER_AGENT") or "*", timeout,

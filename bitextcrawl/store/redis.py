@@ -12,6 +12,8 @@ different output dirs, share one Redis without meeting:
 ``<key>:hashes``       set: content hashes
 ``<key>:meta``         hash: name -> JSON value
 ``<key>:redirects``    hash: requested URL -> the URL it redirected to
+``<key>:facts``        list: what the workers learned, for each other (``redis_state.py``)
+``<key>:claims:<k>``   set: things of kind ``k`` one worker does for all (``redis_state.py``)
 =====================  =========================================================
 
 :meth:`RedisPageStore.add` is one Lua script (HSETNX, then RPUSH/HSET/SADD only if the
@@ -83,6 +85,7 @@ class RedisPageStore:
         self.meta_key = f"{key}:meta"
         self.redirects_key = f"{key}:redirects"
         self._add = server.register_script(_ADD)
+        self.added: set[str] = set()   # URLs this process stored (the others' are read back)
 
     @classmethod
     def from_settings(cls, settings, output_dir: str) -> "RedisPageStore":
@@ -92,8 +95,11 @@ class RedisPageStore:
         """Store a record; False if its URL is already stored (by any worker)."""
         blob = encode_record(record)
         keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
-        return self._add(keys=keys, args=[record.url, blob, record.lang,
-                                          record.content_hash]) == 1
+        stored = self._add(keys=keys, args=[record.url, blob, record.lang,
+                                            record.content_hash]) == 1
+        if stored:
+            self.added.add(record.url)
+        return stored
 
     def __contains__(self, url: str) -> bool:
         return bool(self.server.hexists(self.pages_key, url))
@@ -166,9 +172,10 @@ class RedisPageStore:
         return {k.decode(): v.decode() for k, v in self.server.hgetall(self.redirects_key).items()}
 
     def clear(self) -> None:
-        """Delete this crawl's pages, redirects and meta (not its frontier)."""
+        """Delete this crawl's pages, redirects, meta and shared facts (not its frontier)."""
+        claims = list(self.server.scan_iter(f"{self.key}:claims:*"))
         self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
-                           self.meta_key, self.redirects_key)
+                           self.meta_key, self.redirects_key, f"{self.key}:facts", *claims)
 
     def close(self) -> None:
         self.server.close()

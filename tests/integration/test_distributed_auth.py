@@ -98,3 +98,26 @@ def test_a_worker_crawls_through_redis_over_tls(site, tmp_path):
         assert code == 2 and "Traceback" not in log
         assert "scrapy crawl: error: Redis at " in log.strip().splitlines()[-1]
     assert_pairs(site, out)
+
+
+def test_a_wrong_password_with_the_checks_off_is_one_line_too(site, password_redis, tmp_path):
+    """BITEXT_PREFLIGHT_ENABLED=False skips the output dir and start URL checks; Redis is
+    asked all the same (scrapy-redis's scheduler would fail inside the engine, with
+    Scrapy's tracebacks)."""
+    import os
+    import subprocess
+
+    from tests.conftest import PROJECT_ROOT, crawl_command
+
+    port = password_redis.rsplit(":", 1)[1].split("/", 1)[0]
+    env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT), "SCRAPY_PROJECT": "distributed",
+           "REDIS_URL": f"redis://:wrong-pw@127.0.0.1:{port}/0"}
+    proc = subprocess.run(crawl_command(site.start_url, tmp_path / "out",
+                                        settings={"BITEXT_PREFLIGHT_ENABLED": "False"}),
+                          cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    log = proc.stderr
+    assert proc.returncode == 2, log[-3000:]
+    assert log.strip().splitlines()[-1].startswith("scrapy crawl: error: Redis at ")
+    assert "refused the password of REDIS_URL" in log
+    assert "Traceback" not in log and "wrong-pw" not in log

@@ -29,12 +29,14 @@ def test_getbool_reads_the_setting_else_the_default():
     assert config.getbool(Settings(), "BITEXT_FOCUS_YIELD_ENABLED") is False
 
 
-def test_distributed_profile_switches_off_hold_and_promote():
+def test_distributed_profile_holds_queued_links_and_switches_off_promote():
+    """Held links are shared through Redis (focus/sharing.py): holding stays on; a promoted
+    copy could still be fetched twice by two workers: promoting is off."""
     settings = Settings()
     settings.setmodule("bitextcrawl.settings.distributed")
-    for name in ("BITEXT_FOCUS_HOLD_QUEUED_ENABLED", "BITEXT_FOCUS_PROMOTE_ENABLED"):
-        assert settings.getbool(name) is False
-        assert config.getbool(settings, name) is False
+    assert config.getbool(settings, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED") is True
+    assert settings.getbool("BITEXT_FOCUS_PROMOTE_ENABLED") is False
+    assert config.getbool(settings, "BITEXT_FOCUS_PROMOTE_ENABLED") is False
 
 
 def test_checkout_settings_modules_are_the_package_profiles():

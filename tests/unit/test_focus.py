@@ -309,8 +309,8 @@ def test_a_switch_target_is_never_held(tmp_path):
 
 
 def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
-    """The distributed profile (BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False): a request that passed the
-    shared dupefilter goes out, though its language is held; new links are still held."""
+    """With BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False, a request that passed the dupefilter
+    goes out, though its language is held; new links are still held."""
     from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
     crawler = make_crawler(tmp_path, BITEXT_FOCUS_HOLD_QUEUED_ENABLED=False)
     mw = FocusMiddleware(crawler)
