@@ -62,6 +62,7 @@ from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.pages.switches import page_named_unlinked
+from bitextcrawl.focus.walk import SmallSideWalk
 from bitextcrawl.sites.small_side import SmallSide
 
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
@@ -110,13 +111,15 @@ class FocusMiddleware(BaseSpiderMiddleware):
             langs=lambda: self.langs,
             one_site=lambda: getattr(self.context, "site", None) is not None,
             start_url=lambda: getattr(self.context, "start_url", "") or "",
-            small_lang=self._small_lang)
+            small_lang=lambda: self.walk.small_lang())
         self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
-        # Walk the small side, guess the big side (sites/small_side.py); made once the
-        # crawl's languages are known
-        self.small_side_enabled = getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED")
-        self._small_side: SmallSide | None = None
-        self.resumed_small_side: list = []       # its held requests when the last run stopped
+        # walk the small side, guess the big side (focus/walk.py, sites/small_side.py)
+        self.walk = SmallSideWalk(
+            getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED"), lambda: self.langs,
+            lambda: getattr(self.context, "site", None) is not None, self.evidence,
+            self.queue.downloaded, self.stats, self._schedule,
+            lambda *a, **kw: self.context.page_request(*a, **kw),
+            self.config.bonus + self.config.cross_bonus + self.config.scarce_bonus)
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -159,19 +162,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     @property
     def small_side(self) -> SmallSide | None:
-        if self._small_side is None and self.small_side_enabled and len(self.langs) == 2 \
-                and getattr(self.context, "site", None) is not None:
-            # (two languages of one site: the expand spider crawls many sites at once)
-            self._small_side = SmallSide(self.langs, self.evidence.swap,
-                                         self.evidence.url_lang)
-        return self._small_side
-
-    def _small_lang(self) -> str | None:
-        """The small side's language, if the site has one (never held as a one-way
-        site's big side: tldr's English pages link each translation's home; the
-        translation's pages do not link back)."""
-        side = self.small_side
-        return side.small() if side is not None else None
+        return self.walk.side
 
     # (what tests and the downloader side read of the policies)
     @property
@@ -185,41 +176,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
     @property
     def into_pages(self):
         return self.shape.into_pages
-
-    def _release_small_side(self, requests, stat: str, rejudge: bool = False) -> int:
-        """Schedule requests the small side released; ``rejudge``: judged again at
-        download (released while the sides were unknown, they may be known by then)."""
-        for request in requests:
-            if request.url not in self.queue.downloaded:
-                if not rejudge:
-                    request.meta["bitext_released"] = True
-                self._schedule(request)
-        if requests:
-            self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
-        return len(requests)
-
-    def _lang_probes(self, side: SmallSide, item: PageRecord) -> None:
-        """Request the page's counterparts in the wanted languages no link has named
-        (sites/small_side.py: finding the other side), ahead of everything else."""
-        probes = side.lang_probes_for(item.url, item.lang, {link["url"] for link in item.links})
-        for url, lang in probes:
-            self.stats.inc_value("bitext/focus/small_side/lang_probes")
-            logger.info("Focus: no link names %s pages yet: %s requested as a language probe",
-                        lang, url)
-            self._schedule(self.context.page_request(
-                url, priority=self.config.bonus + self.config.cross_bonus
-                + self.config.scarce_bonus,
-                bitext_lang_probe=lang, bitext_released=True))
-
-    def _probe_answered(self, request, links=()) -> None:
-        """A language probe came back (a page linking ``links``, or an error): once
-        the sides are sized, the requests held meanwhile are judged again."""
-        side = self.small_side
-        if side is None or request is None:
-            return
-        url = (request.meta.get("redirect_urls") or [request.url])[0]
-        self._release_small_side(side.answered(url, links), "released_after_lang_probe",
-                                 rejudge=True)
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it (focus/evidence.py)."""
@@ -241,15 +197,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def response_received(self, response, request, spider=None):
         self.queue.downloaded.add(request.url)
-        side = self.small_side
-        if side is not None and response.status >= 400:
-            self._release_small_side(
-                side.gone((request.meta.get("redirect_urls") or [request.url])[0]),
-                "released_after_lang_probe", rejudge=True)
-        if request.meta.get("bitext_lang_probe") and response.status >= 400:
-            # the language is not where the URL tokens said: the sizing ends here
-            self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
-            self._probe_answered(request)
+        if response.status >= 400:
+            self.walk.error(request)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
@@ -272,25 +221,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             return False
         # (by the URL tokens at the closing alignment's standard)
         released = self.holding.rejudge_held(self.state.url_tokens.site, self._schedule)
-        if self.resumed_small_side:
-            # held by the small side when the last run stopped: judged again at download
-            for request in self.resumed_small_side:
-                self._schedule(request)
-            released += len(self.resumed_small_side)
-            self.resumed_small_side = []
-        side = self.small_side
-        if side is not None:
-            probe = side.probe()
-            released += self._release_small_side(probe, "probed")
-            if probe:
-                logger.info("Focus: %d of the big side's pages whose counterpart no page "
-                            "links fetched as a probe; %d held", len(probe), len(side.held))
-            elif side.done and side.held and not self.stats.get_value(
-                    "bitext/focus/small_side/left"):
-                self.stats.set_value("bitext/focus/small_side/left", len(side.held))
-                logger.info("Focus: %d pages of the big side not fetched: no page links "
-                            "their counterpart, and the last probe revealed no new one",
-                            len(side.held))
+        released += self.walk.idle()
         stalled = self.queue.families.stalled()
         for request in stalled:
             self._schedule(request)
@@ -308,13 +239,13 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if context is None:
             return
         context.replay_store()   # the stored pages' URL tokens and counts (crawl_state.py)
-        self.resumed_small_side = load_focus_section(
+        self.walk.resumed = load_focus_section(
             context.state_section("focus", {}), self.queue, self.yields, self.shape,
             context.page_request)
 
     def _state(self) -> dict:
         """The focus's section of the crawl state (persisted at a clean stop)."""
-        side = self._small_side
+        side = self.walk._side
         held = dict(side.held) if side is not None else {}
         # (the links of a family left untested or unbelieved: judged again on resume)
         held.update({url: (request, None, None)
@@ -352,28 +283,14 @@ class FocusMiddleware(BaseSpiderMiddleware):
         """What a page the crawl state learned teaches the focus (a page of this worker's,
         with its ``response``, or of another worker of a distributed crawl:
         ``FocusSharing.remote_page``)."""
-        changed = self.evidence.learned(item.url)
-        side = self.small_side
-        if changed:
+        if self.evidence.learned(item.url):
             for request in self.judge.rejudge_queued():
                 self._schedule(request)
-            if side is not None:
-                self._release_small_side(side.relearn(), "released_by_counterpart")
-        links: list = []
-        if side is not None and item.lang in self.langs:
-            # the held requests this page is the counterpart of can pair; its links size
-            # the sides
-            released = side.found(item.url, item.lang)
-            if item.requested_url and item.requested_url != item.url:
-                released += side.found(item.requested_url, item.lang)
-            in_scope = self.context.in_scope
-            links = [link["url"] for link in item.links if in_scope(link["url"])]
-            side.links(item.url, item.lang, links)
-            self._release_small_side(released, "released_by_counterpart")
-            self._lang_probes(side, item)
-        if side is not None and response is not None \
-                and response.meta.get("bitext_lang_probe"):
-            self._probe_answered(response.request, links)
+            self.walk.relearn()
+        probe = response.request if response is not None \
+            and response.meta.get("bitext_lang_probe") else None
+        if self.context is not None:
+            self.walk.page(item, self.context.in_scope, probe)
         langs = self.langs
         if item.lang in langs:
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation

@@ -558,7 +558,7 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
     resumed.spider_opened()
-    assert [r.url for r in resumed.resumed_small_side] == [f"{H}/en/p2.html"]
+    assert [r.url for r in resumed.walk.resumed] == [f"{H}/en/p2.html"]
 
 
 def test_a_directory_index_goes_out_under_one_spelling(tmp_path):
