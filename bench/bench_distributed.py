@@ -3,7 +3,7 @@
     python bench/bench_distributed.py [--pairs 300] [--scheme prefix] [--delays 0,0.05]
     python bench/bench_distributed.py --manual [--nginx] [--keep DIR]   # what a second worker costs
     python bench/bench_distributed.py --scale [--workers 1,2,4] [--pairs 300] [--nginx] [--keep DIR]
-                                      [--runs N] [--only demo|manual|nginx] [--set NAME=VALUE]
+                                      [--runs N] [--only demo|manual|nginx|wet] [--set NAME=VALUE]
 
 Needs ``redis-server`` on PATH (started here on a free loopback port, no persistence).
 For each DOWNLOAD_DELAY in ``--delays``: one local crawl (SQLite, ``settings.local``),
@@ -167,9 +167,10 @@ def cost_run(server, start_url: str, langs: str, gold: list, out: Path, workers:
             "twice": twice, "stats": stats, "wall": wall, "hit_paths": hits}
 
 
-def cost_sites(with_nginx: bool, demo_pairs: int = 0):
+def cost_sites(with_nginx: bool, demo_pairs: int = 0, with_wet: bool = False):
     """(name, start URL, langs, gold, directory_index, server context) per site; with
-    ``demo_pairs``, first a generated site of that many pairs (``--scale``)."""
+    ``demo_pairs``, first a generated site of that many pairs (``--scale``); with
+    ``with_wet``, WET en-fr out of ../shared/data/wet last."""
     from testkit.multilingual import ManualSpec, generate_manual
 
     if demo_pairs:
@@ -193,6 +194,17 @@ def cost_sites(with_nginx: bool, demo_pairs: int = 0):
         server = serve_directory(str(folder))
         gold = read_gold(gold_file, base=server.url + "/")
         yield "nginx /cn/ en-zh", server.url + "/cn/", "en,zh", gold, "index.html", server
+    if with_wet:
+        from bitextcrawl.demo.server import serve_directory
+        from bitextcrawl.pairing.evaluate import read_gold
+
+        folder, gold_file = SHARED / "wet", SHARED / "wet-gold.tsv"
+        if not folder.is_dir() or not gold_file.exists():
+            print(f"WET: skipped, {folder} or {gold_file} not found", flush=True)
+            return
+        server = serve_directory(str(folder))
+        gold = read_gold(gold_file, base=server.url + "/")
+        yield "wet en-fr", server.url + "/index-en.html", "en,fr", gold, None, server
 
 
 STAT_PREFIXES = ("bitext/focus/", "bitext/redirects/", "bitext/recovery/",
@@ -252,7 +264,8 @@ def scale_main(workers: list[int], with_nginx: bool, keep: str | None,
     print(f"{'site':<17} {'workers':>7} {'run':>3} {'responses':>9} {'resp/pair':>9} "
           f"{'pairs/gold':>10} {'crawl s':>8} {'closing s':>9}", flush=True)
     with tempfile.TemporaryDirectory() as rtmp, redis_server(Path(rtmp)) as redis_url:
-        for name, start_url, langs, gold, index, server in cost_sites(with_nginx, demo_pairs):
+        for name, start_url, langs, gold, index, server in cost_sites(
+                with_nginx, demo_pairs, with_wet=only == "wet"):
             if only and not name.startswith(only):
                 server.httpd.server_close()   # (bound, never started)
                 continue
@@ -304,8 +317,9 @@ def main() -> None:
                         help="with --scale: crawls per worker count (and a summary)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="with --scale: a Scrapy setting for every worker (repeatable)")
-    parser.add_argument("--only", choices=("demo", "manual", "nginx"),
-                        help="with --scale: this site alone (nginx implies --nginx)")
+    parser.add_argument("--only", choices=("demo", "manual", "nginx", "wet"),
+                        help="with --scale: this site alone (nginx implies --nginx; wet: "
+                             "WET en-fr out of ../shared/data/wet)")
     args = parser.parse_args()
     if shutil.which("redis-server") is None:
         raise SystemExit("redis-server not found on PATH (apt-get install redis-server)")
