@@ -163,7 +163,10 @@ def test_a_link_held_by_one_worker_is_released_by_the_other_once(tmp_path):
     H = "http://h.test"
 
     def store(worker, page):
+        """As the worker's spider and pipelines do: stored, learned once by the crawl
+        state, seen by the focus."""
         worker[3].store.add(page)
+        worker[3].state.learn_page(page)
         worker[1].get_processed_item(page, None)
 
     with redis_server(tmp_path) as redis_url:
@@ -238,10 +241,12 @@ def test_a_switch_target_held_by_a_worker_that_never_saw_the_switch_goes_out(tmp
             page = PageRecord(url=f"{H}/cn/p{i}.html", lang="zh", links=[
                 {"url": f"{H}/en/p{i}.html", "text": "english", "hreflang": None}])
             x1.store.add(page)
+            x1.state.learn_page(page)   # (as worker 1's spider does)
             f1.get_processed_item(page, None)
         for i in range(10):
             page = PageRecord(url=f"{H}/en/q{i}.html", lang="en")
             x1.store.add(page)
+            x1.state.learn_page(page)   # (as worker 1's spider does)
             f1.get_processed_item(page, None)
         f1.holding.update("en")
         assert "en" in f1.holding.queue.holding
