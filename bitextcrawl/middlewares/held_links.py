@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http.request import NO_CALLBACK
 
 from bitextcrawl.config import getbool
 from bitextcrawl.pairing.recovery import index_aliases
@@ -47,7 +48,8 @@ class HeldLinksMiddleware:
     def process_request(self, request, spider=None):
         context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
         focus = context.state.focus if context is not None else None
-        if focus is None:
+        if focus is None or request.callback is NO_CALLBACK:
+            # (NO_CALLBACK: a request that is no page of the crawl, robots.txt)
             return None
         queue, url = focus.queue, request.url
         # (a copy of a request held before carries its mark: judged afresh here, and an

@@ -555,6 +555,10 @@ def test_the_big_side_waits_for_its_counterparts_and_survives_a_clean_stop(tmp_p
     made(mw, PageRecord(url=f"{H}/ja/p1.html", lang="ja"), None)
     assert [r.url for r in scheduled] == [f"{H}/en/p1.html"]
     assert downloader.process_request(Request(f"{H}/ja/p3.html")) is None   # the small side
+    # a request that is no page of the crawl (robots.txt: Scrapy's NO_CALLBACK) is never
+    # held, though its URL names no language
+    from scrapy.http.request import NO_CALLBACK
+    assert downloader.process_request(Request(f"{H}/robots.txt", callback=NO_CALLBACK)) is None
     stop_cleanly(mw.crawler)
     resumed = FocusMiddleware(make_crawler(tmp_path, langs="en,ja"))
     resumed.spider_opened()
