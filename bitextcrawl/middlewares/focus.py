@@ -47,6 +47,7 @@ from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
+from bitextcrawl.focus.bars import BarAbsence
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -102,6 +103,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                                switch_absence=self.no_translation,
                                pages_by_lang=state.pages_by_lang)
         self.queue = FocusQueue()
+        # bar absence (focus/bars.py): a page's bar of declared alternates lists the
+        # translations that exist
+        self.bars = BarAbsence(lambda: self.langs,
+                               enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
@@ -126,7 +131,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if context is not None:
             # the downloader side (HeldLinksMiddleware) reads it there
             context.state.focus = FocusState(self.queue, self.evidence, self.yields,
-                                             self.shape, lambda: self.small_side)
+                                             self.shape, lambda: self.small_side,
+                                             self.bars)
             context.state.add_section("focus", self._state)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_guess_hook(self.judge.unfiltered)
@@ -238,9 +244,50 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # the language is not where the URL tokens said: the sizing ends here
             self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
             self._probe_answered(request)
+        if response.status >= 400 and self.bars.enabled:
+            url = (request.meta.get("redirect_urls") or [request.url])[0]
+            if self.evidence.url_lang(url) in self.langs:
+                self.bars.not_a_translation(url)
+            self._bar_answered(url, False)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
+
+    def _bar_answered(self, url: str, real: bool, into=frozenset()) -> None:
+        """``url`` was answered (a page of its URL's language of its own: ``real``):
+        what bar absence learns from it, and the requests it lets go."""
+        bars = self.bars
+        if not bars.active():
+            return
+        released = bars.answered(url, self.evidence.url_lang(url), real, into,
+                                 self.evidence.swap)
+        for request in released:
+            if request.url not in self.queue.downloaded:
+                self._schedule(request)
+        if released:
+            self.stats.inc_value("bitext/focus/bar_absence/released", len(released))
+        if bars.refuted and not self.stats.get_value("bitext/focus/bar_absence/refuted"):
+            self.stats.set_value("bitext/focus/bar_absence/refuted", 1)
+            logger.info("Focus: a page's bar of alternates left out a translation that "
+                        "exists (%s): bars are not believed on this site", url)
+
+    def _bar_observe(self, item: PageRecord) -> None:
+        """A page record: its bar of declared alternates, and what its URLs answer (a
+        URL naming a wanted language answered by another language's page, or a copy of
+        a page seen elsewhere, is no translation)."""
+        if not self.bars.enabled:
+            return
+        duplicate = self.state.duplicate(item)
+        if not duplicate:
+            self.bars.observe(item.url, item.lang, item.hreflang or {})
+        url_lang = self.evidence.url_lang
+        into = set(item.hreflang or ()) | {url_lang(link["url"]) for link in item.links}
+        for url in sorted({item.url, item.requested_url or item.url}):
+            lang = url_lang(url)
+            real = lang is not None and item.lang == lang and not duplicate
+            if lang in self.langs and not real:
+                self.bars.not_a_translation(url)
+            self._bar_answered(url, real, into)
 
     def request_scheduled(self, request, spider=None):
         self.queue.scheduled(request)
@@ -279,6 +326,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 logger.info("Focus: %d pages of the big side not fetched: no page links "
                             "their counterpart, and the last probe revealed no new one",
                             len(side.held))
+        kept = self.bars.stalled()
+        for request in kept:
+            self._schedule(request)
+        released += len(kept)
         stalled = self.queue.families.stalled()
         for request in stalled:
             self._schedule(request)
@@ -334,6 +385,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self._schedule(request)
             if side is not None:
                 self._release_small_side(side.relearn(), "released_by_counterpart")
+        self._bar_observe(item)
         links: list = []
         if side is not None and item.lang in self.langs:
             # the held requests this page is the counterpart of can pair; its links size

@@ -1,0 +1,200 @@
+"""Bar absence: a page's bar of declared alternates lists the translations that exist.
+
+Many documentation sites start each page with a bar of ``hreflang`` links to the
+languages the page is translated into, and list no other (an "Available languages"
+bar). A page of language A whose bar names other languages but not B then says its
+B counterpart does not exist — yet the site may still link the B URL (a translation's
+index linking every page, untranslated ones served as a fallback copy of A's page
+or answered with an error). Switch absence (``shape.py``) needs B's name shown
+unlinked; here the silence of a bar is the evidence, and silence is weaker, so the
+rule is learned from the crawl's own answers:
+
+* a URL of B *looks absent* when its counterpart in another wanted language A
+  (URL tokens swapped) is fetched with a bar of declared alternates that names other
+  languages but not B, and some fetched page of A does name B in its bar (the site's
+  bars do list B where B exists);
+* while learning, up to ``min_confirmed`` such URLs are fetched as tests (one at a
+  time per free slot), the others kept; a test *confirms* when its answer is an error,
+  a page in another language, or a copy of a page seen under another URL; it
+  *refutes* when it is a page of B of its own;
+* once ``min_confirmed`` tests confirmed and none refuted, URLs that look absent are
+  not fetched (kept, not lost); the first real page of B at a URL that looked absent
+  (fetched by any other way) switches the rule off for the site, and every URL kept
+  is released.
+
+Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
+before a request goes out; ``middlewares/focus.py`` feeds the pages and errors.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+# Tests that must confirm (and none refute) before a looks-absent URL is not fetched.
+MIN_CONFIRMED = 3
+
+Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
+
+FETCH, TEST, KEEP = "fetch", "test", "keep"
+BAR, DEAD = "bar", "dead"
+
+
+class _Learned:
+    """One rule's learning from its tests (see the module docstring)."""
+
+    def __init__(self, min_confirmed: int):
+        self.min_confirmed = min_confirmed
+        self.confirmed = 0
+        self.refuted = False
+        self.testing: set[str] = set()        # tests out
+        self.kept: dict[str, object] = {}     # URL -> request not fetched (yet)
+
+    def believed(self) -> bool:
+        return not self.refuted and self.confirmed >= self.min_confirmed
+
+    def judge(self, url: str, request) -> str:
+        if self.confirmed + len(self.testing) < self.min_confirmed:
+            self.testing.add(url)
+            return TEST
+        self.kept[url] = request
+        return KEEP
+
+    def answered(self, url: str, refutes: bool) -> list:
+        self.testing.discard(url)
+        if refutes:
+            self.refuted = True
+            released, self.kept = list(self.kept.values()), {}
+            return [r for r in released if r is not None]
+        self.confirmed += 1
+        if self.confirmed >= self.min_confirmed:
+            return []
+        # still learning: the next kept ones go out as tests
+        free = self.min_confirmed - self.confirmed - len(self.testing)
+        released = []
+        for kept_url in sorted(self.kept)[:max(0, free)]:
+            request = self.kept.pop(kept_url)
+            self.testing.add(kept_url)
+            if request is not None:
+                released.append(request)
+        return released
+
+    def stalled(self) -> list:
+        if self.believed() or not self.kept:
+            return []
+        released, self.kept = list(self.kept.values()), {}
+        self.testing.clear()
+        return [r for r in released if r is not None]
+
+
+class BarAbsence:
+    """``langs()``: the crawl's wanted languages (known once the crawl starts)."""
+
+    def __init__(self, langs: Callable[[], tuple], enabled: bool = True,
+                 min_confirmed: int = MIN_CONFIRMED):
+        self._langs = langs
+        self.enabled = enabled
+        # URL -> (page language, languages its bar of declared alternates names)
+        self.bars: dict[str, tuple[str, frozenset]] = {}
+        self.naming: Counter = Counter()      # (A, B) -> fetched pages of A whose bar names B
+        # URLs naming a wanted language answered by no page of it of their own
+        self.dead: set[str] = set()
+        self.rules = {BAR: _Learned(min_confirmed), DEAD: _Learned(min_confirmed)}
+        self.judged: dict[str, tuple[str, str]] = {}   # URL -> (rule, other language)
+        self.answered_urls: set[str] = set()
+
+    @property
+    def langs(self) -> tuple:
+        return tuple(self._langs())
+
+    @property
+    def kept(self) -> dict:
+        return {**self.rules[BAR].kept, **self.rules[DEAD].kept}
+
+    @property
+    def refuted(self) -> bool:
+        return any(rule.refuted for rule in self.rules.values())
+
+    def active(self) -> bool:
+        return self.enabled and bool(self.naming or self.dead)
+
+    # ---- what the pages say ------------------------------------------------------------
+
+    def observe(self, url: str, lang: str | None, declared) -> None:
+        """A fetched page of ``lang`` at ``url`` declares alternates in ``declared``
+        (languages, its own included or not). Copies of a page seen elsewhere are not
+        observed (a fallback copy's bar is its original's)."""
+        if not self.enabled or lang not in self.langs or url in self.bars:
+            return
+        bar = frozenset(x for x in declared if x != lang)
+        if not bar:
+            return
+        self.bars[url] = (lang, bar)
+        for other in bar:
+            self.naming[lang, other] += 1
+
+    def not_a_translation(self, url: str) -> None:
+        """``url``, naming a wanted language, was answered with an error, a page of
+        another language or a copy of a page seen elsewhere."""
+        if self.enabled:
+            self.dead.add(url)
+
+    def absent_by(self, url: str, lang: str | None, swap: Swap) -> tuple[str, str] | None:
+        """(rule, other language) where ``url`` (in ``lang``) looks like it has nothing
+        to pair with: its counterpart's bar leaves ``lang`` out (BAR), or its counterpart
+        URL was answered by no translation (DEAD); else None."""
+        if not self.enabled or lang not in self.langs:
+            return None
+        for other in self.langs:
+            if other == lang:
+                continue
+            counterpart = swap(url, lang, other)
+            if not counterpart:
+                continue
+            if counterpart in self.dead and not self.rules[DEAD].refuted:
+                return DEAD, other
+            known = self.bars.get(counterpart)
+            if known is not None and known[0] == other and lang not in known[1] \
+                    and self.naming[other, lang] and not self.rules[BAR].refuted:
+                return BAR, other
+        return None
+
+    # ---- the judgement -------------------------------------------------------------------
+
+    def judge(self, url: str, lang: str | None, swap: Swap, request=None) -> str:
+        """FETCH, TEST (fetch it: its answer tells whether the rule holds on this site)
+        or KEEP (not fetched: ``request`` kept, released if the rule is switched off)."""
+        if url in self.answered_urls:
+            return FETCH
+        found = self.absent_by(url, lang, swap)
+        if found is None:
+            return FETCH
+        self.judged[url] = found
+        return self.rules[found[0]].judge(url, request)
+
+    def believed(self) -> bool:
+        return self.enabled and any(rule.believed() for rule in self.rules.values())
+
+    def answered(self, url: str, lang: str | None, real: bool, into, swap: Swap) -> list:
+        """``url`` (in ``lang`` by its URL) was answered: by a page of ``lang`` of its
+        own (``real``) declaring alternates or switches into the languages ``into``, or
+        else (an error, another language, a copy). The requests to fetch now: all kept
+        ones of a rule this refutes, the next tests of a rule still learned.
+
+        A BAR test refutes where the page is real; a DEAD test where the page is real
+        and leads into the language whose URL was dead (it has a translation after
+        all)."""
+        if url in self.answered_urls:
+            return []
+        found = self.judged.pop(url, None) or self.absent_by(url, lang, swap)
+        if found is None:
+            return []
+        self.answered_urls.add(url)
+        rule, other = found
+        refutes = real and (rule == BAR or other in into)
+        return self.rules[rule].answered(url, refutes)
+
+    def stalled(self) -> list:
+        """The crawl ran dry while a rule is unlearned (its tests answered by
+        something that is not a page, or held by another rule): its kept requests go."""
+        return [r for rule in self.rules.values() for r in rule.stalled()]
