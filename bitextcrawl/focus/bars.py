@@ -9,18 +9,21 @@ or answered with an error). Switch absence (``shape.py``) needs B's name shown
 unlinked; here the silence of a bar is the evidence, and silence is weaker, so the
 rule is learned from the crawl's own answers:
 
-* a URL of B *looks absent* when its counterpart in another wanted language A
-  (URL tokens swapped) is fetched with a bar of declared alternates that names other
-  languages but not B, and some fetched page of A does name B in its bar (the site's
-  bars do list B where B exists);
-* while learning, up to ``min_confirmed`` such URLs are fetched as tests (one at a
-  time per free slot), the others kept; a test *confirms* when its answer is an error,
-  a page in another language, or a copy of a page seen under another URL; it
-  *refutes* when it is a page of B of its own;
-* once ``min_confirmed`` tests confirmed and none refuted, URLs that look absent are
-  not fetched (kept, not lost); the first real page of B at a URL that looked absent
-  (fetched by any other way) switches the rule off for the site, and every URL kept
-  is released.
+* a URL of B *looks absent* (rule BAR) when its counterpart in another wanted
+  language A (URL tokens swapped) is fetched with a bar of declared alternates that
+  names other languages but not B, and some fetched page of A does name B in its bar
+  (the site's bars do list B where B exists);
+* a URL of A *looks unpaired* (rule DEAD) when its counterpart URL in B was answered
+  by no translation: an error, a page of another language, or a copy of a page seen
+  under another URL (a fallback copy of A's page: A's page has no B counterpart);
+* while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
+  the others kept; a BAR test *confirms* when its answer is no page of B of its own,
+  and *refutes* when it is one; a DEAD test refutes when its answer is a page of A
+  that leads into B (a declared alternate or a link naming B), and confirms otherwise;
+* once ``min_confirmed`` tests of a rule confirmed and none refuted, its URLs are not
+  fetched (kept, not lost); the first refutation (a test, or a page fetched by any
+  other way) switches the rule off for the site and releases every URL it kept; the
+  crawl running dry while a rule is unlearned releases them too.
 
 Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
 before a request goes out; ``middlewares/focus.py`` feeds the pages and errors.
