@@ -14,8 +14,9 @@ rule is learned from the crawl's own answers:
   names other languages but not B, and some fetched page of A does name B in its bar
   (the site's bars do list B where B exists);
 * a URL of A *looks unpaired* (rule DEAD) when its counterpart URL in B was answered
-  by no translation: an error, a page of another language, or a copy of a page seen
-  under another URL (a fallback copy of A's page: A's page has no B counterpart);
+  by a page of another language, or a copy of a page seen under another URL (a
+  fallback copy of A's page: A's page has no B counterpart); an error does not
+  count (where the swapped URL is missing, the pair may sit at another URL);
 * while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
   the others kept; a BAR test *confirms* when its answer is no page of B of its own,
   and *refutes* when it is one; a DEAD test refutes when its answer is a page of A
@@ -137,8 +138,8 @@ class BarAbsence:
             self.naming[lang, other] += 1
 
     def not_a_translation(self, url: str) -> None:
-        """``url``, naming a wanted language, was answered with an error, a page of
-        another language or a copy of a page seen elsewhere."""
+        """``url``, naming a wanted language, was answered with a page of another
+        language or a copy of a page seen elsewhere."""
         if self.enabled:
             self.dead.add(url)
 

@@ -245,10 +245,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
             self._probe_answered(request)
         if response.status >= 400 and self.bars.enabled:
-            url = (request.meta.get("redirect_urls") or [request.url])[0]
-            if self.evidence.url_lang(url) in self.langs:
-                self.bars.not_a_translation(url)
-            self._bar_answered(url, False)
+            # (an error answers a BAR test; it makes no URL dead: a site's pairs need
+            # not be at the swapped URL, nginx.org's en–ru lost three)
+            self._bar_answered((request.meta.get("redirect_urls") or [request.url])[0], False)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
