@@ -48,6 +48,7 @@ from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
+from bitextcrawl.focus.bars import BarAbsence, BarWatch
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -105,6 +106,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
                                switch_absence=self.no_translation,
                                pages_by_lang=state.pages_by_lang)
         self.queue = FocusQueue()
+        # bar absence (focus/bars.py): a page's bar of declared alternates lists the
+        # translations that exist
+        self.bars = BarAbsence(lambda: self.langs,
+                               enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
+        self.bar_watch = BarWatch(self.bars, self.evidence, state.duplicate, lambda: self.langs,
+                                  self.queue.downloaded, self.stats, self._schedule)
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
@@ -132,7 +139,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if context is not None:
             # the downloader side (HeldLinksMiddleware) reads it there
             context.state.focus = FocusState(self.queue, self.evidence, self.yields,
-                                             self.shape, lambda: self.small_side)
+                                             self.shape, lambda: self.small_side,
+                                             self.bars)
             # what the other workers of a distributed crawl learn, learned here too
             self.sharing = FocusSharing(
                 context.state, self.queue, self.yields, self.stats, self.learn_page,
@@ -199,6 +207,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.queue.downloaded.add(request.url)
         if response.status >= 400:
             self.walk.error(request)
+        if response.status >= 400:
+            self.bar_watch.error(request)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
@@ -222,6 +232,10 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # (by the URL tokens at the closing alignment's standard)
         released = self.holding.rejudge_held(self.state.url_tokens.site, self._schedule)
         released += self.walk.idle()
+        kept = self.bars.stalled()
+        for request in kept:
+            self._schedule(request)
+        released += len(kept)
         stalled = self.queue.families.stalled()
         for request in stalled:
             self._schedule(request)
@@ -287,6 +301,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             for request in self.judge.rejudge_queued():
                 self._schedule(request)
             self.walk.relearn()
+        self.bar_watch.page(item)
         probe = response.request if response is not None \
             and response.meta.get("bitext_lang_probe") else None
         if self.context is not None:

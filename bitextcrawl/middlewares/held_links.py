@@ -105,6 +105,9 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._family_waits(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("waits: another link of its family is tested first")
+        if self._bar_keeps(focus, request):
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest("kept: its counterpart's bar of alternates leaves it out")
         sharing = focus.sharing
         if sharing is not None and request.dont_filter and not request.meta.get("retry_times") \
                 and not request.meta.get("dont_obey_robotstxt") \
@@ -120,6 +123,26 @@ class HeldLinksMiddleware:
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         queue.requested.add(url)
         return None
+
+    def _bar_keeps(self, focus, request) -> bool:
+        """Keep ``request``: its counterpart's bar of declared alternates leaves its
+        language out, or its counterpart's URL was answered by no translation, and the
+        rule proved right on this site (focus/bars.py); a test of it goes out."""
+        bars = focus.bars
+        if bars is None or not bars.active() \
+                or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
+            return False
+        kept = request.replace(dont_filter=True, meta=dict(request.meta))
+        verdict = bars.judge(request.url, focus.evidence.url_lang(request.url),
+                             focus.evidence.swap, kept)
+        if verdict == "test":
+            self.crawler.stats.inc_value("bitext/focus/bar_absence/tested")
+            return False
+        if verdict != "keep":
+            return False
+        focus.queue.filtered.add(request.url)
+        self.crawler.stats.inc_value("bitext/focus/bar_absence/kept")
+        return True
 
     def _family_waits(self, focus, request) -> bool:
         """Hold ``request`` while another link of its family is tested, or for good where

@@ -164,10 +164,21 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     """
     if page.lang_method not in GUESSED or page.lang_prob >= confident:
         return None
+    alternates = {base_lang(x) for x in (page.hreflang or {})}
+    if len(alternates) > 1 and base_lang(page.lang) in alternates:
+        # the page's own bar of alternates names its guessed language and others: the
+        # URL's language, where the bar leaves it out, is not the page's (a fallback
+        # copy of an untranslated page, served under that language's URL)
+        alternates_name = alternates.__contains__
+    else:
+        alternates_name = None
     # A code where the site writes its language codes is the site's declaration.
     declared = slot_language(page.url, slots)
     if declared is not None:
-        return None if declared == base_lang(page.lang) else declared
+        if declared == base_lang(page.lang) or (
+                alternates_name is not None and not alternates_name(base_lang(declared))):
+            return None
+        return declared
     # The most specific token decides (``/ja/docs/faq.html``: ``ja``, not ``faq``, which
     # only English pages carry because most pages are English).
     lang, _ = tokens.most_specific(page.url)
@@ -176,6 +187,8 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
         # a ``pt`` page is not made ``pt-br`` by the URL tokens of other pages)
         return None
     if lang != base_lang(lang) and page_variant(page, base=base_lang(lang)) != lang:
+        return None
+    if alternates_name is not None and not alternates_name(base_lang(lang)):
         return None
     return lang
 

@@ -57,3 +57,31 @@ def test_nginx_hebrew_found_from_the_english_side(tmp_path):
         "downloader/response_count"]
     assert scores["recall"] == 1.0, scores
     assert responses <= PER_PAIR * len(gold), responses
+
+
+def test_fallback_copies_cost_their_tests_alone(tmp_path):
+    """A manual translated in part whose server answers an untranslated page's URL with
+    the English page (testkit/multilingual.py: 60 modules, 19 in Japanese, the Japanese
+    index linking all 60). The fallback copies under /ja/ and the English pages behind
+    them pair nothing: once three such pages confirmed it, the rest are not fetched."""
+    from bitextcrawl.demo.server import free_port, serve_site
+    from testkit.multilingual import ManualSpec, generate_manual
+
+    port = free_port()
+    site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
+    with serve_site(site, port) as server:
+        run_crawl(site.start_url, tmp_path, langs="en,ja", timeout=300)
+        hits = dict(server.hits)
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").open(encoding="utf-8")]
+    predicted = [(p["url_1"], p["url_2"]) for p in pairs]
+    scores = evaluate(site.gold_pairs["ja"], predicted)
+    assert scores["tp"] == len(site.gold_pairs["ja"]), scores
+    untranslated = {p for p in site.pages if p not in site.translated["ja"]}
+    paths = {path for (_, path) in hits}
+    fallback_fetched = {p for p in untranslated if f"/manual/ja/{p}" in paths}
+    english_fetched = {p for p in untranslated if f"/manual/en/{p}" in paths}
+    # each side's pages with nothing to pair: the rule's tests (3 a rule) and the pages
+    # fetched before the rule's evidence came, not all 41
+    assert len(english_fetched) <= 20, sorted(english_fetched)
+    assert len(fallback_fetched) + len(english_fetched) <= 65, (
+        len(fallback_fetched), len(english_fetched))

@@ -132,3 +132,19 @@ def test_no_language_slot_where_the_codes_disagree_with_the_pages():
     pages = [page(f"http://s/en/p{i}.html", "en", f"english {i}") for i in range(4)]
     pages += [page(f"http://s/de/p{i}.html", "en", f"english de {i}") for i in range(4)]
     assert language_slots(pages) == frozenset()
+
+
+def test_a_fallback_copy_alone_keeps_the_language_its_bar_names():
+    """A copy of an English page under /ru/ whose English page was not fetched: its bar
+    of alternates names English and French, not Russian, so the URL does not settle it
+    into Russian; a page whose bar names Russian is settled as before."""
+    pages = [page(f"http://s/ru/p{i}.html", "ru", f"русский {i}") for i in range(30)]
+    pages += [page(f"http://s/en/p{i}.html", "en", f"english {i}") for i in range(6)]
+    bar = {"en": "http://s/ru/en/x.html", "fr": "http://s/ru/fr/x.html"}
+    pages.append(page("http://s/ru/copy.html", "en", "mod_x directives", prob=0.2,
+                      hreflang=bar))
+    pages.append(page("http://s/ru/real.html", "en", "mod_y directives", prob=0.2,
+                      hreflang={**bar, "ru": "http://s/ru/ru/y.html"}))
+    by_url = {p.url: p for p in canonical_pages(pages).pages}
+    assert by_url["http://s/ru/copy.html"].lang == "en"
+    assert by_url["http://s/ru/real.html"].lang == "ru"

@@ -1,0 +1,259 @@
+"""Bar absence: a page's bar of declared alternates lists the translations that exist.
+
+Many documentation sites start each page with a bar of ``hreflang`` links to the
+languages the page is translated into, and list no other (an "Available languages"
+bar). A page of language A whose bar names other languages but not B then says its
+B counterpart does not exist — yet the site may still link the B URL (a translation's
+index linking every page, untranslated ones served as a fallback copy of A's page
+or answered with an error). Switch absence (``shape.py``) needs B's name shown
+unlinked; here the silence of a bar is the evidence, and silence is weaker, so the
+rule is learned from the crawl's own answers:
+
+* a URL of B *looks absent* (rule BAR) when its counterpart in another wanted
+  language A (URL tokens swapped) is fetched with a bar of declared alternates that
+  names other languages but not B, and some fetched page of A does name B in its bar
+  (the site's bars do list B where B exists);
+* a URL of A *looks unpaired* (rule DEAD) when its counterpart URL in B was answered
+  by a page of another language, or a copy of a page seen under another URL (a
+  fallback copy of A's page: A's page has no B counterpart); an error does not
+  count (where the swapped URL is missing, the pair may sit at another URL);
+* while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
+  the others kept; a BAR test *confirms* when its answer is no page of B of its own,
+  and *refutes* when it is one; a DEAD test refutes when its answer is a page of A
+  that leads into B (a declared alternate or a link naming B), and confirms otherwise;
+* once ``min_confirmed`` tests of a rule confirmed and none refuted, its URLs are not
+  fetched (kept, not lost); the first refutation (a test, or a page fetched by any
+  other way) switches the rule off for the site and releases every URL it kept; the
+  crawl running dry while a rule is unlearned releases them too.
+
+Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
+before a request goes out; ``middlewares/focus.py`` feeds the pages and errors.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+
+# Tests that must confirm (and none refute) before a looks-absent URL is not fetched.
+MIN_CONFIRMED = 3
+
+Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
+
+FETCH, TEST, KEEP = "fetch", "test", "keep"
+BAR, DEAD = "bar", "dead"
+
+
+logger = logging.getLogger("bitextcrawl.middlewares.focus")
+
+class _Learned:
+    """One rule's learning from its tests (see the module docstring)."""
+
+    def __init__(self, min_confirmed: int):
+        self.min_confirmed = min_confirmed
+        self.confirmed = 0
+        self.refuted = False
+        self.testing: set[str] = set()        # tests out
+        self.kept: dict[str, object] = {}     # URL -> request not fetched (yet)
+
+    def believed(self) -> bool:
+        return not self.refuted and self.confirmed >= self.min_confirmed
+
+    def judge(self, url: str, request) -> str:
+        if self.confirmed + len(self.testing) < self.min_confirmed:
+            self.testing.add(url)
+            return TEST
+        self.kept[url] = request
+        return KEEP
+
+    def answered(self, url: str, refutes: bool) -> list:
+        self.testing.discard(url)
+        if refutes:
+            self.refuted = True
+            released, self.kept = list(self.kept.values()), {}
+            return [r for r in released if r is not None]
+        self.confirmed += 1
+        if self.confirmed >= self.min_confirmed:
+            return []
+        # still learning: the next kept ones go out as tests
+        free = self.min_confirmed - self.confirmed - len(self.testing)
+        released = []
+        for kept_url in sorted(self.kept)[:max(0, free)]:
+            request = self.kept.pop(kept_url)
+            self.testing.add(kept_url)
+            if request is not None:
+                released.append(request)
+        return released
+
+    def stalled(self) -> list:
+        if self.believed() or not self.kept:
+            return []
+        released, self.kept = list(self.kept.values()), {}
+        self.testing.clear()
+        return [r for r in released if r is not None]
+
+
+class BarAbsence:
+    """``langs()``: the crawl's wanted languages (known once the crawl starts)."""
+
+    def __init__(self, langs: Callable[[], tuple], enabled: bool = True,
+                 min_confirmed: int = MIN_CONFIRMED):
+        self._langs = langs
+        self.enabled = enabled
+        # URL -> (page language, languages its bar of declared alternates names)
+        self.bars: dict[str, tuple[str, frozenset]] = {}
+        self.naming: Counter = Counter()      # (A, B) -> fetched pages of A whose bar names B
+        # URLs naming a wanted language answered by no page of it of their own
+        self.dead: set[str] = set()
+        self.rules = {BAR: _Learned(min_confirmed), DEAD: _Learned(min_confirmed)}
+        self.judged: dict[str, tuple[str, str]] = {}   # URL -> (rule, other language)
+        self.answered_urls: set[str] = set()
+
+    @property
+    def langs(self) -> tuple:
+        return tuple(self._langs())
+
+    @property
+    def kept(self) -> dict:
+        return {**self.rules[BAR].kept, **self.rules[DEAD].kept}
+
+    @property
+    def refuted(self) -> bool:
+        return any(rule.refuted for rule in self.rules.values())
+
+    def active(self) -> bool:
+        return self.enabled and bool(self.naming or self.dead)
+
+    # ---- what the pages say ------------------------------------------------------------
+
+    def observe(self, url: str, lang: str | None, declared) -> None:
+        """A fetched page of ``lang`` at ``url`` declares alternates in ``declared``
+        (languages, its own included or not). Copies of a page seen elsewhere are not
+        observed (a fallback copy's bar is its original's)."""
+        if not self.enabled or lang not in self.langs or url in self.bars:
+            return
+        bar = frozenset(x for x in declared if x != lang)
+        if not bar:
+            return
+        self.bars[url] = (lang, bar)
+        for other in bar:
+            self.naming[lang, other] += 1
+
+    def not_a_translation(self, url: str) -> None:
+        """``url``, naming a wanted language, was answered with a page of another
+        language or a copy of a page seen elsewhere."""
+        if self.enabled:
+            self.dead.add(url)
+
+    def absent_by(self, url: str, lang: str | None, swap: Swap) -> tuple[str, str] | None:
+        """(rule, other language) where ``url`` (in ``lang``) looks like it has nothing
+        to pair with: its counterpart's bar leaves ``lang`` out (BAR), or its counterpart
+        URL was answered by no translation (DEAD); else None."""
+        if not self.enabled or lang not in self.langs:
+            return None
+        for other in self.langs:
+            if other == lang:
+                continue
+            counterpart = swap(url, lang, other)
+            if not counterpart:
+                continue
+            if counterpart in self.dead and not self.rules[DEAD].refuted:
+                return DEAD, other
+            known = self.bars.get(counterpart)
+            if known is not None and known[0] == other and lang not in known[1] \
+                    and self.naming[other, lang] and not self.rules[BAR].refuted:
+                return BAR, other
+        return None
+
+    # ---- the judgement -------------------------------------------------------------------
+
+    def judge(self, url: str, lang: str | None, swap: Swap, request=None) -> str:
+        """FETCH, TEST (fetch it: its answer tells whether the rule holds on this site)
+        or KEEP (not fetched: ``request`` kept, released if the rule is switched off)."""
+        if url in self.answered_urls:
+            return FETCH
+        found = self.absent_by(url, lang, swap)
+        if found is None:
+            return FETCH
+        self.judged[url] = found
+        return self.rules[found[0]].judge(url, request)
+
+    def believed(self) -> bool:
+        return self.enabled and any(rule.believed() for rule in self.rules.values())
+
+    def answered(self, url: str, lang: str | None, real: bool, into, swap: Swap) -> list:
+        """``url`` (in ``lang`` by its URL) was answered: by a page of ``lang`` of its
+        own (``real``) declaring alternates or switches into the languages ``into``, or
+        else (an error, another language, a copy). The requests to fetch now: all kept
+        ones of a rule this refutes, the next tests of a rule still learned.
+
+        A BAR test refutes where the page is real; a DEAD test where the page is real
+        and leads into the language whose URL was dead (it has a translation after
+        all)."""
+        if url in self.answered_urls:
+            return []
+        found = self.judged.pop(url, None) or self.absent_by(url, lang, swap)
+        if found is None:
+            return []
+        self.answered_urls.add(url)
+        rule, other = found
+        refutes = real and (rule == BAR or other in into)
+        return self.rules[rule].answered(url, refutes)
+
+    def stalled(self) -> list:
+        """The crawl ran dry while a rule is unlearned (its tests answered by
+        something that is not a page, or held by another rule): its kept requests go."""
+        return [r for rule in self.rules.values() for r in rule.stalled()]
+
+
+class BarWatch:
+    """What the crawl's pages and answers teach :class:`BarAbsence`, and the requests it
+    lets go (scheduled by ``schedule``, the frontier's)."""
+
+    def __init__(self, bars: BarAbsence, evidence, duplicate: Callable, langs: Callable,
+                 downloaded: set, stats, schedule: Callable):
+        self.bars, self.evidence, self._duplicate, self._langs = bars, evidence, duplicate, langs
+        self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
+
+    def page(self, item) -> None:
+        """A page record: its bar of declared alternates, and what its URLs answer (a
+        URL naming a wanted language answered by another language's page, or a copy of
+        a page seen elsewhere, is no translation)."""
+        if not self.bars.enabled:
+            return
+        duplicate = self._duplicate(item)
+        if not duplicate:
+            self.bars.observe(item.url, item.lang, item.hreflang or {})
+        url_lang = self.evidence.url_lang
+        into = set(item.hreflang or ()) | {url_lang(link["url"]) for link in item.links}
+        for url in sorted({item.url, item.requested_url or item.url}):
+            lang = url_lang(url)
+            real = lang is not None and item.lang == lang and not duplicate
+            if lang in self._langs() and not real:
+                self.bars.not_a_translation(url)
+            self.answered(url, real, into)
+
+    def error(self, request) -> None:
+        """An error answer: it answers a BAR test, and makes no URL dead (a site's pairs
+        need not be at the swapped URL)."""
+        if self.bars.enabled:
+            self.answered((request.meta.get("redirect_urls") or [request.url])[0], False)
+
+    def answered(self, url: str, real: bool, into=frozenset()) -> None:
+        """``url`` was answered (a page of its URL's language of its own: ``real``):
+        what bar absence learns from it, and the requests it lets go."""
+        bars = self.bars
+        if not bars.active():
+            return
+        released = bars.answered(url, self.evidence.url_lang(url), real, into,
+                                 self.evidence.swap)
+        for request in released:
+            if request.url not in self.downloaded:
+                self._schedule(request)
+        if released:
+            self.stats.inc_value("bitext/focus/bar_absence/released", len(released))
+        if bars.refuted and not self.stats.get_value("bitext/focus/bar_absence/refuted"):
+            self.stats.set_value("bitext/focus/bar_absence/refuted", 1)
+            logger.info("Focus: a page's bar of alternates left out a translation that "
+                        "exists (%s): bars are not believed on this site", url)

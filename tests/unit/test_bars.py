@@ -1,0 +1,79 @@
+"""Bar absence (focus/bars.py): links a counterpart's bar of alternates leaves out, or
+whose counterpart URL answered no translation, are kept once tests confirmed the rule,
+and all released the moment one turns out a translation."""
+
+from __future__ import annotations
+
+from bitextcrawl.focus.bars import FETCH, KEEP, TEST, BarAbsence
+
+
+def swap(url: str, lang: str, other: str):
+    token = f"/{lang}/"
+    return url.replace(token, f"/{other}/") if token in url else None
+
+
+def lang_of(url: str):
+    return "ja" if "/ja/" in url else "en" if "/en/" in url else None
+
+
+def site_with_bars(translated=("a", "b"), untranslated=("c", "d", "e", "f", "g")):
+    bars = BarAbsence(lambda: ("en", "ja"))
+    for page in translated:
+        bars.observe(f"http://s/en/{page}.html", "en", {"en", "ja", "fr"})
+    for page in untranslated:
+        bars.observe(f"http://s/en/{page}.html", "en", {"en", "fr"})
+    return bars
+
+
+def test_bar_leaving_a_language_out_is_tested_then_believed():
+    bars = site_with_bars()
+    urls = [f"http://s/ja/{p}.html" for p in "cdefg"]
+    assert bars.judge("http://s/ja/a.html", "ja", swap) == FETCH   # the bar names ja
+    verdicts = [bars.judge(u, "ja", swap, request=u) for u in urls]
+    assert verdicts == [TEST, TEST, TEST, KEEP, KEEP]
+    for u in urls[:3]:   # fallback copies: English pages under /ja/
+        assert bars.answered(u, "ja", False, set(), swap) == []
+    assert bars.believed()
+    assert bars.judge("http://s/ja/zz.html", "ja", swap) == FETCH   # no counterpart known
+    assert set(bars.kept) == set(urls[3:])
+    assert bars.stalled() == []   # believed: the kept ones stay
+
+
+def test_one_real_translation_releases_every_kept_link():
+    bars = site_with_bars()
+    urls = [f"http://s/ja/{p}.html" for p in "cdefg"]
+    for u in urls:
+        bars.judge(u, "ja", swap, request=u)
+    bars.answered(urls[0], "ja", False, set(), swap)
+    released = bars.answered(urls[1], "ja", True, set(), swap)
+    assert sorted(released) == urls[3:]
+    assert bars.refuted and not bars.believed()
+    assert bars.judge("http://s/ja/h.html", "ja", swap) == FETCH
+
+
+def test_a_confirmation_lets_the_next_kept_link_out_as_a_test():
+    bars = site_with_bars()
+    urls = [f"http://s/ja/{p}.html" for p in "cdefg"]
+    for u in urls:
+        bars.judge(u, "ja", swap, request=u)
+    # a test held by another rule never comes back; the crawl ran dry unlearned
+    assert bars.answered(urls[0], "ja", False, set(), swap) == []   # 1 confirmed, 2 out
+    assert sorted(bars.stalled()) == urls[3:]
+
+
+def test_bars_that_never_name_the_language_say_nothing():
+    bars = site_with_bars(translated=())
+    assert bars.judge("http://s/ja/c.html", "ja", swap) == FETCH
+
+
+def test_a_dead_counterpart_is_refuted_only_by_a_page_leading_into_its_language():
+    bars = BarAbsence(lambda: ("en", "ja"))
+    for p in "abcde":
+        bars.not_a_translation(f"http://s/ja/{p}.html")
+    en = [f"http://s/en/{p}.html" for p in "abcde"]
+    assert [bars.judge(u, "en", swap, request=u) for u in en] == [TEST] * 3 + [KEEP] * 2
+    # a real English page without a link into Japanese confirms
+    assert bars.answered(en[0], "en", True, {"fr"}, swap) == []
+    # one that switches into Japanese after all refutes
+    assert sorted(bars.answered(en[1], "en", True, {"ja"}, swap)) == en[3:]
+    assert bars.judge("http://s/en/f.html", "en", swap) == FETCH
