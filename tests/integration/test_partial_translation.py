@@ -63,14 +63,16 @@ def test_fallback_copies_cost_their_tests_alone(tmp_path):
     """A manual translated in part whose server answers an untranslated page's URL with
     the English page (testkit/multilingual.py: 60 modules, 19 in Japanese, the Japanese
     index linking all 60). The fallback copies under /ja/ and the English pages behind
-    them pair nothing: once three such pages confirmed it, the rest are not fetched."""
+    them pair nothing: once three such pages confirmed it, the rest are not fetched
+    (bar absence, opt-in: ``BITEXT_FOCUS_BAR_ABSENCE_ENABLED``)."""
     from bitextcrawl.demo.server import free_port, serve_site
     from testkit.multilingual import ManualSpec, generate_manual
 
     port = free_port()
     site = generate_manual(ManualSpec(n_pages=60, seed=1), port)
     with serve_site(site, port) as server:
-        run_crawl(site.start_url, tmp_path, langs="en,ja", timeout=300)
+        run_crawl(site.start_url, tmp_path, langs="en,ja", timeout=300,
+                  settings={"BITEXT_FOCUS_BAR_ABSENCE_ENABLED": True})
         hits = dict(server.hits)
     pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").open(encoding="utf-8")]
     predicted = [(p["url_1"], p["url_2"]) for p in pairs]
