@@ -92,10 +92,16 @@ class CrawlState:
             return self.content_seen.setdefault(page.content_hash, page.url) != page.url
         return False
 
+    def original_url(self, page) -> str | None:
+        """The URL ``page``'s content was learned under first, where that is another URL."""
+        if not (page.content_hash and page.text_length):
+            return None
+        first = self.content_seen.get(page.content_hash, page.url)
+        return first if first != page.url else None
+
     def duplicate(self, page) -> bool:
         """Was ``page``'s content learned under another URL first?"""
-        return bool(page.content_hash and page.text_length) \
-            and self.content_seen.get(page.content_hash, page.url) != page.url
+        return self.original_url(page) is not None
 
     def answer(self, request_url: str, redirect_urls=()) -> None:
         """The server answered a request (a page or an HTTP error): its URLs are done."""

@@ -14,9 +14,11 @@ rule is learned from the crawl's own answers:
   names other languages but not B, and some fetched page of A does name B in its bar
   (the site's bars do list B where B exists);
 * a URL of A *looks unpaired* (rule DEAD) when its counterpart URL in B was answered
-  by a page of another language, or a copy of a page seen under another URL (a
-  fallback copy of A's page: A's page has no B counterpart); an error does not
-  count (where the swapped URL is missing, the pair may sit at another URL);
+  by a page of another language, or a copy of a page first seen under a URL of
+  another language (a fallback copy of A's page: A's page has no B counterpart); an
+  error does not count (where the swapped URL is missing, the pair may sit at another
+  URL), nor does a copy of a page of B's own URLs (a site serving one translation
+  under two names says nothing about the second name's counterpart);
 * while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
   the others kept; a BAR test *confirms* when its answer is no page of B of its own,
   and *refutes* when it is one; a DEAD test refutes when its answer is a page of A
@@ -211,25 +213,31 @@ class BarWatch:
     """What the crawl's pages and answers teach :class:`BarAbsence`, and the requests it
     lets go (scheduled by ``schedule``, the frontier's)."""
 
-    def __init__(self, bars: BarAbsence, evidence, duplicate: Callable, langs: Callable,
+    def __init__(self, bars: BarAbsence, evidence, original_url: Callable, langs: Callable,
                  downloaded: set, stats, schedule: Callable):
-        self.bars, self.evidence, self._duplicate, self._langs = bars, evidence, duplicate, langs
+        """``original_url(item)``: the URL the item's content was first seen under, where
+        that is another URL (else None)."""
+        self.bars, self.evidence, self._original_url, self._langs = \
+            bars, evidence, original_url, langs
         self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
 
     def page(self, item) -> None:
         """A page record: its bar of declared alternates, and what its URLs answer (a
         URL naming a wanted language answered by another language's page, or a copy of
-        a page seen elsewhere, is no translation)."""
+        a page first seen under another language's URL, is no translation)."""
         if not self.bars.enabled:
             return
-        duplicate = self._duplicate(item)
-        if not duplicate:
+        original = self._original_url(item)
+        if original is None:
             self.bars.observe(item.url, item.lang, item.hreflang or {})
         url_lang = self.evidence.url_lang
         into = set(item.hreflang or ()) | {url_lang(link["url"]) for link in item.links}
         for url in sorted({item.url, item.requested_url or item.url}):
             lang = url_lang(url)
-            real = lang is not None and item.lang == lang and not duplicate
+            # a copy of a page of another language's URL is a fallback copy; a copy of a
+            # page of this language's URLs is a translation served under two names
+            copy = original is not None and url_lang(original) != lang
+            real = lang is not None and item.lang == lang and not copy
             if lang in self._langs() and not real:
                 self.bars.not_a_translation(url)
             self.answered(url, real, into)

@@ -110,7 +110,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # translations that exist
         self.bars = BarAbsence(lambda: self.langs,
                                enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
-        self.bar_watch = BarWatch(self.bars, self.evidence, state.duplicate, lambda: self.langs,
+        self.bar_watch = BarWatch(self.bars, self.evidence, state.original_url, lambda: self.langs,
                                   self.queue.downloaded, self.stats, self._schedule)
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(

@@ -77,3 +77,36 @@ def test_a_dead_counterpart_is_refuted_only_by_a_page_leading_into_its_language(
     # one that switches into Japanese after all refutes
     assert sorted(bars.answered(en[1], "en", True, {"ja"}, swap)) == en[3:]
     assert bars.judge("http://s/en/f.html", "en", swap) == FETCH
+
+
+def _watch(first_urls: dict):
+    """A BarWatch over ``BarAbsence`` whose items' contents were first seen at
+    ``first_urls[item url]`` (absent: the item is the first)."""
+    from types import SimpleNamespace
+
+    from bitextcrawl.focus.bars import BarWatch
+    bars = BarAbsence(lambda: ("en", "ja"))
+    evidence = SimpleNamespace(url_lang=lang_of, swap=swap)
+    watch = BarWatch(bars, evidence, lambda item: first_urls.get(item.url), lambda: ("en", "ja"),
+                     set(), None, lambda request: None)
+    return bars, watch
+
+
+def _item(url: str, lang: str):
+    from types import SimpleNamespace
+    return SimpleNamespace(url=url, requested_url=url, lang=lang, hreflang={}, links=[])
+
+
+def test_a_fallback_copy_of_another_languages_page_makes_its_url_dead():
+    bars, watch = _watch({"http://s/ja/a.html": "http://s/en/a.html"})
+    watch.page(_item("http://s/ja/a.html", "ja"))   # declared ja, content of /en/a.html
+    assert "http://s/ja/a.html" in bars.dead
+
+
+def test_a_translation_served_under_two_names_is_no_dead_url():
+    # the site serves one Japanese page under two of its own URLs: the second name's
+    # English counterpart may well exist (it is another page)
+    bars, watch = _watch({"http://s/ja/b.html": "http://s/ja/a.html"})
+    watch.page(_item("http://s/ja/b.html", "ja"))
+    assert not bars.dead
+    assert bars.judge("http://s/en/b.html", "en", swap) == FETCH
