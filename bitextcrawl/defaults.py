@@ -52,7 +52,10 @@ BITEXT_FOCUS_PROMOTE_ENABLED = True      # a queued URL found again worth a swit
                                          # the distributed profile: the other copy may go to another worker)
 BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED = True  # drop a link whose stored counterpart names its language
                                          # unlinked, where most pages have a switch into it
-BITEXT_FOCUS_BAR_ABSENCE_ENABLED = False  # opt-in (it can leave a reachable page unfetched): keep a link whose fetched counterpart's bar of hreflang
+BITEXT_FOCUS_SECTION_INDEXES_ENABLED = True  # keep a page's link that the index of its section (the
+                                            # deepest fetched folder index above it) leaves out, once
+                                            # 3 such links of that page answered no page of their own
+BITEXT_FOCUS_BAR_ABSENCE_ENABLED = True  # keep a link whose fetched counterpart's bar of hreflang
                                          # alternates leaves its language out, or whose counterpart
                                          # URL answered no translation, once 3 tests confirmed it
 BITEXT_REDIRECT_LEARNING_ENABLED = True  # rewrite links the way the site keeps redirecting them

@@ -106,11 +106,13 @@ class FocusState:
     of a partly translated site, once known (``small_side()``)."""
 
     def __init__(self, queue: FocusQueue, evidence: LinkEvidence, yields: YieldLearning,
-                 shape: SiteShape, small_side: Callable[[], object], bars=None):
+                 shape: SiteShape, small_side: Callable[[], object], bars=None,
+                 sections=None):
         self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
         self.small_side = small_side
         self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
         self.bars = bars   # BarAbsence (focus/bars.py), where on
+        self.sections = sections   # SectionIndexes (focus/sections.py), where on
 
     def no_translation(self, url: str, lang: str) -> bool:
         """Switch absence: the site says ``url`` (in ``lang``) has no translation."""

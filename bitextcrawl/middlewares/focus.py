@@ -49,6 +49,7 @@ from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.bars import BarAbsence, BarWatch
+from bitextcrawl.focus.sections import SectionIndexes, SectionWatch
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -112,6 +113,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
                                enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
         self.bar_watch = BarWatch(self.bars, self.evidence, state.original_url, lambda: self.langs,
                                   self.queue.downloaded, self.stats, self._schedule)
+        # section indexes (focus/sections.py): a translated section's index names its pages
+        self.sections = SectionIndexes(enabled=getbool(s, "BITEXT_FOCUS_SECTION_INDEXES_ENABLED"))
+        self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,
+                                          state.original_url, self.queue.downloaded,
+                                          self.stats, self._schedule)
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
@@ -140,7 +146,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # the downloader side (HeldLinksMiddleware) reads it there
             context.state.focus = FocusState(self.queue, self.evidence, self.yields,
                                              self.shape, lambda: self.small_side,
-                                             self.bars)
+                                             self.bars, self.sections)
             # what the other workers of a distributed crawl learn, learned here too
             self.sharing = FocusSharing(
                 context.state, self.queue, self.yields, self.stats, self.learn_page,
@@ -209,6 +215,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.walk.error(request)
         if response.status >= 400:
             self.bar_watch.error(request)
+            self.section_watch.error(request)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
@@ -232,7 +239,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # (by the URL tokens at the closing alignment's standard)
         released = self.holding.rejudge_held(self.state.url_tokens.site, self._schedule)
         released += self.walk.idle()
-        kept = self.bars.stalled()
+        kept = self.bars.stalled() + self.sections.stalled()
         for request in kept:
             self._schedule(request)
         released += len(kept)
@@ -265,11 +272,15 @@ class FocusMiddleware(BaseSpiderMiddleware):
         held.update({url: (request, None, None)
                      for waiting in self.queue.families.waiting.values()
                      for url, request in waiting.items()})
+        held.update({url: (request, None, None)
+                     for url, (request, _) in self.sections.kept.items() if request is not None})
         return focus_section(self.queue, self.yields, self.shape, held)
 
     def spider_closed(self, spider=None, reason=None):
         held = sum(len(h) for h in self.queue.held.values())
         self.stats.set_value("bitext/focus/held_at_close", held)
+        if self.sections.kept:
+            self.stats.set_value("bitext/focus/sections/kept_at_close", len(self.sections.kept))
         if self.queue.families.left():
             self.stats.set_value("bitext/focus/family/left", self.queue.families.left())
         for lang in self.langs:
@@ -302,6 +313,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self._schedule(request)
             self.walk.relearn()
         self.bar_watch.page(item)
+        self.section_watch.page(item)
         probe = response.request if response is not None \
             and response.meta.get("bitext_lang_probe") else None
         if self.context is not None:
@@ -314,5 +326,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request, response):
         if response is None:
             return request
+        request.meta.setdefault("bitext_linked_from", response.url)   # (focus/sections.py)
         return self.judge.request(request, response.meta,
                                   getattr(response.request, "url", None))

@@ -102,6 +102,9 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._small_side_holds(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("held: its counterpart on the small side is not known")
+        if self._section_keeps(focus, request):
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest("kept: the index of its section does not name it")
         if self.hold_queued and self._family_waits(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("waits: another link of its family is tested first")
@@ -142,6 +145,28 @@ class HeldLinksMiddleware:
             return False
         focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/bar_absence/kept")
+        return True
+
+    def _section_keeps(self, focus, request) -> bool:
+        """Keep ``request``: the index of its section leaves it out, and the index proved
+        to name every page it has (focus/sections.py); a test of it goes out. A switch
+        names a page that exists, and a counterpart guessed from a page stored (a URL
+        pattern, deep recovery, a parallel link) is judged by its own evidence: they go."""
+        sections = focus.sections
+        meta = request.meta
+        if sections is None or not sections.listed or meta.get("bitext_lang_probe") \
+                or meta.get("retry_times") or request.url in focus.queue.switch_targets \
+                or meta.get("bitext_discovered_by") not in ("link", None):
+            return False
+        kept = request.replace(dont_filter=True, meta=dict(request.meta))
+        verdict = sections.judge(request.url, meta.get("bitext_linked_from"), kept)
+        if verdict == "test":
+            self.crawler.stats.inc_value("bitext/focus/sections/tested")
+            return False
+        if verdict != "keep":
+            return False
+        focus.queue.filtered.add(request.url)
+        self.crawler.stats.inc_value("bitext/focus/sections/kept")
         return True
 
     def _family_waits(self, focus, request) -> bool:

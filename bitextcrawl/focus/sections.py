@@ -1,0 +1,216 @@
+"""Section indexes: a translation's folder index names the pages it has, pure (no Scrapy).
+
+A partly translated site's home often links the original's pages at the URLs a
+translation would have (a feature list copied with its links), while the index of a
+translated section (``/xx/docs/``) names only the pages that section really has. A URL is
+*unlisted* when the deepest fetched directory index above it — its folder's
+``index.html`` (or ``/``) or an ancestor folder's, never the site root's — names at least
+``min_listed`` other pages below its folder but not this one. The deeper index wins: a
+section's own index is believed over the home that copied every link.
+
+Whether unlisted means missing is learned per linking page, the way a family of links
+is (``focus/families.py``): the first ``fail_after`` unlisted links of a page go out as
+tests, one after the other. An error, or a page that is no page of its own (a copy of
+another URL's content, another language's page at this language's URL), counts against
+the page; once ``fail_after`` of its unlisted links led nowhere and none to a page, its
+other unlisted links are kept (not fetched); one that leads to a page releases every
+link the page kept (a translated page linking a page its section index forgot, say).
+A kept link that another page links is judged again as that page's link, and the crawl
+running dry releases the links of pages still being learned. The caller
+(``middlewares/held_links.py``) lets through what has evidence of its own: a switch's
+target, a language probe, a counterpart guessed from a stored page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import urlsplit, urlunsplit
+
+from bitextcrawl.focus.bars import FETCH, KEEP, TEST
+
+# Pages an index must name below its folder (besides itself) to count as a section index.
+MIN_LISTED = 3
+# Unlisted links of one page answered by no page (none by a page) after which that page's
+# other unlisted links are not fetched.
+FAIL_AFTER = 3
+_INDEX_FILE = re.compile(r"^(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
+
+
+def page_key(url: str) -> str:
+    """``url`` without its fragment, a directory index spelt as its folder (``a/``)."""
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    head, _, name = path.rpartition("/")
+    if _INDEX_FILE.match(name):
+        path = head + "/"
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+
+
+def index_folder(url: str) -> str | None:
+    """The folder ``url`` is the index of (``http://h/xx/docs/``), or None: not a
+    directory index, or the site root's (which names a site's entry points, not a
+    section)."""
+    key = page_key(url)
+    parts = urlsplit(key)
+    if parts.query or not parts.path.endswith("/") or parts.path == "/":
+        return None
+    return key
+
+
+def folders_above(key: str) -> list[str]:
+    """The folders above a page key, deepest first, the site root left out."""
+    parts = urlsplit(key)
+    segments = parts.path.split("/")[1:-1]
+    if parts.path.endswith("/"):
+        segments = segments[:-1]   # a folder's own index is not above it
+    out = []
+    for depth in range(len(segments), 0, -1):
+        path = "/" + "/".join(segments[:depth]) + "/"
+        out.append(urlunsplit((parts.scheme, parts.netloc, path, "", "")))
+    return out
+
+
+class SectionIndexes:
+    def __init__(self, enabled: bool = True, fail_after: int = FAIL_AFTER,
+                 min_listed: int = MIN_LISTED):
+        self.enabled = enabled
+        self.fail_after = fail_after
+        self.min_listed = min_listed
+        self.listed: dict[str, frozenset] = {}      # folder -> page keys its index names
+        self.failures: Counter = Counter()          # linking page -> unlisted links missing
+        self.found: Counter = Counter()             # linking page -> unlisted links found
+        self.testing: dict[str, str] = {}           # URL out as a test -> its linking page
+        self.kept: dict[str, tuple] = {}            # URL -> (request, linking page)
+        self.answered_urls: set[str] = set()
+
+    def observe(self, url: str, links) -> None:
+        """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
+        naming ``min_listed`` pages below its folder, it is that folder's index."""
+        folder = index_folder(url) if self.enabled else None
+        if folder is None or folder in self.listed:
+            return
+        named = {page_key(link) for link in links}
+        named = frozenset(k for k in named if k.startswith(folder) and k != folder)
+        if len(named) >= self.min_listed:
+            self.listed[folder] = named
+
+    def unlisted(self, url: str) -> bool:
+        """Does the deepest fetched index above ``url`` leave it out?"""
+        if not self.listed:
+            return False
+        key = page_key(url)
+        for folder in folders_above(key):
+            named = self.listed.get(folder)
+            if named is not None:
+                return key not in named
+        return False
+
+    def _unbelieved(self, page: str) -> bool:
+        return not self.found[page] and self.failures[page] >= self.fail_after
+
+    def judge(self, url: str, linked_from: str | None, request=None) -> str:
+        """FETCH, TEST (fetch it: its answer tells whether ``linked_from``'s links the
+        indexes leave out lead to pages) or KEEP (not fetched: ``request`` kept,
+        released once the page's links prove true, or another page links it)."""
+        if not self.enabled or linked_from is None or url in self.answered_urls \
+                or self.found[linked_from] or not self.unlisted(url):
+            return FETCH
+        out = sum(1 for page in self.testing.values() if page == linked_from)
+        if not self._unbelieved(linked_from) and self.failures[linked_from] + out < self.fail_after:
+            self.testing[url] = linked_from
+            return TEST
+        self.kept[url] = (request, linked_from)
+        return KEEP
+
+    def answered(self, url: str, real: bool) -> list:
+        """``url`` was answered by a page of its own (``real``) or not (an error, a copy,
+        another language's page). The kept requests to fetch now: every one its linking
+        page kept where it was a page, the next test of that page's where not."""
+        if url in self.answered_urls or url not in self.testing:
+            return []
+        self.answered_urls.add(url)
+        page = self.testing.pop(url)
+        if real:
+            self.found[page] += 1
+            return self._release(lambda from_page: from_page == page)
+        self.failures[page] += 1
+        out = sum(1 for from_page in self.testing.values() if from_page == page)
+        if self.failures[page] + out >= self.fail_after:
+            return []
+        for kept_url in sorted(self.kept):   # the next test of this page's links
+            request, from_page = self.kept[kept_url]
+            if from_page == page:
+                del self.kept[kept_url]
+                self.testing[kept_url] = page
+                return [request] if request is not None else []
+        return []
+
+    def linked_again(self, url: str, linked_from: str) -> list:
+        """Another fetched page links ``url`` (kept): judged again as that page's link;
+        the request to fetch now, if any."""
+        entry = self.kept.get(url)
+        if entry is None or entry[1] == linked_from:
+            return []
+        del self.kept[url]
+        if self.judge(url, linked_from, entry[0]) == KEEP:
+            return []
+        return [entry[0]] if entry[0] is not None else []
+
+    def _release(self, which) -> list:
+        urls = [url for url, (_, page) in self.kept.items() if which(page)]
+        return [request for request, _ in (self.kept.pop(url) for url in urls)
+                if request is not None]
+
+    def stalled(self) -> list:
+        """The crawl ran dry: tests that never came back give way, and every link of a
+        page still unlearned goes."""
+        self.testing.clear()
+        return self._release(lambda page: not self._unbelieved(page))
+
+    def believed_missing(self) -> int:
+        """Links kept for good: their linking pages' unlisted links all led nowhere."""
+        return len(self.kept)
+
+
+class SectionWatch:
+    """What the crawl's pages and answers teach :class:`SectionIndexes`, and the requests
+    it lets go (scheduled by ``schedule``, the frontier's)."""
+
+    def __init__(self, sections: SectionIndexes, url_lang, original_url, downloaded: set,
+                 stats, schedule):
+        """``url_lang(url)``: the language a URL names; ``original_url(item)``: the URL
+        the item's content was first seen under, where that is another URL."""
+        self.sections, self._url_lang, self._original_url = sections, url_lang, original_url
+        self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
+
+    def page(self, item) -> None:
+        """A page record: an index it is, the kept links it links, and what its URLs
+        answered (a page of its own, or a copy of another URL's page or another
+        language's page at this URL)."""
+        sections = self.sections
+        if not sections.enabled:
+            return
+        links = [link["url"] for link in item.links]
+        sections.observe(item.url, links)
+        if sections.kept:
+            for url in links:
+                if url in sections.kept:
+                    self._release(sections.linked_again(url, item.url))
+        copy = self._original_url(item) is not None
+        for url in sorted({item.url, item.requested_url or item.url}):
+            lang = self._url_lang(url)
+            self._release(sections.answered(url, not copy and (lang is None or item.lang == lang)))
+
+    def error(self, request) -> None:
+        """An error answer (an unlisted link that leads nowhere)."""
+        if self.sections.enabled:
+            url = (request.meta.get("redirect_urls") or [request.url])[0]
+            self._release(self.sections.answered(url, False))
+
+    def _release(self, requests: list) -> None:
+        for request in requests:
+            if request.url not in self.downloaded:
+                self._schedule(request)
+        if requests:
+            self.stats.inc_value("bitext/focus/sections/released", len(requests))

@@ -1,0 +1,98 @@
+"""Section indexes (focus/sections.py): a page's links that the index of their section
+leaves out are tested, then kept once the page's tests led nowhere; a page found among
+them releases the page's kept links; nothing of a page still learned is lost."""
+
+from __future__ import annotations
+
+from bitextcrawl.focus.bars import FETCH, KEEP, TEST
+from bitextcrawl.focus.sections import SectionIndexes, folders_above, index_folder, page_key
+
+H = "http://s"
+
+
+def site():
+    sections = SectionIndexes()
+    # the translation's section index names three pages of its folder
+    sections.observe(f"{H}/xx/docs/index.html",
+                     [f"{H}/xx/docs/{p}.html" for p in ("a", "b", "c")] + [f"{H}/en/docs/"])
+    return sections
+
+
+def test_an_index_is_a_folders_index_file_never_the_site_root():
+    assert index_folder(f"{H}/xx/docs/index.html") == f"{H}/xx/docs/"
+    assert index_folder(f"{H}/xx/docs/") == f"{H}/xx/docs/"
+    assert index_folder(f"{H}/index.html") is None
+    assert index_folder(f"{H}/xx/docs/a.html") is None
+    assert page_key(f"{H}/xx/index.html#top") == f"{H}/xx/"
+    assert folders_above(f"{H}/xx/docs/http/a.html") == [f"{H}/xx/docs/http/", f"{H}/xx/docs/",
+                                                        f"{H}/xx/"]
+
+
+def test_an_index_naming_too_few_pages_is_none():
+    sections = SectionIndexes()
+    sections.observe(f"{H}/xx/index.html", [f"{H}/xx/a.html", f"{H}/en/"])
+    assert not sections.listed
+
+
+def test_listed_links_go_and_unlisted_ones_are_tested_then_kept():
+    sections = site()
+    home = f"{H}/xx/"
+    assert sections.judge(f"{H}/xx/docs/a.html", home) == FETCH        # named by its index
+    assert sections.judge(f"{H}/xx/other.html", home) == FETCH         # no index above it
+    missing = [f"{H}/xx/docs/m{i}.html" for i in range(6)]
+    verdicts = [sections.judge(u, home, request=u) for u in missing]
+    assert verdicts == [TEST] * 3 + [KEEP] * 3
+    for u in missing[:3]:
+        assert sections.answered(u, real=False) == []
+    assert sections.judge(f"{H}/xx/docs/http/z.html", home, request="z") == KEEP
+    assert sections.stalled() == []          # the home's unlisted links led nowhere: kept
+    assert set(sections.kept) == set(missing[3:]) | {f"{H}/xx/docs/http/z.html"}
+
+
+def test_a_page_found_releases_every_link_its_page_kept():
+    sections = site()
+    faq = f"{H}/xx/docs/faq.html"
+    links = [f"{H}/xx/docs/h{i}.html" for i in range(5)]
+    assert [sections.judge(u, faq, request=u) for u in links] == [TEST] * 3 + [KEEP] * 2
+    assert sections.answered(links[0], real=False) == []
+    assert sorted(sections.answered(links[1], real=True)) == links[3:]
+    assert sections.judge(f"{H}/xx/docs/h9.html", faq) == FETCH   # its links prove true
+
+
+def test_a_failed_test_lets_the_next_kept_link_out():
+    sections = SectionIndexes(fail_after=2)
+    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
+    page = f"{H}/xx/"
+    links = [f"{H}/xx/docs/m{i}.html" for i in range(4)]
+    assert [sections.judge(u, page, request=u) for u in links] == [TEST, TEST, KEEP, KEEP]
+    assert sections.answered(links[0], real=False) == []
+    assert sections.answered(links[1], real=False) == []     # two failures: believed
+    assert sections.stalled() == []
+    assert set(sections.kept) == set(links[2:])
+
+
+def test_a_kept_link_another_page_links_is_judged_as_that_pages():
+    sections = site()
+    home, faq = f"{H}/xx/", f"{H}/xx/docs/faq.html"
+    missing = [f"{H}/xx/docs/m{i}.html" for i in range(4)]
+    for u in missing:
+        sections.judge(u, home, request=u)
+    for u in missing[:3]:
+        sections.answered(u, real=False)
+    # a translated page links the kept one: its own first unlisted link, so a test
+    assert sections.linked_again(missing[3], faq) == [missing[3]]
+    assert missing[3] not in sections.kept
+
+
+def test_the_crawl_running_dry_releases_the_links_of_pages_still_learned():
+    sections = site()
+    page = f"{H}/xx/"
+    links = [f"{H}/xx/docs/m{i}.html" for i in range(5)]
+    for u in links:
+        sections.judge(u, page, request=u)
+    sections.answered(links[0], real=False)   # one failure; two tests never come back
+    assert sorted(sections.stalled()) == links[3:]
+
+
+def test_a_link_without_a_linking_page_is_not_judged():
+    assert site().judge(f"{H}/xx/docs/zz.html", None) == FETCH
