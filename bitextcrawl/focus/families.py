@@ -1,4 +1,4 @@
-"""Families of links that lead nowhere, learned from the server's errors, pure (no Scrapy).
+"""Families of links that lead nowhere, learned from the server's answers, pure (no Scrapy).
 
 A translation's pages often link pages that were never translated at the URLs the
 translation would have: a home whose feature list links every module page in its own
@@ -6,8 +6,9 @@ folder, a download page linking a change log per release. These links come in
 *families*: URLs of one folder whose file names begin alike (``ngx_http_*_module.html``,
 ``CHANGES-1.*``) — the URL prefix up to the file name's first non-letter. A family is
 tested one request at a time: its other links wait until the test is answered. A page
-found releases the whole family; ``fail_after`` errors in a row, with no page found,
-and the family's links from the pages that linked those errors stay unfetched (the
+found releases the whole family; ``fail_after`` answers in a row that are no HTML page
+(errors, or plain text, images, archives: a download page's change logs), with no page
+found, and the family's links from the pages that linked them stay unfetched (the
 pages that link them said nothing true of the family). A link of the family from
 another page is tested again: a section index that names only what exists is believed
 where a home that copied every link is not.

@@ -11,6 +11,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
 
 from bitextcrawl.config import getbool
+from bitextcrawl.pages.text import body_rejection
 from bitextcrawl.pairing.recovery import index_aliases
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.signals import request_discarded
@@ -199,7 +200,12 @@ class HeldLinksMiddleware:
         if focus is None:
             return
         url = (request.meta.get("redirect_urls") or [request.url])[0]
-        released = focus.queue.families.answered(url, response.status < 400)
+        # a page is found where the answer is an HTML page: a family of links to plain
+        # text, images or archives leads to no page either
+        mime = response.headers.get(b"Content-Type", b"").decode("latin-1")
+        found = response.status < 400 and body_rejection(
+            response.body[:4096], mime.split(";", 1)[0].strip().lower(), url) is None
+        released = focus.queue.families.answered(url, found)
         for waiting in released:
             context.frontier.schedule(waiting)
         if released:

@@ -79,3 +79,28 @@ def test_two_crawls_give_identical_pairs(nginx_server, tmp_path):
         crawl_and_score(nginx_server, "cn", out)
         outputs.append(sorted(read_pairs_jsonl(out / "pairs.jsonl")))
     assert outputs[0] and outputs[0] == outputs[1]
+
+
+def test_a_section_index_keeps_the_homes_links_to_pages_never_translated(nginx_server, tmp_path):
+    """nginx.org's Chinese home links every module page at /cn/ URLs; /cn/docs/ names the
+    few that exist. With section indexes on, the home's unlisted links stop after three
+    404s, and no gold pair is lost (the hidden /cn/docs/dirindex.html, named by no
+    Chinese page, is still found by its English counterpart)."""
+    scores, missing = {}, {}
+    for on in (True, False):
+        out = tmp_path / str(on)
+        before = dict(nginx_server.hits)
+        run_crawl(f"{nginx_server.url}/cn/", out, langs="en,zh", timeout=600,
+                  settings={"BITEXT_FOCUS_SECTION_INDEXES_ENABLED": on})
+        hits = {k: v - before.get(k, 0) for k, v in nginx_server.hits.items()}
+        missing[on] = sum(1 for (_, path), n in hits.items() if n and path.startswith("/cn/")
+                          and not (NGINX / "site" / path.lstrip("/")).exists()
+                          and not path.endswith("/"))
+        gold = read_gold(NGINX / "gold" / "en-cn.tsv", base=nginx_server.url + "/")
+        scores[on] = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl"),
+                              directory_index="index.html")
+        stats = json.loads((out / "stats.json").read_text())["crawl"]
+        if on:
+            assert stats.get("bitext/focus/sections/kept", 0) > 0
+    assert scores[True]["recall"] == scores[False]["recall"] == 1.0
+    assert missing[True] <= missing[False] - 4, missing
