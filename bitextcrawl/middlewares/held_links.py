@@ -103,12 +103,13 @@ class HeldLinksMiddleware:
         if self.hold_queued and self._small_side_holds(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("held: its counterpart on the small side is not known")
-        if self._section_keeps(focus, request):
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest("kept: the index of its section does not name it")
         if self.hold_queued and self._family_waits(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("waits: another link of its family is tested first")
+        # (after the family: a link waiting for its family's test is no test of its page)
+        if self._section_keeps(focus, request):
+            request.meta["bitext_held"] = True
+            raise IgnoreRequest("kept: the index of its section does not name it")
         if self._bar_keeps(focus, request):
             request.meta["bitext_held"] = True
             raise IgnoreRequest("kept: its counterpart's bar of alternates leaves it out")
