@@ -20,6 +20,8 @@ from __future__ import annotations
 import logging
 
 from scrapy import signals
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
@@ -122,10 +124,22 @@ def rewritten(crawler, rules: RedirectRules, request):
 class QueuedRewriteMiddleware:
     """Downloader middleware: a request queued before its rule was learned is rewritten
     at download, by the rules of :class:`RedirectRewriteMiddleware`, and goes back to the
-    scheduler under the new URL (the dupefilter drops it if that page was fetched)."""
+    scheduler under the new URL (the dupefilter drops it if that page was fetched).
+
+    While a rule is being learned (a URL of its shape redirected, fewer than
+    ``BITEXT_REDIRECT_LEARN_MIN`` so far), only as many requests of its shape go out as
+    the rule still needs; the others wait (``bitext/redirects/waited``) until it is in use
+    — then they go rewritten, each a 3xx saved — or dropped, or for ``WAIT_S`` at most.
+    On a site whose every page links its translations through a redirect, a crawl's
+    first pages would otherwise send a dozen of them at once, before three came back."""
+
+    WAIT_S = 10.0
 
     def __init__(self, crawler):
         self.crawler = crawler
+        self.out: dict[int, set[str]] = {}          # id(rule) -> its URLs out, deciding it
+        self.waiting: list[Deferred] = []
+        crawler.signals.connect(self.request_left, signal=signals.request_left_downloader)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -133,10 +147,67 @@ class QueuedRewriteMiddleware:
             raise NotConfigured
         return cls(crawler)
 
-    def process_request(self, request, spider=None):
+    def _rules(self) -> RedirectRules | None:
         context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
-        rules = context.state.redirect_rules if context is not None else None
+        return context.state.redirect_rules if context is not None else None
+
+    def process_request(self, request, spider=None):
+        rules = self._rules()
         if rules is None:
             return None
         new = rewritten(self.crawler, rules, request)
-        return None if new is request else new
+        if new is not request:
+            return new
+        if self._goes(rules, request):
+            return None
+        return self._wait(rules, request)
+
+    def _goes(self, rules: RedirectRules, request) -> bool:
+        """May ``request`` go out now (no rule of its shape is being learned, or the rule
+        needs it to decide)?"""
+        if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
+                or request.meta.get("bitext_rewritten_from"):
+            return True
+        rule = rules.learning(request.url)
+        if rule is None:
+            return True
+        out = self.out.setdefault(id(rule), set())
+        if request.url in out or len(rule.sources) + len(out) < rules.min_seen:
+            out.add(request.url)
+            return True
+        return False
+
+    async def _wait(self, rules: RedirectRules, request):
+        from twisted.internet import reactor   # (the crawl's, installed by then)
+        self.crawler.stats.inc_value("bitext/redirects/waited")
+        deadline = reactor.seconds() + self.WAIT_S
+        while reactor.seconds() < deadline:
+            woken: Deferred = Deferred()
+            self.waiting.append(woken)
+            timer = reactor.callLater(deadline - reactor.seconds(), self._wake)
+            await maybe_deferred_to_future(woken)
+            if timer.active():
+                timer.cancel()
+            new = rewritten(self.crawler, rules, request)
+            if new is not request:
+                return new
+            if self._goes(rules, request):
+                return None
+        return None
+
+    def request_left(self, request, spider=None):
+        """A request left the downloader: where it was deciding a rule, the waiting ones
+        look again (after the 3xx it got was learned)."""
+        for out in self.out.values():
+            out.discard(request.url)
+            for url in request.meta.get("redirect_urls") or ():
+                out.discard(url)
+        if self.waiting:
+            from twisted.internet import reactor
+            reactor.callLater(0, self._wake)
+
+    def _wake(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for woken in waiting:
+            if not woken.called:
+                woken.callback(None)

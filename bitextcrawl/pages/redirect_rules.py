@@ -129,6 +129,21 @@ class RedirectRules:
         new = urlunsplit((scheme, netloc, paths.pop(), query, urlsplit(url).fragment))
         return new if new != url else None
 
+    def learning(self, url: str) -> _Rule | None:
+        """The rule of ``url``'s shape still being learned (followed by fewer than
+        ``min_seen`` URLs), where no rule of its shape is in use yet; else None."""
+        parts = _split(url)
+        if parts is None or not parts[2]:
+            return None
+        rules = self._matching(parts[0], parts[1], parts[2])
+        if not rules or any(len(r.sources) >= self.min_seen for r in rules):
+            return None
+        return max(rules, key=lambda r: (len(r.sources), r.template))
+
+    def decided(self, rule: _Rule) -> bool:
+        """In use, or dropped."""
+        return rule.dead or len(rule.sources) >= self.min_seen
+
     def live_rules(self) -> int:
         return sum(1 for r in self.rules_.values()
                    if not r.dead and len(r.sources) >= self.min_seen)

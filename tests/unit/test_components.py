@@ -209,6 +209,37 @@ def test_queued_rewrite_rewrites_by_the_learned_rules(tmp_path):
     assert new is not None and new.url == f"{H}/manual/fr/d.html"
 
 
+def test_queued_rewrite_holds_a_rules_shape_while_it_is_learned(tmp_path):
+    """Min 3: one redirect seen, two more of its shape go out to decide the rule; a
+    fourth waits, and goes rewritten once the rule is in use (a 3xx saved)."""
+    crawler = crawler_for(tmp_path, start_url=f"{H}/manual/en/", BITEXT_REDIRECT_LEARN_MIN=3)
+    learner = RedirectRewriteMiddleware.from_crawler(crawler)
+    queued = QueuedRewriteMiddleware.from_crawler(crawler)
+
+    def redirected(page):
+        source = Request(f"{H}/manual/en/fr/{page}.html")
+        learner.response_downloaded(
+            Response(source.url, status=301,
+                     headers={"Location": f"{H}/manual/fr/{page}.html"}), source)
+        queued.request_left(source)
+
+    redirected("a")
+    assert queued.process_request(Request(f"{H}/manual/en/fr/b.html")) is None
+    assert queued.process_request(Request(f"{H}/manual/en/fr/c.html")) is None
+    waiting = queued.process_request(Request(f"{H}/manual/en/fr/d.html"))
+    assert waiting is not None and not isinstance(waiting, Request)   # it waits
+    result = Deferred.fromCoroutine(waiting)
+    assert stats(crawler)["bitext/redirects/waited"] == 1
+    redirected("b")
+    queued._wake()
+    assert not result.called                # the rule is not in use yet: waits again
+    redirected("c")
+    queued._wake()
+    assert result.result.url == f"{H}/manual/fr/d.html"
+    # another shape is not held
+    assert queued.process_request(Request(f"{H}/manual/en/de/x.html")) is None
+
+
 def test_robots_txt_gives_every_waiter_the_rules():
     crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
     mw = RobotsTxtMiddleware.from_crawler(crawler)
