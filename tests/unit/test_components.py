@@ -189,6 +189,36 @@ def test_held_links_drops_a_queued_request_into_an_unwanted_language(tmp_path):
     assert stats(crawler)["bitext/focus/dropped_other_lang/url_token_queued"] == 1
 
 
+def test_a_family_of_plain_text_answers_leads_nowhere(tmp_path):
+    """A download page's change logs (text/plain) are no pages: after three, the rest
+    of the family from that page waits for good."""
+    crawler = crawler_for(tmp_path)
+    focus = FocusMiddleware.from_crawler(crawler)
+    held = HeldLinksMiddleware.from_crawler(crawler)
+    families = focus.queue.families
+    page = f"{H}/en/download.html"
+    logs = [f"{H}/en/CHANGES-1.{i}" for i in range(6)]
+    for url in logs:
+        families.linked(url, page)
+    for url in logs[:3]:
+        assert held.process_request(Request(url)) is None     # tested one at a time
+        held.response_received(Response(url, body=b"Changes with nginx 1.0\n",
+                                        headers={"Content-Type": "text/plain"}),
+                               Request(url))
+    for url in logs[3:]:
+        with pytest.raises(IgnoreRequest):
+            held.process_request(Request(url))
+    assert families.left() == 3
+    # an HTML page of a family releases it
+    families.linked(f"{H}/en/docs/a.html", page)
+    assert held.process_request(Request(f"{H}/en/docs/a.html")) is None
+    held.response_received(HtmlResponse(f"{H}/en/docs/a.html", body=b"<html><p>x</p></html>",
+                                        headers={"Content-Type": "text/html"}),
+                           Request(f"{H}/en/docs/a.html"))
+    from bitextcrawl.focus.families import family
+    assert family(f"{H}/en/docs/a.html") in families.alive
+
+
 def test_queued_rewrite_not_configured_when_redirect_learning_is_off(tmp_path):
     for component in (QueuedRewriteMiddleware, RedirectRewriteMiddleware):
         with pytest.raises(NotConfigured):
