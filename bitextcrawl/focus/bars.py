@@ -19,9 +19,13 @@ rule is learned from the crawl's own answers:
   error does not count (where the swapped URL is missing, the pair may sit at another
   URL), nor does a copy of a page of B's own URLs (a site serving one translation
   under two names says nothing about the second name's counterpart);
+* a URL of A *looks untranslated* (rule MISSING) when its counterpart URL in B was
+  answered 404 or 410 — a translation's index linking pages never translated; kept
+  apart from DEAD because a site's pair may sit at another URL than the swapped one,
+  which this rule's tests learn (a page of A that leads into B refutes it);
 * while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
   the others kept; a BAR test *confirms* when its answer is no page of B of its own,
-  and *refutes* when it is one; a DEAD test refutes when its answer is a page of A
+  and *refutes* when it is one; a DEAD or MISSING test refutes when its answer is a page of A
   that leads into B (a declared alternate or a link naming B), and confirms otherwise;
 * once ``min_confirmed`` tests of a rule confirmed and none refuted, its URLs are not
   fetched (kept, not lost); the first refutation (a test, or a page fetched by any
@@ -44,7 +48,7 @@ MIN_CONFIRMED = 3
 Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
 
 FETCH, TEST, KEEP = "fetch", "test", "keep"
-BAR, DEAD = "bar", "dead"
+BAR, DEAD, MISSING = "bar", "dead", "missing"
 
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
@@ -108,7 +112,8 @@ class BarAbsence:
         self.naming: Counter = Counter()      # (A, B) -> fetched pages of A whose bar names B
         # URLs naming a wanted language answered by no page of it of their own
         self.dead: set[str] = set()
-        self.rules = {BAR: _Learned(min_confirmed), DEAD: _Learned(min_confirmed)}
+        self.missing: set[str] = set()        # ... answered 404 or 410
+        self.rules = {rule: _Learned(min_confirmed) for rule in (BAR, DEAD, MISSING)}
         self.judged: dict[str, tuple[str, str]] = {}   # URL -> (rule, other language)
         self.answered_urls: set[str] = set()
 
@@ -118,14 +123,14 @@ class BarAbsence:
 
     @property
     def kept(self) -> dict:
-        return {**self.rules[BAR].kept, **self.rules[DEAD].kept}
+        return {url: request for rule in self.rules.values() for url, request in rule.kept.items()}
 
     @property
     def refuted(self) -> bool:
         return any(rule.refuted for rule in self.rules.values())
 
     def active(self) -> bool:
-        return self.enabled and bool(self.naming or self.dead)
+        return self.enabled and bool(self.naming or self.dead or self.missing)
 
     # ---- what the pages say ------------------------------------------------------------
 
@@ -162,11 +167,18 @@ class BarAbsence:
                 continue
             if counterpart in self.dead and not self.rules[DEAD].refuted:
                 return DEAD, other
+            if counterpart in self.missing and not self.rules[MISSING].refuted:
+                return MISSING, other
             known = self.bars.get(counterpart)
             if known is not None and known[0] == other and lang not in known[1] \
                     and self.naming[other, lang] and not self.rules[BAR].refuted:
                 return BAR, other
         return None
+
+    def missing_page(self, url: str) -> None:
+        """``url``, naming a wanted language, was answered 404 or 410."""
+        if self.enabled:
+            self.missing.add(url)
 
     # ---- the judgement -------------------------------------------------------------------
 
@@ -190,7 +202,7 @@ class BarAbsence:
         else (an error, another language, a copy). The requests to fetch now: all kept
         ones of a rule this refutes, the next tests of a rule still learned.
 
-        A BAR test refutes where the page is real; a DEAD test where the page is real
+        A BAR test refutes where the page is real; a DEAD or MISSING test where the page is real
         and leads into the language whose URL was dead (it has a translation after
         all)."""
         if url in self.answered_urls:
@@ -200,7 +212,7 @@ class BarAbsence:
             return []
         self.answered_urls.add(url)
         rule, other = found
-        refutes = real and (rule == BAR or other in into)
+        refutes = real and (rule == BAR or other in into)   # (DEAD, MISSING: leads into it)
         return self.rules[rule].answered(url, refutes)
 
     def stalled(self) -> list:
@@ -242,11 +254,15 @@ class BarWatch:
                 self.bars.not_a_translation(url)
             self.answered(url, real, into)
 
-    def error(self, request) -> None:
-        """An error answer: it answers a BAR test, and makes no URL dead (a site's pairs
-        need not be at the swapped URL)."""
+    def error(self, request, status: int) -> None:
+        """An error answer: it answers a test; a 404 or 410 at a URL naming a wanted
+        language makes the URL missing (rule MISSING), not dead: a site's pairs need not
+        be at the swapped URL, which the rule's own tests learn."""
         if self.bars.enabled:
-            self.answered((request.meta.get("redirect_urls") or [request.url])[0], False)
+            url = (request.meta.get("redirect_urls") or [request.url])[0]
+            if status in (404, 410) and self.evidence.url_lang(url) in self._langs():
+                self.bars.missing_page(url)
+            self.answered(url, False)
 
     def answered(self, url: str, real: bool, into=frozenset()) -> None:
         """``url`` was answered (a page of its URL's language of its own: ``real``):

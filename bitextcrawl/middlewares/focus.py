@@ -214,7 +214,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if response.status >= 400:
             self.walk.error(request)
         if response.status >= 400:
-            self.bar_watch.error(request)
+            self.bar_watch.error(request, response.status)
             self.section_watch.error(request)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing

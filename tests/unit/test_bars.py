@@ -110,3 +110,26 @@ def test_a_translation_served_under_two_names_is_no_dead_url():
     watch.page(_item("http://s/ja/b.html", "ja"))
     assert not bars.dead
     assert bars.judge("http://s/en/b.html", "en", swap) == FETCH
+
+
+def test_a_404_counterpart_keeps_pages_once_tests_lead_nowhere():
+    bars = BarAbsence(lambda: ("en", "ja"))
+    for p in "abcde":
+        bars.missing_page(f"http://s/ja/{p}.html")
+    en = [f"http://s/en/{p}.html" for p in "abcde"]
+    assert [bars.judge(u, "en", swap, request=u) for u in en] == [TEST] * 3 + [KEEP] * 2
+    for u in en[:3]:   # untranslated English pages: no way into Japanese
+        assert bars.answered(u, "en", True, {"fr"}, swap) == []
+    assert bars.believed() and set(bars.kept) == set(en[3:])
+
+
+def test_a_404_counterpart_is_refuted_by_a_page_switching_into_its_language():
+    # the site's pair sits at another URL than the swapped one: the page says so
+    bars = BarAbsence(lambda: ("en", "ja"))
+    for p in "abcde":
+        bars.missing_page(f"http://s/ja/{p}.html")
+    en = [f"http://s/en/{p}.html" for p in "abcd"]
+    for u in en:
+        bars.judge(u, "en", swap, request=u)
+    assert bars.answered(en[0], "en", True, {"ja"}, swap) == [en[3]]
+    assert bars.judge("http://s/en/e.html", "en", swap) == FETCH
