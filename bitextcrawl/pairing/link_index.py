@@ -62,6 +62,10 @@ class LinkIndex:
         # URLs the server answered in this run (pages and errors; the crawl state's): one
         # answered and not stored is no page, and a link pair with it as one end no pair
         self.answered: set[str] = set()
+        # (url) -> does the crawl's learning say the URL leads nowhere (its family of links
+        # led only to errors or files, focus/families.py)? An end that does is no page
+        # either: the other end has no counterpart there.
+        self.leads_nowhere: Callable[[str], bool] = lambda url: False
         # What the links themselves say of their targets' language (hreflang, a switch
         # anchor), and URL tokens learned from the stored pages: a switch bar aligns
         # with a switch bar, and its links into unwanted languages are not proposals.
@@ -210,8 +214,10 @@ class LinkIndex:
             if (h1 in self.stored and (p1 is None or p1.lang != l1)) or \
                     (h2 in self.stored and (p2 is None or p2.lang != l2)):
                 continue  # a stored page in another language: not this pair
-            if any(h in self.answered and h not in self.stored for h in (h1, h2)):
-                # one end is no page (404): the other has no counterpart there
+            if any((h in self.answered and h not in self.stored) or self.leads_nowhere(h)
+                   for h in (h1, h2)):
+                # one end is no page (404, or a family of such): the other has no
+                # counterpart there
                 self.stats.inc_value(STAT + "end_missing")
                 continue
             if self.leads_elsewhere(h1) or self.leads_elsewhere(h2):

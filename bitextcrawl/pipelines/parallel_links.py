@@ -111,6 +111,7 @@ class ParallelLinkPipeline(SitePipeline):
                                s.getint("BITEXT_TRAP_MAX_SEGMENTS"),
                                tokens=self.context.state.url_tokens.links)
         self.index.answered = self.context.state.answered
+        self.index.leads_nowhere = self._leads_nowhere
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
         self._requests: list = []                  # the round's requests, made in its thread
@@ -119,6 +120,11 @@ class ParallelLinkPipeline(SitePipeline):
         self.context.state.add_section("parallel_links", self.index.to_state)
         self.context.state.on_stored_record(self.index.remember)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
+
+    def _leads_nowhere(self, url: str) -> bool:
+        """The focus learned that ``url``'s family of links leads only to errors or files."""
+        focus = self.context.state.focus if self.context is not None else None
+        return focus is not None and focus.queue.families.failing(url)
 
     def open_spider(self):
         self.pattern_db = self.context.pattern_db  # read as the crawl starts; read-only

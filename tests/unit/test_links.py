@@ -258,3 +258,9 @@ def test_a_link_pair_one_of_whose_ends_is_no_page_is_not_followed():
     targets = index.follow(proposals, f"{h}/en/download.html", f"{h}/it/download.html")
     assert [url for url, _, _ in targets] == [f"{h}/en/CHANGES-1.4", f"{h}/it/CHANGES.it-1.4"]
     assert index.stats["bitext/parallel_links/end_missing"] == 1
+    # the crawl's learning says the Italian change logs lead nowhere (their family of
+    # links gave only errors): no end of theirs is requested either
+    index.leads_nowhere = lambda url: "/it/CHANGES" in url
+    more = [(f"{h}/en/CHANGES-1.6", f"{h}/it/CHANGES.it-1.6")]
+    assert index.follow(more, f"{h}/en/download.html", f"{h}/it/download.html") == []
+    assert index.stats["bitext/parallel_links/end_missing"] == 2
