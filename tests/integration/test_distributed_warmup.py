@@ -50,6 +50,7 @@ class SlowSite:
         self.serving = 0
         self.answered = 0
         self.starts: list[tuple[int, int]] = []   # (answered before, serving with it)
+        self.paths: list[str] = []
 
     def lookup(self, host: str, path: str):
         if path == "/robots.txt":
@@ -57,6 +58,7 @@ class SlowSite:
         with self.lock:
             self.serving += 1
             self.starts.append((self.answered, self.serving))
+            self.paths.append(path)
         try:
             time.sleep(DELAY)
             return self._page(path)
@@ -125,7 +127,9 @@ def in_warmup(site) -> list[int]:
 
 def test_the_warm_up_caps_the_requests_in_flight_of_all_workers(tmp_path):
     site, logs = crawl(tmp_path, WARMUP)
-    assert len(site.starts) == 2 * PAGES + 1       # every page once
+    pages = {"/en/index.html"} | {f"/{lang}/p{n}.html" for lang in ("en", "fr")
+                                  for n in range(1, PAGES + 1)}
+    assert pages <= set(site.paths) and len(site.paths) == len(set(site.paths))
     assert max(in_warmup(site)) <= PER_WORKER, site.starts[:WARMUP]
     # both workers took part in the warm-up, and it ended: after it, the crawl has both
     # workers' requests in flight
@@ -139,3 +143,29 @@ def test_the_warm_up_caps_the_requests_in_flight_of_all_workers(tmp_path):
         m = re.search(r"'bitext/distributed/warmup/max_in_flight': (\d+)", log)
         assert m is None or int(m.group(1)) <= PER_WORKER
     assert any("'bitext/distributed/warmup/waits'" in log for log in logs)
+
+
+def test_one_worker_at_a_time_does_the_idle_work(tmp_path):
+    """The idle turn (``scheduler/registry.py``): a worker holding it keeps the others out
+    until it gives it up; a pass that found nothing marks the crawl settled until a
+    request is queued; a dead worker's turn expires."""
+    import redis
+
+    from bitextcrawl.scheduler.registry import IdleTurn
+
+    with redis_server(tmp_path) as redis_url:
+        server = redis.Redis.from_url(redis_url)
+        seq = "k:requests:seq"
+        a, b = (IdleTurn(server, "k", seq, name, timeout=1.0) for name in ("a", "b"))
+        assert a.take() and a.take()          # (taken again by its holder: renewed)
+        assert not b.take()
+        a.release(settled=False)               # a pass that queued requests
+        assert not b.settled()
+        assert b.take() and not a.take()
+        b.release(settled=True)                # a pass that found nothing to do
+        assert a.settled()
+        server.incr(seq)                       # a request queued since
+        assert not a.settled()
+        assert a.take()                        # a dies holding the turn: it expires
+        time.sleep(1.2)
+        assert b.take()
