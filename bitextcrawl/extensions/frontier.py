@@ -26,7 +26,13 @@ logged and the others still run.
 
 The tasks of a single-site crawl run on ``spider_idle``; where several workers crawl the
 site (the distributed profile), once the whole crawl has run dry (``crawl_dry``, set by
-the scheduler: no worker busy, the shared queue empty), as a single crawl's would. An
+the scheduler: no worker busy, the shared queue empty), as a single crawl's would, and in
+one worker at a time (``idle_turn``, set by the scheduler where
+``BITEXT_DISTRIBUTED_IDLE_TURN_ENABLED``: :class:`~bitextcrawl.scheduler.registry.IdleTurn`):
+the workers run dry together, and each one's pass would guess and release on what was
+known before the others' requests were answered (N rounds of guesses where a single crawl
+makes one). The worker holding the turn keeps it while work of its pass runs beside the
+reactor. An
 expand crawl's sites each have their own tasks (keyed by the site's crawl context), run by
 the expand spider when its phases want them (:meth:`run_idle`).
 
@@ -72,6 +78,9 @@ class Frontier:
         # where several workers crawl one site: True once the whole crawl has run dry
         # (the distributed scheduler's worker registry); None: this crawl alone
         self.crawl_dry: Callable[[], bool] | None = None
+        # where several workers crawl one site: one of them at a time runs the idle work
+        # (an IdleTurn of the scheduler's registry); None: this crawl alone
+        self.idle_turn = None
 
     def connect(self) -> None:
         if not self._connected:
@@ -118,8 +127,40 @@ class Frontier:
             # the idle work's guesses and releases needless; it waits, as a single
             # crawl's does, until the whole crawl has run dry
             raise DontCloseSpider
-        if self.run_idle(self.owner):
+        turn = self.idle_turn
+        if turn is not None and not self._running:
+            if not self._take_turn(turn, state):
+                raise DontCloseSpider
+            if turn.settled():
+                # the crawl's last idle pass (another worker's) found nothing to do, and
+                # nothing was queued since: nothing to do here either
+                turn.release()
+                self.crawler.stats.inc_value("bitext/distributed/idle_turn/settled")
+                return
+            self.crawler.stats.inc_value("bitext/distributed/idle_turn/passes")
+        try:
+            more = self.run_idle(self.owner)
+        except BaseException:
+            if turn is not None and not self._running:
+                turn.release()
+            raise
+        if turn is not None and not self._running:
+            turn.release(settled=not more)
+        if more:
             raise DontCloseSpider
+
+    def _take_turn(self, turn, state) -> bool:
+        """Take the crawl's idle turn; False while another worker's idle work runs, or
+        when the crawl is no longer dry once it is taken (the last pass queued requests)."""
+        if not turn.take():
+            self.crawler.stats.inc_value("bitext/distributed/idle_turn/waits")
+            return False
+        if state is not None:   # what the pass before this one learned
+            state.sync()
+        if self.crawl_dry is not None and not self.crawl_dry():
+            turn.release()
+            return False
+        return True
 
     def run_idle(self, key: object) -> bool:
         """Run the idle tasks of ``key``; True if the crawl goes on."""

@@ -106,9 +106,13 @@ class RecoveryGuesses:
     def remote_outcome(self, url: str, key: tuple, ok: bool) -> tuple | None:
         """A guess of direction ``key`` that another worker of the crawl had answered:
         counted as if answered here (this worker's own guess of it, if any, was dropped
-        by the shared dupefilter and is answered with it); as :meth:`outcome`."""
+        by the shared dupefilter and is answered with it); as :meth:`outcome`. A guess
+        this worker did not make counts among its direction's guesses too: the budgets
+        (``batch``, ``family_allowance``) are the crawl's, whichever worker guessed."""
         entry = self.pending.pop(url, None)
         self.tried.setdefault(url, key[2])
+        if entry is None:
+            self.directions.setdefault(key, Direction()).tried += 1
         self._count(key, ok)
         return entry if ok and entry is not None and entry[1] is not None else None
 
@@ -151,10 +155,11 @@ class RecoveryGuesses:
 
     def batch(self, key: tuple, scarce: bool, target_dir_known: bool) -> int:
         d = self.directions.setdefault(key, Direction())
-        if not d.tried:
+        if not d.limit:
             # failures in a row that stop it: fewer into a folder where no page of the
             # counterpart's language is known yet, one where the pattern has failed in
-            # the other folders too
+            # the other folders too (set at the direction's first batch here: for a
+            # direction another worker of the crawl started, after its guesses)
             if target_dir_known:
                 d.limit = self.stop_after
             elif self.family_failing(key):

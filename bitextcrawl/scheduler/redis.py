@@ -16,6 +16,15 @@ would wait in a downloader slot stays in the shared queue, for whichever worker 
 judged when it goes. :class:`FifoPriorityQueue` (``SCHEDULER_QUEUE_CLASS``) keeps
 first-in-first-out order within a priority.
 
+During the crawl's warm-up (its first ``BITEXT_DISTRIBUTED_WARMUP_RESPONSES`` responses,
+all workers counted: :class:`~.registry.WarmUp`) the workers together have at most one
+worker's ``CONCURRENT_REQUESTS_PER_DOMAIN`` requests in flight: the focus judges a site on
+its first pages (the one-way judgement, switch absence, the yield of a language's links:
+ten-odd pages of a language, twenty samples), and N workers at full concurrency would
+send N times the requests of a single crawl on what is known before those pages are in.
+A worker the cap holds back looks again twice a second. It also gives the frontier the
+crawl's idle turn (``BITEXT_DISTRIBUTED_IDLE_TURN_ENABLED``: :class:`~.registry.IdleTurn`).
+
 scrapy-redis 0.9.1 predates Scrapy's async ``start()``: only its scheduler, queue and
 dupefilter are used here (not ``RedisSpider``).
 """
@@ -32,7 +41,8 @@ from scrapy_redis.queue import PriorityQueue
 from scrapy_redis.scheduler import Scheduler
 
 from bitextcrawl.context import CrawlContext
-from bitextcrawl.scheduler.registry import WorkerRegistry, worker_name
+from bitextcrawl.config import getbool
+from bitextcrawl.scheduler.registry import IdleTurn, WarmUp, WorkerRegistry, worker_name
 from bitextcrawl.store.redis import crawl_key
 
 logger = logging.getLogger(__name__)
@@ -83,6 +93,11 @@ class RedisFrontierScheduler(Scheduler):
         self.is_idle = False
         self._loops = []
         self.max_taken = 0
+        self.warmup_responses = 0
+        self.idle_turn_enabled = False
+        self.warmup: WarmUp | None = None
+        self.idle_turn: IdleTurn | None = None
+        self.held_back = False   # the warm-up's cap left a request in the queue
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -91,6 +106,11 @@ class RedisFrontierScheduler(Scheduler):
         instance.worker_timeout = crawler.settings.getfloat("BITEXT_WORKER_TIMEOUT")
         # requests a worker has in its downloader at most: those it can send at once
         instance.max_taken = crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
+        instance.warmup_responses = crawler.settings.getint(
+            "BITEXT_DISTRIBUTED_WARMUP_RESPONSES")
+        instance.idle_turn_enabled = getbool(crawler.settings,
+                                             "BITEXT_DISTRIBUTED_IDLE_TURN_ENABLED")
+        crawler.signals.connect(instance.response_received, signal=signals.response_received)
         # Connected after the pipelines' handlers: deep page recovery (spider_idle of the
         # pairing pipeline) has pushed its requests by the time this one looks at the queue.
         crawler.signals.connect(instance.spider_idle, signal=signals.spider_idle)
@@ -110,13 +130,21 @@ class RedisFrontierScheduler(Scheduler):
                                        self.worker_timeout)
         self.registry.join()
         # the idle-time work (deep recovery, held links released, parallel links) runs
-        # once every worker has run dry, as in a single crawl
-        CrawlContext.from_crawler(self.crawler).frontier.crawl_dry = self.registry.idle
+        # once every worker has run dry, in one worker at a time, as in a single crawl
+        frontier = CrawlContext.from_crawler(self.crawler).frontier
+        frontier.crawl_dry = self.registry.idle
+        if self.idle_turn_enabled:
+            seq_key = getattr(self.queue, "seq_key", None)   # (FifoPriorityQueue's)
+            self.idle_turn = IdleTurn(self.server, key, seq_key, self.registry.name,
+                                      self.worker_timeout)
+            frontier.idle_turn = self.idle_turn
+        self.warmup = WarmUp(self.server, key, self.registry.keys[0], self.registry.name,
+                             self.warmup_responses, self.max_taken)
         n = len(self.registry.workers())
         self.stats.max_value("bitext/distributed/workers", n)
         logger.info("Distributed crawl %s: worker %s joined (%d live workers, %d requests "
                     "queued)", key, self.registry.name, n, len(self.queue))
-        for func, interval in ((self.registry.beat, max(1.0, self.worker_timeout / 4)),
+        for func, interval in ((self.beat, max(1.0, self.worker_timeout / 4)),
                                (self.poll, self.poll_interval),
                                (self.sync_state, self.poll_interval)):
             loop = create_looping_call(func)
@@ -142,10 +170,27 @@ class RedisFrontierScheduler(Scheduler):
             # Left in the shared queue, it is judged when it can go, on what every worker
             # has learned.
             return None
+        in_flight = len(downloader.active) if downloader is not None else 0
+        warmup = self.warmup
+        if warmup is not None and not warmup.over:
+            status, total = warmup.take(in_flight)
+            if status == 2:
+                # the crawl has one worker's requests in flight: the pages they bring
+                # judge the next ones (the warm-up, see the module's docstring)
+                self.held_back = True
+                self.stats.inc_value("bitext/distributed/warmup/waits")
+                return None
+            self.held_back = False
+            if status == 1:
+                self.stats.max_value("bitext/distributed/warmup/max_in_flight", total)
+            else:
+                self.stats.set_value("bitext/distributed/warmup/over", 1)
         # the request about to go out is judged (held, dropped) on what every worker has
         # learned (two Redis round trips when nothing is new)
         self.sync_state()
         request = self.queue.pop(self.idle_before_close)
+        if request is None and warmup is not None:
+            warmup.set_in_flight(in_flight)   # (the slot taken is not used)
         if request is not None:
             self.stats.inc_value("scheduler/dequeued/redis")
             if self.is_idle:
@@ -159,9 +204,30 @@ class RedisFrontierScheduler(Scheduler):
             self.stats.inc_value("bitext/distributed/idle_waits")
             raise DontCloseSpider
 
+    def response_received(self, response, request, spider=None) -> None:
+        warmup = self.warmup
+        if warmup is not None and not warmup.over:
+            warmup.response()
+            self.stats.inc_value("bitext/distributed/warmup/responses")
+            if warmup.over:
+                self.stats.set_value("bitext/distributed/warmup/over", 1)
+
+    def beat(self) -> None:
+        """The heartbeat: this worker is alive, and keeps the idle turn it holds."""
+        self.registry.beat()
+        if self.idle_turn is not None:
+            self.idle_turn.renew()
+
     def poll(self) -> None:
         """While idle, wake the engine as soon as another worker has queued requests, or
-        the crawl is done (so that the workers close now, not at their next heartbeat)."""
+        the crawl is done (so that the workers close now, not at their next heartbeat);
+        while the warm-up's cap holds requests back, as soon as it may take one."""
+        if self.held_back:
+            self.held_back = False
+            slot = getattr(self.crawler.engine, "_slot", None)
+            if slot is not None:
+                slot.nextcall.schedule()
+            return
         if self.is_idle and (len(self.queue) or self.registry.done()):
             # Scrapy 2.19 has no public call for "ask the scheduler now"; without this the
             # engine asks at its next heartbeat, up to 5 s later.
@@ -187,6 +253,10 @@ class RedisFrontierScheduler(Scheduler):
             loop = self._loops.pop()
             if loop.running:
                 loop.stop()
+        if self.warmup is not None:
+            self.warmup.finish()
+        if self.idle_turn is not None:
+            self.idle_turn.release()
         return self.registry.leave() if self.registry is not None else None
 
     def close(self, reason):

@@ -147,3 +147,22 @@ def test_a_worker_that_stored_one_language_only_is_judged_on_the_whole_crawl(tmp
     context._store = SharedStore()
     outcome.spider_closed(reason="finished")
     assert crawler.stats.get_value("bitext/exit_status") == 0
+
+
+def test_guesses_of_another_worker_count_in_the_recovery_budgets():
+    """A direction's budget is the crawl's: four guesses into a folder answered by another
+    worker (one found) leave this worker the two more a single crawl would have had
+    after them, not the first batch of a fresh direction."""
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from bitextcrawl.pairing.recovery import RecoveryGuesses
+
+    stats = MemoryStatsCollector(get_crawler())
+    key = ("en:en|zh:cn", "en", "zh", "h/en/docs/")
+    here = RecoveryGuesses(stats, 500, 4, 0.2)
+    for i in range(4):
+        here.remote_outcome(f"h/cn/docs/p{i}.html", key, ok=i == 0)
+    assert here.directions[key].tried == 4
+    assert here.family_allowance()[key[:3]] == 8 + 2 - 4
+    assert here.batch(key, scarce=False, target_dir_known=True) == 2
