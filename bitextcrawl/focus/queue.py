@@ -30,6 +30,9 @@ class FocusQueue:
         self.queued: dict[str, tuple[int, int]] = {}
         self.promoted: set[str] = set()
         self.requested: set[str] = set()         # URLs that reached the downloader
+        # (url) -> did any worker of the crawl schedule it (the shared dupefilter, in a
+        # distributed crawl; this queue's own record otherwise)
+        self.scheduled_anywhere: Callable[[str], bool] = lambda url: url in self.queued
         # Links queued before the URL tokens that name their language were learned (the
         # start page's, first of all) are judged again once they are: URL -> (request,
         # language of the page that links it); bounded.

@@ -70,6 +70,11 @@ class FocusSharing:
         """A sample counted here (``YieldLearning.sample``): counted by every worker."""
         self.state.publish("focus_sample", (url, lang, yielded))
 
+    def claim_index(self, folder_url: str) -> bool:
+        """May this worker request the directory index of ``folder_url`` (``dir/``) under
+        either spelling? True for the first worker to ask."""
+        return self.state.claim("index", folder_url)
+
     def claim_request(self, url: str) -> bool:
         """May this worker request ``url`` past the dupefilter (a released held link)?
         True for the first worker to ask."""

@@ -76,7 +76,7 @@ class HeldLinksMiddleware:
             # nearly every server
             self._discard(request, "index_alias_dropped",
                           "the same directory index went out under its other URL")
-        if aliases and not url.endswith("/") and aliases[0] in queue.queued:
+        if aliases and not url.endswith("/") and queue.scheduled_anywhere(aliases[0]):
             # ``dir/index.html`` where links name it ``dir/`` too: fetched as ``dir/``, the
             # spelling its counterpart's URL pairs with whichever of them a page links
             self.crawler.stats.inc_value("bitext/focus/index_alias_rewritten")
@@ -122,6 +122,13 @@ class HeldLinksMiddleware:
             # spent only by a request that goes out
             self._discard(request, "shared/requested_elsewhere",
                           "another worker requested this URL past the dupefilter")
+        if aliases and sharing is not None and not request.meta.get("retry_times") \
+                and not sharing.claim_index(url if url.endswith("/") else aliases[0]):
+            # another worker sent this directory index under either spelling (each
+            # worker's own record of what went out sees only its own); the last check
+            # with the one above, so that a claim is spent only by a request that goes out
+            self._discard(request, "index_alias_dropped",
+                          "the same directory index went out under its other URL")
         queue.switch_sent(url)
         if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes

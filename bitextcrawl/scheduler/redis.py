@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider
 from scrapy.utils.asyncio import create_looping_call
 from scrapy_redis.dupefilter import RFPDupeFilter
@@ -138,6 +138,9 @@ class RedisFrontierScheduler(Scheduler):
             self.idle_turn = IdleTurn(self.server, key, seq_key, self.registry.name,
                                       self.worker_timeout)
             frontier.idle_turn = self.idle_turn
+        focus = CrawlContext.from_crawler(self.crawler).state.focus
+        if focus is not None:   # a URL any worker scheduled (the directory index spellings)
+            focus.queue.scheduled_anywhere = self.scheduled_anywhere
         self.warmup = WarmUp(self.server, key, self.registry.keys[0], self.registry.name,
                              self.warmup_responses, self.max_taken)
         n = len(self.registry.workers())
@@ -150,6 +153,11 @@ class RedisFrontierScheduler(Scheduler):
             loop = create_looping_call(func)
             loop.start(interval, now=False)
             self._loops.append(loop)
+
+    def scheduled_anywhere(self, url: str) -> bool:
+        """Did a worker of the crawl schedule ``url`` (the shared dupefilter saw it)?"""
+        return bool(self.df.server.sismember(self.df.key,
+                                             self.df.request_fingerprint(Request(url))))
 
     def enqueue_request(self, request):
         if not request.dont_filter and self.df.request_seen(request):
