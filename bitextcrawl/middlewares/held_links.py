@@ -144,17 +144,8 @@ class HeldLinksMiddleware:
         if bars is None or not bars.active() \
                 or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
             return False
-        kept = request.replace(dont_filter=True, meta=dict(request.meta))
-        verdict = bars.judge(request.url, focus.evidence.url_lang(request.url),
-                             focus.evidence.swap, kept)
-        if verdict == "test":
-            self.crawler.stats.inc_value("bitext/focus/bar_absence/tested")
-            return False
-        if verdict != "keep":
-            return False
-        focus.queue.filtered.add(request.url)
-        self.crawler.stats.inc_value("bitext/focus/bar_absence/kept")
-        return True
+        return self._keeps(focus, request, "bar_absence", lambda kept: bars.judge(
+            request.url, focus.evidence.url_lang(request.url), focus.evidence.swap, kept))
 
     def _section_keeps(self, focus, request) -> bool:
         """Keep ``request``: the index of its section leaves it out, and the index proved
@@ -167,15 +158,20 @@ class HeldLinksMiddleware:
                 or meta.get("retry_times") or request.url in focus.queue.switch_targets \
                 or meta.get("bitext_discovered_by") not in ("link", None):
             return False
-        kept = request.replace(dont_filter=True, meta=dict(request.meta))
-        verdict = sections.judge(request.url, meta.get("bitext_linked_from"), kept)
+        return self._keeps(focus, request, "sections", lambda kept: sections.judge(
+            request.url, meta.get("bitext_linked_from"), kept))
+
+    def _keeps(self, focus, request, stat: str, judge) -> bool:
+        """``judge(copy of request)``: "test" (it goes, counted), "keep" (the copy is
+        kept by the rule, this request not fetched) or anything else (it goes)."""
+        verdict = judge(request.replace(dont_filter=True, meta=dict(request.meta)))
         if verdict == "test":
-            self.crawler.stats.inc_value("bitext/focus/sections/tested")
+            self.crawler.stats.inc_value(f"bitext/focus/{stat}/tested")
             return False
         if verdict != "keep":
             return False
         focus.queue.filtered.add(request.url)
-        self.crawler.stats.inc_value("bitext/focus/sections/kept")
+        self.crawler.stats.inc_value(f"bitext/focus/{stat}/kept")
         return True
 
     def _family_waits(self, focus, request) -> bool:

@@ -106,11 +106,16 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         self.stats.set_value("bitext/redirects/rules", self.rules.live_rules())
 
 
+def rewritable(request) -> bool:
+    """A GET the site may redirect: not rewritten already, nor sent back as written."""
+    return request.method == "GET" and not request.meta.get("bitext_no_rewrite") \
+        and not request.meta.get("bitext_rewritten_from")
+
+
 def rewritten(crawler, rules: RedirectRules, request):
     """``request`` under the URL a learned rule rewrites it to (else itself), carrying the
     old URL as a redirect would; the page store told (``url_rewritten``)."""
-    if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
-            or request.meta.get("bitext_rewritten_from"):
+    if not rewritable(request):
         return request
     new = rules.rewrite(request.url)
     if new is None:
@@ -165,8 +170,7 @@ class QueuedRewriteMiddleware:
     def _goes(self, rules: RedirectRules, request) -> bool:
         """May ``request`` go out now (no rule of its shape is being learned, or the rule
         needs it to decide)?"""
-        if request.method != "GET" or request.meta.get("bitext_no_rewrite") \
-                or request.meta.get("bitext_rewritten_from"):
+        if not rewritable(request):
             return True
         rule = rules.learning(request.url)
         if rule is None:
