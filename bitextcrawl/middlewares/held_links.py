@@ -144,7 +144,8 @@ class HeldLinksMiddleware:
         if bars is None or not bars.active() \
                 or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
             return False
-        return self._keeps(focus, request, "bar_absence", lambda kept: bars.judge(
+        stats = ("bitext/focus/bar_absence/tested", "bitext/focus/bar_absence/kept")
+        return self._keeps(focus, request, stats, lambda kept: bars.judge(
             request.url, focus.evidence.url_lang(request.url), focus.evidence.swap, kept))
 
     def _section_keeps(self, focus, request) -> bool:
@@ -158,20 +159,22 @@ class HeldLinksMiddleware:
                 or meta.get("retry_times") or request.url in focus.queue.switch_targets \
                 or meta.get("bitext_discovered_by") not in ("link", None):
             return False
-        return self._keeps(focus, request, "sections", lambda kept: sections.judge(
+        stats = ("bitext/focus/sections/tested", "bitext/focus/sections/kept")
+        return self._keeps(focus, request, stats, lambda kept: sections.judge(
             request.url, meta.get("bitext_linked_from"), kept))
 
-    def _keeps(self, focus, request, stat: str, judge) -> bool:
-        """``judge(copy of request)``: "test" (it goes, counted), "keep" (the copy is
-        kept by the rule, this request not fetched) or anything else (it goes)."""
+    def _keeps(self, focus, request, stats: tuple[str, str], judge) -> bool:
+        """``judge(copy of request)``: "test" (it goes, counted in ``stats[0]``), "keep"
+        (the copy is kept by the rule, this request not fetched, ``stats[1]``) or anything
+        else (it goes)."""
         verdict = judge(request.replace(dont_filter=True, meta=dict(request.meta)))
         if verdict == "test":
-            self.crawler.stats.inc_value(f"bitext/focus/{stat}/tested")
+            self.crawler.stats.inc_value(stats[0])
             return False
         if verdict != "keep":
             return False
         focus.queue.filtered.add(request.url)
-        self.crawler.stats.inc_value(f"bitext/focus/{stat}/kept")
+        self.crawler.stats.inc_value(stats[1])
         return True
 
     def _family_waits(self, focus, request) -> bool:
