@@ -109,6 +109,11 @@ class SectionIndexes:
     def _unbelieved(self, page: str) -> bool:
         return not self.found[page] and self.failures[page] >= self.fail_after
 
+    def _learning(self, page: str) -> bool:
+        """Do ``page``'s failures and tests out leave room for one more test?"""
+        out = sum(1 for from_page in self.testing.values() if from_page == page)
+        return self.failures[page] + out < self.fail_after
+
     def judge(self, url: str, linked_from: str | None, request=None) -> str:
         """FETCH, TEST (fetch it: its answer tells whether ``linked_from``'s links the
         indexes leave out lead to pages) or KEEP (not fetched: ``request`` kept,
@@ -116,8 +121,7 @@ class SectionIndexes:
         if not self.enabled or linked_from is None or url in self.answered_urls \
                 or self.found[linked_from] or not self.unlisted(url):
             return FETCH
-        out = sum(1 for page in self.testing.values() if page == linked_from)
-        if not self._unbelieved(linked_from) and self.failures[linked_from] + out < self.fail_after:
+        if self._learning(linked_from):
             self.testing[url] = linked_from
             return TEST
         self.kept[url] = (request, linked_from)
@@ -135,8 +139,7 @@ class SectionIndexes:
             self.found[page] += 1
             return self._release(lambda from_page: from_page == page)
         self.failures[page] += 1
-        out = sum(1 for from_page in self.testing.values() if from_page == page)
-        if self.failures[page] + out >= self.fail_after:
+        if not self._learning(page):
             return []
         for kept_url in sorted(self.kept):   # the next test of this page's links
             request, from_page = self.kept[kept_url]
@@ -167,10 +170,6 @@ class SectionIndexes:
         page still unlearned goes."""
         self.testing.clear()
         return self._release(lambda page: not self._unbelieved(page))
-
-    def believed_missing(self) -> int:
-        """Links kept for good: their linking pages' unlisted links all led nowhere."""
-        return len(self.kept)
 
 
 class SectionWatch:

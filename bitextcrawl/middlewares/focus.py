@@ -213,7 +213,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.queue.downloaded.add(request.url)
         if response.status >= 400:
             self.walk.error(request)
-        if response.status >= 400:
             self.bar_watch.error(request, response.status)
             self.section_watch.error(request)
         lang = request.meta.get("bitext_chain")

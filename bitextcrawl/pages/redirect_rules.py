@@ -138,11 +138,9 @@ class RedirectRules:
         rules = self._matching(parts[0], parts[1], parts[2])
         if not rules or any(len(r.sources) >= self.min_seen for r in rules):
             return None
-        return max(rules, key=lambda r: (len(r.sources), r.template))
-
-    def decided(self, rule: _Rule) -> bool:
-        """In use, or dropped."""
-        return rule.dead or len(rule.sources) >= self.min_seen
+        # (the first of the most followed: templates mix positions and literals, which
+        # do not compare)
+        return max(rules, key=lambda r: len(r.sources))
 
     def live_rules(self) -> int:
         return sum(1 for r in self.rules_.values()
