@@ -27,8 +27,9 @@ none of them. No Scrapy here: the crawl context (``context.py``) keeps one per s
   ``on_remote_record`` ones (the learning a component does on a page it crawled itself),
   and the facts that are no page records (``publish``: a redirect seen, a guess answered,
   a link held) to the ``on_fact`` consumers of their kind; ``claim`` lets one worker only
-  do a thing once for all (request a released held link). Without a backing, publishing
-  and syncing do nothing and every claim is granted.
+  do a thing once for all (request a released held link), and ``put``/``get`` keep what
+  one worker fetched for all (a site's robots.txt). Without a backing, publishing and
+  syncing do nothing, every claim is granted and nothing is kept.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ class StateBacking(Protocol):
 
     def claim(self, kind: str, key: str) -> bool:
         """True for the first worker to claim ``key`` of ``kind``, False for the others."""
+
+    def put(self, kind: str, key: str, value) -> None:
+        """Keep ``value`` under ``key`` of ``kind`` for every worker."""
+
+    def get(self, kind: str, key: str):
+        """What some worker put under ``key`` of ``kind`` (None if nothing yet)."""
 
 
 class CrawlState:
@@ -181,6 +188,13 @@ class CrawlState:
 
     def claim(self, kind: str, key: str) -> bool:
         return self.backing.claim(kind, key) if self.backing is not None else True
+
+    def put(self, kind: str, key: str, value) -> None:
+        if self.backing is not None:
+            self.backing.put(kind, key, value)
+
+    def get(self, kind: str, key: str):
+        return self.backing.get(kind, key) if self.backing is not None else None
 
     def sync(self) -> int:
         """What the other workers learned since the last look, to this worker's consumers

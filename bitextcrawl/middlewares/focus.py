@@ -146,7 +146,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             # the downloader side (HeldLinksMiddleware) reads it there
             context.state.focus = FocusState(self.queue, self.evidence, self.yields,
                                              self.shape, lambda: self.small_side,
-                                             self.bars, self.sections)
+                                             self.bars, self.sections, self.holding.waits)
             # what the other workers of a distributed crawl learn, learned here too
             self.sharing = FocusSharing(
                 context.state, self.queue, self.yields, self.stats, self.learn_page,

@@ -6,6 +6,8 @@ since are dropped; a link of a family of URLs being tested waits (``focus/famili
 
 from __future__ import annotations
 
+import logging
+
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
@@ -15,6 +17,8 @@ from bitextcrawl.pages.text import body_rejection
 from bitextcrawl.pairing.recovery import index_aliases
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.signals import request_discarded
+
+logger = logging.getLogger(__name__)
 
 
 class HeldLinksMiddleware:
@@ -43,7 +47,13 @@ class HeldLinksMiddleware:
         self.crawler.stats.inc_value(f"bitext/focus/{stat}")
         if not counted_done:
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
-        request.meta["bitext_held"] = True   # (not an error)
+        self._refuse(request, reason)
+
+    @staticmethod
+    def _refuse(request, reason: str):
+        """Not downloaded (held, kept or dropped; not an error): said in the log."""
+        request.meta["bitext_held"] = True
+        logger.debug("Not downloaded now, %s: %s", reason, request.url)
         raise IgnoreRequest(reason)
 
     def process_request(self, request, spider=None):
@@ -88,7 +98,7 @@ class HeldLinksMiddleware:
             self._discard(request, "dropped_no_translation",
                           "no translation: the counterpart page has no switch to it")
         lang = request.meta.get("bitext_chain") or queue.untranslated.get(url)
-        if self.hold_queued and lang and lang in queue.holding \
+        if self.hold_queued and lang and focus.holds(lang) \
                 and not request.meta.get("bitext_released") \
                 and url not in queue.switch_targets:
             # (a switch target is a counterpart: the switch's own request may have been
@@ -98,21 +108,16 @@ class HeldLinksMiddleware:
             if queue.hold(url, held, lang):
                 self.crawler.stats.inc_value("bitext/focus/held")
             queue.filtered.add(url)
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest(f"held: links between {lang} pages yield too little")
+            self._refuse(request, f"held: links between {lang} pages yield too little")
         if self.hold_queued and self._small_side_holds(focus, request):
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest("held: its counterpart on the small side is not known")
+            self._refuse(request, "held: its counterpart on the small side is not known")
         if self.hold_queued and self._family_waits(focus, request):
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest("waits: another link of its family is tested first")
+            self._refuse(request, "waits: another link of its family is tested first")
         # (after the family: a link waiting for its family's test is no test of its page)
         if self._section_keeps(focus, request):
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest("kept: the index of its section does not name it")
+            self._refuse(request, "kept: the index of its section does not name it")
         if self._bar_keeps(focus, request):
-            request.meta["bitext_held"] = True
-            raise IgnoreRequest("kept: its counterpart's bar of alternates leaves it out")
+            self._refuse(request, "kept: its counterpart's bar of alternates leaves it out")
         sharing = focus.sharing
         if sharing is not None and request.dont_filter and not request.meta.get("retry_times") \
                 and not request.meta.get("dont_obey_robotstxt") \

@@ -9,6 +9,8 @@ by the distributed profile's page store pipeline).
   entries, read the same way from a cursor of this worker's.
 * **Claims**: a set per kind, ``<key>:claims:<kind>``; ``SADD`` answers 1 to the first
   worker only.
+* **Values** one worker fetched for all (a site's ``robots.txt``): a hash per kind,
+  ``<key>:values:<kind>``, of pickled values.
 
 Each look is two or three round trips (LRANGE, HMGET of the new pages); the workers look
 before each request they take, twice a second, and when they run
@@ -32,6 +34,7 @@ class RedisStateBacking:
         self.name = name or uuid.uuid4().hex
         self.facts_key = f"{store.key}:facts"
         self.claims_key = f"{store.key}:claims"
+        self.values_key = f"{store.key}:values"
         self._records_at = 0          # next index of the store's order list to read
         self._facts_at = 0            # next index of the facts list to read
 
@@ -69,7 +72,16 @@ class RedisStateBacking:
     def claim(self, kind: str, key: str) -> bool:
         return self.server.sadd(f"{self.claims_key}:{kind}", key) == 1
 
+    def put(self, kind: str, key: str, value) -> None:
+        self.server.hset(f"{self.values_key}:{kind}", key,
+                         pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def get(self, kind: str, key: str):
+        blob = self.server.hget(f"{self.values_key}:{kind}", key)
+        return None if blob is None else pickle.loads(blob)
+
     def clear(self) -> None:
-        """Delete the facts and claims of this crawl."""
-        keys = [self.facts_key, *self.server.scan_iter(f"{self.claims_key}:*")]
+        """Delete the facts, claims and values of this crawl."""
+        keys = [self.facts_key, *self.server.scan_iter(f"{self.claims_key}:*"),
+                *self.server.scan_iter(f"{self.values_key}:*")]
         self.server.delete(*keys)

@@ -232,3 +232,19 @@ def test_workers_share_the_work_and_align_once(crawls):
         assert store.server.scard(f"{store.key}:dupefilter") > 0
     finally:
         store.close()
+
+
+def test_robots_txt_downloaded_once_and_obeyed_by_every_worker(crawls):
+    """One crawl downloads a site's robots.txt once: the first worker to claim it does,
+    the other parses the answer kept in the crawl state, and both obey it."""
+    def stat(log: str, key: str) -> int:
+        return int(log.split(f"'{key}': ", 1)[1].split(",", 1)[0].rstrip("}")) \
+            if f"'{key}': " in log else 0
+
+    logs = crawls["logs"]
+    assert sum(stat(log, "robotstxt/request_count") for log in logs) == 1
+    assert sum(stat(log, "bitext/robotstxt/shared") for log in logs) == 1
+    site = crawls["site"]
+    assert site.robots_disallowed
+    fetched = {f"http://{host}:{site.port}{path}" for host, path in crawls["hits"]}
+    assert not set(site.robots_disallowed) & fetched

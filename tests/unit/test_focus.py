@@ -510,6 +510,37 @@ def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/en/c.html"), response).priority > 0
 
 
+def test_queued_links_of_a_side_that_looks_one_way_wait_at_download(tmp_path):
+    """A link queued without the bonus while the site looks translated one way into
+    English reaches the downloader before ten English pages have come to judge by (a crawl
+    with many connections drains the other language's links fast): it waits with the held
+    links, and goes when the crawl runs dry with the site judged two-way."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    response, _ = response_of(f"{H}/en/a.html", "en")
+    one_way_site(mw, english_pages=3)
+    for i in range(6):
+        mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
+        mw.tokens.learn(f"{H}/en/q{i}.html", "en")
+    request = mw.get_processed_request(link_request(f"{H}/en/b.html"), response)
+    assert "en" not in mw.queue.holding   # (not judged one-way: too few English pages)
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(request)
+    assert mw.held_links() == {"en": [f"{H}/en/b.html"]}
+    # English pages that link back make the site two-way: the link goes when idle
+    for i in range(3, 13):
+        made(mw, PageRecord(url=f"{H}/en/q{i}.html", lang="en", links=[
+            {"url": f"{H}/cn/p0.html", "text": "中文", "hreflang": None}]), None)
+    released = []
+    mw.holding.release_languages(released.append)
+    assert [r.url for r in released] == [f"{H}/en/b.html"]
+    assert downloader.process_request(released[0]) is None
+
+
 def test_a_url_goes_out_once_whichever_mechanisms_asked_for_it(tmp_path):
     """A promoted link skips the dupefilter, so a counterpart guess for the same URL passes
     it: the downloader side lets the first copy out and drops the second (a retry of the
