@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.server
 import socket
+import sys
 import threading
 from urllib.parse import urlsplit
 
@@ -73,6 +74,13 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
     # each dropped SYN cost the crawler a one-second retransmit. Real servers listen with
     # hundreds (nginx: 511).
     request_queue_size = 512
+
+    def handle_error(self, request, client_address):
+        """A client that closed its connection mid-request (a crawl stopping, a worker
+        that left) is no error of the server: no traceback for it."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class LoopbackServer:
