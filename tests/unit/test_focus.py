@@ -538,7 +538,10 @@ def test_queued_links_of_a_side_that_looks_one_way_wait_at_download(tmp_path):
     released = []
     mw.holding.release_languages(released.append)
     assert [r.url for r in released] == [f"{H}/en/b.html"]
-    assert downloader.process_request(released[0]) is None
+    # judged again by the other rules (here the small side's holding), not waiting again
+    assert not released[0].meta.get("bitext_released")
+    with pytest.raises(IgnoreRequest, match="small side"):
+        downloader.process_request(released[0])
 
 
 def test_a_url_goes_out_once_whichever_mechanisms_asked_for_it(tmp_path):
