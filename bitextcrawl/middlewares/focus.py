@@ -100,7 +100,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
             s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
         self.state = state
-        self.evidence = LinkEvidence(self.langs, state.url_tokens.links)
+        self.evidence = LinkEvidence(self.langs, state.url_tokens.links,
+                                     lambda: state.url_tokens.slots.slots())
         self.yields = YieldLearning()
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
         self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),

@@ -93,7 +93,7 @@ class HeldLinksMiddleware:
             self.crawler.stats.inc_value("bitext/focus/index_alias_rewritten")
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
             return request.replace(url=aliases[0], dont_filter=True)
-        same = request.meta.get("bitext_same_lang")
+        same = request.meta.get("bitext_same_lang") or self._link_lang(focus, request)
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
             self._discard(request, "dropped_no_translation",
@@ -146,6 +146,17 @@ class HeldLinksMiddleware:
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         queue.requested.add(url)
         return None
+
+    @staticmethod
+    def _link_lang(focus, request) -> str | None:
+        """The language a link's URL names, where the link was judged before its token was
+        learned (a copy queued then, without the mark of a same-language link); None for a
+        switch's target (a switch names a page that exists), a language probe, a guess."""
+        meta = request.meta
+        if meta.get("bitext_discovered_by") not in ("link", None) \
+                or meta.get("bitext_lang_probe") or request.url in focus.queue.switch_targets:
+            return None
+        return focus.evidence.url_lang(request.url)
 
     def _bar_keeps(self, focus, request) -> bool:
         """Keep ``request``: its counterpart's bar of declared alternates leaves its
