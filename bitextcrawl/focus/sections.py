@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
@@ -83,6 +84,12 @@ class SectionIndexes:
         self.testing: dict[str, str] = {}           # URL out as a test -> its linking page
         self.kept: dict[str, tuple] = {}            # URL -> (request, linking page)
         self.answered_urls: set[str] = set()
+        # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
+        # one of a page's ``fail_after`` test slots to one worker only, and on_test(url,
+        # page) tells the others of a test sent (they count its answer as their own).
+        self.claim_test: Callable[[str], bool] = lambda key: True
+        self.on_test: Callable[[str, str], None] | None = None
+        self._slots_spent: set[str] = set()
 
     def observe(self, url: str, links) -> None:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -121,11 +128,29 @@ class SectionIndexes:
         if not self.enabled or linked_from is None or url in self.answered_urls \
                 or self.found[linked_from] or not self.unlisted(url):
             return FETCH
-        if self._learning(linked_from):
-            self.testing[url] = linked_from
+        if self._learning(linked_from) and self._test(url, linked_from):
             return TEST
         self.kept[url] = (request, linked_from)
         return KEEP
+
+    def _test(self, url: str, page: str) -> bool:
+        """Send ``url`` as a test of ``page``'s links, if a test slot of ``page`` is free
+        (always, in a crawl of one worker)."""
+        if page in self._slots_spent:
+            return False
+        if not any(self.claim_test(f"{page}|{k}") for k in range(self.fail_after)):
+            self._slots_spent.add(page)
+            return False
+        self.testing[url] = page
+        if self.on_test is not None:
+            self.on_test(url, page)
+        return True
+
+    def remote_test(self, url: str, page: str) -> None:
+        """Another worker sent ``url`` as a test of ``page``'s links."""
+        if url not in self.answered_urls:
+            self.testing.setdefault(url, page)
+            self.kept.pop(url, None)
 
     def answered(self, url: str, real: bool) -> list:
         """``url`` was answered by a page of its own (``real``) or not (an error, a copy,
@@ -144,8 +169,9 @@ class SectionIndexes:
         for kept_url in sorted(self.kept):   # the next test of this page's links
             request, from_page = self.kept[kept_url]
             if from_page == page:
+                if not self._test(kept_url, page):
+                    return []
                 del self.kept[kept_url]
-                self.testing[kept_url] = page
                 return [request] if request is not None else []
         return []
 
@@ -201,10 +227,9 @@ class SectionWatch:
             lang = self._url_lang(url)
             self._release(sections.answered(url, not copy and (lang is None or item.lang == lang)))
 
-    def error(self, request) -> None:
-        """An error answer (an unlisted link that leads nowhere)."""
+    def error(self, url: str) -> None:
+        """An error answer to ``url`` (an unlisted link that leads nowhere)."""
         if self.sections.enabled:
-            url = (request.meta.get("redirect_urls") or [request.url])[0]
             self._release(self.sections.answered(url, False))
 
     def _release(self, requests: list) -> None:

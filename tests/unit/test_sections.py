@@ -96,3 +96,35 @@ def test_the_crawl_running_dry_releases_the_links_of_pages_still_learned():
 
 def test_a_link_without_a_linking_page_is_not_judged():
     assert site().judge(f"{H}/xx/docs/zz.html", None) == FETCH
+
+
+def test_workers_of_one_crawl_share_a_pages_three_tests():
+    """Two workers judging links of one page: the test slots are the crawl's (claimed
+    once), a test sent by one and its error answer count for the other, so the page's
+    unlisted links cost three tests in all, not three per worker."""
+    claimed: set[str] = set()
+
+    def claim(key):
+        if key in claimed:
+            return False
+        claimed.add(key)
+        return True
+
+    a, b = site(), site()
+    sent = []
+    for mine, other in ((a, b), (b, a)):
+        mine.claim_test = claim
+        mine.on_test = lambda url, page, other=other: (sent.append(url),
+                                                      other.remote_test(url, page))
+    home = f"{H}/xx/"
+    verdicts = [(w.judge(f"{H}/xx/docs/m{i}.html", home, f"req-{i}"))
+                for i, w in enumerate((a, b, a, b, a, b))]
+    assert verdicts == [TEST, TEST, TEST, KEEP, KEEP, KEEP]
+    assert len(sent) == 3
+    for url in sent:   # every test answered by an error, where it went out and elsewhere
+        for worker in (a, b):
+            assert worker.answered(url, False) == []
+    # both workers learned the page's links lead nowhere: no fourth test, anywhere
+    assert b.judge(f"{H}/xx/docs/m9.html", home) == KEEP
+    assert a.judge(f"{H}/xx/docs/m8.html", home) == KEEP
+    assert len(sent) == 3
