@@ -33,7 +33,9 @@ rule is learned from the crawl's own answers:
   crawl running dry while a rule is unlearned releases them too.
 
 Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
-before a request goes out; ``middlewares/focus.py`` feeds the pages and errors.
+before a request goes out; ``middlewares/focus.py`` feeds the pages and errors. The
+workers of a distributed crawl share a rule's ``min_confirmed`` tests (``claim_test``,
+``remote_test``: ``focus/sharing.py``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,9 @@ link the page kept (a translated page linking a page its section index forgot, s
 A kept link that another page links is judged again as that page's link, and the crawl
 running dry releases the links of pages still being learned. The caller
 (``middlewares/held_links.py``) lets through what has evidence of its own: a switch's
-target, a language probe, a counterpart guessed from a stored page.
+target, a language probe, a counterpart guessed from a stored page. The workers of a
+distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_test``:
+``focus/sharing.py``).
 """
 
 from __future__ import annotations
