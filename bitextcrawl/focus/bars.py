@@ -69,6 +69,7 @@ class _Learned:
         self.claim_test = claim_test or (lambda slot: True)
         self.on_test = on_test   # on_test(url): a test sent (told to the other workers)
         self._slots_spent = False
+        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
     def believed(self) -> bool:
         return not self.refuted and self.confirmed >= self.min_confirmed
@@ -81,7 +82,7 @@ class _Learned:
     def _slot(self) -> bool:
         """A test slot of the rule is free (always, in a crawl of one worker)."""
         if not self._slots_spent and not any(
-                self.claim_test(str(k)) for k in range(self.min_confirmed)):
+                self.claim_test(f"{self._round}|{k}") for k in range(self.min_confirmed)):
             self._slots_spent = True
         return not self._slots_spent
 
@@ -118,6 +119,8 @@ class _Learned:
             return []
         released, self.kept = list(self.kept.values()), {}
         self.testing.clear()
+        self._round += 1
+        self._slots_spent = False
         return [r for r in released if r is not None]
 
 

@@ -92,6 +92,7 @@ class SectionIndexes:
         self.claim_test: Callable[[str], bool] = lambda key: True
         self.on_test: Callable[[str, str], None] | None = None
         self._slots_spent: set[str] = set()
+        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
     def observe(self, url: str, links) -> None:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -140,7 +141,7 @@ class SectionIndexes:
         (always, in a crawl of one worker)."""
         if page in self._slots_spent:
             return False
-        if not any(self.claim_test(f"{page}|{k}") for k in range(self.fail_after)):
+        if not any(self.claim_test(f"{page}|{self._round}|{k}") for k in range(self.fail_after)):
             self._slots_spent.add(page)
             return False
         self.testing[url] = page
@@ -197,6 +198,8 @@ class SectionIndexes:
         """The crawl ran dry: tests that never came back give way, and every link of a
         page still unlearned goes."""
         self.testing.clear()
+        self._round += 1
+        self._slots_spent.clear()
         return self._release(lambda page: not self._unbelieved(page))
 
 
