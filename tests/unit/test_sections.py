@@ -128,3 +128,24 @@ def test_workers_of_one_crawl_share_a_pages_three_tests():
     assert b.judge(f"{H}/xx/docs/m9.html", home) == KEEP
     assert a.judge(f"{H}/xx/docs/m8.html", home) == KEEP
     assert len(sent) == 3
+
+
+def test_a_dry_crawl_frees_the_test_slots_of_tests_that_never_came_back():
+    """Tests dropped on their way leave their slots spent: when the crawl runs dry, the
+    links released are tested again (kept again for good, the crawl would idle forever)."""
+    claimed: set[str] = set()
+
+    def claim(key):
+        if key in claimed:
+            return False
+        claimed.add(key)
+        return True
+
+    sections = site()
+    sections.claim_test = claim
+    home = f"{H}/xx/"
+    verdicts = [sections.judge(f"{H}/xx/docs/m{i}.html", home, f"req-{i}") for i in range(5)]
+    assert verdicts == [TEST, TEST, TEST, KEEP, KEEP]
+    released = sections.stalled()   # the three tests never came back
+    assert sorted(released) == ["req-3", "req-4"]
+    assert sections.judge(f"{H}/xx/docs/m3.html", home, "req-3") == TEST
