@@ -100,16 +100,18 @@ class Holding:
             return True
         return False
 
-    def waits(self, lang: str) -> bool:
-        """Do links into ``lang`` wait at download? Where it is held (:meth:`update`), and
-        where the site looks translated one way into ``lang`` with too few of its pages
-        in to judge (``SiteShape.one_way_so_far``): their low priority keeps them behind
+    def waits(self, lang: str, between_pages: bool = True) -> bool:
+        """Do links into ``lang`` wait at download? Where it is held (:meth:`update`), and,
+        for links between pages of ``lang`` (``between_pages``; a link from another
+        language's page may be a counterpart's), where the site looks translated one way
+        into ``lang`` with too few of its pages in to judge
+        (``SiteShape.one_way_so_far``): their low priority keeps them behind
         the other language's links only while the queue has those to give, and a crawl
         with many connections (several workers) reaches them before the judgement. Those
         held while the judgement comes out two-way go when the crawl runs dry
         (:meth:`release_languages`), to be judged by the other rules (``mark_released``)."""
-        return self.update(lang) or (self._one_site() and self.shape.one_way_so_far(
-            lang, self._small_lang))
+        return self.update(lang) or (between_pages and self._one_site()
+                                     and self.shape.one_way_so_far(lang, self._small_lang))
 
     def hold(self, request, lang: str) -> None:
         if self.queue.hold(request.url, request, lang):

@@ -110,12 +110,12 @@ class FocusState:
 
     def __init__(self, queue: FocusQueue, evidence: LinkEvidence, yields: YieldLearning,
                  shape: SiteShape, small_side: Callable[[], object], bars=None,
-                 sections=None, holds: Callable[[str], bool] | None = None):
+                 sections=None, holds: Callable[[str, bool], bool] | None = None):
         self.queue, self.evidence, self.yields, self.shape = queue, evidence, yields, shape
-        # holds(lang): are links into ``lang`` held? (``focus/holding.py``, judged on the
-        # pages of every worker: a worker that parsed none of that language's links has
-        # judged nothing yet)
-        self.holds = holds or (lambda lang: lang in queue.holding)
+        # holds(lang, between_pages): do links into ``lang`` (from a page of ``lang``, or
+        # not) wait? (``focus/holding.py``, judged on the pages of every worker: a worker
+        # that parsed none of that language's links has judged nothing yet)
+        self.holds = holds or (lambda lang, between_pages: lang in queue.holding)
         self.small_side = small_side
         self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
         self.bars = bars   # BarAbsence (focus/bars.py), where on

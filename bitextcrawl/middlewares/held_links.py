@@ -101,7 +101,8 @@ class HeldLinksMiddleware:
         lang = request.meta.get("bitext_chain") or queue.untranslated.get(url)
         if self.hold_queued and lang and not request.meta.get("bitext_released") \
                 and not request.meta.get(ONE_WAY_WAITED) \
-                and url not in queue.switch_targets and focus.holds(lang):
+                and url not in queue.switch_targets \
+                and focus.holds(lang, request.meta.get("bitext_same_lang") == lang):
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
             # a copy that the dupefilter lets through when released (this one was seen)
