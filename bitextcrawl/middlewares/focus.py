@@ -49,7 +49,7 @@ from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.bars import BarAbsence, BarWatch
-from bitextcrawl.focus.sections import SectionIndexes, SectionWatch
+from bitextcrawl.focus.sections import SectionIndexes, SectionWatch, index_folder
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -214,7 +214,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if response.status >= 400:
             self.walk.error(request)
             self.bar_watch.error(request, response.status)
-            self.section_watch.error(request)
+            self.section_watch.error(request, self._section_link(request))
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
@@ -272,7 +272,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                      for waiting in self.queue.families.waiting.values()
                      for url, request in waiting.items()})
         held.update({url: (request, None, None)
-                     for url, (request, _) in self.sections.kept.items() if request is not None})
+                     for kept in (self.sections.kept, self.sections.waiting)
+                     for url, (request, _) in kept.items() if request is not None})
         return focus_section(self.queue, self.yields, self.shape, held)
 
     def spider_closed(self, spider=None, reason=None):
@@ -312,7 +313,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self._schedule(request)
             self.walk.relearn()
         self.bar_watch.page(item)
-        self.section_watch.page(item)
+        self.section_watch.page(item, self._section_link(
+            response.request if response is not None else None))
         probe = response.request if response is not None \
             and response.meta.get("bitext_lang_probe") else None
         if self.context is not None:
@@ -322,9 +324,25 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation
                                else frozenset())
 
+    def _section_link(self, request) -> str | None:
+        """The page whose link ``request`` was, where the section indexes would have
+        judged it (held_links.py's ``_section_keeps``): its answer is that page's test."""
+        if request is None:
+            return None
+        meta = request.meta
+        if meta.get("bitext_lang_probe") or meta.get("bitext_discovered_by") not in (
+                "link", None) or request.url in self.queue.switch_targets:
+            return None
+        return meta.get("bitext_linked_from")
+
     def get_processed_request(self, request, response):
         if response is None:
             return request
         request.meta.setdefault("bitext_linked_from", response.url)   # (focus/sections.py)
-        return self.judge.request(request, response.meta,
-                                  getattr(response.request, "url", None))
+        request = self.judge.request(request, response.meta,
+                                     getattr(response.request, "url", None))
+        if request is not None and self.sections.enabled and index_folder(request.url):
+            # a folder's index ahead of the page's other links of its class: the links
+            # below it wait for its answer (focus/sections.py), not for its turn
+            request.priority += 1
+        return request
