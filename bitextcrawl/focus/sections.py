@@ -46,9 +46,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
 
-# (a link waits: the index of a folder above it is out, and its answer may leave it out)
-WAIT = "wait"
-
 # Pages an index must name below its folder (besides itself) to count as a section index.
 MIN_LISTED = 3
 # Unlisted links of one page answered by no page (none by a page) after which that page's
@@ -117,8 +114,6 @@ class SectionIndexes:
         # answers not counted yet (no index above them left them out): URL -> (linking
         # page or None, a page of its own)
         self.early: dict[str, tuple] = {}
-        self.pending: set[str] = set()              # folders whose index is out, unanswered
-        self.waiting: dict[str, tuple] = {}         # URL -> (request, folder it waits for)
 
     def observe(self, url: str, links) -> list:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -127,7 +122,6 @@ class SectionIndexes:
         folder = index_folder(url) if self.enabled else None
         if folder is None or folder in self.listed:
             return []
-        self.pending.discard(folder)
         named = {page_key(link) for link in links}
         named = frozenset(k for k in named if k.startswith(folder) and k != folder)
         if len(named) < self.min_listed:
@@ -139,33 +133,6 @@ class SectionIndexes:
             page, real = self.early.pop(url)
             released += self._count(url, page, real)
         return released
-
-    def sent(self, url: str) -> None:
-        """A request for ``url`` went out: if it may be a folder's index not yet known,
-        the links below that folder wait for its answer (:meth:`judge`)."""
-        folder = index_folder(url) if self.enabled else None
-        if folder is not None and folder not in self.listed:
-            self.pending.add(folder)
-
-    def index_answered(self, url: str) -> list:
-        """``url`` was answered (after :meth:`observe` saw it, if it was a page): the
-        links that waited for it, to send again (judged then by what it named)."""
-        folder = index_folder(url)
-        if folder is None:
-            return []
-        self.pending.discard(folder)
-        urls = [u for u, (_, waited) in self.waiting.items() if waited == folder]
-        return [request for request, _ in (self.waiting.pop(u) for u in urls)
-                if request is not None]
-
-    def _awaited(self, key: str) -> str | None:
-        """The folder above ``key`` whose index is out, where no deeper index is known."""
-        for folder in folders_above(key):
-            if folder in self.pending:
-                return folder
-            if folder in self.listed:
-                return None
-        return None
 
     def _index_above(self, key: str) -> str | None:
         """The folder of the deepest fetched index above the page key ``key``."""
@@ -218,17 +185,12 @@ class SectionIndexes:
 
     def judge(self, url: str, linked_from: str | None, request=None) -> str:
         """FETCH, TEST (fetch it: its answer tells whether ``linked_from``'s links the
-        indexes leave out lead to pages), KEEP (not fetched: ``request`` kept, released
-        once the page's links prove true, a page is found in its folder, or another page
-        links it) or WAIT (``request`` waits for the answer of an index above it that is
-        out: :meth:`index_answered`)."""
+        indexes leave out lead to pages) or KEEP (not fetched: ``request`` kept,
+        released once the page's links prove true, a page is found in its folder, or
+        another page links it)."""
         if not self.enabled or linked_from is None or url in self.answered_urls \
                 or self.found[linked_from]:
             return FETCH
-        awaited = self._awaited(page_key(url)) if self.pending else None
-        if awaited is not None:
-            self.waiting[url] = (request, awaited)
-            return WAIT
         if not self.unlisted(url):
             return FETCH
         if self._proved(url_folder(url)):
@@ -293,7 +255,7 @@ class SectionIndexes:
         for url in sorted(u for u in self.kept if which(u)):
             request, page = self.kept.pop(url)
             self.for_folder.discard(url)
-            if self.judge(url, page, request) in (FETCH, TEST) and request is not None:
+            if self.judge(url, page, request) != KEEP and request is not None:
                 out.append(request)
         return out
 
@@ -305,7 +267,7 @@ class SectionIndexes:
             return []
         del self.kept[url]
         self.for_folder.discard(url)
-        if self.judge(url, linked_from, entry[0]) not in (FETCH, TEST):
+        if self.judge(url, linked_from, entry[0]) == KEEP:
             return []
         return [entry[0]] if entry[0] is not None else []
 
@@ -316,18 +278,14 @@ class SectionIndexes:
                 if request is not None]
 
     def stalled(self) -> list:
-        """The crawl ran dry: tests that never came back give way, links waiting for
-        an index that never came back go, and every link of a page still unlearned goes,
-        but for those its folder's answers keep."""
+        """The crawl ran dry: tests that never came back give way, and every link of a
+        page still unlearned goes, but for those its folder's answers keep."""
         self.testing.clear()
-        self.pending.clear()
-        waited = [request for request, _ in self.waiting.values() if request is not None]
-        self.waiting.clear()
         urls = [url for url, (_, page) in self.kept.items()
                 if not self._unbelieved(page) and not self._proved(url_folder(url))]
         self.for_folder.difference_update(urls)
-        return waited + [request for request, _ in (self.kept.pop(url) for url in urls)
-                         if request is not None]
+        return [request for request, _ in (self.kept.pop(url) for url in urls)
+                if request is not None]
 
 
 class SectionWatch:
@@ -360,14 +318,12 @@ class SectionWatch:
             lang = self._url_lang(url)
             self._release(sections.answered(
                 url, not copy and (lang is None or item.lang == lang), linked_from))
-            self._release(sections.index_answered(url))
 
     def error(self, request, linked_from: str | None = None) -> None:
         """An error answer (an unlisted link that leads nowhere)."""
         if self.sections.enabled:
             url = (request.meta.get("redirect_urls") or [request.url])[0]
             self._release(self.sections.answered(url, False, linked_from))
-            self._release(self.sections.index_answered(url))
 
     def _release(self, requests: list) -> None:
         for request in requests:

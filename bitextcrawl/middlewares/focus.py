@@ -272,8 +272,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
                      for waiting in self.queue.families.waiting.values()
                      for url, request in waiting.items()})
         held.update({url: (request, None, None)
-                     for kept in (self.sections.kept, self.sections.waiting)
-                     for url, (request, _) in kept.items() if request is not None})
+                     for url, (request, _) in self.sections.kept.items() if request is not None})
         return focus_section(self.queue, self.yields, self.shape, held)
 
     def spider_closed(self, spider=None, reason=None):
@@ -342,7 +341,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         request = self.judge.request(request, response.meta,
                                      getattr(response.request, "url", None))
         if request is not None and self.sections.enabled and index_folder(request.url):
-            # a folder's index ahead of the page's other links of its class: the links
-            # below it wait for its answer (focus/sections.py), not for its turn
+            # a folder's index ahead of the page's other links of its class: the sooner
+            # it is in, the fewer links below it go out before it judges them
+            # (focus/sections.py)
             request.priority += 1
         return request

@@ -135,8 +135,6 @@ class HeldLinksMiddleware:
             self._discard(request, "index_alias_dropped",
                           "the same directory index went out under its other URL")
         queue.switch_sent(url)
-        if focus.sections is not None:
-            focus.sections.sent(url)   # (links below a folder index out wait for it)
         if url in queue.promoted and url not in queue.requested:
             # the other copy, still queued, will be dropped: done as far as a crash goes
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
@@ -157,14 +155,12 @@ class HeldLinksMiddleware:
 
     def _section_keeps(self, focus, request) -> bool:
         """Keep ``request``: the index of its section leaves it out, and the index proved
-        to name every page it has (focus/sections.py); a test of it goes out. It waits
-        while the index of a folder above it is out. A switch
+        to name every page it has (focus/sections.py); a test of it goes out. A switch
         names a page that exists, and a counterpart guessed from a page stored (a URL
         pattern, deep recovery, a parallel link) is judged by its own evidence: they go."""
         sections = focus.sections
         meta = request.meta
-        if sections is None or not (sections.listed or sections.pending) \
-                or meta.get("bitext_lang_probe") \
+        if sections is None or not sections.listed or meta.get("bitext_lang_probe") \
                 or meta.get("retry_times") or request.url in focus.queue.switch_targets \
                 or meta.get("bitext_discovered_by") not in ("link", None):
             return False
@@ -174,17 +170,12 @@ class HeldLinksMiddleware:
 
     def _keeps(self, focus, request, stats: tuple[str, str], judge) -> bool:
         """``judge(copy of request)``: "test" (it goes, counted in ``stats[0]``), "keep"
-        (the copy is kept by the rule, this request not fetched, ``stats[1]``), "wait"
-        (the copy waits for an answer the rule needs, ``.../waited``) or anything else
-        (it goes)."""
+        (the copy is kept by the rule, this request not fetched, ``stats[1]``) or anything
+        else (it goes)."""
         verdict = judge(request.replace(dont_filter=True, meta=dict(request.meta)))
         if verdict == "test":
             self.crawler.stats.inc_value(stats[0])
             return False
-        if verdict == "wait":   # (sent again once what it waits for is answered)
-            focus.queue.filtered.add(request.url)
-            self.crawler.stats.inc_value(stats[0].rsplit("/", 1)[0] + "/waited")
-            return True
         if verdict != "keep":
             return False
         focus.queue.filtered.add(request.url)

@@ -5,7 +5,7 @@ them releases the page's kept links; nothing of a page still learned is lost."""
 from __future__ import annotations
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
-from bitextcrawl.focus.sections import (WAIT, SectionIndexes, folders_above, index_folder,
+from bitextcrawl.focus.sections import (SectionIndexes, folders_above, index_folder,
                                          page_key)
 
 H = "http://s"
@@ -176,27 +176,6 @@ def test_an_early_answer_the_index_names_counts_for_nothing():
     sections.answered(f"{H}/xx/docs/a.html", real=False, linked_from=home)
     sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
     assert sections.failures[home] == 0
-
-
-def test_links_below_an_index_in_flight_wait_for_its_answer():
-    sections = SectionIndexes()
-    home = f"{H}/xx/"
-    sections.sent(f"{H}/xx/docs/")
-    assert sections.judge(f"{H}/xx/docs/a.html", home, request="a") == WAIT
-    assert sections.judge(f"{H}/xx/docs/http/m.html", home, request="m") == WAIT
-    assert sections.judge(f"{H}/yy/b.html", home, request="b") == FETCH   # not below it
-    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
-    assert sorted(sections.index_answered(f"{H}/xx/docs/")) == ["a", "m"]
-    assert sections.judge(f"{H}/xx/docs/a.html", home) == FETCH   # named
-    assert sections.judge(f"{H}/xx/docs/http/m.html", home) == TEST
-
-
-def test_links_waiting_for_an_index_that_never_answers_go_when_the_crawl_runs_dry():
-    sections = SectionIndexes()
-    sections.sent(f"{H}/xx/docs/index.html")
-    assert sections.judge(f"{H}/xx/docs/a.html", f"{H}/xx/", request="a") == WAIT
-    assert sections.stalled() == ["a"]
-    assert not sections.pending
 
 
 def test_a_guess_the_index_leaves_out_is_unlikely_where_its_folder_led_nowhere():
