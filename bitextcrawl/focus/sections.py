@@ -21,8 +21,8 @@ running dry releases the links of pages still being learned.
 What an index leaves out is learned per folder too: every answered URL that the deepest
 index above it leaves out (a test, a link that went out before the index came in, a
 counterpart guessed into the folder) counts for its folder. Once the unlisted links of
-``fail_after`` pages into a folder led nowhere (a guess counts as a page of its own) and
-none led to a page, the index has proved right about that folder: an unlisted link into
+``fail_after`` pages into a folder led nowhere and none led to a page (or a guess there),
+the index has proved right about that folder: an unlisted link into
 it is kept whichever page links it (a page whose unlisted links led to a page still
 fetches its own), a guess into it is not worth its request
 (:meth:`SectionIndexes.folder_proved`), and the crawl running dry does not release it. A
@@ -107,9 +107,9 @@ class SectionIndexes:
         self.kept: dict[str, tuple] = {}            # URL -> (request, linking page)
         self.for_folder: set[str] = set()           # kept URLs kept for their folder
         self.answered_urls: set[str] = set()
-        # folder -> the pages whose unlisted links into it led nowhere (a URL for an
-        # answer that was no page's link: a counterpart guessed)
+        # folder -> the pages whose unlisted links into it led nowhere
         self.folder_missing: dict[str, set] = defaultdict(set)
+        self.guesses_missing: Counter = Counter()   # folder -> unlisted URLs of no link missing
         self.folder_found: Counter = Counter()      # folder -> its unlisted URLs found
         # answers not counted yet (no index above them left them out): URL -> (linking
         # page or None, a page of its own)
@@ -179,7 +179,7 @@ class SectionIndexes:
         folder = url_folder(url)
         if self.folder_found[folder]:
             return False
-        if self.folder_missing.get(folder):
+        if self.folder_missing.get(folder) or self.guesses_missing[folder]:
             return True
         return folder != index and not any(k.startswith(folder) for k in self.listed[index])
 
@@ -232,7 +232,10 @@ class SectionIndexes:
             if self.folder_found[folder] == 1:   # the folder's index is wrong: judged again
                 released += self._rejudge(lambda kept_url: url_folder(kept_url) == folder)
         else:
-            self.folder_missing[folder].add(page if page is not None else url)
+            if page is not None:
+                self.folder_missing[folder].add(page)
+            else:
+                self.guesses_missing[folder] += 1
         if page is None:
             return released
         if real:

@@ -325,14 +325,22 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _section_link(self, request) -> str | None:
         """The page whose link ``request`` was, where the section indexes would have
-        judged it (held_links.py's ``_section_keeps``): its answer is that page's test."""
+        judged it (held_links.py's ``_section_keeps``) and its URL names the page's own
+        language: its answer is that page's test. (A page's link into another language
+        is no claim that its own translation has the page: an Italian download page
+        links an English list of links that has no Italian version.)"""
         if request is None:
             return None
         meta = request.meta
-        if meta.get("bitext_lang_probe") or meta.get("bitext_discovered_by") not in (
-                "link", None) or request.url in self.queue.switch_targets:
+        page = meta.get("bitext_linked_from")
+        if page is None or meta.get("bitext_lang_probe") or meta.get(
+                "bitext_discovered_by") not in ("link", None) \
+                or request.url in self.queue.switch_targets:
             return None
-        return meta.get("bitext_linked_from")
+        url_lang = self.evidence.url_lang
+        if url_lang(request.url) != url_lang(page):
+            return None
+        return page
 
     def get_processed_request(self, request, response):
         if response is None:

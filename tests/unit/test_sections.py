@@ -195,3 +195,13 @@ def test_a_guess_the_index_leaves_out_is_unlikely_where_its_folder_led_nowhere()
     sections.answered(f"{H}/xx/docs/m.html", real=False)
     sections.answered(f"{H}/xx/docs/sys.html", real=True, linked_from=f"{H}/xx/docs/b.html")
     assert not sections.guess_unlikely(f"{H}/xx/docs/hidden.html")
+
+
+def test_guesses_that_led_nowhere_prove_no_folder_for_links():
+    sections = site()
+    for i in range(3):   # counterparts guessed into /xx/docs/http/, no page's links
+        sections.answered(f"{H}/xx/docs/http/g{i}.html", real=False)
+    url = f"{H}/xx/docs/http/m.html"
+    assert not sections.folder_proved(url)
+    assert sections.judge(url, f"{H}/xx/docs/p.html", request=url) == TEST
+    assert sections.guess_unlikely(f"{H}/xx/docs/http/g9.html")   # more guesses: not worth it
