@@ -1,12 +1,13 @@
 """Section indexes (focus/sections.py): a page's links that the index of their section
 leaves out are tested, then kept once the page's tests led nowhere; a page found among
-them releases the page's kept links; nothing of a page still learned is lost."""
+them releases the page's kept links; nothing of a page still learned is lost. Folders
+learned from several pages' tests keep their unlisted links, answers that came before the
+index count, and a guess is advised against where the index left out only missing URLs."""
 
 from __future__ import annotations
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
-from bitextcrawl.focus.sections import (SectionIndexes, folders_above, index_folder,
-                                         page_key)
+from bitextcrawl.focus.sections import SectionIndexes, folders_above, index_folder, page_key
 
 H = "http://s"
 
