@@ -33,7 +33,9 @@ rule is learned from the crawl's own answers:
   crawl running dry while a rule is unlearned releases them too.
 
 Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
-before a request goes out; ``middlewares/focus.py`` feeds the pages and errors.
+before a request goes out; ``middlewares/focus.py`` feeds the pages and errors. The
+workers of a distributed crawl share a rule's ``min_confirmed`` tests (``claim_test``,
+``remote_test``: ``focus/sharing.py``).
 """
 
 from __future__ import annotations
@@ -56,19 +58,37 @@ logger = logging.getLogger("bitextcrawl.middlewares.focus")
 class _Learned:
     """One rule's learning from its tests (see the module docstring)."""
 
-    def __init__(self, min_confirmed: int):
+    def __init__(self, min_confirmed: int, claim_test: Callable[[str], bool] | None = None,
+                 on_test: Callable[[str], None] | None = None):
         self.min_confirmed = min_confirmed
         self.confirmed = 0
         self.refuted = False
         self.testing: set[str] = set()        # tests out
         self.kept: dict[str, object] = {}     # URL -> request not fetched (yet)
+        # claim_test(slot): one of the rule's test slots, granted to one worker of the crawl
+        self.claim_test = claim_test or (lambda slot: True)
+        self.on_test = on_test   # on_test(url): a test sent (told to the other workers)
+        self._slots_spent = False
+        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
     def believed(self) -> bool:
         return not self.refuted and self.confirmed >= self.min_confirmed
 
+    def _test(self, url: str) -> None:
+        self.testing.add(url)
+        if self.on_test is not None:
+            self.on_test(url)
+
+    def _slot(self) -> bool:
+        """A test slot of the rule is free (always, in a crawl of one worker)."""
+        if not self._slots_spent and not any(
+                self.claim_test(f"{self._round}|{k}") for k in range(self.min_confirmed)):
+            self._slots_spent = True
+        return not self._slots_spent
+
     def judge(self, url: str, request) -> str:
-        if self.confirmed + len(self.testing) < self.min_confirmed:
-            self.testing.add(url)
+        if self.confirmed + len(self.testing) < self.min_confirmed and self._slot():
+            self._test(url)
             return TEST
         self.kept[url] = request
         return KEEP
@@ -86,8 +106,10 @@ class _Learned:
         free = self.min_confirmed - self.confirmed - len(self.testing)
         released = []
         for kept_url in sorted(self.kept)[:max(0, free)]:
+            if not self._slot():
+                break
             request = self.kept.pop(kept_url)
-            self.testing.add(kept_url)
+            self._test(kept_url)
             if request is not None:
                 released.append(request)
         return released
@@ -97,6 +119,8 @@ class _Learned:
             return []
         released, self.kept = list(self.kept.values()), {}
         self.testing.clear()
+        self._round += 1
+        self._slots_spent = False
         return [r for r in released if r is not None]
 
 
@@ -113,7 +137,15 @@ class BarAbsence:
         # URLs naming a wanted language answered by no page of it of their own
         self.dead: set[str] = set()
         self.missing: set[str] = set()        # ... answered 404 or 410
-        self.rules = {rule: _Learned(min_confirmed) for rule in (BAR, DEAD, MISSING)}
+        # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
+        # a rule's test slot to one worker only; on_test(url, rule, other) tells the others
+        # of a test sent (they count its answer as their own)
+        self.claim_test: Callable[[str], bool] = lambda key: True
+        self.on_test: Callable[[str, str, str], None] | None = None
+        self.rules = {rule: _Learned(min_confirmed,
+                                     lambda slot, rule=rule: self.claim_test(f"{rule}|{slot}"),
+                                     lambda url, rule=rule: self._tested(url, rule))
+                      for rule in (BAR, DEAD, MISSING)}
         self.judged: dict[str, tuple[str, str]] = {}   # URL -> (rule, other language)
         self.answered_urls: set[str] = set()
 
@@ -193,6 +225,17 @@ class BarAbsence:
         self.judged[url] = found
         return self.rules[found[0]].judge(url, request)
 
+    def _tested(self, url: str, rule: str) -> None:
+        if self.on_test is not None:
+            self.on_test(url, rule, self.judged.get(url, (rule, ""))[1])
+
+    def remote_test(self, url: str, rule: str, other: str) -> None:
+        """Another worker sent ``url`` as a test of ``rule`` (against ``other``)."""
+        if url not in self.answered_urls and rule in self.rules:
+            self.judged[url] = (rule, other)
+            self.rules[rule].testing.add(url)
+            self.rules[rule].kept.pop(url, None)
+
     def believed(self) -> bool:
         return self.enabled and any(rule.believed() for rule in self.rules.values())
 
@@ -254,12 +297,11 @@ class BarWatch:
                 self.bars.not_a_translation(url)
             self.answered(url, real, into)
 
-    def error(self, request, status: int) -> None:
-        """An error answer: it answers a test; a 404 or 410 at a URL naming a wanted
-        language makes the URL missing (rule MISSING), not dead: a site's pairs need not
-        be at the swapped URL, which the rule's own tests learn."""
+    def error(self, url: str, status: int) -> None:
+        """An error answer to ``url``: it answers a test; a 404 or 410 at a URL naming a
+        wanted language makes the URL missing (rule MISSING), not dead: a site's pairs
+        need not be at the swapped URL, which the rule's own tests learn."""
         if self.bars.enabled:
-            url = (request.meta.get("redirect_urls") or [request.url])[0]
             if status in (404, 410) and self.evidence.url_lang(url) in self._langs():
                 self.bars.missing_page(url)
             self.answered(url, False)

@@ -2,21 +2,32 @@
 
 Strongest first: the link's ``hreflang``; a language-switch anchor text ("Français",
 "EN", "中文"); language tokens in the URL (``/de/``, ``lang=de``) learned from the pages
-stored so far (:class:`~bitextcrawl.pages.urls.UrlLanguageTokens`).
+stored so far (:class:`~bitextcrawl.pages.urls.UrlLanguageTokens`); the code of a language
+not wanted at a path position where the site writes its pages' language codes
+(:class:`~bitextcrawl.pages.site.LanguageSlots`: ``/ja/`` where pages live under ``/en/``
+and ``/ru/``, before any Japanese page taught ``ja`` as a token).
 """
 
 from __future__ import annotations
 
-from bitextcrawl.pages.language import lang_code
+from collections.abc import Callable
+
+from bitextcrawl.pages.language import base_lang, lang_code
+from bitextcrawl.pages.site import slot_language
 from bitextcrawl.pages.switches import link_named_language
 from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
 from bitextcrawl.pages.variants import link_lang
 
 
 class LinkEvidence:
-    def __init__(self, langs: tuple[str, ...], tokens: UrlLanguageTokens):
+    def __init__(self, langs: tuple[str, ...], tokens: UrlLanguageTokens,
+                 slots: Callable[[], frozenset] | None = None):
+        """``slots()``: the path positions where the site writes languages' codes (the
+        crawl state's ``CrawlUrlTokens.slots``), if known."""
         self.langs = tuple(langs)
         self.tokens = tokens   # the crawl state's, at the links' standard (CrawlUrlTokens)
+        self._slots = slots or frozenset
+        self.slots: frozenset = frozenset()   # as of the last page learned
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
         self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
@@ -25,7 +36,9 @@ class LinkEvidence:
         """The URL tokens learned a page at ``url``: True if one of its tokens now names a
         language (or stopped naming one)."""
         self.link_langs.clear()
-        changed = False
+        slots = self._slots()
+        changed = slots != self.slots
+        self.slots = slots
         for token in url_language_tokens(url):
             now = self.tokens.token_lang(token)
             if self.token_langs.get(token) != now:
@@ -58,6 +71,11 @@ class LinkEvidence:
                 # ``en`` names English in /en/docs/http/ngx_http_core_module.html
                 return None, ""
             return predicted.pop(), "url_token"
+        if self.slots and not predicted:
+            coded = slot_language(url, self.slots)
+            if coded is not None and all(base_lang(x) != coded for x in self.langs):
+                # (a wanted language's code there gets its bonus once its token is learned)
+                return coded, "url_slot"
         return None, ""
 
     def wanted_codes(self, url: str) -> set:

@@ -16,6 +16,20 @@ from bitextcrawl.focus.yields import YieldLearning
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
+# Meta of a link that waited for the one-way judgement alone (``Holding.waits``), and of
+# its copy released: judged again at download by every rule but that one.
+ONE_WAY_WAIT, ONE_WAY_WAITED = "bitext_one_way_wait", "bitext_one_way_waited"
+
+
+def mark_released(request) -> None:
+    """A held request goes out: past the focus's holding rules where it was held by one
+    of them (``bitext_released``); where it only waited for the one-way judgement, the
+    other rules judge it again (the small side's holding among them)."""
+    if request.meta.pop(ONE_WAY_WAIT, None):
+        request.meta[ONE_WAY_WAITED] = True
+    else:
+        request.meta["bitext_released"] = True
+
 
 @dataclass
 class Priorities:
@@ -93,7 +107,7 @@ class Holding:
         the other language's links only while the queue has those to give, and a crawl
         with many connections (several workers) reaches them before the judgement. Those
         held while the judgement comes out two-way go when the crawl runs dry
-        (:meth:`release_languages`)."""
+        (:meth:`release_languages`), to be judged by the other rules (``mark_released``)."""
         return self.update(lang) or (self._one_site() and self.shape.one_way_so_far(
             lang, self._small_lang))
 
@@ -114,7 +128,7 @@ class Holding:
                 if now in self.langs and now != lang and not self.should_hold(now):
                     del held[url]
                     if url not in self.queue.downloaded:
-                        request.meta["bitext_released"] = True
+                        mark_released(request)
                         schedule(request)
                         released += 1
         if released:
@@ -135,7 +149,7 @@ class Holding:
             for request in list(held.values()):
                 if request.url in self.queue.downloaded:
                     continue
-                request.meta["bitext_released"] = True
+                mark_released(request)
                 schedule(request)
                 released += 1
             held.clear()

@@ -35,13 +35,16 @@ An answer to a link that went out before the index above it came in counts as it
 linking page's test all the same, once the index leaves it out: a home's first links
 are in flight before its section's index is back. The caller
 (``middlewares/held_links.py``) lets through what has evidence of its own: a switch's
-target, a language probe, a counterpart guessed from a stored page.
+target, a language probe, a counterpart guessed from a stored page. The workers of a
+distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_test``:
+``focus/sharing.py``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
@@ -114,6 +117,13 @@ class SectionIndexes:
         # answers not counted yet (no index above them left them out): URL -> (linking
         # page or None, a page of its own)
         self.early: dict[str, tuple] = {}
+        # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
+        # one of a page's ``fail_after`` test slots to one worker only, and on_test(url,
+        # page) tells the others of a test sent (they count its answer as their own).
+        self.claim_test: Callable[[str], bool] = lambda key: True
+        self.on_test: Callable[[str, str], None] | None = None
+        self._slots_spent: set[str] = set()
+        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
     def observe(self, url: str, links) -> list:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -197,11 +207,30 @@ class SectionIndexes:
             self.kept[url] = (request, linked_from)
             self.for_folder.add(url)
             return KEEP
-        if self._learning(linked_from):
-            self.testing[url] = linked_from
+        if self._learning(linked_from) and self._test(url, linked_from):
             return TEST
         self.kept[url] = (request, linked_from)
         return KEEP
+
+    def _test(self, url: str, page: str) -> bool:
+        """Send ``url`` as a test of ``page``'s links, if a test slot of ``page`` is free
+        (always, in a crawl of one worker)."""
+        if page in self._slots_spent:
+            return False
+        if not any(self.claim_test(f"{page}|{self._round}|{k}") for k in range(self.fail_after)):
+            self._slots_spent.add(page)
+            return False
+        self.testing[url] = page
+        if self.on_test is not None:
+            self.on_test(url, page)
+        return True
+
+    def remote_test(self, url: str, page: str) -> None:
+        """Another worker sent ``url`` as a test of ``page``'s links."""
+        if url not in self.answered_urls:
+            self.testing.setdefault(url, page)
+            self.kept.pop(url, None)
+            self.for_folder.discard(url)
 
     def answered(self, url: str, real: bool, linked_from: str | None = None) -> list:
         """``url`` was answered by a page of its own (``real``) or not (an error, a copy,
@@ -247,8 +276,9 @@ class SectionIndexes:
         for kept_url in sorted(self.kept):   # the next test of this page's links
             request, from_page = self.kept[kept_url]
             if from_page == page and kept_url not in self.for_folder:
+                if not self._test(kept_url, page):
+                    return released
                 del self.kept[kept_url]
-                self.testing[kept_url] = page
                 return released + ([request] if request is not None else [])
         return released
 
@@ -284,6 +314,8 @@ class SectionIndexes:
         """The crawl ran dry: tests that never came back give way, and every link of a
         page still unlearned goes, but for those its folder's answers keep."""
         self.testing.clear()
+        self._round += 1
+        self._slots_spent.clear()
         urls = [url for url, (_, page) in self.kept.items()
                 if not self._unbelieved(page) and not self._proved(url_folder(url))]
         self.for_folder.difference_update(urls)
@@ -322,10 +354,9 @@ class SectionWatch:
             self._release(sections.answered(
                 url, not copy and (lang is None or item.lang == lang), linked_from))
 
-    def error(self, request, linked_from: str | None = None) -> None:
-        """An error answer (an unlisted link that leads nowhere)."""
+    def error(self, url: str, linked_from: str | None = None) -> None:
+        """An error answer to ``url`` (an unlisted link that leads nowhere)."""
         if self.sections.enabled:
-            url = (request.meta.get("redirect_urls") or [request.url])[0]
             self._release(self.sections.answered(url, False, linked_from))
 
     def _release(self, requests: list) -> None:

@@ -2,7 +2,8 @@
 another worker stored are learned from as pages crawled here; the links it holds (the
 focus's and the small side's) are held here too, so any worker can release them; the
 samples of the yield learning count for all; a switch target found anywhere is held
-nowhere. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
+nowhere; the tests of section indexes and bar absence are sent by one worker each (a test
+slot claimed) and their answers, errors included, count for every worker. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
 without a backing there, nothing is published and nothing comes in.
 
 A held link is published with its request as a dict (``to_dict``, the middleware's
@@ -27,7 +28,8 @@ logger = logging.getLogger("bitextcrawl.middlewares.focus")
 class FocusSharing:
     def __init__(self, state, queue: FocusQueue, yields: YieldLearning, stats,
                  learn_page: Callable, to_dict: Callable, from_dict: Callable,
-                 small_side: Callable, schedule: Callable):
+                 small_side: Callable, schedule: Callable, sections=None, bars=None,
+                 error_answer: Callable | None = None):
         self.state, self.queue, self.yields, self.stats = state, queue, yields, stats
         self.learn_page = learn_page
         self.to_dict, self.from_dict = to_dict, from_dict
@@ -40,6 +42,18 @@ class FocusSharing:
         state.on_fact("small_side_held", self.remote_small_side_held)
         state.on_fact("focus_sample", self.remote_sample)
         state.on_fact("switch_target", self.remote_switch_target)
+        # the tests of section indexes and bar absence: a test slot is one worker's, a test
+        # sent and an error answered count for every worker
+        if sections is not None:
+            sections.claim_test = lambda key: state.claim("section_test", key)
+            sections.on_test = lambda url, page: state.publish("section_test", (url, page))
+            state.on_fact("section_test", lambda value: sections.remote_test(*value))
+        if bars is not None:
+            bars.claim_test = lambda key: state.claim("bar_test", key)
+            bars.on_test = lambda url, rule, other: state.publish("bar_test", (url, rule, other))
+            state.on_fact("bar_test", lambda value: bars.remote_test(*value))
+        if error_answer is not None:
+            state.on_fact("error_answer", lambda value: error_answer(*value))
 
     # ---- what this worker tells ---------------------------------------------------------
 
@@ -69,6 +83,10 @@ class FocusSharing:
     def sample(self, url: str, lang: str, yielded: bool) -> None:
         """A sample counted here (``YieldLearning.sample``): counted by every worker."""
         self.state.publish("focus_sample", (url, lang, yielded))
+
+    def error(self, url: str, status: int) -> None:
+        """An error answer this worker got: answered for every worker."""
+        self.state.publish("error_answer", (url, status))
 
     def claim_index(self, folder_url: str) -> bool:
         """May this worker request the directory index of ``folder_url`` (``dir/``) under

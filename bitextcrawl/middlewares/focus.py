@@ -100,7 +100,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             s.getint("BITEXT_FOCUS_URL_TOKEN_MIN_PAGES"),
             s.getfloat("BITEXT_FOCUS_URL_TOKEN_PURITY"))
         self.state = state
-        self.evidence = LinkEvidence(self.langs, state.url_tokens.links)
+        self.evidence = LinkEvidence(self.langs, state.url_tokens.links,
+                                     lambda: state.url_tokens.slots.slots())
         self.yields = YieldLearning()
         self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
         self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
@@ -152,7 +153,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 context.state, self.queue, self.yields, self.stats, self.learn_page,
                 lambda request: request.to_dict(spider=crawler.spider),
                 lambda data: request_from_dict(data, spider=crawler.spider),
-                lambda: self.small_side, self._schedule)
+                lambda: self.small_side, self._schedule, self.sections, self.bars,
+                self.error_answer)
             context.state.focus.sharing = self.sharing
             context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)
@@ -213,11 +215,20 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.queue.downloaded.add(request.url)
         if response.status >= 400:
             self.walk.error(request)
-            self.bar_watch.error(request, response.status)
-            self.section_watch.error(request, self._section_link(request))
+            url = (request.meta.get("redirect_urls") or [request.url])[0]
+            self.error_answer(url, response.status, self._section_link(request))
+            if self.sharing is not None:
+                self.sharing.error(url, response.status)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
+
+    def error_answer(self, url: str, status: int, linked_from: str | None = None) -> None:
+        """An error answer to ``url`` (here, or another worker's: ``FocusSharing``): what
+        bar absence and section indexes learn from it (``linked_from``: the page whose
+        link it answered, where known)."""
+        self.bar_watch.error(url, status)
+        self.section_watch.error(url, linked_from)
 
     def request_scheduled(self, request, spider=None):
         self.queue.scheduled(request)

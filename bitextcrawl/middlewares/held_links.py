@@ -13,6 +13,7 @@ from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
 
 from bitextcrawl.config import getbool
+from bitextcrawl.focus.holding import ONE_WAY_WAIT, ONE_WAY_WAITED
 from bitextcrawl.pages.text import body_rejection
 from bitextcrawl.pairing.recovery import index_aliases
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
@@ -92,23 +93,28 @@ class HeldLinksMiddleware:
             self.crawler.stats.inc_value("bitext/focus/index_alias_rewritten")
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
             return request.replace(url=aliases[0], dont_filter=True)
-        same = request.meta.get("bitext_same_lang")
+        same = request.meta.get("bitext_same_lang") or self._link_lang(focus, request)
         if same and focus.no_translation(url, same):
             # its counterpart, stored since the link was found, has no switch back
             self._discard(request, "dropped_no_translation",
                           "no translation: the counterpart page has no switch to it")
         lang = request.meta.get("bitext_chain") or queue.untranslated.get(url)
-        if self.hold_queued and lang and focus.holds(lang) \
-                and not request.meta.get("bitext_released") \
-                and url not in queue.switch_targets:
+        if self.hold_queued and lang and not request.meta.get("bitext_released") \
+                and not request.meta.get(ONE_WAY_WAITED) \
+                and url not in queue.switch_targets and focus.holds(lang):
             # (a switch target is a counterpart: the switch's own request may have been
             # dropped by the dupefilter in favour of this one)
             # a copy that the dupefilter lets through when released (this one was seen)
             held = request.replace(dont_filter=True, meta=dict(request.meta))
+            if lang in queue.holding:
+                reason = f"held: links between {lang} pages yield too little"
+            else:   # (released to be judged by the other rules: focus/holding.py)
+                held.meta[ONE_WAY_WAIT] = True
+                reason = f"waits: the site looks translated one way into {lang} so far"
             if queue.hold(url, held, lang):
                 self.crawler.stats.inc_value("bitext/focus/held")
             queue.filtered.add(url)
-            self._refuse(request, f"held: links between {lang} pages yield too little")
+            self._refuse(request, reason)
         if self.hold_queued and self._small_side_holds(focus, request):
             self._refuse(request, "held: its counterpart on the small side is not known")
         if self.hold_queued and self._family_waits(focus, request):
@@ -140,6 +146,17 @@ class HeldLinksMiddleware:
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         queue.requested.add(url)
         return None
+
+    @staticmethod
+    def _link_lang(focus, request) -> str | None:
+        """The language a link's URL names, where the link was judged before its token was
+        learned (a copy queued then, without the mark of a same-language link); None for a
+        switch's target (a switch names a page that exists), a language probe, a guess."""
+        meta = request.meta
+        if meta.get("bitext_discovered_by") not in ("link", None) \
+                or meta.get("bitext_lang_probe") or request.url in focus.queue.switch_targets:
+            return None
+        return focus.evidence.url_lang(request.url)
 
     def _bar_keeps(self, focus, request) -> bool:
         """Keep ``request``: its counterpart's bar of declared alternates leaves its

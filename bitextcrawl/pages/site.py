@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
@@ -92,17 +93,22 @@ class CrawlUrlTokens:
     * :attr:`site`: the closing alignment's standard (:func:`learn_url_tokens`, online):
       the first page of each content, labelled with p >= ``TOKEN_MIN_PROB``, 3 pages at
       85%. The URL patterns' token languages and the re-judging of held links read it.
+    * :attr:`slots`: the path positions where the site writes languages' codes
+      (:class:`LanguageSlots`), at the links' standard: a code there names its language
+      before a page of it is seen (a link to ``/ja/`` on a site of ``/en/`` and ``/ru/``).
     * :attr:`site_size`: |w| of [Zhang 2013], the distinct contents seen, all languages.
     """
 
     def __init__(self, min_pages: int = 5, purity: float = 0.95):
         self.links = UrlLanguageTokens(min_pages, purity)
         self.site = site_url_tokens()
+        self.slots = LanguageSlots(min_pages, purity)
         self._contents: set[str] = set()
 
     def learn(self, page) -> None:
         """A page record of the crawl (fetched now, or stored by an earlier run)."""
         self.links.learn(page.url, page.lang)
+        self.slots.learn(page)
         key = page.content_hash if page.content_hash and page.text_length else page.url
         if key not in self._contents:
             self._contents.add(key)
@@ -124,30 +130,54 @@ def _segment_code(segment: str) -> str | None:
     return lang_code(segment)
 
 
-def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKEN_PURITY,
-                   min_prob: float = TOKEN_MIN_PROB) -> frozenset:
+class LanguageSlots:
     """Path positions where the site writes the language code of a page (``/en/…``,
-    ``/docs/fr/…``): at least ``min_pages`` of its pages fastText labelled carry there a
-    segment that is a code of their own language, and a share ``purity`` of the labelled
-    pages with a code there agree with it. [Zhang 2013 §2.1]: a site's language
-    identifiers in its URLs; a position, unlike a learned token, names the languages the
-    crawl saw few pages of (one page under ``/tr/`` on a site crawled for en–ru)."""
-    agree: dict = {}
-    coded: dict = {}
-    for p in pages:
-        if p.lang_prob < min_prob or p.lang_method not in GUESSED:
-            continue
-        for i, segment in enumerate(path_segments(p.url)[:-1]):   # folders, not the file
+    ``/docs/fr/…``), learned one page at a time: at least ``min_pages`` of its pages
+    fastText labelled carry there a segment that is a code of their own language, and a
+    share ``purity`` of the labelled pages with a code there agree with it. [Zhang 2013
+    §2.1]: a site's language identifiers in its URLs; a position, unlike a learned token,
+    names the languages the crawl saw few pages of (one page under ``/tr/`` on a site
+    crawled for en–ru)."""
+
+    def __init__(self, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKEN_PURITY,
+                 min_prob: float = TOKEN_MIN_PROB):
+        self.min_pages, self.purity, self.min_prob = min_pages, purity, min_prob
+        self.agree: dict[int, int] = {}   # position -> pages whose code there is their language's
+        self.coded: dict[int, int] = {}   # position -> pages with a code there
+
+    def learn(self, page) -> None:
+        if page.lang_prob < self.min_prob or page.lang_method not in GUESSED:
+            return
+        for i, segment in enumerate(_folders(page.url)):
             code = _segment_code(segment)
             if code:
-                coded[i] = coded.get(i, 0) + 1
-                agree[i] = agree.get(i, 0) + (code == base_lang(p.lang))
-    return frozenset(i for i, n in agree.items() if n >= min_pages and n >= purity * coded[i])
+                self.coded[i] = self.coded.get(i, 0) + 1
+                self.agree[i] = self.agree.get(i, 0) + (code == base_lang(page.lang))
+
+    def slots(self) -> frozenset:
+        return frozenset(i for i, n in self.agree.items()
+                         if n >= self.min_pages and n >= self.purity * self.coded[i])
+
+
+def language_slots(pages, min_pages: int = TOKEN_MIN_PAGES, purity: float = TOKEN_PURITY,
+                   min_prob: float = TOKEN_MIN_PROB) -> frozenset:
+    """The :class:`LanguageSlots` of ``pages``."""
+    slots = LanguageSlots(min_pages, purity, min_prob)
+    for p in pages:
+        slots.learn(p)
+    return slots.slots()
+
+
+def _folders(url: str) -> list[str]:
+    """The folders of ``url``'s path, not its file: ``/en/docs/x.html`` -> ``en``,
+    ``docs``; ``/ja/`` -> ``ja``."""
+    segments = path_segments(url)
+    return segments if urlsplit(url).path.endswith("/") else segments[:-1]
 
 
 def slot_language(url: str, slots) -> str | None:
     """The language the code in one of the site's language positions of ``url`` names."""
-    segments = path_segments(url)[:-1]
+    segments = _folders(url)
     for i in sorted(slots):
         if i < len(segments) and (code := _segment_code(segments[i])):
             return code

@@ -265,11 +265,12 @@ def named_like_a_code(links: list) -> set[int]:
     return out
 
 
-# An element whose whole text is short: where a language name sits in a switch.
+# An element whose whole text is short: where a language name sits in a switch (a line
+# break after it is no text: a bar's current language written ``<li>english<br></li>``).
 # Possessive tag name and attributes: no backtracking into shorter tag names ("<spa" "n>"),
 # which only a closing tag of that shorter name would have matched (half the time of the
 # plain pattern; the same matches on nginx.org's and WET's pages).
-_NAMED_ELEMENT = re.compile(r"<(\w++)([^<>]*+)>\s*([^<>]{2,30}?)\s*</\1\s*>")
+_NAMED_ELEMENT = re.compile(r"<(\w++)([^<>]*+)>\s*([^<>]{2,30}?)\s*(?:<br\s*/?>\s*)?</\1\s*>")
 # Elements that quote code or data: "RU" there is a country, not a switch.
 _CODE_TAGS = frozenset({"code", "pre", "kbd", "samp", "var", "tt", "td", "th"})
 # A switch bar names its languages side by side: at most this many characters apart.

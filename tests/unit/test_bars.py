@@ -133,3 +133,20 @@ def test_a_404_counterpart_is_refuted_by_a_page_switching_into_its_language():
         bars.judge(u, "en", swap, request=u)
     assert bars.answered(en[0], "en", True, {"ja"}, swap) == [en[3]]
     assert bars.judge("http://s/en/e.html", "en", swap) == FETCH
+
+
+def test_workers_of_one_crawl_share_a_rules_three_tests():
+    """The test slots of a rule are the crawl's: two workers send three tests in all."""
+    from bitextcrawl.focus.bars import _Learned
+
+    claimed: set[str] = set()
+
+    def claim(slot):
+        if slot in claimed:
+            return False
+        claimed.add(slot)
+        return True
+
+    a, b = _Learned(3, claim), _Learned(3, claim)
+    verdicts = [w.judge(f"http://s/en/{i}.html", None) for i, w in enumerate((a, b, a, b, a))]
+    assert verdicts.count("test") == 3 and verdicts.count("keep") == 2

@@ -152,6 +152,15 @@ def test_languages_named_unlinked(html, marked):
     assert set(languages_named_unlinked(html, "it", ("en", "it", "ru"))) == marked
 
 
+def test_a_bar_naming_its_own_language_before_a_line_break_marks_the_other_untranslated():
+    """nginx.org's English pages: the current language is written ``english<br>``, the
+    missing translation ``<a class="notrans">``; the line break is no text of the name."""
+    bar = '<ul><li>english<br></li><li><a class="notrans">русский</a></li><li><br></li></ul>'
+    assert languages_named_unlinked(bar, "en", ("en", "ru")) == {"ru"}
+    linked = '<ul><li>english<br/></li><li><a href="../ru/x.html">русский</a></li></ul>'
+    assert languages_named_unlinked(linked, "en", ("en", "ru")) == frozenset()
+
+
 def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
     """``_clean``'s ASCII shortcut: every ASCII character, and runs of them, kept or blanked
     as the rule by Unicode category (letters, marks, digits, ``-``, ``_``) keeps them."""

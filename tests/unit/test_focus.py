@@ -210,6 +210,48 @@ def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/ru/frag.html"), response) is not None
 
 
+def test_switch_absence_is_checked_at_download_for_a_link_queued_unmarked(tmp_path):
+    """A link queued before its URL token was learned carries no same-language mark; at
+    download its URL names Russian, and its English counterpart, stored since, shows
+    Russian unlinked (nginx.org's ``<li>english<br></li><li><a class="notrans">``): not
+    sent. A language probe of that URL goes by its own evidence."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path, langs="en,ru")
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    for i in range(12):
+        made(mw, PageRecord(url=f"{H}/en/p{i}.html", lang="en", links=[
+            {"url": f"{H}/ru/p{i}.html", "text": "русский", "hreflang": None}]), None)
+        mw.tokens.learn(f"{H}/ru/p{i}.html", "ru")
+    bar = '<ul><li>english<br></li><li><a class="notrans">русский</a></li></ul>'
+    made(mw, PageRecord(url=f"{H}/en/x.html", lang="en", html=bar), None)
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(Request(f"{H}/ru/x.html"))
+    assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
+    probe = Request(f"{H}/ru/x.html", meta={"bitext_lang_probe": "ru"})
+    assert downloader.process_request(probe) is None
+
+
+def test_a_code_where_the_site_writes_codes_drops_a_link_into_an_unwanted_language(tmp_path):
+    """A site of /en/ and /ru/ pages: the first path position holds its pages' codes, so
+    a news page's link to /ja/ leads into Japanese before any Japanese page taught ``ja``
+    as a token; a link to the root's pages, or into a wanted language, is followed."""
+    crawler = make_crawler(tmp_path, langs="en,ru")
+    with_engine(crawler)
+    mw = FocusMiddleware(crawler)
+    for lang in ("en", "ru"):
+        for i in range(5):
+            made(mw, PageRecord(url=f"{H}/{lang}/docs/p{i}.html", lang=lang, lang_prob=0.9,
+                                lang_method="fasttext"), None)
+    news, _ = response_of(f"{H}/2011.html", "en")
+    assert mw.get_processed_request(link_request(f"{H}/ja/"), news) is None
+    assert mw.stats.get_value("bitext/focus/dropped_other_lang/url_slot") == 1
+    for url in (f"{H}/2010.html", f"{H}/ru/docs/new.html", f"{H}/en/ja.html"):
+        assert mw.get_processed_request(link_request(url), news) is not None, url
+
+
 def one_way_site(mw, english_pages: int) -> None:
     """nginx.org from /cn/: six Chinese pages with a switch into English, and English
     pages that link nowhere."""
@@ -539,7 +581,10 @@ def test_queued_links_of_a_side_that_looks_one_way_wait_at_download(tmp_path):
     released = []
     mw.holding.release_languages(released.append)
     assert [r.url for r in released] == [f"{H}/en/b.html"]
-    assert downloader.process_request(released[0]) is None
+    # judged again by the other rules (here the small side's holding), not waiting again
+    assert not released[0].meta.get("bitext_released")
+    with pytest.raises(IgnoreRequest, match="small side"):
+        downloader.process_request(released[0])
 
 
 def test_a_url_goes_out_once_whichever_mechanisms_asked_for_it(tmp_path):

@@ -206,3 +206,56 @@ def test_guesses_that_led_nowhere_prove_no_folder_for_links():
     assert not sections.folder_proved(url)
     assert sections.judge(url, f"{H}/xx/docs/p.html", request=url) == TEST
     assert sections.guess_unlikely(f"{H}/xx/docs/http/g9.html")   # more guesses: not worth it
+
+
+def test_workers_of_one_crawl_share_a_pages_three_tests():
+    """Two workers judging links of one page: the test slots are the crawl's (claimed
+    once), a test sent by one and its error answer count for the other, so the page's
+    unlisted links cost three tests in all, not three per worker."""
+    claimed: set[str] = set()
+
+    def claim(key):
+        if key in claimed:
+            return False
+        claimed.add(key)
+        return True
+
+    a, b = site(), site()
+    sent = []
+    for mine, other in ((a, b), (b, a)):
+        mine.claim_test = claim
+        mine.on_test = lambda url, page, other=other: (sent.append(url),
+                                                      other.remote_test(url, page))
+    home = f"{H}/xx/"
+    verdicts = [(w.judge(f"{H}/xx/docs/m{i}.html", home, f"req-{i}"))
+                for i, w in enumerate((a, b, a, b, a, b))]
+    assert verdicts == [TEST, TEST, TEST, KEEP, KEEP, KEEP]
+    assert len(sent) == 3
+    for url in sent:   # every test answered by an error, where it went out and elsewhere
+        for worker in (a, b):
+            assert worker.answered(url, False) == []
+    # both workers learned the page's links lead nowhere: no fourth test, anywhere
+    assert b.judge(f"{H}/xx/docs/m9.html", home) == KEEP
+    assert a.judge(f"{H}/xx/docs/m8.html", home) == KEEP
+    assert len(sent) == 3
+
+
+def test_a_dry_crawl_frees_the_test_slots_of_tests_that_never_came_back():
+    """Tests dropped on their way leave their slots spent: when the crawl runs dry, the
+    links released are tested again (kept again for good, the crawl would idle forever)."""
+    claimed: set[str] = set()
+
+    def claim(key):
+        if key in claimed:
+            return False
+        claimed.add(key)
+        return True
+
+    sections = site()
+    sections.claim_test = claim
+    home = f"{H}/xx/"
+    verdicts = [sections.judge(f"{H}/xx/docs/m{i}.html", home, f"req-{i}") for i in range(5)]
+    assert verdicts == [TEST, TEST, TEST, KEEP, KEEP]
+    released = sections.stalled()   # the three tests never came back
+    assert sorted(released) == ["req-3", "req-4"]
+    assert sections.judge(f"{H}/xx/docs/m3.html", home, "req-3") == TEST

@@ -125,6 +125,24 @@ def test_a_code_where_the_site_writes_language_codes_names_the_language():
     assert by_url[sure.url].lang == "en"          # fastText was sure
 
 
+def test_language_slots_are_learned_page_by_page_and_read_a_folder_link():
+    """The crawl learns the slots online; a link to a language's home (``/ja/``) has its
+    code in the slot, as a folder, not a file."""
+    from bitextcrawl.pages.site import LanguageSlots, slot_language
+
+    slots = LanguageSlots(min_pages=5, purity=0.95)
+    for i in range(4):
+        slots.learn(page(f"http://s/en/docs/p{i}.html", "en", f"english {i}"))
+    assert slots.slots() == frozenset()   # four pages: not yet
+    slots.learn(page("http://s/ru/", "ru", "русский"))   # a home: its folder counts
+    assert slots.slots() == frozenset({0})
+    slots.learn(page("http://s/en/x.html", "en", "unsure", prob=0.3))   # not counted
+    assert slots.coded[0] == 5
+    assert slot_language("http://s/ja/", {0}) == "ja"
+    assert slot_language("http://s/ja", {0}) is None   # a file named like a code
+    assert slot_language("http://s/", {0}) is None
+
+
 def test_no_language_slot_where_the_codes_disagree_with_the_pages():
     from bitextcrawl.pages.site import language_slots
 
