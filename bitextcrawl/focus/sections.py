@@ -16,7 +16,24 @@ the page; once ``fail_after`` of its unlisted links led nowhere and none to a pa
 other unlisted links are kept (not fetched); one that leads to a page releases every
 link the page kept (a translated page linking a page its section index forgot, say).
 A kept link that another page links is judged again as that page's link, and the crawl
-running dry releases the links of pages still being learned. The caller
+running dry releases the links of pages still being learned.
+
+What an index leaves out is learned per folder too: every answered URL that the deepest
+index above it leaves out (a test, a link that went out before the index came in, a
+counterpart guessed into the folder) counts for its folder. Once the unlisted links of
+``fail_after`` pages into a folder led nowhere and none led to a page (or a guess there),
+the index has proved right about that folder: an unlisted link into
+it is kept whichever page links it (a page whose unlisted links led to a page still
+fetches its own), a guess into it is not worth its request
+(:meth:`SectionIndexes.folder_proved`), and the crawl running dry does not release it. A
+page found there unproves the folder, and the links kept for it are judged again. One
+page's word is not enough (a home that copied the original's links is wrong about every
+folder it links into); several pages that link pages never translated are, and the
+translated pages after them no longer spend up to ``fail_after`` tests each.
+
+An answer to a link that went out before the index above it came in counts as its
+linking page's test all the same, once the index leaves it out: a home's first links
+are in flight before its section's index is back. The caller
 (``middlewares/held_links.py``) lets through what has evidence of its own: a switch's
 target, a language probe, a counterpart guessed from a stored page. The workers of a
 distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_test``:
@@ -26,7 +43,7 @@ distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -61,6 +78,12 @@ def index_folder(url: str) -> str | None:
     return key
 
 
+def url_folder(url: str) -> str:
+    """The folder a URL is in (``http://h/xx/docs/``); a directory index is in its own."""
+    key = page_key(url)
+    return key[:key.rfind("/") + 1]
+
+
 def folders_above(key: str) -> list[str]:
     """The folders above a page key, deepest first, the site root left out."""
     parts = urlsplit(key)
@@ -85,7 +108,15 @@ class SectionIndexes:
         self.found: Counter = Counter()             # linking page -> unlisted links found
         self.testing: dict[str, str] = {}           # URL out as a test -> its linking page
         self.kept: dict[str, tuple] = {}            # URL -> (request, linking page)
+        self.for_folder: set[str] = set()           # kept URLs kept for their folder
         self.answered_urls: set[str] = set()
+        # folder -> the pages whose unlisted links into it led nowhere
+        self.folder_missing: dict[str, set] = defaultdict(set)
+        self.guesses_missing: Counter = Counter()   # folder -> unlisted URLs of no link missing
+        self.folder_found: Counter = Counter()      # folder -> its unlisted URLs found
+        # answers not counted yet (no index above them left them out): URL -> (linking
+        # page or None, a page of its own)
+        self.early: dict[str, tuple] = {}
         # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
         # one of a page's ``fail_after`` test slots to one worker only, and on_test(url,
         # page) tells the others of a test sent (they count its answer as their own).
@@ -94,27 +125,38 @@ class SectionIndexes:
         self._slots_spent: set[str] = set()
         self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
-    def observe(self, url: str, links) -> None:
+    def observe(self, url: str, links) -> list:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
-        naming ``min_listed`` pages below its folder, it is that folder's index."""
+        naming ``min_listed`` pages below its folder, it is that folder's index. The kept
+        requests to fetch now (answers that came before it, counted now)."""
         folder = index_folder(url) if self.enabled else None
         if folder is None or folder in self.listed:
-            return
+            return []
         named = {page_key(link) for link in links}
         named = frozenset(k for k in named if k.startswith(folder) and k != folder)
-        if len(named) >= self.min_listed:
-            self.listed[folder] = named
+        if len(named) < self.min_listed:
+            return []
+        self.listed[folder] = named
+        # answers that came before this index: counted now where it leaves them out
+        released: list = []
+        for url in [u for u in self.early if self.unlisted(u)]:
+            page, real = self.early.pop(url)
+            released += self._count(url, page, real)
+        return released
+
+    def _index_above(self, key: str) -> str | None:
+        """The folder of the deepest fetched index above the page key ``key``."""
+        if self.listed:
+            for folder in folders_above(key):
+                if folder in self.listed:
+                    return folder
+        return None
 
     def unlisted(self, url: str) -> bool:
         """Does the deepest fetched index above ``url`` leave it out?"""
-        if not self.listed:
-            return False
         key = page_key(url)
-        for folder in folders_above(key):
-            named = self.listed.get(folder)
-            if named is not None:
-                return key not in named
-        return False
+        index = self._index_above(key)
+        return index is not None and key not in self.listed[index]
 
     def _unbelieved(self, page: str) -> bool:
         return not self.found[page] and self.failures[page] >= self.fail_after
@@ -124,13 +166,47 @@ class SectionIndexes:
         out = sum(1 for from_page in self.testing.values() if from_page == page)
         return self.failures[page] + out < self.fail_after
 
+    def _proved(self, folder: str) -> bool:
+        return not self.folder_found[folder] \
+            and len(self.folder_missing.get(folder, ())) >= self.fail_after
+
+    def folder_proved(self, url: str) -> bool:
+        """Does the index above ``url`` leave it out, where the unlisted links of
+        ``fail_after`` pages into its folder led nowhere and none to a page?"""
+        return self._proved(url_folder(url)) and self.unlisted(url)
+
+    def guess_unlikely(self, url: str) -> bool:
+        """Is a counterpart guessed at ``url`` most likely one more URL that leads
+        nowhere? A guess is a URL that no page of its language links: where the index
+        above it leaves it out too, it is worth its request only where that index was
+        seen to forget a page of its folder (an unlisted URL there was found), or was
+        not yet tested there while it names pages of that folder. Unlikely: the URLs
+        the index left out in its folder led only nowhere, or the index names pages
+        below it but none in its folder (a section it lists no page of)."""
+        index = self._index_above(page_key(url))
+        if index is None or page_key(url) in self.listed[index]:
+            return False
+        folder = url_folder(url)
+        if self.folder_found[folder]:
+            return False
+        if self.folder_missing.get(folder) or self.guesses_missing[folder]:
+            return True
+        return folder != index and not any(k.startswith(folder) for k in self.listed[index])
+
     def judge(self, url: str, linked_from: str | None, request=None) -> str:
         """FETCH, TEST (fetch it: its answer tells whether ``linked_from``'s links the
         indexes leave out lead to pages) or KEEP (not fetched: ``request`` kept,
-        released once the page's links prove true, or another page links it)."""
+        released once the page's links prove true, a page is found in its folder, or
+        another page links it)."""
         if not self.enabled or linked_from is None or url in self.answered_urls \
-                or self.found[linked_from] or not self.unlisted(url):
+                or self.found[linked_from]:
             return FETCH
+        if not self.unlisted(url):
+            return FETCH
+        if self._proved(url_folder(url)):
+            self.kept[url] = (request, linked_from)
+            self.for_folder.add(url)
+            return KEEP
         if self._learning(linked_from) and self._test(url, linked_from):
             return TEST
         self.kept[url] = (request, linked_from)
@@ -154,29 +230,67 @@ class SectionIndexes:
         if url not in self.answered_urls:
             self.testing.setdefault(url, page)
             self.kept.pop(url, None)
+            self.for_folder.discard(url)
 
-    def answered(self, url: str, real: bool) -> list:
+    def answered(self, url: str, real: bool, linked_from: str | None = None) -> list:
         """``url`` was answered by a page of its own (``real``) or not (an error, a copy,
-        another language's page). The kept requests to fetch now: every one its linking
-        page kept where it was a page, the next test of that page's where not."""
-        if url in self.answered_urls or url not in self.testing:
+        another language's page); ``linked_from``: the page whose link it was, if any
+        (a link that went out untested counts as that page's test where the index
+        leaves it out). The kept requests to fetch now: every one its linking page kept
+        where it was a page (and those kept for its folder), the next test of that
+        page's where not."""
+        if url in self.answered_urls:
             return []
+        page = self.testing.pop(url, None)
+        if page is None:
+            if not self.enabled or not self.unlisted(url):
+                # (an index that comes later may leave it out)
+                if self.enabled:
+                    self.early.setdefault(url, (linked_from, real))
+                return []
+            page = linked_from
+        return self._count(url, page, real)
+
+    def _count(self, url: str, page: str | None, real: bool) -> list:
+        """An unlisted URL answered: counted for its folder and its linking page."""
         self.answered_urls.add(url)
-        page = self.testing.pop(url)
+        folder = url_folder(url)
+        released: list = []
+        if real:
+            self.folder_found[folder] += 1
+            if self.folder_found[folder] == 1:   # the folder's index is wrong: judged again
+                released += self._rejudge(lambda kept_url: url_folder(kept_url) == folder)
+        else:
+            if page is not None:
+                self.folder_missing[folder].add(page)
+            else:
+                self.guesses_missing[folder] += 1
+        if page is None:
+            return released
         if real:
             self.found[page] += 1
-            return self._release(lambda from_page: from_page == page)
+            return released + self._release(lambda from_page: from_page == page)
         self.failures[page] += 1
         if not self._learning(page):
-            return []
+            return released
         for kept_url in sorted(self.kept):   # the next test of this page's links
             request, from_page = self.kept[kept_url]
-            if from_page == page:
+            if from_page == page and kept_url not in self.for_folder:
                 if not self._test(kept_url, page):
-                    return []
+                    return released
                 del self.kept[kept_url]
-                return [request] if request is not None else []
-        return []
+                return released + ([request] if request is not None else [])
+        return released
+
+    def _rejudge(self, which) -> list:
+        """The kept links ``which(url)`` picks, judged again as their pages' links."""
+        out = []
+        for url in sorted(u for u in self.kept if which(u)):
+            request, page = self.kept.pop(url)
+            self.for_folder.discard(url)
+            if self.judge(url, page, request) != KEEP and request is not None:
+                out.append(request)
+        return out
 
     def linked_again(self, url: str, linked_from: str) -> list:
         """Another fetched page links ``url`` (kept): judged again as that page's link;
@@ -185,22 +299,28 @@ class SectionIndexes:
         if entry is None or entry[1] == linked_from:
             return []
         del self.kept[url]
+        self.for_folder.discard(url)
         if self.judge(url, linked_from, entry[0]) == KEEP:
             return []
         return [entry[0]] if entry[0] is not None else []
 
     def _release(self, which) -> list:
         urls = [url for url, (_, page) in self.kept.items() if which(page)]
+        self.for_folder.difference_update(urls)
         return [request for request, _ in (self.kept.pop(url) for url in urls)
                 if request is not None]
 
     def stalled(self) -> list:
         """The crawl ran dry: tests that never came back give way, and every link of a
-        page still unlearned goes."""
+        page still unlearned goes, but for those its folder's answers keep."""
         self.testing.clear()
         self._round += 1
         self._slots_spent.clear()
-        return self._release(lambda page: not self._unbelieved(page))
+        urls = [url for url, (_, page) in self.kept.items()
+                if not self._unbelieved(page) and not self._proved(url_folder(url))]
+        self.for_folder.difference_update(urls)
+        return [request for request, _ in (self.kept.pop(url) for url in urls)
+                if request is not None]
 
 
 class SectionWatch:
@@ -214,15 +334,16 @@ class SectionWatch:
         self.sections, self._url_lang, self._original_url = sections, url_lang, original_url
         self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
 
-    def page(self, item) -> None:
+    def page(self, item, linked_from: str | None = None) -> None:
         """A page record: an index it is, the kept links it links, and what its URLs
         answered (a page of its own, or a copy of another URL's page or another
-        language's page at this URL)."""
+        language's page at this URL); ``linked_from``: the page whose link it was, if
+        the rule would have judged that link."""
         sections = self.sections
         if not sections.enabled:
             return
         links = [link["url"] for link in item.links]
-        sections.observe(item.url, links)
+        self._release(sections.observe(item.url, links))
         if sections.kept:
             for url in links:
                 if url in sections.kept:
@@ -230,12 +351,13 @@ class SectionWatch:
         copy = self._original_url(item) is not None
         for url in sorted({item.url, item.requested_url or item.url}):
             lang = self._url_lang(url)
-            self._release(sections.answered(url, not copy and (lang is None or item.lang == lang)))
+            self._release(sections.answered(
+                url, not copy and (lang is None or item.lang == lang), linked_from))
 
-    def error(self, url: str) -> None:
+    def error(self, url: str, linked_from: str | None = None) -> None:
         """An error answer to ``url`` (an unlisted link that leads nowhere)."""
         if self.sections.enabled:
-            self._release(self.sections.answered(url, False))
+            self._release(self.sections.answered(url, False, linked_from))
 
     def _release(self, requests: list) -> None:
         for request in requests:

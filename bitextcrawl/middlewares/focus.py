@@ -49,7 +49,7 @@ from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.bars import BarAbsence, BarWatch
-from bitextcrawl.focus.sections import SectionIndexes, SectionWatch
+from bitextcrawl.focus.sections import SectionIndexes, SectionWatch, index_folder
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
@@ -216,18 +216,19 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if response.status >= 400:
             self.walk.error(request)
             url = (request.meta.get("redirect_urls") or [request.url])[0]
-            self.error_answer(url, response.status)
+            self.error_answer(url, response.status, self._section_link(request))
             if self.sharing is not None:
                 self.sharing.error(url, response.status)
         lang = request.meta.get("bitext_chain")
         if lang and response.status >= 400:   # a broken same-language link: yielded nothing
             self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
 
-    def error_answer(self, url: str, status: int) -> None:
+    def error_answer(self, url: str, status: int, linked_from: str | None = None) -> None:
         """An error answer to ``url`` (here, or another worker's: ``FocusSharing``): what
-        bar absence and section indexes learn from it."""
+        bar absence and section indexes learn from it (``linked_from``: the page whose
+        link it answered, where known)."""
         self.bar_watch.error(url, status)
-        self.section_watch.error(url)
+        self.section_watch.error(url, linked_from)
 
     def request_scheduled(self, request, spider=None):
         self.queue.scheduled(request)
@@ -322,7 +323,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self._schedule(request)
             self.walk.relearn()
         self.bar_watch.page(item)
-        self.section_watch.page(item)
+        self.section_watch.page(item, self._section_link(
+            response.request if response is not None else None))
         probe = response.request if response is not None \
             and response.meta.get("bitext_lang_probe") else None
         if self.context is not None:
@@ -332,9 +334,34 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.judge.observe(item, page_named_unlinked(item, langs) if self.no_translation
                                else frozenset())
 
+    def _section_link(self, request) -> str | None:
+        """The page whose link ``request`` was, where the section indexes would have
+        judged it (held_links.py's ``_section_keeps``) and its URL names the page's own
+        language: its answer is that page's test. (A page's link into another language
+        is no claim that its own translation has the page: an Italian download page
+        links an English list of links that has no Italian version.)"""
+        if request is None:
+            return None
+        meta = request.meta
+        page = meta.get("bitext_linked_from")
+        if page is None or meta.get("bitext_lang_probe") or meta.get(
+                "bitext_discovered_by") not in ("link", None) \
+                or request.url in self.queue.switch_targets:
+            return None
+        url_lang = self.evidence.url_lang
+        if url_lang(request.url) != url_lang(page):
+            return None
+        return page
+
     def get_processed_request(self, request, response):
         if response is None:
             return request
         request.meta.setdefault("bitext_linked_from", response.url)   # (focus/sections.py)
-        return self.judge.request(request, response.meta,
-                                  getattr(response.request, "url", None))
+        request = self.judge.request(request, response.meta,
+                                     getattr(response.request, "url", None))
+        if request is not None and self.sections.enabled and index_folder(request.url):
+            # a folder's index ahead of the page's other links of its class: the sooner
+            # it is in, the fewer links below it go out before it judges them
+            # (focus/sections.py)
+            request.priority += 1
+        return request

@@ -37,6 +37,8 @@ failures (not in the paper, which generates every counterpart once):
 
 Stats ``bitext/recovery/*``: ``tried``, ``found``, ``failed``, ``wrong_language``,
 ``rounds``, ``stopped_directions``, ``skipped_stopped``, ``skipped_index_alias``,
+``skipped_unlisted`` (a URL the index of its section leaves out, in a folder where every
+URL that index left out led nowhere: ``focus/sections.py``),
 ``deferred`` (left for a later round by the probe size), ``over_budget``
 (by the round cap or ``max_pages``).
 
@@ -89,6 +91,7 @@ class UrlPairingPipeline(SitePipeline):
         self.notified: set[str] = set()      # paired URLs the focus middleware was told about
         self.seq: dict[str, int] = {}        # stored URL -> arrival order
         self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
+        self.skipped_unlisted: set[str] = set()  # guesses a section's index advised against
         self.new_pages = 0
         self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
@@ -281,12 +284,23 @@ class UrlPairingPipeline(SitePipeline):
         return sources, sizes
 
     def _skip_guess(self, url: str) -> bool:
-        """Not guessed: a URL a link already got an error for, out of scope, or of a
-        family of URLs that led only to errors (the focus's, ``focus/families.py``)."""
+        """Not guessed: a URL a link already got an error for, out of scope, of a
+        family of URLs that led only to errors (the focus's, ``focus/families.py``), or
+        one its section's index leaves out in a folder where every URL the index left
+        out led nowhere (``focus/sections.py``)."""
         if url in self.context.state.answered or not self.context.in_scope(url):
             return True
         focus = self.context.state.focus
-        return focus is not None and focus.queue.families.failing(url)
+        if focus is None:
+            return False
+        if focus.queue.families.failing(url):
+            return True
+        if focus.sections is not None and focus.sections.guess_unlikely(url):
+            if url not in self.skipped_unlisted:
+                self.skipped_unlisted.add(url)
+                self.stats.inc_value(STAT + "skipped_unlisted")
+            return True
+        return False
 
     def spider_idle(self) -> bool:
         """The idle task ``deep_recovery``: a round of guesses; True if some were made."""

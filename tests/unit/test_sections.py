@@ -1,6 +1,8 @@
 """Section indexes (focus/sections.py): a page's links that the index of their section
 leaves out are tested, then kept once the page's tests led nowhere; a page found among
-them releases the page's kept links; nothing of a page still learned is lost."""
+them releases the page's kept links; nothing of a page still learned is lost. Folders
+learned from several pages' tests keep their unlisted links, answers that came before the
+index count, and a guess is advised against where the index left out only missing URLs."""
 
 from __future__ import annotations
 
@@ -96,6 +98,114 @@ def test_the_crawl_running_dry_releases_the_links_of_pages_still_learned():
 
 def test_a_link_without_a_linking_page_is_not_judged():
     assert site().judge(f"{H}/xx/docs/zz.html", None) == FETCH
+
+
+def test_a_folder_whose_unlisted_links_led_nowhere_from_several_pages_keeps_the_next():
+    sections = site()
+    # three translated pages each test one unlisted link into /xx/docs/http/: none exists
+    pages = [f"{H}/xx/docs/p{i}.html" for i in range(3)]
+    for i, page in enumerate(pages):
+        url = f"{H}/xx/docs/http/m{i}.html"
+        assert sections.judge(url, page, request=url) == TEST
+        assert sections.answered(url, real=False) == []
+    # a fourth page's first unlisted link into that folder is kept, not tested
+    fourth, url = f"{H}/xx/docs/p9.html", f"{H}/xx/docs/http/m9.html"
+    assert sections.judge(url, fourth, request=url) == KEEP
+    assert sections.folder_proved(url)
+    # into another folder, that page still tests its links
+    assert sections.judge(f"{H}/xx/docs/q.html", fourth, request="q") == TEST
+    assert sections.stalled() == []            # the folder's answers keep it
+    assert url in sections.kept
+
+
+def test_one_pages_failures_prove_no_folder():
+    sections = site()
+    home = f"{H}/xx/"
+    for i in range(3):
+        url = f"{H}/xx/docs/http/m{i}.html"
+        sections.judge(url, home, request=url)
+        sections.answered(url, real=False)
+    # (a home that copied the original's links is one witness, however many)
+    assert not sections.folder_proved(f"{H}/xx/docs/http/z.html")
+    faq = f"{H}/xx/docs/faq.html"
+    assert sections.judge(f"{H}/xx/docs/http/z.html", faq, request="z") == TEST
+
+
+def test_a_page_found_in_a_proved_folder_judges_its_kept_links_again():
+    sections = site()
+    for i in range(3):
+        url = f"{H}/xx/docs/http/m{i}.html"
+        sections.judge(url, f"{H}/xx/docs/p{i}.html", request=url)
+        sections.answered(url, real=False)
+    kept = f"{H}/xx/docs/http/k.html"
+    assert sections.judge(kept, f"{H}/xx/docs/p7.html", request=kept) == KEEP
+    assert sections.guess_unlikely(f"{H}/xx/docs/http/other.html")
+    # a counterpart guessed into the folder is found: the index forgot a page there
+    sections.answered(f"{H}/xx/docs/http/found.html", real=True)
+    assert not sections.folder_proved(f"{H}/xx/docs/http/other.html")
+    assert not sections.guess_unlikely(f"{H}/xx/docs/http/other.html")
+    assert sections.judge(f"{H}/xx/docs/http/k2.html", f"{H}/xx/docs/p8.html") == TEST
+
+
+def test_the_kept_link_of_a_folder_found_true_goes_as_its_pages_test():
+    sections = site()
+    for i in range(3):
+        url = f"{H}/xx/docs/http/m{i}.html"
+        sections.judge(url, f"{H}/xx/docs/p{i}.html", request=url)
+        sections.answered(url, real=False)
+    kept = f"{H}/xx/docs/http/k.html"
+    sections.judge(kept, f"{H}/xx/docs/p7.html", request=kept)
+    assert sections.answered(f"{H}/xx/docs/http/found.html", real=True) == [kept]
+    assert sections.testing[kept] == f"{H}/xx/docs/p7.html"
+
+
+def test_answers_that_came_before_the_index_count_as_the_pages_tests():
+    sections = SectionIndexes()
+    home = f"{H}/xx/"
+    early = [f"{H}/xx/docs/m{i}.html" for i in range(3)]
+    for url in early:   # out before the index came in: no verdict, then errors
+        assert sections.judge(url, home) == FETCH
+        assert sections.answered(url, real=False, linked_from=home) == []
+    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
+    assert sections.failures[home] == 3
+    assert sections.judge(f"{H}/xx/docs/m9.html", home, request="m9") == KEEP
+
+
+def test_an_early_answer_the_index_names_counts_for_nothing():
+    sections = SectionIndexes()
+    home = f"{H}/xx/"
+    sections.answered(f"{H}/xx/docs/a.html", real=False, linked_from=home)
+    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
+    assert sections.failures[home] == 0
+
+
+def test_a_guess_the_index_leaves_out_is_unlikely_where_its_folder_led_nowhere():
+    sections = site()
+    sections.observe(f"{H}/xx/", [f"{H}/xx/docs/", f"{H}/xx/a.html", f"{H}/xx/b.html"])
+    # nothing tested in /xx/docs/ yet, and the index names pages there: worth a guess
+    assert not sections.guess_unlikely(f"{H}/xx/docs/hidden.html")
+    # the index names pages below /xx/docs/ but none in /xx/docs/stream/
+    assert sections.guess_unlikely(f"{H}/xx/docs/stream/s.html")
+    assert not sections.guess_unlikely(f"{H}/xx/docs/a.html")          # named
+    # an unlisted link of /xx/ led nowhere, none to a page: guesses there are unlikely
+    sections.judge(f"{H}/xx/c.html", f"{H}/xx/docs/a.html", request="c")
+    sections.answered(f"{H}/xx/c.html", real=False)
+    assert sections.guess_unlikely(f"{H}/xx/enterprise.html")
+    # where the index forgot a page of its folder, a guess there is worth its request
+    sections.judge(f"{H}/xx/docs/m.html", f"{H}/xx/docs/a.html", request="m")
+    sections.answered(f"{H}/xx/docs/m.html", real=False)
+    sections.answered(f"{H}/xx/docs/sys.html", real=True, linked_from=f"{H}/xx/docs/b.html")
+    assert not sections.guess_unlikely(f"{H}/xx/docs/hidden.html")
+
+
+def test_guesses_that_led_nowhere_prove_no_folder_for_links():
+    sections = site()
+    for i in range(3):   # counterparts guessed into /xx/docs/http/, no page's links
+        sections.answered(f"{H}/xx/docs/http/g{i}.html", real=False)
+    url = f"{H}/xx/docs/http/m.html"
+    assert not sections.folder_proved(url)
+    assert sections.judge(url, f"{H}/xx/docs/p.html", request=url) == TEST
+    assert sections.guess_unlikely(f"{H}/xx/docs/http/g9.html")   # more guesses: not worth it
 
 
 def test_workers_of_one_crawl_share_a_pages_three_tests():
