@@ -33,6 +33,20 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def first_claims():
+    """A claim function like the crawl state's over a shared backing: True for the first
+    claim of a key, False after (the workers of one crawl, in one process)."""
+    claimed: set[str] = set()
+
+    def claim(key: str) -> bool:
+        if key in claimed:
+            return False
+        claimed.add(key)
+        return True
+
+    return claim
+
+
 def read_jsonl(path) -> list[dict]:
     """The records of a JSON Lines file (blank lines skipped)."""
     with open(path, encoding="utf-8") as fh:

@@ -138,15 +138,9 @@ def test_a_404_counterpart_is_refuted_by_a_page_switching_into_its_language():
 def test_workers_of_one_crawl_share_a_rules_three_tests():
     """The test slots of a rule are the crawl's: two workers send three tests in all."""
     from bitextcrawl.focus.bars import _Learned
+    from tests.conftest import first_claims
 
-    claimed: set[str] = set()
-
-    def claim(slot):
-        if slot in claimed:
-            return False
-        claimed.add(slot)
-        return True
-
+    claim = first_claims()
     a, b = _Learned(3, claim), _Learned(3, claim)
     verdicts = [w.judge(f"http://s/en/{i}.html", None) for i, w in enumerate((a, b, a, b, a))]
     assert verdicts.count("test") == 3 and verdicts.count("keep") == 2

@@ -535,15 +535,22 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
 
 
 
-def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
-    """Before ten English pages have come to judge one-way translation by, links between
-    English pages get no bonus while Chinese pages switch into English and none back."""
-    mw = FocusMiddleware(make_crawler(tmp_path))
+def one_way_so_far(mw):
+    """Chinese pages switch into English, three English pages in, none linking back, the
+    URL tokens learned: the response of an English page to find links on."""
     response, _ = response_of(f"{H}/en/a.html", "en")
     one_way_site(mw, english_pages=3)
     for i in range(6):
         mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
         mw.tokens.learn(f"{H}/en/q{i}.html", "en")
+    return response
+
+
+def test_links_of_a_side_that_looks_one_way_wait_without_the_bonus(tmp_path):
+    """Before ten English pages have come to judge one-way translation by, links between
+    English pages get no bonus while Chinese pages switch into English and none back."""
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    response = one_way_so_far(mw)
     request = mw.get_processed_request(link_request(f"{H}/en/b.html"), response)
     assert request is not None and request.priority == 0
     assert mw.stats.get_value("bitext/focus/one_way_so_far") == 1
@@ -564,11 +571,7 @@ def test_queued_links_of_a_side_that_looks_one_way_wait_at_download(tmp_path):
     crawler = make_crawler(tmp_path)
     mw = FocusMiddleware(crawler)
     downloader = HeldLinksMiddleware(crawler)
-    response, _ = response_of(f"{H}/en/a.html", "en")
-    one_way_site(mw, english_pages=3)
-    for i in range(6):
-        mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
-        mw.tokens.learn(f"{H}/en/q{i}.html", "en")
+    response = one_way_so_far(mw)
     request = mw.get_processed_request(link_request(f"{H}/en/b.html"), response)
     assert "en" not in mw.queue.holding   # (not judged one-way: too few English pages)
     with pytest.raises(IgnoreRequest):

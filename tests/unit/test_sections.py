@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST
 from bitextcrawl.focus.sections import SectionIndexes, folders_above, index_folder, page_key
+from tests.conftest import first_claims
 
 H = "http://s"
 
@@ -131,12 +132,19 @@ def test_one_pages_failures_prove_no_folder():
     assert sections.judge(f"{H}/xx/docs/http/z.html", faq, request="z") == TEST
 
 
-def test_a_page_found_in_a_proved_folder_judges_its_kept_links_again():
+def proved_folder_site():
+    """A site whose ``/xx/docs/http/`` links, left out by the index, led nowhere from three
+    different pages."""
     sections = site()
     for i in range(3):
         url = f"{H}/xx/docs/http/m{i}.html"
         sections.judge(url, f"{H}/xx/docs/p{i}.html", request=url)
         sections.answered(url, real=False)
+    return sections
+
+
+def test_a_page_found_in_a_proved_folder_judges_its_kept_links_again():
+    sections = proved_folder_site()
     kept = f"{H}/xx/docs/http/k.html"
     assert sections.judge(kept, f"{H}/xx/docs/p7.html", request=kept) == KEEP
     assert sections.guess_unlikely(f"{H}/xx/docs/http/other.html")
@@ -148,11 +156,7 @@ def test_a_page_found_in_a_proved_folder_judges_its_kept_links_again():
 
 
 def test_the_kept_link_of_a_folder_found_true_goes_as_its_pages_test():
-    sections = site()
-    for i in range(3):
-        url = f"{H}/xx/docs/http/m{i}.html"
-        sections.judge(url, f"{H}/xx/docs/p{i}.html", request=url)
-        sections.answered(url, real=False)
+    sections = proved_folder_site()
     kept = f"{H}/xx/docs/http/k.html"
     sections.judge(kept, f"{H}/xx/docs/p7.html", request=kept)
     assert sections.answered(f"{H}/xx/docs/http/found.html", real=True) == [kept]
@@ -212,14 +216,7 @@ def test_workers_of_one_crawl_share_a_pages_three_tests():
     """Two workers judging links of one page: the test slots are the crawl's (claimed
     once), a test sent by one and its error answer count for the other, so the page's
     unlisted links cost three tests in all, not three per worker."""
-    claimed: set[str] = set()
-
-    def claim(key):
-        if key in claimed:
-            return False
-        claimed.add(key)
-        return True
-
+    claim = first_claims()
     a, b = site(), site()
     sent = []
     for mine, other in ((a, b), (b, a)):
@@ -243,14 +240,7 @@ def test_workers_of_one_crawl_share_a_pages_three_tests():
 def test_a_dry_crawl_frees_the_test_slots_of_tests_that_never_came_back():
     """Tests dropped on their way leave their slots spent: when the crawl runs dry, the
     links released are tested again (kept again for good, the crawl would idle forever)."""
-    claimed: set[str] = set()
-
-    def claim(key):
-        if key in claimed:
-            return False
-        claimed.add(key)
-        return True
-
+    claim = first_claims()
     sections = site()
     sections.claim_test = claim
     home = f"{H}/xx/"
