@@ -42,7 +42,6 @@ class FocusSharing:
         state.on_fact("small_side_held", self.remote_small_side_held)
         state.on_fact("focus_sample", self.remote_sample)
         state.on_fact("switch_target", self.remote_switch_target)
-        state.on_fact("focus_filtered", self.remote_filtered)
         # the tests of section indexes and bar absence: a test slot is one worker's, a test
         # sent and an error answered count for every worker
         if sections is not None:
@@ -84,30 +83,6 @@ class FocusSharing:
     def sample(self, url: str, lang: str, yielded: bool) -> None:
         """A sample counted here (``YieldLearning.sample``): counted by every worker."""
         self.state.publish("focus_sample", (url, lang, yielded))
-
-    def filtered_here(self, url: str, request) -> None:
-        """A request kept at download past the shared dupefilter (a family's link waiting,
-        a link a section index or a bar leaves out): a switch to it that another worker
-        finds, before or after, sends a copy past the filter (claimed once:
-        ``claim_request``)."""
-        data = self._dict(url, request)
-        if data is not None:
-            self.state.publish("focus_filtered", data)
-
-    def remote_filtered(self, data: dict) -> None:
-        url = data.get("url")
-        if not url or url in self.queue.downloaded:
-            return
-        self.queue.filtered.add(url)
-        if url in self.queue.switch_targets:   # (its switch's request met the filter here)
-            try:
-                request = self.from_dict(data)
-            except Exception as exc:
-                logger.debug("Focus: kept link %s of another worker unreadable: %s", url, exc)
-                return
-            request.meta["bitext_released"] = True
-            self.schedule(request.replace(dont_filter=True))
-            self.stats.inc_value("bitext/focus/shared/released_switch_target")
 
     def error(self, url: str, status: int) -> None:
         """An error answer this worker got: answered for every worker."""

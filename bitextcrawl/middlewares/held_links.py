@@ -196,17 +196,9 @@ class HeldLinksMiddleware:
             return False
         if verdict != "keep":
             return False
-        self._kept_past_filter(focus, request)
+        focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value(stats[1])
         return True
-
-    @staticmethod
-    def _kept_past_filter(focus, request) -> None:
-        """``request`` passed the dupefilter and is kept here, not sent: a switch to its
-        URL, found here or by another worker of the crawl, sends a copy past the filter."""
-        focus.queue.filtered.add(request.url)
-        if focus.sharing is not None:
-            focus.sharing.filtered_here(request.url, request)
 
     def _family_waits(self, focus, request) -> bool:
         """Hold ``request`` while another link of its family is tested, or for good where
@@ -221,7 +213,7 @@ class HeldLinksMiddleware:
                                   meta={**meta, "bitext_family_admitted": True})
         if focus.queue.families.admit(request.url, waiting):
             return False
-        self._kept_past_filter(focus, request)
+        focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/family/waited")
         side = focus.small_side()
         if side is not None:
