@@ -159,10 +159,6 @@ def test_a_bar_naming_its_own_language_before_a_line_break_marks_the_other_untra
     assert languages_named_unlinked(bar, "en", ("en", "ru")) == {"ru"}
     linked = '<ul><li>english<br/></li><li><a href="../ru/x.html">русский</a></li></ul>'
     assert languages_named_unlinked(linked, "en", ("en", "ru")) == frozenset()
-    # a Russian page carrying the English page's bar (its own name linked, to itself):
-    # "english" unlinked there is that bar's current language, no missing translation
-    copied = '<ul><li>english<br></li><li><a href="../ru/x.html">русский</a></li></ul>'
-    assert languages_named_unlinked(copied, "ru", ("en", "ru")) == frozenset()
 
 
 def test_anchor_cleaning_of_ascii_text_keeps_what_the_unicode_rule_keeps():
