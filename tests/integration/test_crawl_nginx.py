@@ -11,6 +11,7 @@ fewer responses, and nothing outside the wanted languages.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from urllib.parse import urlsplit
 
@@ -56,7 +57,11 @@ def test_nginx_chinese_side_all_pairs_few_responses(tmp_path, shared_data):
     print(f"nginx.org from /cn/: {responses} requests to the server")
     assert responses <= MAX_RESPONSES, (responses, langs)
     log = proc.stderr
-    assert "Deep page recovery: stopped generating en -> zh" in log
+    # Deep recovery's guesses stay few: its budget stops a direction that finds little,
+    # and the section index rules out folders it proved empty
+    guesses = sum(int(n) for n in re.findall(
+        r"Deep page recovery: requesting (\d+) counterpart URLs", log))
+    assert 0 < guesses <= 12, guesses
     # Chinese pages switch into English, English pages never back: English links held
     assert "Focus: holding links between en pages" in log
 
