@@ -346,6 +346,10 @@ def named_unlinked(names: list, page_lang: str, langs: Iterable[str]) -> frozens
             continue
         beside = [n for n in names[max(0, i - 1):i + 2] if n[2] != named
                   and (n[0] - end <= SWITCH_BAR_GAP and start - n[1] <= SWITCH_BAR_GAP)]
+        if any(n[2] == page_lang and not n[3] for n in beside):
+            # the page's own language linked beside it: a bar of another language's page
+            # (its current language unlinked) copied onto this one, no "not translated" mark
+            continue
         if beside:
             out.add(named)
     return frozenset(out)

@@ -14,8 +14,8 @@ from bitextcrawl.pairing.candidates import page_features
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.store.sqlite import SQLitePageStore
 
-HTML = """<html lang="{lang}"><body><nav><a href="/en/x.html">english</a>
-<span>français</span></nav><h1>Title {n}</h1><p>Some text {n}, 2024 figures.</p>
+HTML = """<html lang="{lang}"><body><nav><span>english</span>
+<span>français</span> <a href="/de/x.html">deutsch</a></nav><h1>Title {n}</h1><p>Some text {n}, 2024 figures.</p>
 <img src="/img/chart-{n}.png"><pre>nginx_http_core_module listen</pre></body></html>"""
 
 
@@ -30,7 +30,7 @@ def test_compact_keeps_what_pairing_reads():
     assert page.strand == full.strand and page.links == full.links
     assert page_anchors(page) == page_anchors(full)
     assert page_features(page) == page_features(full)
-    # "français" beside a linked "english", not a link itself: no French version
+    # "français" beside the page's own language, not a link itself: no French version
     assert page_named_unlinked(page, ("en", "fr")) == page_named_unlinked(full, ("en", "fr"))
     assert page_named_unlinked(page, ("en", "fr")) == {"fr"}
 

@@ -200,3 +200,24 @@ def test_a_command_named_like_a_code_is_no_language_switch():
     assert named_like_a_code([link("apt", "http://t/apt"), link("fr", "http://t/fr")]) == set()
     assert named_like_a_code([link("FR", "http://t/docs/fr.html")]) == set()
     assert named_like_a_code([link("fr", "http://t/docs/fr.html", hreflang="fr")]) == set()
+
+
+def test_a_page_whose_bar_links_its_own_language_marks_no_translation_missing():
+    """A Russian page carrying the English page's bar ("english" unlinked, "русский"
+    linking the page itself or the Russian home): no missing English translation; a bar
+    showing "русский" unlinked beside an unlinked "english" marks it."""
+    from bitextcrawl.pages.record import build_record
+    from bitextcrawl.pages.switches import page_named_unlinked
+
+    page = ('<html lang="ru"><body><ul>{bar}</ul>'
+            '<p>Создание кода при помощи файлов деклараций.</p></body></html>')
+    url = "http://s.test/ru/docs/t.html"
+    for href in ("/ru/docs/t.html", "/ru/"):
+        copied = build_record(url, page.format(
+            bar=f'<li>english<br></li><li><a href="{href}">русский</a></li>'))
+        copied.lang = "ru"
+        assert page_named_unlinked(copied, ("en", "ru")) == frozenset()
+    own = build_record(url, page.format(
+        bar='<li><a class="notrans">english</a></li><li>русский<br></li>'))
+    own.lang = "ru"
+    assert page_named_unlinked(own, ("en", "ru")) == {"en"}
