@@ -55,6 +55,33 @@ BAR, DEAD, MISSING = "bar", "dead", "missing"
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
+class TestSlots:
+    """The test slots of a learned rule: ``n`` per key (a rule, a linking page) and per
+    dry round, each granted once in the crawl by ``claim(slot)`` (always, in a crawl of one
+    worker; by the crawl state's claims where several workers share it). A crawl that runs
+    dry starts a new round: the slots of tests that never came back are free again."""
+
+    __test__ = False   # (no test class, for pytest)
+
+    def __init__(self, n: int, claim: Callable[[str], bool]):
+        self.n, self.claim = n, claim
+        self._round = 0
+        self._spent: set[str] = set()
+
+    def take(self, key: str = "") -> bool:
+        """Is a slot of ``key`` free (and now taken by this worker)?"""
+        if key in self._spent:
+            return False
+        if any(self.claim(f"{key}|{self._round}|{k}") for k in range(self.n)):
+            return True
+        self._spent.add(key)
+        return False
+
+    def new_round(self) -> None:
+        self._round += 1
+        self._spent.clear()
+
+
 class _Learned:
     """One rule's learning from its tests (see the module docstring)."""
 
@@ -66,10 +93,8 @@ class _Learned:
         self.testing: set[str] = set()        # tests out
         self.kept: dict[str, object] = {}     # URL -> request not fetched (yet)
         # claim_test(slot): one of the rule's test slots, granted to one worker of the crawl
-        self.claim_test = claim_test or (lambda slot: True)
+        self.slots = TestSlots(min_confirmed, claim_test or (lambda slot: True))
         self.on_test = on_test   # on_test(url): a test sent (told to the other workers)
-        self._slots_spent = False
-        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
 
     def believed(self) -> bool:
         return not self.refuted and self.confirmed >= self.min_confirmed
@@ -79,15 +104,8 @@ class _Learned:
         if self.on_test is not None:
             self.on_test(url)
 
-    def _slot(self) -> bool:
-        """A test slot of the rule is free (always, in a crawl of one worker)."""
-        if not self._slots_spent and not any(
-                self.claim_test(f"{self._round}|{k}") for k in range(self.min_confirmed)):
-            self._slots_spent = True
-        return not self._slots_spent
-
     def judge(self, url: str, request) -> str:
-        if self.confirmed + len(self.testing) < self.min_confirmed and self._slot():
+        if self.confirmed + len(self.testing) < self.min_confirmed and self.slots.take():
             self._test(url)
             return TEST
         self.kept[url] = request
@@ -106,7 +124,7 @@ class _Learned:
         free = self.min_confirmed - self.confirmed - len(self.testing)
         released = []
         for kept_url in sorted(self.kept)[:max(0, free)]:
-            if not self._slot():
+            if not self.slots.take():
                 break
             request = self.kept.pop(kept_url)
             self._test(kept_url)
@@ -119,8 +137,7 @@ class _Learned:
             return []
         released, self.kept = list(self.kept.values()), {}
         self.testing.clear()
-        self._round += 1
-        self._slots_spent = False
+        self.slots.new_round()
         return [r for r in released if r is not None]
 
 

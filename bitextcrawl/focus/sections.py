@@ -47,7 +47,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from bitextcrawl.focus.bars import FETCH, KEEP, TEST
+from bitextcrawl.focus.bars import FETCH, KEEP, TEST, TestSlots
 
 # Pages an index must name below its folder (besides itself) to count as a section index.
 MIN_LISTED = 3
@@ -122,8 +122,7 @@ class SectionIndexes:
         # page) tells the others of a test sent (they count its answer as their own).
         self.claim_test: Callable[[str], bool] = lambda key: True
         self.on_test: Callable[[str, str], None] | None = None
-        self._slots_spent: set[str] = set()
-        self._round = 0   # (a dry crawl frees the slots of the tests that never came back)
+        self.slots = TestSlots(fail_after, lambda key: self.claim_test(key))
 
     def observe(self, url: str, links) -> list:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -215,10 +214,7 @@ class SectionIndexes:
     def _test(self, url: str, page: str) -> bool:
         """Send ``url`` as a test of ``page``'s links, if a test slot of ``page`` is free
         (always, in a crawl of one worker)."""
-        if page in self._slots_spent:
-            return False
-        if not any(self.claim_test(f"{page}|{self._round}|{k}") for k in range(self.fail_after)):
-            self._slots_spent.add(page)
+        if not self.slots.take(page):
             return False
         self.testing[url] = page
         if self.on_test is not None:
@@ -269,7 +265,7 @@ class SectionIndexes:
             return released
         if real:
             self.found[page] += 1
-            return released + self._release(lambda from_page: from_page == page)
+            return released + self._release(lambda _, from_page: from_page == page)
         self.failures[page] += 1
         if not self._learning(page):
             return released
@@ -305,7 +301,8 @@ class SectionIndexes:
         return [entry[0]] if entry[0] is not None else []
 
     def _release(self, which) -> list:
-        urls = [url for url, (_, page) in self.kept.items() if which(page)]
+        """The kept requests whose (URL, linking page) ``which`` picks, no longer kept."""
+        urls = [url for url, (_, page) in self.kept.items() if which(url, page)]
         self.for_folder.difference_update(urls)
         return [request for request, _ in (self.kept.pop(url) for url in urls)
                 if request is not None]
@@ -314,13 +311,9 @@ class SectionIndexes:
         """The crawl ran dry: tests that never came back give way, and every link of a
         page still unlearned goes, but for those its folder's answers keep."""
         self.testing.clear()
-        self._round += 1
-        self._slots_spent.clear()
-        urls = [url for url, (_, page) in self.kept.items()
-                if not self._unbelieved(page) and not self._proved(url_folder(url))]
-        self.for_folder.difference_update(urls)
-        return [request for request, _ in (self.kept.pop(url) for url in urls)
-                if request is not None]
+        self.slots.new_round()
+        return self._release(lambda url, page: not self._unbelieved(page)
+                             and not self._proved(url_folder(url)))
 
 
 class SectionWatch:
