@@ -68,6 +68,14 @@ class FocusQueue:
             if self.on_switch_target is not None:
                 self.on_switch_target(url)
 
+    def ordinary_link(self, request) -> bool:
+        """Is ``request`` a page's ordinary link, which the focus's rules judge? Not a
+        switch's target (a switch names a page that exists), a language probe, or a
+        counterpart guessed from a stored page (judged by its own evidence)."""
+        meta = request.meta
+        return meta.get("bitext_discovered_by") in ("link", None) \
+            and not meta.get("bitext_lang_probe") and request.url not in self.switch_targets
+
     def held_links(self) -> dict[str, list[str]]:
         return {lang: list(held) for lang, held in self.held.items() if held}
 

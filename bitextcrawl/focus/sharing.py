@@ -3,8 +3,9 @@ another worker stored are learned from as pages crawled here; the links it holds
 focus's and the small side's) are held here too, so any worker can release them; the
 samples of the yield learning count for all; a switch target found anywhere is held
 nowhere; the tests of section indexes and bar absence are sent by one worker each (a test
-slot claimed) and their answers, errors included, count for every worker. Carried by the crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``);
-without a backing there, nothing is published and nothing comes in.
+slot claimed) and their answers, errors included, count for every worker. Carried by the
+crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``); without a backing
+there, nothing is published and nothing comes in.
 
 A held link is published with its request as a dict (``to_dict``, the middleware's
 Scrapy conversion) and made again on the other side (``from_dict``); one that was held

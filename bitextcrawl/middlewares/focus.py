@@ -213,15 +213,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def response_received(self, response, request, spider=None):
         self.queue.downloaded.add(request.url)
-        if response.status >= 400:
-            self.walk.error(request)
-            url = (request.meta.get("redirect_urls") or [request.url])[0]
-            self.error_answer(url, response.status, self._section_link(request))
-            if self.sharing is not None:
-                self.sharing.error(url, response.status)
+        if response.status < 400:
+            return
+        self.walk.error(request)
+        url = (request.meta.get("redirect_urls") or [request.url])[0]
+        self.error_answer(url, response.status, self._section_link(request))
+        if self.sharing is not None:
+            self.sharing.error(url, response.status)
         lang = request.meta.get("bitext_chain")
-        if lang and response.status >= 400:   # a broken same-language link: yielded nothing
-            self._sample((request.meta.get("redirect_urls") or [request.url])[0], lang)
+        if lang:   # a broken same-language link: yielded nothing
+            self._sample(url, lang)
 
     def error_answer(self, url: str, status: int, linked_from: str | None = None) -> None:
         """An error answer to ``url`` (here, or another worker's: ``FocusSharing``): what
@@ -342,11 +343,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
         links an English list of links that has no Italian version.)"""
         if request is None:
             return None
-        meta = request.meta
-        page = meta.get("bitext_linked_from")
-        if page is None or meta.get("bitext_lang_probe") or meta.get(
-                "bitext_discovered_by") not in ("link", None) \
-                or request.url in self.queue.switch_targets:
+        page = request.meta.get("bitext_linked_from")
+        if page is None or not self.queue.ordinary_link(request):
             return None
         url_lang = self.evidence.url_lang
         if url_lang(request.url) != url_lang(page):

@@ -153,11 +153,8 @@ class HeldLinksMiddleware:
         """The language a link's URL names, where the link was judged before its token was
         learned (a copy queued then, without the mark of a same-language link); None for a
         switch's target (a switch names a page that exists), a language probe, a guess."""
-        meta = request.meta
-        if meta.get("bitext_discovered_by") not in ("link", None) \
-                or meta.get("bitext_lang_probe") or request.url in focus.queue.switch_targets:
-            return None
-        return focus.evidence.url_lang(request.url)
+        return focus.evidence.url_lang(request.url) if focus.queue.ordinary_link(request) \
+            else None
 
     def _bar_keeps(self, focus, request) -> bool:
         """Keep ``request``: its counterpart's bar of declared alternates leaves its
@@ -178,9 +175,8 @@ class HeldLinksMiddleware:
         pattern, deep recovery, a parallel link) is judged by its own evidence: they go."""
         sections = focus.sections
         meta = request.meta
-        if sections is None or not sections.listed or meta.get("bitext_lang_probe") \
-                or meta.get("retry_times") or request.url in focus.queue.switch_targets \
-                or meta.get("bitext_discovered_by") not in ("link", None):
+        if sections is None or not sections.listed or meta.get("retry_times") \
+                or not focus.queue.ordinary_link(request):
             return False
         stats = ("bitext/focus/sections/tested", "bitext/focus/sections/kept")
         return self._keeps(focus, request, stats, lambda kept: sections.judge(
@@ -204,10 +200,8 @@ class HeldLinksMiddleware:
         """Hold ``request`` while another link of its family is tested, or for good where
         the pages linking it linked only errors of its family (focus/families.py)."""
         meta = request.meta
-        if meta.get("bitext_family_admitted") or meta.get("bitext_lang_probe") \
-                or meta.get("retry_times") or meta.get("redirect_urls") \
-                or meta.get("bitext_discovered_by") not in ("link", None) \
-                or request.url in focus.queue.switch_targets:
+        if meta.get("bitext_family_admitted") or meta.get("retry_times") \
+                or meta.get("redirect_urls") or not focus.queue.ordinary_link(request):
             return False
         waiting = request.replace(dont_filter=True,
                                   meta={**meta, "bitext_family_admitted": True})
