@@ -81,6 +81,9 @@ class Frontier:
         # where several workers crawl one site: one of them at a time runs the idle work
         # (an IdleTurn of the scheduler's registry); None: this crawl alone
         self.idle_turn = None
+        # ``fn() -> bool``: this worker keeps requests that only its own idle pass
+        # releases (links a rule of its own keeps back)
+        self._keeps_own: list[Callable[[], bool]] = []
 
     def connect(self) -> None:
         if not self._connected:
@@ -114,6 +117,12 @@ class Frontier:
         if key is self.owner:
             self.connect()
 
+    def add_own_keeps(self, fn: Callable[[], bool]) -> None:
+        """``fn()``: True while this worker keeps requests that only its own idle pass
+        releases; where several workers crawl the site, it then runs a pass of its own
+        before it closes, though another worker's pass found nothing to do."""
+        self._keeps_own.append(fn)
+
     def remove_idle_tasks(self, key: object) -> None:
         self._tasks.pop(key, None)
         self._resume.pop(key, None)
@@ -131,9 +140,11 @@ class Frontier:
         if turn is not None and not self._running:
             if not self._take_turn(turn, state):
                 raise DontCloseSpider
-            if turn.settled():
+            if turn.settled() and (not any(fn() for fn in self._keeps_own)
+                                   or turn.settled(own=True)):
                 # the crawl's last idle pass (another worker's) found nothing to do, and
-                # nothing was queued since: nothing to do here either
+                # nothing was queued since: nothing to do here either, unless this worker
+                # keeps requests another worker's pass could not release
                 turn.release()
                 self.crawler.stats.inc_value("bitext/distributed/idle_turn/settled")
                 return

@@ -158,6 +158,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
             context.state.focus.sharing = self.sharing
             context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)
+            context.frontier.add_own_keeps(self._keeps_own)
             context.frontier.add_guess_hook(self.judge.unfiltered)
 
     @classmethod
@@ -262,6 +263,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if released:
             self.stats.inc_value("bitext/focus/released", released)
         return bool(released)
+
+    def _keeps_own(self) -> bool:
+        """Requests kept by this worker's rules, which only its idle pass releases: the
+        links section indexes and bars keep, and a family's links waiting for its test."""
+        return bool(self.sections.kept or self.bars.kept or self.queue.families.left()
+                    or self.queue.families.testing)
 
     def spider_opened(self, spider=None):
         """A resumed crawl (JOBDIR) gets back the links held when it stopped cleanly, and

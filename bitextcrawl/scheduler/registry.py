@@ -199,19 +199,23 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 """
 
-# KEYS: turn, settled mark, the shared queue's push counter; ARGV: worker name, "1" if
-# the pass found nothing to do, "0" if it did something, "" if no pass ran.
+# KEYS: turn, settled mark, the shared queue's push counter, this worker's own settled
+# mark; ARGV: worker name, "1" if the pass found nothing to do, "0" if it did something,
+# "" if no pass ran.
 _RELEASE_TURN = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 if ARGV[2] == '1' then
-    redis.call('SET', KEYS[2], redis.call('GET', KEYS[3]) or '0')
+    local seq = redis.call('GET', KEYS[3]) or '0'
+    redis.call('SET', KEYS[2], seq)
+    redis.call('SET', KEYS[4], seq)
 elseif ARGV[2] == '0' then
     redis.call('DEL', KEYS[2])
 end
 return 1
 """
 
-# 1 if the last idle pass found nothing to do and no request was queued since.
+# 1 if the last idle pass (KEYS[2]: of the crawl; or this worker's last one) found
+# nothing to do and no request was queued since.
 _SETTLED = """
 local mark = redis.call('GET', KEYS[2])
 if not mark then return 0 end
@@ -226,12 +230,15 @@ class IdleTurn:
     renewal, so a dead worker's turn passes on). A pass that found nothing to do marks
     the crawl settled with the shared queue's push counter (``<queue>:seq``): a worker
     taking the turn after it, nothing queued since, has nothing to do either and closes,
-    as a single crawl closes after its last idle pass."""
+    as a single crawl closes after its last idle pass — unless it keeps requests of its
+    own that only its pass releases: it closes once a pass of its own found nothing
+    (``<key>:idle_settled:<worker>``), else what it keeps is lost."""
 
     def __init__(self, server, key: str, seq_key: str | None, name: str, timeout: float):
         self.server, self.name = server, name
         self.ttl_ms = max(1000, int(timeout * 1000))
-        self.keys = [f"{key}:idle_turn", f"{key}:idle_settled", seq_key or f"{key}:idle_seq"]
+        self.keys = [f"{key}:idle_turn", f"{key}:idle_settled", seq_key or f"{key}:idle_seq",
+                     f"{key}:idle_settled:{name}"]
         self.track_settled = seq_key is not None
         self._take = server.register_script(_TAKE_TURN)
         self._release = server.register_script(_RELEASE_TURN)
@@ -248,10 +255,11 @@ class IdleTurn:
         if self.held:
             self.take()
 
-    def settled(self) -> bool:
-        """Did the last idle pass of the crawl find nothing to do, with nothing queued
-        since?"""
-        return self.track_settled and self._settled(keys=self.keys) == 1
+    def settled(self, own: bool = False) -> bool:
+        """Did the last idle pass of the crawl (``own``: this worker's last pass) find
+        nothing to do, with nothing queued since?"""
+        keys = [self.keys[0], self.keys[3], self.keys[2]] if own else self.keys[:3]
+        return self.track_settled and self._settled(keys=keys) == 1
 
     def release(self, settled: bool | None = None) -> None:
         """Give the turn up; ``settled``: the pass run found nothing to do (True) or

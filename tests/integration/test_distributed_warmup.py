@@ -163,9 +163,10 @@ def test_one_worker_at_a_time_does_the_idle_work(tmp_path):
         assert not b.settled()
         assert b.take() and not a.take()
         b.release(settled=True)                # a pass that found nothing to do
-        assert a.settled()
+        assert a.settled() and b.settled(own=True)
+        assert not a.settled(own=True)         # (a's own pass has not run since)
         server.incr(seq)                       # a request queued since
-        assert not a.settled()
+        assert not a.settled() and not b.settled(own=True)
         assert a.take()                        # a dies holding the turn: it expires
         time.sleep(1.2)
         assert b.take()

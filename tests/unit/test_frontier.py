@@ -110,3 +110,55 @@ def test_a_crawler_without_a_crawl_context_has_a_frontier_of_its_own():
     assert isinstance(frontier, Frontier)
     frontier.schedule(Request("http://b.org/"))
     assert len(crawler.engine.crawled) == 1
+
+
+class Turn:
+    """An idle turn whose crawl's last pass (another worker's) found nothing to do."""
+
+    def __init__(self):
+        self.own_settled = False
+        self.held = False
+
+    def take(self):
+        self.held = True
+        return True
+
+    def settled(self, own=False):
+        return self.own_settled if own else True
+
+    def release(self, settled=None):
+        self.held = False
+        if settled:
+            self.own_settled = True
+
+
+def test_a_worker_keeping_requests_of_its_own_runs_its_pass_before_it_closes(crawler):
+    """Where several workers crawl one site, another worker's pass that found nothing
+    does not close a worker whose rules keep links only its own pass releases."""
+    context = CrawlContext.from_crawler(crawler)
+    frontier = context.frontier
+    frontier.crawl_dry, frontier.idle_turn = (lambda: True), Turn()
+    kept = ["http://a.org/kept"]
+    frontier.add_own_keeps(lambda: bool(kept))
+    passes, for_good = [], set()
+
+    def release():
+        released = [url for url in kept if url not in for_good]
+        passes.append(released)
+        for url in released:
+            frontier.schedule(Request(url))
+            kept.remove(url)
+        return bool(released)
+
+    context.add_idle_task("held_links", release)
+    with pytest.raises(DontCloseSpider):
+        frontier.spider_idle()
+    assert passes == [["http://a.org/kept"]]
+    frontier.spider_idle()        # nothing kept any more: settled, it closes
+    assert len(passes) == 1
+    kept.append("http://a.org/kept-for-good")
+    for_good.add(kept[-1])
+    frontier.idle_turn.own_settled = False
+    frontier.spider_idle()        # its pass releases nothing (a rule keeps it for good)...
+    frontier.spider_idle()        # ...and it does not run again: it closes
+    assert passes == [["http://a.org/kept"], []]
