@@ -119,6 +119,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,
                                           state.original_url, self.queue.downloaded,
                                           self.stats, self._schedule)
+        # a family of links that led to an error is not tested again where the index of
+        # its section leaves the link out (focus/families.py)
+        self.queue.families.unlisted = self.sections.unlisted
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
