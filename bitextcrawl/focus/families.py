@@ -16,7 +16,11 @@ where a home that copied every link is not — unless that index leaves the link
 page: the index's word and the server's answer to a sibling agree, and the link waits
 for good (a translated page linking module pages never translated, a download page's
 change logs in a language they were never written in), until a page of the family is
-found or the crawl runs dry with the index no longer leaving it out.
+found or the crawl runs dry with the index no longer leaving it out. So that the index
+has its say, a family that led to an error sends its next test only once no index above
+that link is on its way (``index_coming``): a home links its section's index and the
+section's pages together, and those pages would otherwise go out as tests before the
+index that judges them is in.
 
 :class:`MissingFamilies` keeps the families, the requests waiting and which pages link
 each URL; the downloader side (``middlewares/held_links.py``) asks it before a request
@@ -52,6 +56,10 @@ class MissingFamilies:
         # (SectionIndexes.unlisted)
         self.unlisted: Callable[[str], bool] = unlisted or (lambda url: False)
         self.errors: Counter = Counter()             # family -> its tests answered by no page
+        # index_coming(url): is a directory index above url requested and not answered,
+        # deeper than any fetched one? (SectionIndexes.index_coming)
+        self.index_coming: Callable[[str], bool] = lambda url: False
+        self.deferred: set[str] = set()              # families whose next test waits for one
         self.alive: set[str] = set()                 # families with a page found
         self.testing: dict[str, str] = {}            # family -> the URL out as its test
         self.failures: Counter = Counter()           # (family, linking page) -> errors
@@ -83,6 +91,10 @@ class MissingFamilies:
         if tested is not None or self._unbelieved(fam, url):
             self.waiting[fam][url] = request
             return False
+        if self.errors[fam] and self.index_coming(url):
+            self.waiting[fam][url] = request
+            self.deferred.add(fam)
+            return False
         self.testing[fam] = url
         return True
 
@@ -113,18 +125,32 @@ class MissingFamilies:
         waiting = self.waiting.get(fam, {})
         for url in sorted(waiting):
             if not self._unbelieved(fam, url):
+                if self.index_coming(url):   # (a family's links share their folder)
+                    self.deferred.add(fam)
+                    return []
                 self.testing[fam] = url
                 return [waiting.pop(url)]
         return []
 
+    def index_answered(self) -> list:
+        """A directory index was answered: the next tests of the families that waited
+        for it (none where it leaves their links out)."""
+        released = []
+        for fam in sorted(self.deferred):
+            self.deferred.discard(fam)
+            if fam not in self.testing:
+                released += self._next_test(fam)
+        return released
+
     def stalled(self) -> list:
         """The crawl ran dry: tests that were never answered (dropped on their way)
-        give way to the next of their family."""
+        give way to the next of their family, and families that waited for an index
+        that never came test their next link."""
         released = []
         for fam in list(self.testing):
             del self.testing[fam]
             released += self._next_test(fam)
-        return released
+        return released + self.index_answered()
 
     def failing(self, url: str) -> bool:
         """Has ``url``'s family led to ``fail_after`` errors and no page so far, or to

@@ -122,6 +122,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # a family of links that led to an error is not tested again where the index of
         # its section leaves the link out (focus/families.py)
         self.queue.families.unlisted = self.sections.unlisted
+        # ... nor before the index of its section is in, where it is on its way
+        self.queue.families.index_coming = self.sections.index_coming
+        self.section_watch.index_in = self.queue.families.index_answered
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
