@@ -355,8 +355,8 @@ class SectionWatch:
         the item's content was first seen under, where that is another URL."""
         self.sections, self._url_lang, self._original_url = sections, url_lang, original_url
         self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
-        # () -> the requests that waited for an index, to send once one is answered
-        # (MissingFamilies.index_answered)
+        # () -> the requests that waited for an index, to send once one is answered or
+        # found (MissingFamilies.index_answered; the small side's sizes are counted again)
         self.index_in: Callable[[], list] = list
 
     def page(self, item, linked_from: str | None = None) -> None:
@@ -368,9 +368,11 @@ class SectionWatch:
         if not sections.enabled:
             return
         links = [link["url"] for link in item.links]
+        listed = len(sections.listed)
         self._release(sections.observe(item.url, links))
-        if any([sections.index_answered(url) for url in {item.url, item.requested_url}
-                if url]):
+        answered = [sections.index_answered(url) for url in {item.url, item.requested_url}
+                    if url]
+        if any(answered) or len(sections.listed) != listed:
             self._release(self.index_in())
         if sections.kept:
             for url in links:
