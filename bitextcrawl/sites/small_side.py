@@ -201,7 +201,9 @@ class SmallSide:
         elif url in self.uncounted:   # (a page its section's index forgot)
             self.uncounted.discard(url)
             self.sizes[self.lang_of(url)] += 1
-        self.see(url)
+        if url not in self.seen:   # (a page counts, whatever the indexes say)
+            self.seen.add(url)
+            self.sizes[self.lang_of(url)] += 1
         if url not in self.pages:
             self.pages[url] = lang
             self.fetched[lang] += 1

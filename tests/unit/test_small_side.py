@@ -213,3 +213,6 @@ def test_links_a_section_index_leaves_out_size_no_side():
     assert side.sizes["fr"] == known + 1
     side.gone(logs[1])                            # (an error it was, and stays uncounted)
     assert side.sizes["fr"] == known + 1 and logs[1] not in side.uncounted
+    unlisted.add(f"{H}/fr/linux_packages.html")   # a page no link named, fetched: counts
+    side.found(f"{H}/fr/linux_packages.html", "fr")
+    assert side.sizes["fr"] == known + 2
