@@ -11,7 +11,16 @@ found releases the whole family; ``fail_after`` answers in a row that are no HTM
 found, and the family's links from the pages that linked them stay unfetched (the
 pages that link them said nothing true of the family). A link of the family from
 another page is tested again: a section index that names only what exists is believed
-where a home that copied every link is not.
+where a home that copied every link is not — unless that index leaves the link out
+(``unlisted``, ``focus/sections.py``) and the family led to an error and never to a
+page: the index's word and the server's answer to a sibling agree, and the link waits
+for good (a translated page linking module pages never translated, a download page's
+change logs in a language they were never written in), until a page of the family is
+found or the crawl runs dry with the index no longer leaving it out. So that the index
+has its say, a family that led to an error sends its next test only once no index above
+that link is on its way (``index_coming``): a home links its section's index and the
+section's pages together, and those pages would otherwise go out as tests before the
+index that judges them is in.
 
 :class:`MissingFamilies` keeps the families, the requests waiting and which pages link
 each URL; the downloader side (``middlewares/held_links.py``) asks it before a request
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 # Errors in a row, with no page found, after which a family's links from the pages
@@ -39,8 +49,17 @@ def family(url: str) -> str:
 
 
 class MissingFamilies:
-    def __init__(self, fail_after: int = FAIL_AFTER):
+    def __init__(self, fail_after: int = FAIL_AFTER,
+                 unlisted: Callable[[str], bool] | None = None):
         self.fail_after = fail_after
+        # unlisted(url): does the index of url's section leave it out?
+        # (SectionIndexes.unlisted)
+        self.unlisted: Callable[[str], bool] = unlisted or (lambda url: False)
+        self.errors: Counter = Counter()             # family -> its tests answered by no page
+        # index_coming(url): is a directory index above url requested and not answered,
+        # deeper than any fetched one? (SectionIndexes.index_coming)
+        self.index_coming: Callable[[str], bool] = lambda url: False
+        self.deferred: set[str] = set()              # families whose next test waits for one
         self.alive: set[str] = set()                 # families with a page found
         self.testing: dict[str, str] = {}            # family -> the URL out as its test
         self.failures: Counter = Counter()           # (family, linking page) -> errors
@@ -53,7 +72,11 @@ class MissingFamilies:
             self.linked_by[url].add(page)
 
     def _unbelieved(self, fam: str, url: str) -> bool:
-        """Every page linking ``url`` linked ``fail_after`` errors of its family."""
+        """Every page linking ``url`` linked ``fail_after`` errors of its family, or the
+        family led to an error (and to no page) and the index of ``url``'s section leaves
+        it out."""
+        if self.errors[fam] and fam not in self.alive and self.unlisted(url):
+            return True
         pages = self.linked_by.get(url)
         return bool(pages) and all(self.failures[fam, p] >= self.fail_after for p in pages)
 
@@ -67,6 +90,10 @@ class MissingFamilies:
             return True
         if tested is not None or self._unbelieved(fam, url):
             self.waiting[fam][url] = request
+            return False
+        if self.errors[fam] and self.index_coming(url):
+            self.waiting[fam][url] = request
+            self.deferred.add(fam)
             return False
         self.testing[fam] = url
         return True
@@ -89,6 +116,7 @@ class MissingFamilies:
         if not tested:
             return []
         del self.testing[fam]
+        self.errors[fam] += 1
         for page in self.linked_by.get(url, ()):
             self.failures[fam, page] += 1
         return self._next_test(fam)
@@ -97,24 +125,41 @@ class MissingFamilies:
         waiting = self.waiting.get(fam, {})
         for url in sorted(waiting):
             if not self._unbelieved(fam, url):
+                if self.index_coming(url):   # (a family's links share their folder)
+                    self.deferred.add(fam)
+                    return []
                 self.testing[fam] = url
                 return [waiting.pop(url)]
         return []
 
+    def index_answered(self) -> list:
+        """A directory index was answered: the next tests of the families that waited
+        for it (none where it leaves their links out)."""
+        released = []
+        for fam in sorted(self.deferred):
+            self.deferred.discard(fam)
+            if fam not in self.testing:
+                released += self._next_test(fam)
+        return released
+
     def stalled(self) -> list:
         """The crawl ran dry: tests that were never answered (dropped on their way)
-        give way to the next of their family."""
+        give way to the next of their family, and families that waited for an index
+        that never came test their next link."""
         released = []
         for fam in list(self.testing):
             del self.testing[fam]
             released += self._next_test(fam)
-        return released
+        return released + self.index_answered()
 
     def failing(self, url: str) -> bool:
-        """Has ``url``'s family led to ``fail_after`` errors and no page so far? (A
-        counterpart guessed into it would most likely be one more.)"""
+        """Has ``url``'s family led to ``fail_after`` errors and no page so far, or to
+        an error where the index of ``url``'s section leaves it out? (A counterpart
+        guessed into it would most likely be one more.)"""
         fam = family(url)
-        return fam not in self.alive and sum(
+        if fam in self.alive:
+            return False
+        return bool(self.errors[fam]) and self.unlisted(url) or sum(
             n for (f, _), n in self.failures.items() if f == fam) >= self.fail_after
 
     def left(self) -> int:

@@ -117,12 +117,40 @@ class SectionIndexes:
         # answers not counted yet (no index above them left them out): URL -> (linking
         # page or None, a page of its own)
         self.early: dict[str, tuple] = {}
+        self.coming: set[str] = set()    # folders whose index went out, not answered yet
         # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
         # one of a page's ``fail_after`` test slots to one worker only, and on_test(url,
         # page) tells the others of a test sent (they count its answer as their own).
         self.claim_test: Callable[[str], bool] = lambda key: True
         self.on_test: Callable[[str, str], None] | None = None
         self.slots = TestSlots(fail_after, lambda key: self.claim_test(key))
+
+    def index_requested(self, url: str) -> None:
+        """A request for ``url`` went out: if it is a folder's index not fetched yet,
+        that index is on its way."""
+        folder = index_folder(url) if self.enabled else None
+        if folder is not None and folder not in self.listed:
+            self.coming.add(folder)
+
+    def index_answered(self, url: str) -> bool:
+        """``url`` was answered (a page or an error): True if it was an index on its way."""
+        folder = index_folder(url) if self.coming else None
+        if folder is None or folder not in self.coming:
+            return False
+        self.coming.discard(folder)
+        return True
+
+    def index_coming(self, url: str) -> bool:
+        """Is a directory index above ``url`` on its way, deeper than the deepest
+        fetched one (an index that will judge ``url`` when it comes)?"""
+        if not self.coming:
+            return False
+        for folder in folders_above(page_key(url)):
+            if folder in self.listed:
+                return False
+            if folder in self.coming:
+                return True
+        return False
 
     def observe(self, url: str, links) -> list:
         """A fetched page at ``url`` links ``links`` (URLs): if it is a directory index
@@ -311,6 +339,7 @@ class SectionIndexes:
         """The crawl ran dry: tests that never came back give way, and every link of a
         page still unlearned goes, but for those its folder's answers keep."""
         self.testing.clear()
+        self.coming.clear()   # (an index dropped on its way)
         self.slots.new_round()
         return self._release(lambda url, page: not self._unbelieved(page)
                              and not self._proved(url_folder(url)))
@@ -326,6 +355,9 @@ class SectionWatch:
         the item's content was first seen under, where that is another URL."""
         self.sections, self._url_lang, self._original_url = sections, url_lang, original_url
         self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
+        # () -> the requests that waited for an index, to send once one is answered or
+        # found (MissingFamilies.index_answered; the small side's sizes are counted again)
+        self.index_in: Callable[[], list] = list
 
     def page(self, item, linked_from: str | None = None) -> None:
         """A page record: an index it is, the kept links it links, and what its URLs
@@ -336,7 +368,12 @@ class SectionWatch:
         if not sections.enabled:
             return
         links = [link["url"] for link in item.links]
+        listed = len(sections.listed)
         self._release(sections.observe(item.url, links))
+        answered = [sections.index_answered(url) for url in {item.url, item.requested_url}
+                    if url]
+        if any(answered) or len(sections.listed) != listed:
+            self._release(self.index_in())
         if sections.kept:
             for url in links:
                 if url in sections.kept:
@@ -351,6 +388,8 @@ class SectionWatch:
         """An error answer to ``url`` (an unlisted link that leads nowhere)."""
         if self.sections.enabled:
             self._release(self.sections.answered(url, False, linked_from))
+            if self.sections.index_answered(url):
+                self._release(self.index_in())
 
     def _release(self, requests: list) -> None:
         for request in requests:

@@ -33,6 +33,9 @@ class SmallSideWalk:
         self._schedule, self._page_request = schedule, page_request
         self.probe_priority = probe_priority
         self._side: SmallSide | None = None
+        # unlisted(url): does the index of url's section leave it out? (such a link, not
+        # fetched, sizes no side: SmallSide.unlisted)
+        self.unlisted: Callable[[str], bool] = lambda url: False
         self.resumed: list = []        # its held requests when the last run stopped
 
     @property
@@ -41,6 +44,7 @@ class SmallSideWalk:
         one site (the expand spider crawls many sites at once)."""
         if self._side is None and self.enabled and len(self._langs()) == 2 and self._one_site():
             self._side = SmallSide(self._langs(), self.evidence.swap, self.evidence.url_lang)
+            self._side.unlisted = self.unlisted
         return self._side
 
     def small_lang(self) -> str | None:
@@ -65,6 +69,12 @@ class SmallSideWalk:
         side = self.side
         if side is not None:
             self.release(side.relearn(), "released_by_counterpart")
+
+    def recount(self) -> None:
+        """A section's index came in: the sides sized again without the links it leaves
+        out."""
+        if self._side is not None:
+            self._side.recount()
 
     def page(self, item, in_scope: Callable[[str], bool], probe_request=None) -> None:
         """A stored page; ``probe_request``: the request of the language probe it

@@ -119,6 +119,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,
                                           state.original_url, self.queue.downloaded,
                                           self.stats, self._schedule)
+        # a family of links that led to an error is not tested again where the index of
+        # its section leaves the link out (focus/families.py)
+        self.queue.families.unlisted = self.sections.unlisted
+        # ... nor before the index of its section is in, where it is on its way
+        self.queue.families.index_coming = self.sections.index_coming
+        self.section_watch.index_in = self._index_in
         # the judgement of a link (focus/links.py)
         self.judge = LinkJudge(
             self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
@@ -134,6 +140,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
             self.queue.downloaded, self.stats, self._schedule,
             lambda *a, **kw: self.context.page_request(*a, **kw),
             self.config.bonus + self.config.cross_bonus + self.config.scarce_bonus)
+        # a link its section's index leaves out sizes no side (sites/small_side.py)
+        self.walk.unlisted = self.sections.unlisted
         crawler.signals.connect(self.pages_paired, signal=pages_paired)
         crawler.signals.connect(self.response_received, signal=signals.response_received)
         crawler.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -240,6 +248,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _schedule(self, request) -> None:
         self.context.frontier.schedule(request)
+
+    def _index_in(self) -> list:
+        """A section's index was answered or found: the sides sized again, and the
+        families' tests that waited for it (focus/sections.py, focus/families.py)."""
+        self.walk.recount()
+        return self.queue.families.index_answered()
 
     def release_held(self) -> bool:
         """The idle task ``held_links``: release held links of a language whose yield has

@@ -146,6 +146,8 @@ class HeldLinksMiddleware:
             # the other copy, still queued, will be dropped: done as far as a crash goes
             self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
         queue.requested.add(url)
+        if focus.sections is not None:
+            focus.sections.index_requested(url)   # (a family's next test waits for it)
         return None
 
     @staticmethod

@@ -28,6 +28,12 @@ found there makes its language the small side decides which of them are worth
 fetching. A probe is made once per URL and at most ``max_lang_probes`` times per
 language; one that fails costs its one response.
 
+A link that the index of its section leaves out (``unlisted``: ``focus/sections.py``)
+sizes no side until its page is fetched: a translated download page linking a change log
+per release in its language, none of them written, would make the translation look as
+big as the original for as long as they wait to be answered, and the original's pages
+held meanwhile would go out.
+
 Once the small side is known by URLs that name the languages, a URL naming no
 language (a site's root pages, its news archive) is held like a big-side page whose
 counterpart is not known: the pattern gives it no counterpart on the small side.
@@ -38,6 +44,7 @@ Pure: no Scrapy import. The focus middleware feeds it and schedules what it rele
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 
 # A wanted language is the small side while it has at most this share of the URLs
 # known in the other: a translation of a third of the site or less. Where both sides
@@ -98,6 +105,10 @@ class SmallSide:
         self.max_lang_probes = max_lang_probes
         self.seen: set = set()
         self.missing: set = set()             # known URLs answered with an error
+        # unlisted(url): does the index of url's section leave it out? Such URLs, not
+        # fetched, are not counted in ``sizes`` (``uncounted``) (SectionIndexes.unlisted)
+        self.unlisted: Callable[[str], bool] = lambda url: False
+        self.uncounted: set = set()
         self.pages: dict = {}                 # fetched pages of the wanted languages -> language
         self.fetched: Counter = Counter()     # ... per language
         # ... of them at a URL naming a wanted language (their own, or the other one's
@@ -124,7 +135,10 @@ class SmallSide:
         """``url`` is known to the crawl: linked from a fetched page (what sizes a side)."""
         if url not in self.seen:
             self.seen.add(url)
-            self.sizes[self.lang_of(url)] += 1
+            if url not in self.pages and self.unlisted(url):
+                self.uncounted.add(url)
+            else:
+                self.sizes[self.lang_of(url)] += 1
 
     def links(self, url: str, lang: str | None, urls) -> None:
         """A fetched page of ``lang`` at ``url`` links ``urls`` (of the site): each known
@@ -149,7 +163,10 @@ class SmallSide:
         requests released if that ends the sizing."""
         if url in self.seen and url not in self.missing:
             self.missing.add(url)
-            self.sizes[self.lang_of(url)] -= 1
+            if url in self.uncounted:
+                self.uncounted.discard(url)
+            else:
+                self.sizes[self.lang_of(url)] -= 1
         return self._sized(url)
 
     def not_sent(self, url: str) -> list:
@@ -159,7 +176,10 @@ class SmallSide:
         the sizing."""
         if url in self.seen and url not in self.missing and url not in self.pages:
             self.missing.add(url)
-            self.sizes[self.lang_of(url)] -= 1
+            if url in self.uncounted:
+                self.uncounted.discard(url)
+            else:
+                self.sizes[self.lang_of(url)] -= 1
         return self._sized(url)
 
     def _sized(self, url: str) -> list:
@@ -178,7 +198,12 @@ class SmallSide:
         if url in self.missing:   # (sent after all, and a page)
             self.missing.discard(url)
             self.sizes[self.lang_of(url)] += 1
-        self.see(url)
+        elif url in self.uncounted:   # (a page its section's index forgot)
+            self.uncounted.discard(url)
+            self.sizes[self.lang_of(url)] += 1
+        if url not in self.seen:   # (a page counts, whatever the indexes say)
+            self.seen.add(url)
+            self.sizes[self.lang_of(url)] += 1
         if url not in self.pages:
             self.pages[url] = lang
             self.fetched[lang] += 1
@@ -189,7 +214,7 @@ class SmallSide:
     def relearn(self) -> list:
         """The URL tokens changed: count the known URLs by language again, and find the
         held requests' counterparts again; those fetched already, released."""
-        self.sizes = Counter(self.lang_of(u) for u in self.seen if u not in self.missing)
+        self.recount()
         self.fetched_named = Counter(lang for u, lang in self.pages.items()
                                      if self.lang_of(u) in self.langs)
         self.waiting.clear()
@@ -197,6 +222,14 @@ class SmallSide:
             self._wait(url)
         return [self._release(u) for u in sorted(self.held)
                 if self.held[u][2] in self.pages]
+
+    def recount(self) -> None:
+        """Count the known URLs by language again (a section's index came in: the links
+        it leaves out, not fetched, size no side)."""
+        self.uncounted = {u for u in self.seen
+                          if u not in self.pages and u not in self.missing and self.unlisted(u)}
+        self.sizes = Counter(self.lang_of(u) for u in self.seen
+                             if u not in self.missing and u not in self.uncounted)
 
     def small(self) -> str | None:
         """The small side: the wanted language with the fewest known URLs, at most

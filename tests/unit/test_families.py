@@ -65,3 +65,56 @@ def test_a_family_that_led_only_to_errors_is_failing():
     families.answered(urls[1], found=False)
     assert families.failing(f"{H}/it/CHANGES-0.5")       # a guess into it: not made
     assert not families.failing(f"{H}/it/docs/x.html")
+
+
+def test_a_link_its_index_leaves_out_waits_once_its_family_led_to_an_error():
+    """A translated page linking module pages never translated: the first of them
+    answered 404, and the index of their section names none of them. Another page's
+    link into the family, the index leaving it out, waits (not that page's first test),
+    and a guess there is not made; a link the index names is tested, and a page found
+    releases the family."""
+    docs = f"{H}/it/docs/http"
+    unlisted = {f"{docs}/ngx_http_m{i}_module.html" for i in range(4)}
+    families = MissingFamilies(fail_after=3, unlisted=lambda url: url in unlisted)
+    home, page = f"{H}/it/", f"{docs}/request_processing.html"
+    families.linked(f"{docs}/ngx_http_m0_module.html", home)
+    families.linked(f"{docs}/ngx_http_m1_module.html", page)
+    assert families.admit(f"{docs}/ngx_http_m0_module.html", "r0")
+    assert not families.failing(f"{docs}/ngx_http_m2_module.html")
+    assert families.answered(f"{docs}/ngx_http_m0_module.html", found=False) == []
+    assert not families.admit(f"{docs}/ngx_http_m1_module.html", "r1")   # waits
+    assert families.failing(f"{docs}/ngx_http_m2_module.html")   # a guess: not made
+    assert not families.failing(f"{docs}/ngx_http_listed_module.html")
+    families.linked(f"{docs}/ngx_http_listed_module.html", page)
+    assert families.admit(f"{docs}/ngx_http_listed_module.html", "rl")
+    assert families.answered(f"{docs}/ngx_http_listed_module.html", found=True) == ["r1"]
+
+
+def test_a_familys_next_test_waits_for_the_index_on_its_way():
+    """A home links its section's index and the section's module pages together: the
+    first module link goes, it answers 404, and the next waits until the index is in
+    (where the index leaves it out, it waits on for good)."""
+    coming = [True]
+    families = MissingFamilies(fail_after=3)
+    families.index_coming = lambda url: coming[0]
+    urls = [f"{H}/it/docs/http/ngx_http_m{i}_module.html" for i in range(3)]
+    for url in urls:
+        families.linked(url, f"{H}/it/")
+    assert families.admit(urls[0], "r0")          # a first test goes all the same
+    assert not families.admit(urls[1], "r1")
+    assert families.answered(urls[0], found=False) == []     # waits for the index
+    assert not families.admit(urls[2], "r2")
+    coming[0] = False
+    assert families.index_answered() == ["r1"]
+    assert families.answered(urls[1], found=False) == ["r2"]
+
+
+def test_a_family_waiting_for_an_index_that_never_came_tests_when_the_crawl_runs_dry():
+    families = MissingFamilies(fail_after=3)
+    families.index_coming = lambda url: True
+    urls = [f"{H}/it/docs/http/ngx_http_m{i}_module.html" for i in range(2)]
+    assert families.admit(urls[0], "r0")
+    assert not families.admit(urls[1], "r1")
+    assert families.answered(urls[0], found=False) == []
+    families.index_coming = lambda url: False    # (the section indexes forget it)
+    assert families.stalled() == ["r1"]

@@ -249,3 +249,22 @@ def test_a_dry_crawl_frees_the_test_slots_of_tests_that_never_came_back():
     released = sections.stalled()   # the three tests never came back
     assert sorted(released) == ["req-3", "req-4"]
     assert sections.judge(f"{H}/xx/docs/m3.html", home, "req-3") == TEST
+
+
+def test_an_index_requested_is_on_its_way_until_answered():
+    """An index that went out judges the links below it once it is in: until then it is
+    coming for them (not for links outside its folder, nor below a deeper fetched index)."""
+    sections = SectionIndexes()
+    sections.index_requested(f"{H}/xx/docs/index.html")
+    sections.index_requested(f"{H}/xx/docs/a.html")            # no index
+    assert sections.index_coming(f"{H}/xx/docs/http/m.html")
+    assert not sections.index_coming(f"{H}/xx/download.html")
+    assert not sections.index_answered(f"{H}/xx/docs/a.html")
+    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
+    assert sections.index_answered(f"{H}/xx/docs/")
+    assert not sections.index_coming(f"{H}/xx/docs/http/m.html")
+    sections.index_requested(f"{H}/xx/")            # above a fetched index: judges nothing
+    assert not sections.index_coming(f"{H}/xx/docs/http/m.html")
+    assert sections.index_coming(f"{H}/xx/other.html")
+    sections.stalled()
+    assert not sections.index_coming(f"{H}/xx/other.html")

@@ -185,3 +185,34 @@ def test_no_dry_probe_where_the_big_sides_pages_revealed_nothing():
         other.links(f"{H}/en/p{i}.html", "en", [f"{H}/fr/q{i}.html"])
     other.hold(f"{H}/en/p20.html", "en", "r20")
     assert other.probe() == ["r20"]
+
+
+def test_links_a_section_index_leaves_out_size_no_side():
+    """A translated download page links a change log per release, none of them written:
+    the index of their section names none, so they do not make the translation look as
+    big as the original (its held pages would go out); one found counts."""
+    unlisted: set = set()
+    side = SmallSide(("en", "fr"), swap, lang_of)
+    side.unlisted = lambda url: url in unlisted
+    partial_site(side)
+    assert side.small() == "fr"
+    logs = [f"{H}/fr/CHANGES.fr-1.{i}" for i in range(20)]
+    unlisted.update(logs[:10])
+    side.links(f"{H}/fr/download.html", "fr", logs[:10])
+    assert side.small() == "fr"                  # the index leaves them out
+    unlisted.update(logs[10:])                    # ... links seen before the index came
+    side.links(f"{H}/fr/other.html", "fr", logs[10:])
+    side.unlisted = lambda url: False
+    side.recount()
+    assert side.small() is None
+    side.unlisted = lambda url: url in unlisted
+    side.recount()                                # an index came in
+    assert side.small() == "fr"
+    known = side.sizes["fr"]
+    side.found(logs[0], "fr")                     # an unlisted page that exists counts
+    assert side.sizes["fr"] == known + 1
+    side.gone(logs[1])                            # (an error it was, and stays uncounted)
+    assert side.sizes["fr"] == known + 1 and logs[1] not in side.uncounted
+    unlisted.add(f"{H}/fr/linux_packages.html")   # a page no link named, fetched: counts
+    side.found(f"{H}/fr/linux_packages.html", "fr")
+    assert side.sizes["fr"] == known + 2
