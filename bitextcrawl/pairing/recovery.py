@@ -246,10 +246,7 @@ class RecoveryGuesses:
                     # ../en/books.html)
                     skipped_untranslated += 1
                     continue
-                # (a target a page links goes last in its direction: that link is judged
-                # by the focus's own rules, and the guesses a direction gets before its
-                # failures stop it are worth most where no link leads)
-                candidates[key].append((bool(linked_from.get(target)), url, held, target))
+                candidates[key].append((url, held, target))
                 target_dirs.setdefault(key, (other, folder(target)))
         self.count(skipped_index_alias=skipped_alias, skipped_untranslated=skipped_untranslated,
                    skipped_stopped=skipped_stopped)
@@ -293,7 +290,7 @@ class RecoveryGuesses:
             take = cands[:max(0, min(batch, budget - scheduled))]
             over += batch - len(take)
             deferred += len(cands) - batch
-            for _, source, held, target in take:
+            for source, held, target in take:
                 self.tried[target] = key[2]
                 self.pending[target] = (key, source if held else None)
                 d = self.directions.setdefault(key, Direction())

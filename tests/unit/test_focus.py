@@ -667,25 +667,3 @@ def test_a_directory_index_goes_out_under_one_spelling(tmp_path):
     assert downloader.process_request(Request(
         f"{H}/en/y/index.html", meta={"redirect_urls": [f"{H}/en/y/"]})) is None
     assert crawler.stats.get_value("bitext/focus/index_alias_rewritten") == 1
-
-
-def test_recovery_guesses_first_where_no_link_leads():
-    """Within a direction, a counterpart URL some page links goes after those no link
-    leads to: the link is judged by the focus's own rules, and the first guesses of a
-    direction (before its failures stop it) are worth most where only a guess finds the
-    page."""
-    from scrapy.statscollectors import MemoryStatsCollector
-    from scrapy.utils.test import get_crawler
-
-    from bitextcrawl.pairing.recovery import RecoveryGuesses
-
-    guesses = RecoveryGuesses(MemoryStatsCollector(get_crawler()), 500, 4, 0.2)
-    sources = [(f"h/en/docs/{name}.html", "en", True) for name in ("a", "b", "c", "d", "e")]
-    cands, dirs, _ = guesses.candidates(
-        sources, lambda url, lang: [(url.replace("/en/", "/cn/"), "p", "zh")], set(),
-        lambda url: False, {}, {f"h/cn/docs/{n}.html": {"zh"} for n in ("a", "b")})
-    made = []
-    guesses.round(cands, dirs, {"en": 5, "zh": 1}, {("zh", "h/cn/docs/")}, 3,
-                  lambda target, key: made.append(target))
-    assert made and made[0] == "h/cn/docs/c.html"
-    assert "h/cn/docs/a.html" not in made
