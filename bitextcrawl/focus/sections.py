@@ -33,12 +33,7 @@ translated pages after them no longer spend up to ``fail_after`` tests each.
 
 An answer to a link that went out before the index above it came in counts as its
 linking page's test all the same, once the index leaves it out: a home's first links
-are in flight before its section's index is back. A link below a folder whose index is
-on its way (requested, not answered yet) and deeper than every fetched index above it
-waits for that index (kept, not tested): once the index is in, it goes, judged at
-download like any link; an index that fails or names too few pages lets it go all the
-same. A page's tests are then spent on links the index leaves out, not on whichever of
-its links went out first. The caller
+are in flight before its section's index is back. The caller
 (``middlewares/held_links.py``) lets through what has evidence of its own: a switch's
 target, a language probe, a counterpart guessed from a stored page. The workers of a
 distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_test``:
@@ -114,7 +109,6 @@ class SectionIndexes:
         self.testing: dict[str, str] = {}           # URL out as a test -> its linking page
         self.kept: dict[str, tuple] = {}            # URL -> (request, linking page)
         self.for_folder: set[str] = set()           # kept URLs kept for their folder
-        self.waiting: set[str] = set()              # kept URLs that wait for an index coming
         self.answered_urls: set[str] = set()
         # folder -> the pages whose unlisted links into it led nowhere
         self.folder_missing: dict[str, set] = defaultdict(set)
@@ -145,12 +139,6 @@ class SectionIndexes:
             return False
         self.coming.discard(folder)
         return True
-
-    def index_in(self) -> list:
-        """An index on its way was answered: the kept requests that waited for an index
-        and wait for none now, to fetch (judged again at download)."""
-        done = {url for url in self.waiting if not self.index_coming(url)}
-        return self._release(lambda url, _: url in done) if done else []
 
     def index_coming(self, url: str) -> bool:
         """Is a directory index above ``url`` on its way, deeper than the deepest
@@ -240,10 +228,6 @@ class SectionIndexes:
         if not self.enabled or linked_from is None or url in self.answered_urls \
                 or self.found[linked_from]:
             return FETCH
-        if self.index_coming(url):
-            self.kept[url] = (request, linked_from)
-            self.waiting.add(url)
-            return KEEP
         if not self.unlisted(url):
             return FETCH
         if self._proved(url_folder(url)):
@@ -271,7 +255,6 @@ class SectionIndexes:
             self.testing.setdefault(url, page)
             self.kept.pop(url, None)
             self.for_folder.discard(url)
-            self.waiting.discard(url)
 
     def answered(self, url: str, real: bool, linked_from: str | None = None) -> list:
         """``url`` was answered by a page of its own (``real``) or not (an error, a copy,
@@ -329,7 +312,6 @@ class SectionIndexes:
         for url in sorted(u for u in self.kept if which(u)):
             request, page = self.kept.pop(url)
             self.for_folder.discard(url)
-            self.waiting.discard(url)
             if self.judge(url, page, request) != KEEP and request is not None:
                 out.append(request)
         return out
@@ -342,7 +324,6 @@ class SectionIndexes:
             return []
         del self.kept[url]
         self.for_folder.discard(url)
-        self.waiting.discard(url)
         if self.judge(url, linked_from, entry[0]) == KEEP:
             return []
         return [entry[0]] if entry[0] is not None else []
@@ -351,7 +332,6 @@ class SectionIndexes:
         """The kept requests whose (URL, linking page) ``which`` picks, no longer kept."""
         urls = [url for url, (_, page) in self.kept.items() if which(url, page)]
         self.for_folder.difference_update(urls)
-        self.waiting.difference_update(urls)
         return [request for request, _ in (self.kept.pop(url) for url in urls)
                 if request is not None]
 
@@ -393,7 +373,6 @@ class SectionWatch:
         answered = [sections.index_answered(url) for url in {item.url, item.requested_url}
                     if url]
         if any(answered) or len(sections.listed) != listed:
-            self._release(sections.index_in())
             self._release(self.index_in())
         if sections.kept:
             for url in links:
@@ -410,7 +389,6 @@ class SectionWatch:
         if self.sections.enabled:
             self._release(self.sections.answered(url, False, linked_from))
             if self.sections.index_answered(url):
-                self._release(self.sections.index_in())
                 self._release(self.index_in())
 
     def _release(self, requests: list) -> None:

@@ -122,9 +122,7 @@ class HeldLinksMiddleware:
             self._refuse(request, "waits: another link of its family is tested first")
         # (after the family: a link waiting for its family's test is no test of its page)
         if self._section_keeps(focus, request):
-            self._refuse(request, "waits: the index of its section is on its way"
-                         if url in focus.sections.waiting
-                         else "kept: the index of its section does not name it")
+            self._refuse(request, "kept: the index of its section does not name it")
         if self._bar_keeps(focus, request):
             self._refuse(request, "kept: its counterpart's bar of alternates leaves it out")
         sharing = focus.sharing
@@ -174,14 +172,12 @@ class HeldLinksMiddleware:
 
     def _section_keeps(self, focus, request) -> bool:
         """Keep ``request``: the index of its section leaves it out, and the index proved
-        to name every page it has, or that index is on its way (focus/sections.py); a
-        test of it goes out. A switch
+        to name every page it has (focus/sections.py); a test of it goes out. A switch
         names a page that exists, and a counterpart guessed from a page stored (a URL
         pattern, deep recovery, a parallel link) is judged by its own evidence: they go."""
         sections = focus.sections
         meta = request.meta
-        if sections is None or not (sections.listed or sections.coming) \
-                or meta.get("retry_times") \
+        if sections is None or not sections.listed or meta.get("retry_times") \
                 or not focus.queue.ordinary_link(request):
             return False
         stats = ("bitext/focus/sections/tested", "bitext/focus/sections/kept")

@@ -268,35 +268,3 @@ def test_an_index_requested_is_on_its_way_until_answered():
     assert sections.index_coming(f"{H}/xx/other.html")
     sections.stalled()
     assert not sections.index_coming(f"{H}/xx/other.html")
-
-
-def test_links_below_an_index_on_its_way_wait_for_it_then_are_judged_by_it():
-    sections = SectionIndexes()
-    home = f"{H}/xx/"
-    # the home, an index of /xx/, copied every link of the original's docs
-    links = [f"{H}/xx/docs/{p}.html" for p in ("a", "m0", "m1", "m2", "m3")]
-    sections.observe(home, links + [f"{H}/xx/docs/", f"{H}/xx/b.html"])
-    sections.index_requested(f"{H}/xx/docs/")   # the section's index is on its way
-    # (without waiting, the home names them all: every one would go)
-    assert [sections.judge(u, home, request=u) for u in links] == [KEEP] * 5
-    assert sections.judge(f"{H}/xx/b.html", home) == FETCH   # no index coming above it
-    # the index comes in naming a, b, c: the links go, to be judged by it at download
-    sections.observe(f"{H}/xx/docs/", [f"{H}/xx/docs/{p}.html" for p in "abc"])
-    assert sections.index_answered(f"{H}/xx/docs/")
-    assert sorted(sections.index_in()) == sorted(links)
-    assert not sections.kept
-    assert [sections.judge(u, home, request=u) for u in links] == [FETCH] + [TEST] * 3 + [KEEP]
-
-
-def test_links_waiting_for_an_index_go_where_it_fails_or_the_crawl_runs_dry():
-    sections = SectionIndexes()
-    home = f"{H}/xx/"
-    sections.index_requested(f"{H}/xx/docs/index.html")
-    assert sections.judge(f"{H}/xx/docs/a.html", home, request="a") == KEEP
-    assert sections.index_answered(f"{H}/xx/docs/index.html")   # an error
-    assert sections.index_in() == ["a"]
-    assert sections.judge(f"{H}/xx/docs/a.html", home, request="a") == FETCH
-    sections.index_requested(f"{H}/xx/faq/")
-    assert sections.judge(f"{H}/xx/faq/q.html", home, request="q") == KEEP
-    assert sections.stalled() == ["q"]       # never answered: not waited for
-    assert sections.judge(f"{H}/xx/faq/q.html", home, request="q") == FETCH
