@@ -162,11 +162,7 @@ class SmallSide:
         not exist sizes no side (a translation's menus link untranslated pages). The
         requests released if that ends the sizing."""
         if url in self.seen and url not in self.missing:
-            self.missing.add(url)
-            if url in self.uncounted:
-                self.uncounted.discard(url)
-            else:
-                self.sizes[self.lang_of(url)] -= 1
+            self._uncount(url)
         return self._sized(url)
 
     def not_sent(self, url: str) -> list:
@@ -175,12 +171,17 @@ class SmallSide:
         page, and the sizing does not wait for it. The requests released if that ends
         the sizing."""
         if url in self.seen and url not in self.missing and url not in self.pages:
-            self.missing.add(url)
-            if url in self.uncounted:
-                self.uncounted.discard(url)
-            else:
-                self.sizes[self.lang_of(url)] -= 1
+            self._uncount(url)
         return self._sized(url)
+
+    def _uncount(self, url: str) -> None:
+        """A known URL no page answers (yet): in ``missing``, out of its side's size
+        (where an index leaving it out had not kept it out already)."""
+        self.missing.add(url)
+        if url in self.uncounted:
+            self.uncounted.discard(url)
+        else:
+            self.sizes[self.lang_of(url)] -= 1
 
     def _sized(self, url: str) -> list:
         """``url`` answered (or not sent): if it was the last link of a language probe's
