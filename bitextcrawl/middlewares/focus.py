@@ -213,8 +213,17 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 self.sharing.sample(url, lang, yielded)
 
     def held_links(self) -> dict[str, list[str]]:
-        """The ``held_links`` signal's answer: the held links, by language."""
-        return self.queue.held_links()
+        """The ``held_links`` signal's answer: the held links, by language. A big-side
+        link the small side holds (sites/small_side.py) counts where the yield holds its
+        language too: which of the two rules judged a link first is the order the
+        requests came in (with several workers, which worker took it), not evidence."""
+        held = self.queue.held_links()
+        side = self.small_side
+        if side is not None:
+            for url, (_, lang, _) in sorted(side.held.items()):
+                if lang in self.queue.holding and url not in held.get(lang, ()):
+                    held.setdefault(lang, []).append(url)
+        return held
 
     def pages_paired(self, urls):
         for url in urls:

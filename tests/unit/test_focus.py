@@ -667,3 +667,29 @@ def test_a_directory_index_goes_out_under_one_spelling(tmp_path):
     assert downloader.process_request(Request(
         f"{H}/en/y/index.html", meta={"redirect_urls": [f"{H}/en/y/"]})) is None
     assert crawler.stats.get_value("bitext/focus/index_alias_rewritten") == 1
+
+
+def test_big_side_links_the_small_side_holds_are_recovery_sources_where_the_yield_holds(
+        tmp_path):
+    """Whichever rule held a big-side link first (the yield's at parse, the small side's at
+    download: with several workers, whichever worker took it), deep recovery guesses its
+    counterpart where the yield holds its language: the sources are the same either way."""
+    from scrapy.exceptions import IgnoreRequest
+
+    from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+    crawler = make_crawler(tmp_path, langs="en,ja")
+    with_engine(crawler)
+    mw = FocusMiddleware(crawler)
+    downloader = HeldLinksMiddleware(crawler)
+    links = [{"url": f"{H}/en/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(40)]
+    links.append({"url": f"{H}/ja/", "text": "日本語", "hreflang": None})
+    made(mw, PageRecord(url=f"{H}/en/", lang="en", links=links), None)
+    made(mw, PageRecord(url=f"{H}/ja/", lang="ja", links=[
+        {"url": f"{H}/ja/p{i}.html", "text": f"p{i}", "hreflang": None} for i in range(4)]), None)
+    assert mw.small_side.small() == "ja"
+    with pytest.raises(IgnoreRequest):
+        downloader.process_request(Request(f"{H}/en/p7.html"))
+    assert f"{H}/en/p7.html" in mw.small_side.held
+    assert mw.held_links().get("en") is None       # the yield does not hold English
+    mw.queue.holding.add("en")
+    assert mw.held_links()["en"] == [f"{H}/en/p7.html"]
