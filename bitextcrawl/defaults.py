@@ -103,6 +103,7 @@ BITEXT_EXPAND_REPLACE_FAILED_ENABLED = True # a site no check request reached: n
 BITEXT_EXPAND_SITE_PIPELINES = {}        # {} = ITEM_PIPELINES without the closing pipeline
 
 # Resume and distributed crawling
+BITEXT_SLOW_START_ENABLED = True         # local profile: one request more in flight than responses received, up to CONCURRENT_REQUESTS_PER_DOMAIN
 BITEXT_RESUME_JOURNAL_ENABLED = True     # with JOBDIR: journal of unfinished requests (crash-safe resume)
 BITEXT_REDIS_KEY = ""                    # "" = bitext:<output dir>; prefix of a distributed crawl's keys
 BITEXT_WORKER_TIMEOUT = 60.0             # seconds without heartbeat before a worker counts as dead
