@@ -37,6 +37,9 @@ change these Scrapy settings: `ROBOTSTXT_OBEY=True`, `AUTOTHROTTLE_ENABLED=True`
 `CONCURRENT_REQUESTS_PER_DOMAIN=4`, `DOWNLOAD_DELAY=0.25`, `CONCURRENT_ITEMS=16`,
 `DOWNLOAD_MAXSIZE=5 MiB`, `REDIRECT_MAX_TIMES=5`, `DEPTH_LIMIT=30`, `URLLENGTH_LIMIT=1024`,
 breadth-first order (`DEPTH_PRIORITY=1`, FIFO queues) and the `*.localhost` resolver.
+The local profile's `SCHEDULER` is Scrapy's with a slow start
+(`bitextcrawl.scheduler.slow_start.SlowStartScheduler`, `BITEXT_SLOW_START_ENABLED`): one
+request more in flight than responses received, up to `CONCURRENT_REQUESTS_PER_DOMAIN`.
 """
 
 
