@@ -285,6 +285,47 @@ def test_robots_txt_gives_every_waiter_the_rules():
     assert got == [rules, rules, rules]  # Scrapy 2.19's own gives None to all but the first
 
 
+
+def test_robots_txt_claimed_by_a_worker_gone_is_downloaded_here(monkeypatch):
+    """Several workers: the robots.txt another worker claimed and never answered for (it
+    died) is downloaded here once the wait is over, and its answer is put for the rest."""
+    import bitextcrawl.middlewares.robotstxt as robots
+    from bitextcrawl.context import ATTRIBUTE
+
+    class Shared:   # the crawl state's Redis backing, as the middleware uses it
+        backing = True
+
+        def __init__(self):
+            self.put_values: dict = {}
+
+        def claim(self, kind, key):
+            return False                    # another worker claimed it first
+
+        def get(self, kind, key):
+            return None                     # ... and never put its answer
+
+        def put(self, kind, key, value):
+            self.put_values[kind, key] = value
+
+    downloaded = []
+
+    class Engine:
+        async def download_async(self, request):
+            downloaded.append(request.url)
+            return Response(request.url, status=200, body=b"User-agent: *\nDisallow: /private/\n")
+
+    monkeypatch.setattr(robots, "SHARED_WAIT_S", 0.0)
+    crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
+    crawler.engine = Engine()
+    state = Shared()
+    setattr(crawler, ATTRIBUTE, type("Context", (), {"state": state})())
+    mw = RobotsTxtMiddleware.from_crawler(crawler)
+    parser = Deferred.fromCoroutine(mw.robot_parser(Request(f"{H}/a.html"))).result
+    assert downloaded == [f"{H}/robots.txt"]
+    assert not parser.allowed(f"{H}/private/x.html", "*") and parser.allowed(f"{H}/a.html", "*")
+    assert state.put_values["robots_txt", "www.example.org"][0] == 200
+
+
 # ---- spider middlewares -------------------------------------------------------------------
 
 def test_focus_not_configured_when_disabled(tmp_path):
