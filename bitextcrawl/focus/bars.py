@@ -281,6 +281,17 @@ class BarAbsence:
         return [r for rule in self.rules.values() for r in rule.stalled()]
 
 
+def schedule_released(requests: list, downloaded: set, schedule: Callable, stats,
+                      stat: str) -> None:
+    """Schedule the kept ``requests`` a rule lets go (all but those downloaded since),
+    counted in ``stat``: the release of bar absence's and section indexes' watches."""
+    for request in requests:
+        if request.url not in downloaded:
+            schedule(request)
+    if requests:
+        stats.inc_value(stat, len(requests))
+
+
 class BarWatch:
     """What the crawl's pages and answers teach :class:`BarAbsence`, and the requests it
     lets go (scheduled by ``schedule``, the frontier's)."""
@@ -329,13 +340,10 @@ class BarWatch:
         bars = self.bars
         if not bars.active():
             return
-        released = bars.answered(url, self.evidence.url_lang(url), real, into,
-                                 self.evidence.swap)
-        for request in released:
-            if request.url not in self.downloaded:
-                self._schedule(request)
-        if released:
-            self.stats.inc_value("bitext/focus/bar_absence/released", len(released))
+        schedule_released(bars.answered(url, self.evidence.url_lang(url), real, into,
+                                        self.evidence.swap),
+                          self.downloaded, self._schedule, self.stats,
+                          "bitext/focus/bar_absence/released")
         if bars.refuted and not self.stats.get_value("bitext/focus/bar_absence/refuted"):
             self.stats.set_value("bitext/focus/bar_absence/refuted", 1)
             logger.info("Focus: a page's bar of alternates left out a translation that "

@@ -47,7 +47,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
-from bitextcrawl.focus.bars import FETCH, KEEP, TEST, TestSlots
+from bitextcrawl.focus.bars import FETCH, KEEP, TEST, TestSlots, schedule_released
 
 # Pages an index must name below its folder (besides itself) to count as a section index.
 MIN_LISTED = 3
@@ -392,8 +392,5 @@ class SectionWatch:
                 self._release(self.index_in())
 
     def _release(self, requests: list) -> None:
-        for request in requests:
-            if request.url not in self.downloaded:
-                self._schedule(request)
-        if requests:
-            self.stats.inc_value("bitext/focus/sections/released", len(requests))
+        schedule_released(requests, self.downloaded, self._schedule, self.stats,
+                          "bitext/focus/sections/released")
