@@ -214,13 +214,18 @@ class RecoveryGuesses:
 
     def candidates(self, sources: list, targets: Callable, known: set,
                    skip: Callable[[str], bool], untranslated: dict,
-                   linked_from: dict) -> tuple[dict, dict, int]:
-        """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``; the
-        language and folder each direction's guesses go into; how many were skipped for a
-        stopped direction. ``sources``: ``(url, lang, held)``; ``targets(url, lang)``: the
-        learner's ``(target, pattern id, other language)``; ``known``: the stored URLs;
-        ``skip(target)``: answered already, or out of scope; ``untranslated``, ``linked_from``: URL -> languages its
-        switch bar shows unlinked, languages whose pages link it by an ordinary link."""
+                   linked_from: dict,
+                   doubtful: Callable[[str], bool] = lambda target: False
+                   ) -> tuple[dict, dict, int]:
+        """Counterpart URLs to guess, by direction ``(pattern, lang, other, folder)``, each
+        direction's in the order they are guessed; the language and folder each
+        direction's guesses go into; how many were skipped for a stopped direction.
+        ``sources``: ``(url, lang, held)``; ``targets(url, lang)``: the learner's
+        ``(target, pattern id, other language)``; ``known``: the stored URLs;
+        ``skip(target)``: answered already, or out of scope; ``untranslated``,
+        ``linked_from``: URL -> languages its switch bar shows unlinked, languages whose
+        pages link it by an ordinary link; ``doubtful(target)``: the site already says
+        the target is likely missing (guessed after the others of its direction)."""
         candidates: dict[tuple, list] = defaultdict(list)
         skipped_stopped = skipped_alias = 0
         target_dirs: dict[tuple, tuple[str, str]] = {}
@@ -250,6 +255,10 @@ class RecoveryGuesses:
                 target_dirs.setdefault(key, (other, folder(target)))
         self.count(skipped_index_alias=skipped_alias, skipped_untranslated=skipped_untranslated,
                    skipped_stopped=skipped_stopped)
+        for cands in candidates.values():
+            # URL order, whichever page happened to be downloaded first, but for the
+            # doubtful ones: last, so that a probe's few failures are not theirs
+            cands.sort(key=lambda c: (doubtful(c[2]), c))
         return candidates, target_dirs, skipped_stopped
 
     def round(self, candidates: dict, target_dirs: dict, sizes: dict, dirs: set,
@@ -269,7 +278,7 @@ class RecoveryGuesses:
                    and not getattr(self.directions.get(k), "tried", 0)}
         allowance = self.family_allowance(sizes)
         for key in order:
-            cands = sorted(candidates[key])
+            cands = candidates[key]
             known_dir = target_dirs[key] in dirs
             if not known_dir and key[:3] in probing and not getattr(
                     self.directions.get(key), "tried", 0):

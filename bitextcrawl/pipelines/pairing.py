@@ -24,7 +24,10 @@ failures (not in the paper, which generates every counterpart once):
   such folders wait until the folders of known language have been probed: where the
   pattern failed there (``2 * STOP_AFTER`` failures, too few found), they get no guess.
   Within a direction, stored pages and held links (see the focus middleware) go in URL
-  order — whether a page happened to be downloaded says nothing of its translation;
+  order — whether a page happened to be downloaded says nothing of its translation —,
+  but for counterparts a page links and its section's index leaves out (links the
+  section rule keeps: ``focus/sections.py``), which go last: where a probe's failures
+  stop a direction, they are not spent on pages the site already says are missing;
   pages that pages of the counterpart's language link to by an ordinary link (not a
   language switch) are not guessed at all: a site links to the other language's page
   where its own translation is missing (``skipped_untranslated``, with the pages whose
@@ -302,6 +305,14 @@ class UrlPairingPipeline(SitePipeline):
             return True
         return False
 
+    def _doubtful_guess(self, url: str) -> bool:
+        """Guessed last in its direction: a link of a page that the section rule keeps,
+        its section's index leaving it out (``focus/sections.py``). A page of the
+        language links it, so it is no deep page; and the index says it is missing."""
+        focus = self.context.state.focus
+        return focus is not None and focus.sections is not None \
+            and url in focus.sections.kept
+
     def spider_idle(self) -> bool:
         """The idle task ``deep_recovery``: a round of guesses; True if some were made."""
         if not self.recovery or self.learner is None:
@@ -315,7 +326,7 @@ class UrlPairingPipeline(SitePipeline):
         candidates, target_dirs, skipped_stopped = self.guesses.candidates(
             sources, lambda url, lang: self.learner.counterpart_targets(url, lang, self.langs),
             self.known, self._skip_guess,
-            self.untranslated, self.linked_from)
+            self.untranslated, self.linked_from, self._doubtful_guess)
         if not candidates:
             return False
         if budget <= 0:

@@ -192,6 +192,34 @@ def test_recovery_guesses_into_a_language_are_paid_by_its_pages(tmp_path):
     assert guesses.family_allowance({"en": 160, "he": 5})[pattern] == 1 - 1 + 2
 
 
+def test_recovery_guesses_links_a_section_index_leaves_out_last(tmp_path):
+    """A counterpart that a page links but its section's index leaves out (a link the
+    section rule keeps) is guessed after the others of its direction: a probe of four is
+    not spent on it where the site already says it is missing, and the hidden page after
+    it in URL order is guessed (nginx.org's /cn/docs/dirindex.html, behind control.html
+    that the Chinese home links)."""
+    crawler = make_crawler(tmp_path, BITEXT_RECOVERY_STOP_AFTER=4)
+    mw = FocusMiddleware(crawler)
+    pipe = UrlPairingPipeline(crawler)
+    names = ["beginners", "configure", "contributing", "control", "dirindex", "example"]
+    sources = [(f"{H}/en/docs/{n}.html", "en", True) for n in names]
+
+    def targets(url, lang):
+        return [(url.replace("/en/", "/cn/"), "en:en|zh:cn", "zh")]
+
+    mw.sections.kept[f"{H}/cn/docs/control.html"] = (None, f"{H}/cn/")
+    assert pipe._doubtful_guess(f"{H}/cn/docs/control.html")
+    assert not pipe._doubtful_guess(f"{H}/cn/docs/dirindex.html")
+    cands, target_dirs, _ = pipe.guesses.candidates(
+        sources, targets, set(), lambda t: False, {}, {}, pipe._doubtful_guess)
+    guessed = []
+    pipe.guesses.round(cands, target_dirs, {"en": 100, "zh": 30},
+                       {("zh", "www.example.org/cn/docs/")}, 10,
+                       lambda target, key: guessed.append(target))
+    assert guessed == [f"{H}/cn/docs/{n}.html"
+                       for n in ("beginners", "configure", "contributing", "dirindex")]
+
+
 def test_switch_absence_drops_links_the_site_marks_untranslated(tmp_path):
     crawler = make_crawler(tmp_path, langs="en,ru")
     mw = FocusMiddleware(crawler)
