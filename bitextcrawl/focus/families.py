@@ -24,7 +24,9 @@ index that judges them is in.
 
 :class:`MissingFamilies` keeps the families, the requests waiting and which pages link
 each URL; the downloader side (``middlewares/held_links.py``) asks it before a request
-goes out and tells it the answers.
+goes out and tells it the answers. The workers of a distributed crawl count each other's
+answers (``on_answer``, ``remote_answered``: ``focus/sharing.py``); each still sends its
+own test of a family, so a family takes at most one test per worker at a time.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ class MissingFamilies:
         self.failures: Counter = Counter()           # (family, linking page) -> errors
         self.waiting: dict[str, dict] = defaultdict(dict)   # family -> URL -> request
         self.linked_by: dict[str, set] = defaultdict(set)   # URL -> pages linking it
+        # Where several workers crawl one site (focus/sharing.py): on_answer(url, found,
+        # pages linking url) tells the others of a test answered or a family found here;
+        # they count it (remote_answered) as their own.
+        self.on_answer: Callable[[str, bool, list], None] | None = None
 
     def linked(self, url: str, page: str | None) -> None:
         """``page`` links ``url`` (while its family is not known to exist)."""
@@ -108,18 +114,47 @@ class MissingFamilies:
             self.testing.pop(fam, None) if tested else None
             if fam in self.alive:
                 return []
-            self.alive.add(fam)
-            waiting = self.waiting.pop(fam, {})
-            for waiting_url in waiting:
-                self.linked_by.pop(waiting_url, None)
-            return list(waiting.values())
+            if self.on_answer is not None:
+                self.on_answer(url, True, [])
+            return self._found(fam)
         if not tested:
             return []
         del self.testing[fam]
+        if self.on_answer is not None:
+            self.on_answer(url, False, sorted(self.linked_by.get(url, ())))
+        self._error(fam, url)
+        return self._next_test(fam)
+
+    def remote_answered(self, url: str, found: bool, pages=()) -> list:
+        """Another worker's test of ``url``'s family was answered, or it found a page of
+        the family: counted as if answered here (the family's test out here, if any,
+        stays out); ``pages``: the pages linking ``url`` there. The waiting requests to
+        send now: the whole family after a page."""
+        fam = family(url)
+        self.waiting.get(fam, {}).pop(url, None)   # (answered there: not to send here)
+        if not found:
+            self.linked_by[url].update(pages)
+        if self.testing.get(fam) == url:
+            self.testing.pop(fam)
+            if not found:
+                self._error(fam, url)
+                return self._next_test(fam)
+        if found:
+            return [] if fam in self.alive else self._found(fam)
+        self._error(fam, url)
+        return []
+
+    def _found(self, fam: str) -> list:
+        self.alive.add(fam)
+        waiting = self.waiting.pop(fam, {})
+        for waiting_url in waiting:
+            self.linked_by.pop(waiting_url, None)
+        return list(waiting.values())
+
+    def _error(self, fam: str, url: str) -> None:
         self.errors[fam] += 1
         for page in self.linked_by.get(url, ()):
             self.failures[fam, page] += 1
-        return self._next_test(fam)
 
     def _next_test(self, fam: str) -> list:
         waiting = self.waiting.get(fam, {})

@@ -3,7 +3,8 @@ another worker stored are learned from as pages crawled here; the links it holds
 focus's and the small side's) are held here too, so any worker can release them; the
 samples of the yield learning count for all; a switch target found anywhere is held
 nowhere; the tests of section indexes and bar absence are sent by one worker each (a test
-slot claimed) and their answers, errors included, count for every worker. Carried by the
+slot claimed) and their answers, errors included, count for every worker, and so do the
+answers to the tests of families of links (``focus/families.py``). Carried by the
 crawl state (``crawl_state.py``: ``sync``, ``publish``, ``claim``); without a backing
 there, nothing is published and nothing comes in.
 
@@ -55,6 +56,10 @@ class FocusSharing:
             state.on_fact("bar_test", lambda value: bars.remote_test(*value))
         if error_answer is not None:
             state.on_fact("error_answer", lambda value: error_answer(*value))
+        # the families of links that lead nowhere: a test's answer counts for every worker
+        queue.families.on_answer = lambda url, found, pages: state.publish(
+            "family_answer", (url, found, pages))
+        state.on_fact("family_answer", self.remote_family_answer)
 
     # ---- what this worker tells ---------------------------------------------------------
 
@@ -164,6 +169,16 @@ class FocusSharing:
                 request.meta["bitext_released"] = True
                 self.schedule(request)
                 self.stats.inc_value("bitext/focus/shared/released_switch_target")
+
+    def remote_family_answer(self, value) -> None:
+        """A test of a family of links answered by another worker (``focus/families.py``):
+        counted here; a page found lets this worker's waiting links of the family go."""
+        url, found, pages = value
+        released = self.queue.families.remote_answered(url, found, pages)
+        for request in released:
+            self.schedule(request)
+        if released:
+            self.stats.inc_value("bitext/focus/family/released", len(released))
 
     def remote_sample(self, value) -> None:
         url, lang, yielded = value

@@ -166,3 +166,34 @@ def test_guesses_of_another_worker_count_in_the_recovery_budgets():
     assert here.directions[key].tried == 4
     assert here.family_allowance()[key[:3]] == 8 + 2 - 4
     assert here.batch(key, scarce=False, target_dir_known=True) == 2
+
+
+def test_a_family_of_links_found_by_one_worker_lets_the_others_links_of_it_go(tmp_path):
+    """The focus's families of links (focus/families.py) through the crawl state: a
+    page of a family found by one worker releases the family's links another holds."""
+    from scrapy.statscollectors import MemoryStatsCollector
+    from scrapy.utils.test import get_crawler
+
+    from bitextcrawl.context import CrawlContext
+    from bitextcrawl.middlewares.focus import FocusMiddleware
+    from bitextcrawl.spiders.bitext import BitextSpider
+
+    meeting, workers, scheduled = Meeting(), [], []
+    for name in ("one", "two"):
+        crawler = get_crawler(BitextSpider, {"BITEXT_OUTPUT_DIR": str(tmp_path / name)})
+        crawler.stats = MemoryStatsCollector(crawler)
+        crawler.spider = BitextSpider.from_crawler(crawler, start_url="http://a/it/",
+                                                   langs="en,it")
+        context = CrawlContext.from_crawler(crawler)
+        context.state.backing = MemoryBacking(meeting, name)
+        focus = FocusMiddleware(crawler)
+        focus._schedule = scheduled.append
+        focus.sharing.schedule = scheduled.append
+        workers.append((context.state, focus.queue.families))
+    (state_one, one), (state_two, two) = workers
+    urls = [f"http://a/it/docs/ngx_m{i}.html" for i in range(3)]
+    assert two.admit(urls[0], "r0") and not two.admit(urls[1], "r1")
+    assert one.admit(urls[2], "r2")
+    assert one.answered(urls[2], found=True) == []
+    state_two.sync()
+    assert scheduled == ["r1"]

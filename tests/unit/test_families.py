@@ -118,3 +118,28 @@ def test_a_family_waiting_for_an_index_that_never_came_tests_when_the_crawl_runs
     assert families.answered(urls[0], found=False) == []
     families.index_coming = lambda url: False    # (the section indexes forget it)
     assert families.stalled() == ["r1"]
+
+
+def test_the_workers_of_a_crawl_count_each_others_family_answers():
+    """Two workers (focus/sharing.py relays on_answer to remote_answered): the other's
+    errors count with the pages that linked them, and a page it found lets this worker's
+    waiting links of the family go (but for the URL it answered)."""
+    one, two = MissingFamilies(fail_after=2), MissingFamilies(fail_after=2)
+    one.on_answer = lambda url, found, pages: two.remote_answered(url, found, pages)
+    urls = [f"{H}/it/docs/http/ngx_http_m{i}_module.html" for i in range(8)]
+    for url in urls[1:4]:
+        two.linked(url, f"{H}/it/docs/x.html")
+    assert two.admit(urls[1], "r1")
+    assert not two.admit(urls[2], "r2") and not two.admit(urls[3], "r3")
+    for url in (urls[0], urls[4]):                 # the home's links, fetched by one
+        one.linked(url, f"{H}/it/")
+        assert one.admit(url, url)
+        assert one.answered(url, found=False) == []
+    assert two.failing(urls[7])                    # two errors of the family, over there
+    assert two.failures[family(urls[0]), f"{H}/it/"] == 2
+    one.linked(urls[3], f"{H}/it/docs/")          # the section's index links it
+    assert one.admit(urls[3], urls[3])
+    assert one.answered(urls[3], found=True) == []
+    assert two.alive == {family(urls[3])} and two.waiting == {}
+    assert not two.failing(urls[7])
+    assert two.answered(urls[1], found=True) == []  # its own test, answered later
