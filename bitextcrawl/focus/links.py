@@ -11,6 +11,7 @@ A request here is anything with ``url``, ``priority``, ``meta``, ``dont_filter``
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Callable
 
 from bitextcrawl.focus.evidence import LinkEvidence
@@ -35,6 +36,8 @@ class LinkJudge:
         # which languages' links wait (focus/holding.py)
         self.holding = Holding(config, queue, yields, shape, stats, langs, one_site,
                                small_lang)
+        # (page URL, the scarcest language for its links): see observe
+        self._page_scarcest: tuple[str, str | None] | None = None
 
     @property
     def langs(self) -> tuple:
@@ -46,20 +49,36 @@ class LinkJudge:
         """A stored page of a wanted language: the evidence of a counterpart on the page
         itself (a declared alternate, a switch anchor or a URL token leading into another
         wanted language), for the yield and the site's shape."""
-        langs = self.langs
+        langs, queue = self.langs, self.queue
         switches = {lang for lang in (page.hreflang or {}) if lang in langs}
         into = set(switches)
+        coming: Counter = Counter()   # switch targets of this page not on their way yet
         for link in page.links:
             lang, evidence = self.evidence.link_language(link["url"], link)
             if lang in langs:
                 into.add(lang)
                 if evidence != "url_token":
                     switches.add(lang)
+                    url = link["url"]
+                    if lang != page.lang and url not in queue.switch_targets \
+                            and url not in queue.requested:
+                        coming[lang] += 1
+        # The page's links are judged one by one, and each switch among them counts
+        # for scarcity as it is judged: the links before a switch and after it would
+        # differ by its bonus. They are judged on the page as a whole: its switches
+        # counted from the start.
+        self._page_scarcest = (page.url, self.scarcest(coming))
         switches.discard(page.lang)
         into.discard(page.lang)
         if into:
             self.yields.yielded_page(page.url)
         self.shape.observe(page.url, page.lang, switches, into, named_unlinked)
+
+    def _scarcest_for(self, page) -> str | None:
+        """The scarcest language, for a link of ``page``: as when the page was observed."""
+        if self._page_scarcest is not None and self._page_scarcest[0] == page.url:
+            return self._page_scarcest[1]
+        return self.scarcest()
 
     def in_start_section(self, url: str) -> bool:
         """Is ``url`` under the folder of the start URL (not the site's root)?"""
@@ -77,12 +96,14 @@ class LinkJudge:
         return (page is not None and page.lang in self.langs and lang in self.langs
                 and lang != page.lang and evidence == "url_token")
 
-    def scarcest(self) -> str | None:
+    def scarcest(self, coming: Counter | None = None) -> str | None:
         """The wanted language with the fewest pages stored or on their way as switch
         targets (None while there is a tie): crawled from /cn/, English is not scarce
-        while the Chinese pages' switches into it wait in the queue."""
-        counts = sorted((self.shape.pages_by_lang[x] + self.queue.pending_by_lang[x], x)
-                        for x in self.langs)
+        while the Chinese pages' switches into it wait in the queue. ``coming``: switch
+        targets per language not counted yet."""
+        coming = coming or Counter()
+        counts = sorted((self.shape.pages_by_lang[x] + self.queue.pending_by_lang[x]
+                         + coming[x], x) for x in self.langs)
         if len(counts) < 2 or counts[0][0] == counts[1][0]:
             return None
         return counts[0][1]
@@ -250,7 +271,7 @@ class LinkJudge:
                 # its counterpart, not stored yet, will say whether it exists: after it
                 request.priority -= c.scarce_bonus
                 stats.inc_value("bitext/focus/deferred_for_counterpart")
-            elif lang == self.scarcest():
+            elif lang == self._scarcest_for(page):
                 # its pages bound the number of pairs: they go first
                 request.priority += c.scarce_bonus
                 stats.inc_value("bitext/focus/scarce_lang_link")

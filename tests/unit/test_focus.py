@@ -563,6 +563,27 @@ def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
 
 
 
+def test_a_pages_links_are_judged_for_scarcity_with_its_switches_counted_first(tmp_path):
+    """An Italian home whose switch into English comes after its menu: the menu's links
+    get the scarce side's bonus as the links after the switch do (its switch target
+    counts from the page's first link on), and the folder index among them goes first."""
+    crawler = make_crawler(tmp_path, langs="en,it")
+    with_engine(crawler)
+    mw = FocusMiddleware(crawler)
+    made(mw, PageRecord(url=f"{H}/en/", lang="en"), None)
+    response, page = response_of(f"{H}/it/", "it")
+    urls = [f"{H}/it/docs/", f"{H}/it/a.html", f"{H}/en/index.html", f"{H}/it/b.html"]
+    texts = ["documentazione", "a", "english", "b"]
+    page.links = [{"url": u, "text": t, "hreflang": None} for u, t in zip(urls, texts)]
+    made(mw, page, response)
+    assert mw.judge.scarcest() is None   # one page each: the switch is not judged yet
+    out = {u: mw.get_processed_request(link_request(u, t), response)
+           for u, t in zip(urls, texts)}
+    assert mw.judge.scarcest() == "it"
+    assert out[f"{H}/it/a.html"].priority == out[f"{H}/it/b.html"].priority
+    assert out[f"{H}/it/docs/"].priority > out[f"{H}/it/b.html"].priority
+
+
 def one_way_so_far(mw):
     """Chinese pages switch into English, three English pages in, none linking back, the
     URL tokens learned: the response of an English page to find links on."""
