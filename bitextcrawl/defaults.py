@@ -56,8 +56,10 @@ BITEXT_FOCUS_SECTION_INDEXES_ENABLED = True  # keep a page's link that the index
                                             # deepest fetched folder index above it) leaves out, once
                                             # 3 such links of that page answered no page of their own
 BITEXT_FOCUS_BAR_ABSENCE_ENABLED = True  # keep a link whose fetched counterpart's bar of hreflang
-                                         # alternates leaves its language out, or whose counterpart
-                                         # URL answered no translation, once 3 tests confirmed it
+                                         # alternates leaves its language out, whose counterpart
+                                         # URL answered no translation, or that an index of its
+                                         # language describes in another's words, once 3 tests
+                                         # confirmed it
 BITEXT_REDIRECT_LEARNING_ENABLED = True  # rewrite links the way the site keeps redirecting them
 BITEXT_REDIRECT_LEARN_MIN = 3            # ...once this many URLs of one shape were redirected alike
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a page already seen under another URL

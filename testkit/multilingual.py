@@ -5,7 +5,8 @@ a server manual in up to ten languages (``multilingual_text.LANGS``): one module
 module plus a module index, under ``/manual/<lang>/<page>.html``. Every page is written in
 English; each other language translates only a share of the pages (``ManualSpec.shares``),
 sentence by sentence (``multilingual_text.SENTENCES``), while the module index is translated
-everywhere. It reproduces three mechanisms of real multilingual manuals:
+everywhere; it describes a module in its page's language (English where the page has no
+translation). It reproduces three mechanisms of real multilingual manuals:
 
 Fallback copies (content negotiation)
     Where a page has no translation into a language, the server answers that language's URL
@@ -363,10 +364,14 @@ def _module_content(lang: str, m: _Module) -> str:
     return "".join(out)
 
 
-def _index_content(lang: str, modules: list[_Module]) -> str:
+def _index_content(lang: str, modules: list[_Module], translated: set[str]) -> str:
     ui = {k: v[lang] for k, v in UI.items()}
-    items = "".join(f'<dt><a href="{m.name}.html">{m.name}</a></dt>'
-                    f"<dd>{_esc(DESCRIPTIONS[m.description][lang])}</dd>\n" for m in modules)
+    # a module's description comes from its page's translation, or the English page's
+    # where there is none (the Apache manual's indexes are generated so)
+    items = "".join(
+        f'<dt><a href="{m.name}.html">{m.name}</a></dt><dd>'
+        f"{_esc(DESCRIPTIONS[m.description][lang if f'{m.name}.html' in translated else 'en'])}"
+        "</dd>\n" for m in modules)
     sep = "" if lang in NO_SPACE else " "
     intro = _esc(ui["index_intro"]) + sep + _esc(ui["index_more"])
     return f"<p>{intro}</p>\n</div>\n<dl>\n{items}</dl>\n"
@@ -410,7 +415,7 @@ def generate_manual(spec: ManualSpec | None = None, port: int = 8080) -> Multili
             if page not in translated[lang]:
                 continue
             if module is None:
-                title, content = UI["index_title"][lang], _index_content(lang, modules)
+                title, content = UI["index_title"][lang], _index_content(lang, modules, translated[lang])
             else:
                 title = UI["module_title"][lang].replace("{M}", module.name)
                 content = _module_content(lang, module)

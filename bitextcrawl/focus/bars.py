@@ -23,10 +23,19 @@ rule is learned from the crawl's own answers:
   answered 404 or 410 — a translation's index linking pages never translated; kept
   apart from DEAD because a site's pair may sit at another URL than the swapped one,
   which this rule's tests learn (a page of A that leads into B refutes it);
+* a URL of B *looks unlisted* (rule LISTED) when a fetched page of B lists it as an
+  item whose words are in another wanted language A, while the same page lists at least
+  :data:`MIN_LISTED` of B's URLs in B's words and :data:`MIN_LISTED` in A's: an index
+  made for B (a manual's module index) describes a page in B where the page is
+  translated and in A's words where B's URL serves A's page (a fallback copy); an index
+  written in one language throughout says nothing. A page that declares the URL an
+  alternate, or links it as a switch, takes it out of the rule. Its counterpart in A
+  looks unpaired by the same rule (a test of it refutes where it leads into B);
 * while a rule is learned, up to ``min_confirmed`` of its URLs are fetched as tests,
   the others kept; a BAR test *confirms* when its answer is no page of B of its own,
-  and *refutes* when it is one; a DEAD or MISSING test refutes when its answer is a page of A
-  that leads into B (a declared alternate or a link naming B), and confirms otherwise;
+  and *refutes* when it is one (so does a LISTED test); a DEAD or MISSING test refutes
+  when its answer is a page of A that leads into B (a declared alternate or a link
+  naming B), and confirms otherwise;
 * once ``min_confirmed`` tests of a rule confirmed and none refuted, its URLs are not
   fetched (kept, not lost); the first refutation (a test, or a page fetched by any
   other way) switches the rule off for the site and releases every URL it kept; the
@@ -46,11 +55,15 @@ from collections.abc import Callable
 
 # Tests that must confirm (and none refute) before a looks-absent URL is not fetched.
 MIN_CONFIRMED = 3
+# Items of a page's list in its own language's words, and in another wanted language's,
+# that make it a listing whose words follow the translations (rule LISTED): one of each
+# could be one item lid.176 misread
+MIN_LISTED = 2
 
 Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
 
 FETCH, TEST, KEEP = "fetch", "test", "keep"
-BAR, DEAD, MISSING = "bar", "dead", "missing"
+BAR, DEAD, MISSING, LISTED = "bar", "dead", "missing", "listed"
 
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
@@ -154,6 +167,8 @@ class BarAbsence:
         # URLs naming a wanted language answered by no page of it of their own
         self.dead: set[str] = set()
         self.missing: set[str] = set()        # ... answered 404 or 410
+        # URL -> the other wanted language a listing of its own language describes it in
+        self.listed: dict[str, str] = {}
         # Where several workers crawl one site (focus/sharing.py): claim_test(key) grants
         # a rule's test slot to one worker only; on_test(url, rule, other) tells the others
         # of a test sent (they count its answer as their own)
@@ -162,7 +177,7 @@ class BarAbsence:
         self.rules = {rule: _Learned(min_confirmed,
                                      lambda slot, rule=rule: self.claim_test(f"{rule}|{slot}"),
                                      lambda url, rule=rule: self._tested(url, rule))
-                      for rule in (BAR, DEAD, MISSING)}
+                      for rule in (BAR, DEAD, MISSING, LISTED)}
         self.judged: dict[str, tuple[str, str]] = {}   # URL -> (rule, other language)
         self.answered_urls: set[str] = set()
 
@@ -179,7 +194,7 @@ class BarAbsence:
         return any(rule.refuted for rule in self.rules.values())
 
     def active(self) -> bool:
-        return self.enabled and bool(self.naming or self.dead or self.missing)
+        return self.enabled and bool(self.naming or self.dead or self.missing or self.listed)
 
     # ---- what the pages say ------------------------------------------------------------
 
@@ -196,6 +211,32 @@ class BarAbsence:
         for other in bar:
             self.naming[lang, other] += 1
 
+    def observe_listing(self, lang: str | None, items) -> None:
+        """A fetched page of ``lang`` lists ``items``: (URL of ``lang``, language of the
+        item's words or None). Where the page's words follow the translations (both
+        ``lang``'s and another wanted language's, :data:`MIN_LISTED` items each), the URLs
+        listed in another wanted language's words look unlisted (rule LISTED)."""
+        if not self.enabled or lang not in self.langs:
+            return
+        own = sum(1 for _, words in items if words == lang)
+        other = {url: words for url, words in items
+                 if words in self.langs and words != lang}
+        if own < MIN_LISTED or len(other) < MIN_LISTED:
+            return
+        for url, words in other.items():
+            if url not in self.answered_urls:
+                self.listed.setdefault(url, words)
+
+    def named(self, urls) -> list:
+        """A page declares ``urls`` alternates or links them as switches: they exist. The
+        requests LISTED kept of them, to fetch now."""
+        kept = self.rules[LISTED].kept
+        released = []
+        for url in urls:
+            if self.listed.pop(url, None) is not None and url in kept:
+                released.append(kept.pop(url))
+        return [r for r in released if r is not None]
+
     def not_a_translation(self, url: str) -> None:
         """``url``, naming a wanted language, was answered with a page of another
         language or a copy of a page seen elsewhere."""
@@ -208,12 +249,18 @@ class BarAbsence:
         URL was answered by no translation (DEAD); else None."""
         if not self.enabled or lang not in self.langs:
             return None
+        if url in self.listed and not self.rules[LISTED].refuted:
+            return LISTED, self.listed[url]
         for other in self.langs:
             if other == lang:
                 continue
             counterpart = swap(url, lang, other)
             if not counterpart:
                 continue
+            # (LISTED first: a test of it that found its fallback copy makes the
+            # counterpart dead too, and a rule with its tests out keeps, DEAD would test)
+            if self.listed.get(counterpart) == lang and not self.rules[LISTED].refuted:
+                return LISTED, other   # (its counterpart, listed in its own words)
             if counterpart in self.dead and not self.rules[DEAD].refuted:
                 return DEAD, other
             if counterpart in self.missing and not self.rules[MISSING].refuted:
@@ -262,9 +309,9 @@ class BarAbsence:
         else (an error, another language, a copy). The requests to fetch now: all kept
         ones of a rule this refutes, the next tests of a rule still learned.
 
-        A BAR test refutes where the page is real; a DEAD or MISSING test where the page is real
-        and leads into the language whose URL was dead (it has a translation after
-        all)."""
+        A BAR or LISTED test refutes where the page is real; a DEAD or MISSING test (or
+        a LISTED URL's counterpart) where the page is real and leads into the language
+        whose URL was dead (it has a translation after all)."""
         if url in self.answered_urls:
             return []
         found = self.judged.pop(url, None) or self.absent_by(url, lang, swap)
@@ -272,7 +319,10 @@ class BarAbsence:
             return []
         self.answered_urls.add(url)
         rule, other = found
-        refutes = real and (rule == BAR or other in into)   # (DEAD, MISSING: leads into it)
+        # (BAR, a LISTED URL: a page of its own; DEAD, MISSING, a LISTED URL's
+        # counterpart: one that leads into ``other``)
+        own = rule == BAR or (rule == LISTED and url in self.listed)
+        refutes = real and (own or other in into)
         return self.rules[rule].answered(url, refutes)
 
     def stalled(self) -> list:
@@ -297,12 +347,15 @@ class BarWatch:
     lets go (scheduled by ``schedule``, the frontier's)."""
 
     def __init__(self, bars: BarAbsence, evidence, original_url: Callable, langs: Callable,
-                 downloaded: set, stats, schedule: Callable):
+                 downloaded: set, stats, schedule: Callable,
+                 words_lang: Callable[[str], "str | None"] | None = None):
         """``original_url(item)``: the URL the item's content was first seen under, where
-        that is another URL (else None)."""
+        that is another URL (else None). ``words_lang(text)``: the language a list item's
+        words are confidently written in, else None (rule LISTED; off without it)."""
         self.bars, self.evidence, self._original_url, self._langs = \
             bars, evidence, original_url, langs
         self.downloaded, self.stats, self._schedule = downloaded, stats, schedule
+        self.words_lang = words_lang
 
     def page(self, item) -> None:
         """A page record: its bar of declared alternates, and what its URLs answer (a
@@ -311,9 +364,16 @@ class BarWatch:
         if not self.bars.enabled:
             return
         original = self._original_url(item)
+        url_lang = self.evidence.url_lang
         if original is None:
             self.bars.observe(item.url, item.lang, item.hreflang or {})
-        url_lang = self.evidence.url_lang
+            self._listing(item, url_lang)
+        if self.bars.listed:
+            schedule_released(self.bars.named(
+                set((item.hreflang or {}).values())
+                | {link["url"] for link in item.links if link.get("hreflang")}),
+                self.downloaded, self._schedule, self.stats,
+                "bitext/focus/bar_absence/released")
         into = set(item.hreflang or ()) | {url_lang(link["url"]) for link in item.links}
         for url in sorted({item.url, item.requested_url or item.url}):
             lang = url_lang(url)
@@ -324,6 +384,21 @@ class BarWatch:
             if lang in self._langs() and not real:
                 self.bars.not_a_translation(url)
             self.answered(url, real, into)
+
+    def _listing(self, item, url_lang: Callable) -> None:
+        """The language of the words of the items listing the page's own language's URLs
+        (rule LISTED)."""
+        items = (getattr(item, "derived", None) or {}).get("link_items") \
+            if self.words_lang is not None else None
+        if not items or item.lang not in self._langs():
+            return
+        listing = [(url, self.words_lang(words)) for url, words in items
+                   if url_lang(url) == item.lang]
+        before = len(self.bars.listed)
+        self.bars.observe_listing(item.lang, listing)
+        if len(self.bars.listed) > before:
+            self.stats.inc_value("bitext/focus/bar_absence/listed",
+                                 len(self.bars.listed) - before)
 
     def error(self, url: str, status: int) -> None:
         """An error answer to ``url``: it answers a test; a 404 or 410 at a URL naming a

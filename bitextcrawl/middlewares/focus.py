@@ -62,6 +62,7 @@ from bitextcrawl.focus.yields import YieldLearning
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
 from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.language import LanguageIdentifier
 from bitextcrawl.signals import held_links, pages_paired
 from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.focus.walk import SmallSideWalk
@@ -70,6 +71,22 @@ from bitextcrawl.sites.small_side import SmallSide
 __all__ = ["FocusMiddleware", "HeldLinksMiddleware"]
 
 logger = logging.getLogger(__name__)
+
+
+class _WordsLang:
+    """The language lid.176 reads a list item's words in, with the probability a page's
+    text needs (``BITEXT_LID_MIN_PROB``), for bar absence's rule LISTED; the model is
+    loaded once per process (pages.language)."""
+
+    def __init__(self, model_file: str | None, min_prob: float):
+        self.model_file, self.min_prob = model_file, min_prob
+        self._identifier = None
+
+    def __call__(self, words: str) -> str | None:
+        if self._identifier is None:
+            self._identifier = LanguageIdentifier(self.model_file, self.min_prob)
+        lang, prob = self._identifier.predict(words)
+        return lang if lang and prob >= self.min_prob else None
 
 
 class FocusMiddleware(BaseSpiderMiddleware):
@@ -113,7 +130,9 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.bars = BarAbsence(lambda: self.langs,
                                enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
         self.bar_watch = BarWatch(self.bars, self.evidence, state.original_url, lambda: self.langs,
-                                  self.queue.downloaded, self.stats, self._schedule)
+                                  self.queue.downloaded, self.stats, self._schedule,
+                                  words_lang=_WordsLang(s.get("BITEXT_LID_MODEL") or None,
+                                                        s.getfloat("BITEXT_LID_MIN_PROB", 0.5)))
         # section indexes (focus/sections.py): a translated section's index names its pages
         self.sections = SectionIndexes(enabled=getbool(s, "BITEXT_FOCUS_SECTION_INDEXES_ENABLED"))
         self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,

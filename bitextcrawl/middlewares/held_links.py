@@ -167,8 +167,11 @@ class HeldLinksMiddleware:
                 or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
             return False
         stats = ("bitext/focus/bar_absence/tested", "bitext/focus/bar_absence/kept")
-        return self._keeps(focus, request, stats, lambda kept: bars.judge(
-            request.url, focus.evidence.url_lang(request.url), focus.evidence.swap, kept))
+        if not self._keeps(focus, request, stats, lambda kept: bars.judge(
+                request.url, focus.evidence.url_lang(request.url), focus.evidence.swap, kept)):
+            return False
+        self._not_sent(focus, request.url)
+        return True
 
     def _section_keeps(self, focus, request) -> bool:
         """Keep ``request``: the index of its section leaves it out, and the index proved
@@ -211,13 +214,18 @@ class HeldLinksMiddleware:
             return False
         focus.queue.filtered.add(request.url)
         self.crawler.stats.inc_value("bitext/focus/family/waited")
+        self._not_sent(focus, request.url)
+        return True
+
+    def _not_sent(self, focus, url: str) -> None:
+        """``url`` does not go out for now: it sizes no side of a partly translated site
+        until it proves a page, and the sizing does not wait for it (sites/small_side.py);
+        the requests that releases, scheduled."""
         side = focus.small_side()
         if side is not None:
-            # (sizing the sides does not wait for it)
             context = getattr(self.crawler, CONTEXT_ATTRIBUTE)
-            for released in side.not_sent(request.url):
+            for released in side.not_sent(url):
                 context.frontier.schedule(released)
-        return True
 
     def response_received(self, response, request, spider=None):
         """An answer for a family's test: the requests it lets go, scheduled."""

@@ -80,6 +80,8 @@ STORED_FEATURES: dict[str, Callable] = {
     "text_numbers": frozenset,
     "chunk_keys": tuple,
     "link_chunks": lambda pairs: tuple(tuple(p) for p in pairs),
+    # (the focus of the other workers of a distributed crawl reads them: focus/bars.py)
+    "link_items": lambda pairs: tuple(tuple(p) for p in pairs),
 }
 
 
@@ -112,6 +114,7 @@ def compact(record, intern: Interner, features: Iterable[Callable] = ()):
         # anchors.page_anchors): 100 MB of strings on a 100,000-page site otherwise.
         record.chunks = []
     record.links = [intern.link(link) for link in record.links]
+    record.derived.pop("link_items", None)   # read by the crawl's focus only (stored)
     placed = record.derived.get("link_chunks")
     if placed:   # a sidebar's (URL, chunk) recurs on every page of its section
         record.derived["link_chunks"] = tuple(intern.setdefault(p, p) for p in placed)

@@ -130,6 +130,45 @@ def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
     return links, alternates
 
 
+# A list item's own words (its text less its link's anchor) shorter than this say nothing
+# of their language (lid.176 guesses below 20 characters: pages.language.MIN_TEXT_FOR_LID)
+MIN_ITEM_TEXT = 20
+MAX_ITEM_TEXT = 200
+
+
+def list_item_texts(doc, resolve) -> tuple:
+    """``(URL, text)`` of the links that head an item of a list or table: the item's
+    words besides the link's anchor (a ``<dt>``'s ``<dd>``, the rest of an ``<li>`` or a
+    table row), where there are enough of them to tell their language.
+
+    An index written for one translation describes each page it lists; a generated one
+    (a manual's module index) takes a page's description from that page's translation
+    where it exists and from the original otherwise, so the language of an item's words
+    says whether the page it links is translated (``focus/bars.py``, rule LISTED)."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for item in doc.iter("li", "dt", "tr"):
+        if item.tag == "li" and any(True for _ in item.iter("ul", "ol")):
+            continue   # a branch of a menu tree: its words are its children's
+        link = next((a for a in item.iter("a") if a.get("href")), None)
+        if link is None:
+            continue
+        url = resolve(link.get("href"))
+        if url is None or url in seen:
+            continue
+        words = (item.text_content() or "").replace(link.text_content() or "", " ", 1)
+        if item.tag == "dt":   # a definition list: the item's words are its <dd>s
+            sibling = item.getnext()
+            while sibling is not None and sibling.tag == "dd":
+                words += " " + (sibling.text_content() or "")
+                sibling = sibling.getnext()
+        words = strand.normalise_space(words)
+        if len(words) >= MIN_ITEM_TEXT:
+            seen.add(url)
+            out.append((url, words[:MAX_ITEM_TEXT]))
+    return tuple(out)
+
+
 def content_hash(title: str, text: str) -> str:
     return hashlib.sha1(f"{title}\n{text}".encode("utf-8", "replace")).hexdigest()
 
@@ -155,7 +194,8 @@ def parse_page(url: str, html: str) -> dict:
         "strand": tokens,
         "chunks": chunks,
         "content_hash": content_hash(title, main),
-        "derived": {"link_chunks": template.link_chunks(hrefs, resolve)},
+        "derived": {"link_chunks": template.link_chunks(hrefs, resolve),
+                    "link_items": list_item_texts(doc, resolve)},
     }
 
 

@@ -90,7 +90,8 @@ def test_pairs_f1_per_language_pair(served, crawls, lang):
 def test_pages_jsonl_holds_one_record_per_content(served, crawls):
     """Fallback copies are aliases of the English page; a copy whose English page was
     not fetched (bar absence keeps it: it has nothing to pair with) is a record of its
-    own, in English, whatever language its URL names."""
+    own, in English, whatever language its URL names. (The copies fetched are bar
+    absence's tests, whose English pages it keeps: there may be no alias at all.)"""
     site, _ = served
     result = crawls("fr")
     out = result["out"]
@@ -106,7 +107,7 @@ def test_pages_jsonl_holds_one_record_per_content(served, crawls):
         assert r["lang"] == "en", (r["url"], r["lang"], r.get("lang_method"))
     aliases = {a: r["url"] for r in records for a in r["aliases"]}
     copies = set(aliases) & site.fallback_urls
-    assert copies, "no fallback copy was recorded as an alias"
+    assert alone or copies, "no fallback copy was fetched: nothing tested the rule"
     assert all("/manual/en/" in aliases[u] for u in copies)
 
 

@@ -94,6 +94,22 @@ def test_fallback_copies_are_the_english_page_byte_for_byte():
                 assert res.body == english.body and res.headers == english.headers
 
 
+def test_an_index_describes_a_module_in_its_pages_language():
+    s = manual()
+    for lang in ("fr", "ja"):
+        doc = lxml_html.fromstring(get(s, s.url(lang, "index.html")).body)
+        english = dict(_descriptions(lxml_html.fromstring(get(s, s.url("en", "index.html")).body)))
+        for page, words in _descriptions(doc):
+            if page in s.translated[lang]:
+                assert words != english[page], (lang, page)
+            else:   # no translation: the English page's description
+                assert words == english[page], (lang, page)
+
+
+def _descriptions(doc) -> list[tuple[str, str]]:
+    return [(dt.xpath(".//a/@href")[0], dt.getnext().text_content()) for dt in doc.iter("dt")]
+
+
 def test_gold_holds_real_translations_only():
     s = manual()
     for lang in LANGS[1:]:
