@@ -148,6 +148,9 @@ def list_item_texts(doc, resolve) -> tuple:
     out: list[tuple[str, str]] = []
     seen: set[str] = set()
     for item in doc.iter("li", "dt", "tr"):
+        if item.tag != "dt" and len(item) == 1 and item[0].tag == "a" \
+                and not (item.text or "").strip() and not (item[0].tail or "").strip():
+            continue   # a menu's item, its link alone (most items: checked first)
         if item.tag == "li" and any(True for _ in item.iter("ul", "ol")):
             continue   # a branch of a menu tree: its words are its children's
         link = next((a for a in item.iter("a") if a.get("href")), None)
