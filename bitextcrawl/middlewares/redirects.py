@@ -136,13 +136,18 @@ class QueuedRewriteMiddleware:
     the rule still needs; the others wait (``bitext/redirects/waited``) until it is in use
     — then they go rewritten, each a 3xx saved — or dropped, or for ``WAIT_S`` at most.
     On a site whose every page links its translations through a redirect, a crawl's
-    first pages would otherwise send a dozen of them at once, before three came back."""
+    first pages would otherwise send a dozen of them at once, before three came back.
+    So for a rule in use and a URL of its shape but for a new value where the rule's
+    values vary (``RedirectRules.near``: the switches of the other language's pages): one
+    such URL goes out, the others wait until it is answered."""
 
     WAIT_S = 10.0
 
     def __init__(self, crawler):
         self.crawler = crawler
         self.out: dict[int, set[str]] = {}          # id(rule) -> its URLs out, deciding it
+        self.near_out: dict[tuple, str] = {}        # a rule's new values -> the URL out
+        self.near_done: set[tuple] = set()          # ... whose URL was answered
         self.waiting: list[Deferred] = []
         crawler.signals.connect(self.request_left, signal=signals.request_left_downloader)
 
@@ -174,12 +179,21 @@ class QueuedRewriteMiddleware:
             return True
         rule = rules.learning(request.url)
         if rule is None:
-            return True
+            return self._near_goes(rules, request.url)
         out = self.out.setdefault(id(rule), set())
         if request.url in out or len(rule.sources) + len(out) < rules.min_seen:
             out.add(request.url)
             return True
         return False
+
+    def _near_goes(self, rules: RedirectRules, url: str) -> bool:
+        """May ``url`` go out, where it is near a rule in use (the first of its new
+        values goes; the others once it is answered)?"""
+        key = rules.near(url)
+        if key is None or key in self.near_done:
+            return True
+        out = self.near_out.setdefault(key, url)
+        return out == url
 
     async def _wait(self, rules: RedirectRules, request):
         from twisted.internet import reactor   # (the crawl's, installed by then)
@@ -202,10 +216,13 @@ class QueuedRewriteMiddleware:
     def request_left(self, request, spider=None):
         """A request left the downloader: where it was deciding a rule, the waiting ones
         look again (after the 3xx it got was learned)."""
+        answered = {request.url, *(request.meta.get("redirect_urls") or ())}
         for out in self.out.values():
-            out.discard(request.url)
-            for url in request.meta.get("redirect_urls") or ():
-                out.discard(url)
+            out.difference_update(answered)
+        for key, url in list(self.near_out.items()):
+            if url in answered:
+                del self.near_out[key]
+                self.near_done.add(key)
         if self.waiting:
             from twisted.internet import reactor
             reactor.callLater(0, self._wake)

@@ -142,6 +142,32 @@ class RedirectRules:
         # do not compare)
         return max(rules, key=lambda r: len(r.sources))
 
+    def near(self, url: str) -> tuple | None:
+        """Where ``url`` is of a rule in use but for a segment not seen at its position,
+        one seen at another position that varies (``/manual/en/ja/x.html`` after
+        ``/manual/ja/{en,ja}/…``: the language codes of relative switches), the rule and
+        those new values: the next redirect of the rule may well be this URL's, and one
+        URL answered tells. Else None."""
+        if not self.rules_:
+            return None
+        parts = _split(url)
+        if parts is None or not parts[2]:
+            return None
+        scheme, netloc, segments, _ = parts
+        if self._matching(scheme, netloc, segments):
+            return None
+        ext = _extension(segments[-1])
+        for key, rule in self.rules_.items():
+            if key[:4] != (scheme, netloc, len(segments), ext) or rule.dead \
+                    or len(rule.sources) < self.min_seen:
+                continue
+            varying = set().union(*(v for v in rule.values if len(v) > 1))
+            new = tuple((i, seg) for i, (seg, values) in enumerate(zip(segments, rule.values))
+                        if seg not in values)
+            if new and all(seg in varying for _, seg in new):
+                return key, new
+        return None
+
     def live_rules(self) -> int:
         return sum(1 for r in self.rules_.values()
                    if not r.dead and len(r.sources) >= self.min_seen)

@@ -270,6 +270,50 @@ def test_queued_rewrite_holds_a_rules_shape_while_it_is_learned(tmp_path):
     assert queued.process_request(Request(f"{H}/manual/en/de/x.html")) is None
 
 
+def test_queued_rewrite_asks_once_for_a_rules_new_value(tmp_path):
+    """A rule in use on /manual/ja/{ja,en}/…: the English pages' switches (/manual/en/ja/…)
+    are near it; the first goes out, the others wait for its answer and go rewritten."""
+    crawler = crawler_for(tmp_path, start_url=f"{H}/manual/en/", BITEXT_REDIRECT_LEARN_MIN=3)
+    learner = RedirectRewriteMiddleware.from_crawler(crawler)
+    queued = QueuedRewriteMiddleware.from_crawler(crawler)
+
+    def redirected(source_path, target_path):
+        source = Request(f"{H}/manual/{source_path}")
+        learner.response_downloaded(
+            Response(source.url, status=301,
+                     headers={"Location": f"{H}/manual/{target_path}"}), source)
+        queued.request_left(source)
+
+    for lang, page in (("ja", "index"), ("en", "index"), ("en", "a")):
+        redirected(f"ja/{lang}/{page}.html", f"{lang}/{page}.html")
+    assert queued.process_request(Request(f"{H}/manual/en/ja/b.html")) is None   # it asks
+    waiting = queued.process_request(Request(f"{H}/manual/en/ja/c.html"))
+    assert waiting is not None and not isinstance(waiting, Request)
+    result = Deferred.fromCoroutine(waiting)
+    redirected("en/ja/b.html", "ja/b.html")
+    queued._wake()
+    assert result.result.url == f"{H}/manual/ja/c.html"
+
+
+def test_queued_rewrite_lets_a_new_values_urls_go_once_it_was_no_redirect(tmp_path):
+    crawler = crawler_for(tmp_path, start_url=f"{H}/manual/en/", BITEXT_REDIRECT_LEARN_MIN=3)
+    learner = RedirectRewriteMiddleware.from_crawler(crawler)
+    queued = QueuedRewriteMiddleware.from_crawler(crawler)
+    for lang, page in (("ja", "index"), ("en", "index"), ("en", "a")):
+        source = Request(f"{H}/manual/ja/{lang}/{page}.html")
+        learner.response_downloaded(
+            Response(source.url, status=301,
+                     headers={"Location": f"{H}/manual/{lang}/{page}.html"}), source)
+        queued.request_left(source)
+    asked = Request(f"{H}/manual/en/ja/b.html")
+    assert queued.process_request(asked) is None
+    waiting = Deferred.fromCoroutine(queued.process_request(Request(f"{H}/manual/en/ja/c.html")))
+    queued.request_left(asked)   # answered with a page: no redirect for this value
+    queued._wake()
+    assert waiting.called and waiting.result is None   # it goes as it is
+    assert queued.process_request(Request(f"{H}/manual/en/ja/d.html")) is None
+
+
 def test_robots_txt_gives_every_waiter_the_rules():
     crawler = get_crawler(settings_dict={"ROBOTSTXT_OBEY": True})
     mw = RobotsTxtMiddleware.from_crawler(crawler)

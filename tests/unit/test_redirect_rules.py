@@ -45,6 +45,23 @@ def test_a_repeated_value_keeps_every_template_that_fits():
     assert templates_of(["a", "b"], ["a", "b", ""]) == [(0, 1, "")]
 
 
+def test_a_new_value_where_the_rules_values_vary_is_near_it():
+    # relative switches of the Japanese pages taught the rule; the English pages' own
+    # (en/ja/...) carry a value seen at the position that varies
+    rules = learned([("ja/ja/index.html", "ja/index.html"), ("ja/en/index.html", "en/index.html"),
+                     ("ja/en/a.html", "en/a.html")])
+    assert rules.rewrite(M + "ja/en/b.html") == M + "en/b.html"
+    assert rules.near(M + "ja/en/b.html") is None          # the rule itself
+    key = rules.near(M + "en/ja/b.html")
+    assert key is not None and key[1] == ((1, "en"),)
+    assert rules.near(M + "en/ja/c.html") == key           # one question for the family
+    assert rules.near(M + "en/mod/core.html") is None      # "mod" is no value of it
+    assert rules.near(M + "de/ja/b.html") is None          # nor "de"
+    assert learned(SWITCHES[:2]).near(M + "fr/fr/z.html") is None   # no rule in use yet
+    rules.observe(M + "en/ja/b.html", M + "ja/b.html")     # the answer: the rule covers it
+    assert rules.rewrite(M + "en/ja/c.html") == M + "ja/c.html"
+
+
 def test_the_site_contradicting_a_rule_drops_it():
     rules = learned()
     assert rules.contradict(M + "en/fr/q.html")   # answered without the redirect
