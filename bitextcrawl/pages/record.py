@@ -187,6 +187,10 @@ def parse_page(url: str, html: str) -> dict:
     resolve = functools.cache(functools.partial(link_url, link_base(doc, url)))
     links, alternates = extract_links(doc, url, resolve)
     root = doc.getroottree().getroot()
+    derived = {"link_chunks": template.link_chunks(hrefs, resolve)}
+    items = list_item_texts(doc, resolve)
+    if items:   # (most pages have none: nothing stored)
+        derived["link_items"] = items
     return {
         "title": title,
         "text": main,
@@ -197,8 +201,7 @@ def parse_page(url: str, html: str) -> dict:
         "strand": tokens,
         "chunks": chunks,
         "content_hash": content_hash(title, main),
-        "derived": {"link_chunks": template.link_chunks(hrefs, resolve),
-                    "link_items": list_item_texts(doc, resolve)},
+        "derived": derived,
     }
 
 

@@ -16,7 +16,9 @@ from bitextcrawl.store.sqlite import SQLitePageStore
 
 HTML = """<html lang="{lang}"><body><nav><span>english</span>
 <span>français</span> <a href="/de/x.html">deutsch</a></nav><h1>Title {n}</h1><p>Some text {n}, 2024 figures.</p>
-<img src="/img/chart-{n}.png"><pre>nginx_http_core_module listen</pre></body></html>"""
+<img src="/img/chart-{n}.png"><pre>nginx_http_core_module listen</pre>
+<dl><dt><a href="/{lang}/core.html">core</a></dt><dd>Core features of the server, always on</dd>
+</dl></body></html>"""
 
 
 def record(n: int, lang: str = "en"):
@@ -26,6 +28,7 @@ def record(n: int, lang: str = "en"):
 def test_compact_keeps_what_pairing_reads():
     full, page = record(1), record(1)
     compact(page, Interner(), HTML_FEATURES)
+    assert "link_items" in full.derived and "link_items" not in page.derived   # (focus's)
     assert page.html == "" and page.chunks == []   # main text and STRAND tokens: not read
     assert page.strand == full.strand and page.links == full.links
     assert page_anchors(page) == page_anchors(full)
@@ -80,8 +83,12 @@ def test_the_store_keeps_the_html_features_a_record_made(tmp_path):
     # what compact leaves, and less: the features are read, not made again
     back.html = back.text = back.title = ""
     assert [feature(back) for feature in HTML_FEATURES] == expected
-    # only what the parse itself made (where the links sit), no feature made after it
-    assert store.get(plain.url).derived == {"link_chunks": plain.derived["link_chunks"]}
+    # only what the parse itself made (where the links sit, the list items' words), no
+    # feature made after it
+    assert store.get(plain.url).derived == {
+        name: plain.derived[name] for name in ("link_chunks", "link_items")}
+    assert made.derived["link_items"] == (
+        ("http://s.test/en/core.html", "Core features of the server, always on"),)
     assert all(set(d) == set(made.to_dict()) for d in store.iter_dicts())
     store.close()
 
