@@ -211,21 +211,23 @@ class BarAbsence:
         for other in bar:
             self.naming[lang, other] += 1
 
-    def observe_listing(self, lang: str | None, items) -> None:
+    def observe_listing(self, lang: str | None, items) -> int:
         """A fetched page of ``lang`` lists ``items``: (URL of ``lang``, language of the
         item's words or None). Where the page's words follow the translations (both
         ``lang``'s and another wanted language's, :data:`MIN_LISTED` items each), the URLs
-        listed in another wanted language's words look unlisted (rule LISTED)."""
+        listed in another wanted language's words look unlisted (rule LISTED). How many
+        URLs that adds."""
         if not self.enabled or lang not in self.langs:
-            return
+            return 0
         own = sum(1 for _, words in items if words == lang)
         other = {url: words for url, words in items
                  if words in self.langs and words != lang}
         if own < MIN_LISTED or len(other) < MIN_LISTED:
-            return
-        for url, words in other.items():
-            if url not in self.answered_urls:
-                self.listed.setdefault(url, words)
+            return 0
+        new = {url: words for url, words in other.items()
+               if url not in self.answered_urls and url not in self.listed}
+        self.listed.update(new)
+        return len(new)
 
     def named(self, urls) -> list:
         """A page declares ``urls`` alternates or links them as switches: they exist. The
@@ -394,11 +396,9 @@ class BarWatch:
             return
         listing = [(url, self.words_lang(words)) for url, words in items
                    if url_lang(url) == item.lang]
-        before = len(self.bars.listed)
-        self.bars.observe_listing(item.lang, listing)
-        if len(self.bars.listed) > before:
-            self.stats.inc_value("bitext/focus/bar_absence/listed",
-                                 len(self.bars.listed) - before)
+        added = self.bars.observe_listing(item.lang, listing)
+        if added:
+            self.stats.inc_value("bitext/focus/bar_absence/listed", added)
 
     def error(self, url: str, status: int) -> None:
         """An error answer to ``url``: it answers a test; a 404 or 410 at a URL naming a

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from bitextcrawl.pages import strand, template
 from bitextcrawl.pages import text as textmod
-from bitextcrawl.pages.language import Identification, normalise_tag
+from bitextcrawl.pages.language import MIN_TEXT_FOR_LID, Identification, normalise_tag
 from bitextcrawl.pages.urls import link_base, link_url, site_of
 from bitextcrawl.pages.variants import tag_variant
 
@@ -130,9 +130,8 @@ def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
     return links, alternates
 
 
-# A list item's own words (its text less its link's anchor) shorter than this say nothing
-# of their language (lid.176 guesses below 20 characters: pages.language.MIN_TEXT_FOR_LID)
-MIN_ITEM_TEXT = 20
+# (a list item's own words shorter than pages.language.MIN_TEXT_FOR_LID say nothing of
+# their language: lid.176 guesses)
 MAX_ITEM_TEXT = 200
 
 
@@ -166,7 +165,7 @@ def list_item_texts(doc, resolve) -> tuple:
                 words += " " + (sibling.text_content() or "")
                 sibling = sibling.getnext()
         words = strand.normalise_space(words)
-        if len(words) >= MIN_ITEM_TEXT:
+        if len(words) >= MIN_TEXT_FOR_LID:
             seen.add(url)
             out.append((url, words[:MAX_ITEM_TEXT]))
     return tuple(out)
