@@ -22,7 +22,7 @@ from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
 from testkit.records import directory_records
 
 # The WET opaque variant's maker (benchmark scaffolding, beside bench_align.py).
-MAKE_WET_OPAQUE = Path(__file__).resolve().parents[2] / "bench" / "make_wet_opaque.py"
+MAKE_WET_OPAQUE = Path(__file__).resolve().parents[1] / "bench" / "make_wet_opaque.py"
 
 # Stages in the order the pipeline uses them; the ablation adds them one at a time.
 CUMULATIVE = ("url_pattern", "hreflang", "entrance", "parallel_link", "structure", "content",
