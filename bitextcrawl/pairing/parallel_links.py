@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 from collections import Counter, deque
-from typing import Iterable
+from typing import Callable, Iterable
 
 from bitextcrawl.pages.tokens import anchor_tokens
 from bitextcrawl.trees.dom import TreeCache, preorder
@@ -73,6 +74,137 @@ def link_proposals(alignment: Alignment, url_1: str, url_2: str) -> list[tuple[s
             seen.add((h1, h2))
             out.append((h1, h2))
     return out
+
+
+# --------------------------------------------------------------------------------------
+# Corroboration: which aligned links the site itself confirms
+# --------------------------------------------------------------------------------------
+
+# Containers whose links are the items of one list, and the items inside them.
+LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "nav", "table", "tbody", "thead", "select"})
+ITEM_TAGS = frozenset({"li", "dt", "dd", "tr", "option"})
+# What two items' texts share across languages: numbers, and words in Latin script
+# (names, code, terms kept untranslated; inside another script, every Latin word is one).
+_ITEM_TOKEN = re.compile(r"\d+|[A-Za-z][A-Za-z0-9_+#.\-]*[A-Za-z0-9+#]")
+ITEM_TOKEN_MIN = 3
+# The key of a proposal made by an item's words alone (:func:`corroborated_links`).
+GUESS = 0
+
+
+def _block_and_item(node: Node) -> tuple[Node, Node]:
+    """The list a link is an item of and the item holding it (``li``, ``tr``…); a link
+    outside any list is an item of its own in the chunk that holds it."""
+    item = None
+    up = node.parent
+    while up is not None:
+        if item is None and up.tag in ITEM_TAGS:
+            item = up
+        if up.tag in LIST_TAGS:
+            return up, item or node
+        up = up.parent
+    up = node.parent
+    while up is not None and up.inline:
+        up = up.parent
+    return up or node, node
+
+
+def _item_tokens(text: str) -> frozenset:
+    return frozenset(t.lower() for t in _ITEM_TOKEN.findall(text or "")
+                     if t.isdigit() or len(t) >= ITEM_TOKEN_MIN)
+
+
+def _block_links(block: Node, canon: Callable[[str], str]) -> list[tuple[str, frozenset]]:
+    """(target, tokens) of each link of a block; tokens every second item shares are the
+    list's own vocabulary (``nginx`` in each entry of a menu), not an item's."""
+    links = []
+    for node in block.iter():
+        if node.href:
+            item = _block_and_item(node)[1]
+            links.append((canon(node.href), _item_tokens(item.text or node.text)))
+    df = Counter(t for _, toks in links for t in toks)
+    common = {t for t, n in df.items() if len(links) > 2 and 2 * n > len(links)}
+    return [(h, toks - common) for h, toks in links]
+
+
+def _best(tokens: frozenset, others: list[tuple[str, frozenset]]) -> tuple[int, list[str]]:
+    """The largest overlap of ``tokens`` with the items ``others`` and the targets having it."""
+    best, who = 0, []
+    for h, toks in others:
+        n = len(tokens & toks)
+        if n > best:
+            best, who = n, [h]
+        elif n == best and n:
+            who.append(h)
+    return best, who
+
+
+def corroborated_links(alignment: Alignment, url_1: str, url_2: str, sure: dict,
+                       canon: Callable[[str], str] = lambda u: u) -> list[tuple[str, str, int]]:
+    """The aligned links of a pair that the site confirms, list by list:
+    (href_1, href_2, the lists' key: a hash of both lists' targets).
+
+    Not in Shi et al. 2006, whose aligner knows translations from a dictionary: here two
+    lists are aligned by their order and their texts' lengths, and a site may list each
+    language's items in its own order (a translation's sidebar sorted by its own titles).
+    Order is trusted for a list only where its items confirm it: an item whose target is
+    in a pair already sure (``sure``: url -> counterpart, both directions), or whose
+    numbers and Latin-script words are shared with its aligned item more than with any
+    other item of the list. One confirming item and none against: the list's aligned
+    links are all proposals. Otherwise the two lists are matched as sets, by what their
+    items say: sure pairs, and items whose shared tokens make each other's unique best
+    match; an item nothing confirms proposes nothing.
+
+    The key says which lists proposed a pair: a template's list, the same on every page,
+    is one observation however many pages carry it. An item matched by its words alone
+    has the key :data:`GUESS`: a shared word can be a false friend (``course``), so such
+    a proposal stays a guess however many lists repeat it.
+    """
+    proposals = set(link_proposals(alignment, url_1, url_2))
+    groups: dict = {}
+    for u, v, _ in alignment.node_pairs:
+        if u.href and v.href and (u.href, v.href) in proposals:
+            b1, b2 = _block_and_item(u)[0], _block_and_item(v)[0]
+            groups.setdefault((id(b1), id(b2)), (b1, b2, []))[2].append((u.href, v.href))
+    out: list[tuple[str, str]] = []
+    for b1, b2, pairs in groups.values():
+        links1, links2 = _block_links(b1, canon), _block_links(b2, canon)
+        toks1, toks2 = dict(links1), dict(links2)
+        key = hash((tuple(sorted(toks1)), tuple(sorted(toks2))))
+        agree = against = 0
+        for h1, h2 in pairs:
+            c1, c2 = canon(h1), canon(h2)
+            if c1 in sure or c2 in sure:
+                if sure.get(c1) == c2:
+                    agree += 1
+                else:
+                    against += 1
+                continue
+            t1, t2 = toks1.get(c1, frozenset()), toks2.get(c2, frozenset())
+            best1, who1 = _best(t1, links2)
+            best2, who2 = _best(t2, links1)
+            own = len(t1 & t2)
+            if own and own == best1 and own == best2:
+                agree += 1
+            elif (best1 and c2 not in who1) or (best2 and c1 not in who2):
+                against += 1
+        if agree and not against:
+            out.extend((canon(h1), canon(h2), key) for h1, h2 in pairs)
+            continue
+        for c1, t1 in links1:
+            partner = sure.get(c1)
+            if partner is not None:
+                if partner in toks2:
+                    out.append((c1, partner, key))
+                continue
+            best1, who1 = _best(t1, links2)
+            if best1 and len(who1) == 1 and who1[0] not in sure:
+                best2, who2 = _best(toks2[who1[0]], links1)
+                if who2 == [c1]:
+                    out.append((c1, who1[0], GUESS))
+    own = {canon(url_1), canon(url_2)}
+    seen: set = set()
+    return [p for p in out if p[0] != p[1] and p[0] not in own and p[1] not in own
+            and p not in seen and not seen.add(p)]
 
 
 def _chunk_chars(tree: Node) -> int:
@@ -209,7 +341,8 @@ def fit_link_aligner(pairs, page_index: dict, trees=None) -> TreeAligner:
 
 def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner | None = None,
                         *, recursive: bool = False, max_pairs: int | None = None,
-                        details: dict | None = None) -> dict[tuple[str, str], int]:
+                        details: dict | None = None,
+                        corroborate: bool = True) -> dict[tuple[str, str], int]:
     """Pairs proposed by aligned hyperlinks of verified pairs: (url_1, url_2) -> count.
 
     ``pairs``: verified page pairs (objects with ``url_1``/``url_2``, or tuples), url_1 in
@@ -218,10 +351,14 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
     here on the first pairs) and its aligned links are proposals (:func:`link_proposals`).
     A proposal is counted when both pages are in the index in the languages of the pair
     that proposed it (language of url_1's page, of url_2's page); the count is the number
-    of distinct verified pairs proposing it (a pair does not propose itself).
+    of distinct lists proposing it (with ``corroborate``: a template's list on every page
+    counts once), else of distinct verified pairs (a pair does not propose itself).
 
     ``recursive``: proposals that pass :func:`verify_pair` are aligned in turn (steps
     3 → 5 → 2 of the paper over the pages at hand), until none is new.
+    ``corroborate``: only the aligned links the site confirms are proposals
+    (:func:`corroborated_links`: the given pairs and the verified proposals are the sure
+    pairs lists are checked against); False: every aligned link, as Shi et al. 2006.
     ``max_pairs`` bounds the number of tree alignments made (verifications included;
     the aligner's own training is not counted). ``details``, if given, receives per proposal the verification numbers
     (``{(u1, u2): {"aligned": .., "anchors": .., "verified": ..}}``).
@@ -239,6 +376,16 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
             queued.add((u1, u2))
             queue.append((u1, u2))
     verified: dict[tuple[str, str], bool] = {}
+    observed: dict[tuple[str, str], set] = {}       # proposal -> the lists that proposed it
+
+    def canon(url: str) -> str:
+        page = page_index.get(url)
+        return page.url if page is not None else url
+
+    sure: dict[str, str] = {}
+    for u1, u2 in queued:
+        sure.setdefault(canon(u1), canon(u2))
+        sure.setdefault(canon(u2), canon(u1))
     prealigned: dict[tuple[str, str], Alignment] = {}   # verification alignments, reused
     done = 0                                            # alignments made (max_pairs)
 
@@ -256,11 +403,20 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
             except (ValueError, RecursionError) as exc:
                 logger.warning("cannot align %s / %s: %s", u1, u2, exc)
                 continue
-        for h1, h2 in link_proposals(alignment, u1, u2):
+        found = (corroborated_links(alignment, u1, u2, sure, canon) if corroborate
+                 else [(h1, h2, hash((u1, u2))) for h1, h2 in link_proposals(alignment, u1, u2)])
+        for h1, h2, key in found:
             q1, q2 = page_index.get(h1), page_index.get(h2)
             if q1 is None or q2 is None or q1.lang != p1.lang or q2.lang != p2.lang:
                 continue
-            counts[(h1, h2)] += 1
+            if key == GUESS:
+                counts[(h1, h2)] = max(counts[(h1, h2)], 1)
+            elif key not in observed.setdefault((h1, h2), set()):
+                observed[(h1, h2)].add(key)
+                counts[(h1, h2)] += 1
+                if corroborate and verified.get((h1, h2)):   # a verified guess, confirmed
+                    sure.setdefault(canon(h1), canon(h2))
+                    sure.setdefault(canon(h2), canon(h1))
             if not recursive or (h1, h2) in queued or (h1, h2) in verified or not budget():
                 continue
             done += 1
@@ -274,6 +430,9 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
             if details is not None:
                 details[(h1, h2)] = {**numbers, "verified": ok}
             if ok:
+                if corroborate and observed.get((h1, h2)):   # confirmed, not a guess
+                    sure.setdefault(canon(h1), canon(h2))
+                    sure.setdefault(canon(h2), canon(h1))
                 queued.add((h1, h2))
                 queue.append((h1, h2))
                 if len(prealigned) < 256:   # bounded memory; past it, aligned again
@@ -282,5 +441,5 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
 
 
 __all__ = ["PARALLEL_LINK_SOURCE", "link_proposals", "aligned_share", "anchor_similarity",
-           "verify_pair", "link_evidence", "fit_link_aligner", "parallel_link_pairs", "round_pair",
+           "verify_pair", "corroborated_links", "link_evidence", "fit_link_aligner", "parallel_link_pairs", "round_pair",
            "clear_round_trees"]

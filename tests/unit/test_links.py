@@ -127,14 +127,14 @@ def test_link_proposals_filters_identical_self_and_toggles():
 
 
 def test_home_pair_proposes_menu_and_latest_articles(index):
-    counts = parallel_link_pairs([HOME_PAIR], index)
+    counts = parallel_link_pairs([HOME_PAIR], index, corroborate=False)
     # news and about pages are not in the index: not counted.
     assert counts == {pair_of("a1"): 1, pair_of("a2"): 1}
 
 
 def test_counts_are_distinct_proposing_pairs(index):
     # a1 is proposed by the home pair (latest list) and by the a2 pair (related list).
-    counts = parallel_link_pairs([HOME_PAIR, pair_of("a2")], index)
+    counts = parallel_link_pairs([HOME_PAIR, pair_of("a2")], index, corroborate=False)
     assert counts[pair_of("a1")] == 2
     assert counts[pair_of("a2")] == 1      # by home only: a pair does not propose itself
 
@@ -142,32 +142,35 @@ def test_counts_are_distinct_proposing_pairs(index):
         def __init__(self, a, b):
             self.url_1, self.url_2 = a, b
 
-    assert parallel_link_pairs([P(*HOME_PAIR), P(*pair_of("a2"))], index) == counts
+    assert parallel_link_pairs([P(*HOME_PAIR), P(*pair_of("a2"))], index,
+                               corroborate=False) == counts
 
 
 def test_languages_of_the_proposing_pair(index):
     wrong = dict(index)
     fr_a2 = URLS["a2"]["fr"]
     wrong[fr_a2] = build_record(fr_a2, article("a2", "fr").replace('lang="fr"', 'lang="en"'))
-    counts = parallel_link_pairs([HOME_PAIR], wrong)
+    counts = parallel_link_pairs([HOME_PAIR], wrong, corroborate=False)
     assert pair_of("a1") in counts and pair_of("a2") not in counts
 
 
 def test_recursive_follows_verified_proposals(index):
     # a3 is linked only from a1's related list: one step further than the home pair.
-    flat = parallel_link_pairs([HOME_PAIR], index)
+    flat = parallel_link_pairs([HOME_PAIR], index, corroborate=False)
     assert pair_of("a3") not in flat
     details = {}
-    deep = parallel_link_pairs([HOME_PAIR], index, recursive=True, details=details)
+    deep = parallel_link_pairs([HOME_PAIR], index, recursive=True, details=details,
+                               corroborate=False)
     assert pair_of("a3") in deep
     assert details[pair_of("a1")]["verified"] and details[pair_of("a3")]["verified"]
     # max_pairs bounds the alignments: one pair aligned = the flat result.
-    assert parallel_link_pairs([HOME_PAIR], index, recursive=True, max_pairs=1) == flat
+    assert parallel_link_pairs([HOME_PAIR], index, recursive=True, max_pairs=1,
+                               corroborate=False) == flat
 
 
 def test_explicit_aligner_is_used(index):
     aligner = TreeAligner()  # untrained: initial tag prior
-    assert parallel_link_pairs([HOME_PAIR], index, aligner) == \
+    assert parallel_link_pairs([HOME_PAIR], index, aligner, corroborate=False) == \
         {pair_of("a1"): 1, pair_of("a2"): 1}
 
 
@@ -264,3 +267,94 @@ def test_a_link_pair_one_of_whose_ends_is_no_page_is_not_followed():
     more = [(f"{h}/en/CHANGES-1.6", f"{h}/it/CHANGES.it-1.6")]
     assert index.follow(more, f"{h}/en/download.html", f"{h}/it/download.html") == []
     assert index.stats["bitext/parallel_links/end_missing"] == 2
+
+
+# ---- corroboration: lists in each language's own order ----------------------------------
+
+def _listing(lang: str, items: list[tuple[str, str]], extra: str = "") -> str:
+    """A page whose content is one list of links (href, text), in the order given."""
+    lis = "".join(f'<li><a href="{h}">{t}</a></li>' for h, t in items)
+    return page(lang, UI[lang]["title"], f"<h1>{UI[lang]['latest']}</h1><ul>{lis}</ul>{extra}",
+                None)
+
+
+ENTRIES = [  # (key, English item, French item): no word in common
+    ("e1", "The bridge opens", "Le pont ouvre"),
+    ("e2", "A museum for children", "Un musée pour les enfants"),
+    ("e3", "The market moves", "Le marché déménage"),
+    ("e4", "A new library", "Une nouvelle bibliothèque"),
+]
+
+
+def _entry(key, lang):
+    return f"{H}/{lang}/{key}.html"
+
+
+def _list_index(fr_order, en_text=None, fr_text=None):
+    """Two listing pages (the pair) and the entries' own pages, French items in ``fr_order``."""
+    en_items = [(_entry(k, "en"), (en_text or {}).get(k, e)) for k, e, _ in ENTRIES]
+    by_key = {k: (_entry(k, "fr"), (fr_text or {}).get(k, f)) for k, _, f in ENTRIES}
+    out = {f"{H}/en/list.html": build_record(f"{H}/en/list.html", _listing("en", en_items)),
+           f"{H}/fr/list.html": build_record(f"{H}/fr/list.html",
+                                             _listing("fr", [by_key[k] for k in fr_order]))}
+    for key, en, fr in ENTRIES:
+        for lang, title in (("en", en), ("fr", fr)):
+            out[_entry(key, lang)] = build_record(_entry(key, lang), page(
+                lang, title, f"<h1>{title}</h1><p>{title}.</p>", None))
+    return out
+
+
+LIST_PAIR = (f"{H}/en/list.html", f"{H}/fr/list.html")
+SAME_ORDER = ["e1", "e2", "e3", "e4"]
+OWN_ORDER = ["e3", "e1", "e4", "e2"]   # as a French sort of the French titles would put them
+
+
+def test_a_list_nothing_confirms_proposes_nothing():
+    # Shi et al.'s scheme pairs the items by position: in their own order, all wrong.
+    index = _list_index(OWN_ORDER)
+    blind = parallel_link_pairs([LIST_PAIR], index, corroborate=False)
+    assert blind and not any(k == (_entry(e, "en"), _entry(e, "fr")) for e in ("e1", "e2")
+                             for k in blind)
+    assert parallel_link_pairs([LIST_PAIR], index) == {}
+
+
+def test_an_item_of_a_sure_pair_confirms_the_order_of_its_list():
+    index = _list_index(SAME_ORDER)
+    sure = (_entry("e1", "en"), _entry("e1", "fr"))
+    counts = parallel_link_pairs([LIST_PAIR, sure], index)
+    assert {(_entry(k, "en"), _entry(k, "fr")) for k in ("e2", "e3", "e4")} <= set(counts)
+    assert all(a.rsplit("/", 1)[1] == b.rsplit("/", 1)[1] for a, b in counts)
+
+
+def test_a_sure_pair_out_of_place_stops_the_order_of_its_list():
+    index = _list_index(OWN_ORDER)
+    sure = (_entry("e1", "en"), _entry("e1", "fr"))
+    counts = parallel_link_pairs([LIST_PAIR, sure], index)
+    assert all(a.rsplit("/", 1)[1] == b.rsplit("/", 1)[1] for a, b in counts)
+    assert (_entry("e2", "en"), _entry("e2", "fr")) not in counts
+
+
+def test_reordered_items_match_by_what_they_say_as_a_guess():
+    # Names and numbers the translation keeps: the items match as a set, not by position.
+    names = {"e1": "Pont Lafayette 1887", "e2": "Musée Gadagne", "e3": "Halles Bocuse",
+             "e4": "Bibliothèque Part-Dieu"}
+    en = {k: f"{names[k]} opens" for k in names}
+    fr = {k: f"Ouverture : {names[k]}" for k in names}
+    index = _list_index(OWN_ORDER, en, fr)
+    counts = parallel_link_pairs([LIST_PAIR], index)
+    assert counts == {(_entry(k, "en"), _entry(k, "fr")): 1 for k in SAME_ORDER}
+    # the same list in the same order: its items confirm its order
+    same = parallel_link_pairs([LIST_PAIR], _list_index(SAME_ORDER, en, fr))
+    assert same == {(_entry(k, "en"), _entry(k, "fr")): 1 for k in SAME_ORDER}
+
+
+def test_a_template_list_on_every_page_counts_once():
+    # Two pairs whose pages carry the same list: one observation, not two.
+    index = _list_index(SAME_ORDER)
+    for lang in ("en", "fr"):
+        index[f"{H}/{lang}/list2.html"] = build_record(f"{H}/{lang}/list2.html",
+                                                       index[f"{H}/{lang}/list.html"].html)
+    sure = (_entry("e1", "en"), _entry("e1", "fr"))
+    counts = parallel_link_pairs([LIST_PAIR, (f"{H}/en/list2.html", f"{H}/fr/list2.html"), sure],
+                                 index)
+    assert counts[(_entry("e2", "en"), _entry("e2", "fr"))] == 1
