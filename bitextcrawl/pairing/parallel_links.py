@@ -202,9 +202,11 @@ def corroborated_links(alignment: Alignment, url_1: str, url_2: str, sure: dict,
                 if who2 == [c1]:
                     out.append((c1, who1[0], GUESS))
     own = {canon(url_1), canon(url_2)}
-    seen: set = set()
-    return [p for p in out if p[0] != p[1] and p[0] not in own and p[1] not in own
-            and p not in seen and not seen.add(p)]
+    kept: dict = {}
+    for p in out:
+        if p[0] != p[1] and p[0] not in own and p[1] not in own:
+            kept.setdefault(p, None)
+    return list(kept)
 
 
 def _chunk_chars(tree: Node) -> int:
