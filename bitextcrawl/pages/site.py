@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
+from bitextcrawl.pages.prose import is_copy, prose_lines
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
@@ -223,6 +224,40 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     return lang
 
 
+def _copied_pages(unsure: list, records: list, confident: float = CONFIDENT) -> set:
+    """URLs of the ``unsure`` pages whose prose is, line for line, a page's that fastText
+    is sure of in the language it guessed for them (:func:`~bitextcrawl.pages.prose.is_copy`).
+
+    A URL's language code is evidence, not the answer: a site that serves its original
+    where a translation is missing, under the other language's URL, keeps the original's
+    words, and fastText's guess of their language stands.
+    """
+    if not unsure:
+        return set()
+    wanted = {base_lang(p.lang) for p in unsure}
+    by_line: dict[str, list] = {}
+    for q in records:
+        if (q.lang_prob >= confident and q.lang_method != "url_token"
+                and base_lang(q.lang) in wanted):
+            lines = prose_lines(q.text)
+            for line in lines:
+                by_line.setdefault(line, []).append((q, lines))
+    out = set()
+    for p in unsure:
+        lines = prose_lines(p.text)
+        seen: set = set()
+        for line in lines:
+            for q, other in by_line.get(line, ()):
+                if (q.url not in seen and q.url != p.url
+                        and base_lang(q.lang) == base_lang(p.lang) and is_copy(lines, other)):
+                    out.add(p.url)
+                    break
+                seen.add(q.url)
+            if p.url in out:
+                break
+    return out
+
+
 def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
     """Sort key of a duplicate group: URL naming the page's language first, then shorter."""
     named = tokens.predict(page.url)
@@ -280,12 +315,13 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     # Only a page served under one URL has its language settled by that URL: the same
     # bytes under /en/ and /ja/ are a fallback copy, in the language fastText says.
     relabelled = 0
-    for group in groups.values():
-        if len(group) == 1:
-            lang = settle_language(group[0], tokens, confident, slots)
-            if lang is not None:
-                group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")
-                relabelled += 1
+    settled = [(group, lang) for group in groups.values() if len(group) == 1
+               and (lang := settle_language(group[0], tokens, confident, slots)) is not None]
+    copies = _copied_pages([group[0] for group, _ in settled], records, confident)
+    for group, lang in settled:
+        if group[0].url not in copies:
+            group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")
+            relabelled += 1
 
     resolve: dict[str, str] = {}
     chosen: dict[str, tuple] = {}

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 import time
 from collections import Counter
 
-from bitextcrawl.pages.language import CJK_CHARS, LanguageIdentifier, base_lang
+from bitextcrawl.pages.language import LanguageIdentifier, base_lang
+from bitextcrawl.pages.prose import is_copy, prose, prose_lines
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
 from bitextcrawl.pages.switches import page_named_unlinked
@@ -87,6 +87,27 @@ def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
     return {(a, b) for a, b in cands if (a, b) not in known
             and (l2 in page_named_unlinked(pages1[a], langs)
                  or l1 in page_named_unlinked(pages2[b], langs))}
+
+
+def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
+    """Candidates one of whose pages is the other's prose, line for line, without its
+    template (:func:`~bitextcrawl.pages.prose.is_copy`): an untranslated copy served under
+    the other language's URL, whatever its label and its URL rule say.
+
+    Not in the seeds, whose sites translate every page they serve: a copy shares its
+    original's structure, names and numbers, so every model and a proven URL rule pair
+    it; only its words say that nothing was translated. A copy pairs nothing, proven or
+    not, and is counted in ``bitext/align/*/copies``.
+    """
+    lines: dict = {}
+
+    def of(url, pages):
+        got = lines.get(url)
+        if got is None:
+            got = lines[url] = prose_lines(pages[url].text)
+        return got
+
+    return {(a, b) for a, b in cands if is_copy(of(a, pages1), of(b, pages2))}
 
 
 # Rejected candidates kept for the report, per language pair: a bounded list.
@@ -173,6 +194,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     if "ets" in stages and graph is None:
         graph = build_site_graph(site.pages, links=template.content_links)
     chosen: list = []
+    copies = None
     for _ in range(CONTENT_ROUNDS if "content" in stages else 1):
         # Round 2: the pairs round 1 chose teach the site's LSI space too (Germann 2016
         # trains it on the site's known pairs; on a site without URL evidence the pairs
@@ -189,7 +211,11 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
                     for k, v in internal.items()}
         t = time.perf_counter()
-        untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2, evidence)
+        if copies is None:
+            copies = copied_pairs(scores.cands, pages1, pages2)
+            result.counts[f"bitext/align/{key}/copies"] = len(copies)
+        untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2,
+                                           evidence) | copies
         chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
                                   result, key, untranslated)
         _timed(result, "ets", t)
@@ -204,27 +230,6 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         final, stages) for u1, u2, score in chosen]
     result.counts[f"bitext/align/{key}/pairs"] = len(out)
     return out
-
-
-# What a language ID reads of a page of lists: words, not identifiers, paths or numbers.
-_IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
-
-
-# Scripts written without spaces between words (and Thai): one "word" of them is a phrase.
-_UNSEGMENTED = re.compile("[" + CJK_CHARS + "\u0e00-\u0e7f]")
-
-
-def prose(text: str) -> str:
-    """The words of a text that are prose: tokens without identifier characters, from
-    lines that keep more than one such word (a line of one word is an entry of a list, a
-    name: ``deny`` in an index of directives). In scripts written without spaces one
-    token is a phrase and is kept."""
-    out = []
-    for line in text.split("\n"):
-        words = [w for w in line.split() if not _IDENTIFIER.search(w)]
-        if len(words) > 1 or (words and _UNSEGMENTED.search(words[0])):
-            out.extend(words)
-    return " ".join(out)
 
 
 # A language the site is written in: this many of its pages are surely in it.

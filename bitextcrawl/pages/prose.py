@@ -1,0 +1,64 @@
+"""What of a page's text is prose, and whether one page's prose is another's copy (pure).
+
+A language ID reads a page of lists better on its prose alone, and a page served under one
+language's URL with another page's prose, line for line, is an untranslated copy of it
+(a site's fallback for a missing translation, often under a notice in the URL's
+language): the same words, not a translation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bitextcrawl.pages.language import CJK_CHARS
+
+# What a language ID reads of a page of lists: words, not identifiers, paths or numbers.
+_IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
+# Scripts written without spaces between words (and Thai): one "word" of them is a phrase.
+_UNSEGMENTED = re.compile("[" + CJK_CHARS + "\u0e00-\u0e7f]")
+# A line whose prose is this long (characters) is written, not listed or coded: the same
+# line on two pages was copied, not translated twice into the same words.
+COPY_LINE_CHARS = 40
+# Two pages share this much of their prose (characters of the longer) verbatim: one is a
+# copy of the other.
+COPY_SHARE = 0.5
+
+
+def prose(text: str) -> str:
+    """The words of a text that are prose: tokens without identifier characters, from
+    lines that keep more than one such word (a line of one word is an entry of a list, a
+    name: ``deny`` in an index of directives). In scripts written without spaces one
+    token is a phrase and is kept."""
+    out = []
+    for line in text.split("\n"):
+        words = [w for w in line.split() if not _IDENTIFIER.search(w)]
+        if len(words) > 1 or (words and _UNSEGMENTED.search(words[0])):
+            out.extend(words)
+    return " ".join(out)
+
+
+def prose_lines(text: str) -> frozenset:
+    """The lines of ``text`` long enough in prose to be written (:data:`COPY_LINE_CHARS`),
+    as their prose: code, paths and lists of names are left out (a translation keeps its
+    code lines: they say nothing of a copy)."""
+    out = set()
+    for line in (text or "").split("\n"):
+        words = prose(line)
+        if len(words) >= COPY_LINE_CHARS:
+            out.add(words)
+    return frozenset(out)
+
+
+def copied_share(lines_1: frozenset, lines_2: frozenset) -> float:
+    """Share of the longer side's prose (characters) that the other has verbatim, 0..1."""
+    if not lines_1 or not lines_2:
+        return 0.0
+    shared = sum(len(line) for line in lines_1 & lines_2)
+    if not shared:
+        return 0.0
+    return shared / max(sum(map(len, lines_1)), sum(map(len, lines_2)))
+
+
+def is_copy(lines_1: frozenset, lines_2: frozenset) -> bool:
+    """The two pages' prose is one text (:data:`COPY_SHARE` of it verbatim)."""
+    return copied_share(lines_1, lines_2) >= COPY_SHARE

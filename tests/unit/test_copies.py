@@ -1,0 +1,74 @@
+"""Untranslated copies: a page under one language's URL with another page's prose, line
+for line (``pages/prose.py``), keeps its own language and pairs nothing."""
+
+from __future__ import annotations
+
+from bitextcrawl.pages.prose import copied_share, is_copy, prose_lines
+from bitextcrawl.pages.record import PageRecord
+from bitextcrawl.pages.site import canonical_pages
+from bitextcrawl.pairing.align import AlignConfig, align_site, copied_pairs
+
+H = "http://example.org"
+EN_BODY = ("Rate limits protect the service from clients that send too many requests.\n"
+           "Each account may create fifty certificates per registered domain every week.\n"
+           "curl -X POST https://api.example.org/v2/order --data @order.json\n")
+FR_NOTICE = "Cette page n'a pas encore été traduite, voici la version originale.\n"
+
+
+def test_prose_lines_leave_code_and_short_lines_out():
+    lines = prose_lines(EN_BODY + "Home\nSee also")
+    assert len(lines) == 2
+    assert not any("curl" in line for line in lines)
+
+
+def test_a_copy_shares_most_of_its_prose_a_translation_none():
+    en = prose_lines(EN_BODY)
+    copy = prose_lines(FR_NOTICE + EN_BODY)
+    fr = prose_lines("Les limites protègent le service des clients qui envoient trop de requêtes.\n"
+                     "Chaque compte peut créer cinquante certificats par domaine chaque semaine.\n")
+    assert is_copy(en, copy) and copied_share(en, copy) > 0.6
+    assert not is_copy(en, fr) and copied_share(en, fr) == 0.0
+    assert not is_copy(en, frozenset())
+
+
+def _site(copy_text: str) -> list[PageRecord]:
+    """English and French pages under /en/ and /fr/; /fr/limits.html is ``copy_text``,
+    which fastText guesses English without being sure of it."""
+    pages = []
+    for i in range(4):
+        pages.append(PageRecord(url=f"{H}/en/p{i}.html", lang="en", lang_prob=0.99,
+                                lang_method="fasttext", text=f"English page number {i}."))
+        pages.append(PageRecord(url=f"{H}/fr/p{i}.html", lang="fr", lang_prob=0.99,
+                                lang_method="fasttext", text=f"Page française numéro {i}."))
+    pages.append(PageRecord(url=f"{H}/en/limits.html", lang="en", lang_prob=0.99,
+                            lang_method="fasttext", text=EN_BODY))
+    pages.append(PageRecord(url=f"{H}/fr/limits.html", lang="en", lang_prob=0.8,
+                            lang_method="fasttext", text=copy_text))
+    return pages
+
+
+def test_an_untranslated_copy_keeps_the_language_of_its_words():
+    site = canonical_pages(_site(FR_NOTICE + EN_BODY))
+    copy = next(p for p in site.pages if p.url.endswith("/fr/limits.html"))
+    assert copy.lang == "en" and site.relabelled == 0
+    # other English words under /fr/, copied from no page: the URL's code settles them
+    site = canonical_pages(_site(FR_NOTICE + "Something written here alone, in English words only."))
+    page = next(p for p in site.pages if p.url.endswith("/fr/limits.html"))
+    assert page.lang == "fr" and page.lang_method == "url_token"
+
+
+def test_a_copy_pairs_nothing_even_where_a_url_rule_proves_it():
+    pages = _site(FR_NOTICE + EN_BODY)
+    # the copy declared French (its notice's language, as its <html lang> says)
+    pages[-1] = PageRecord(url=f"{H}/fr/limits.html", lang="fr", lang_prob=0.95,
+                           lang_method="declared", text=FR_NOTICE + EN_BODY)
+    en = {p.url: p for p in pages if p.lang == "en"}
+    fr = {p.url: p for p in pages if p.lang == "fr"}
+    assert copied_pairs([(f"{H}/en/limits.html", f"{H}/fr/limits.html"),
+                         (f"{H}/en/p1.html", f"{H}/fr/p1.html")], en, fr) == \
+        {(f"{H}/en/limits.html", f"{H}/fr/limits.html")}
+    result = align_site(pages, AlignConfig(langs=("en", "fr")))
+    pairs = {(p.url_1, p.url_2) for p in result.pairs}
+    assert (f"{H}/en/p1.html", f"{H}/fr/p1.html") in pairs
+    assert not any(b.endswith("/fr/limits.html") for _, b in pairs)
+    assert result.counts["bitext/align/en-fr/copies"] == 1
