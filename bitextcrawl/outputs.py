@@ -14,7 +14,7 @@ import time
 from collections import Counter, defaultdict
 
 from bitextcrawl.bitext.chunks import PageTrees
-from bitextcrawl.bitext.extract import write_bitext
+from bitextcrawl.bitext.extract import known_link_pairs, write_bitext
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 from bitextcrawl.bitext.pool import warm_pool
 from bitextcrawl.formats.atomic import atomic_open
@@ -88,6 +88,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
     # the sites heavy with a template: their trees aligned without its navigation
     page_trees = PageTrees(navigation)
+    # the pairs' links to known pairs, read before the records lose their links
+    known_links = known_link_pairs(pairs, page_index)
     if load is not None:
         for page in page_index.values():   # the most memory held from here on
             drop_pairing_features(page)
@@ -96,7 +98,7 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     return write_bitext(pairs, page_index, output_dir, progress=progress,
                         lang_check=lang_check, compress=config.compress,
                         samples=samples, workers=workers, shared_pool=shared_pool,
-                        page_trees=page_trees)
+                        page_trees=page_trees, known_links=known_links)
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
