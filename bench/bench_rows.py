@@ -131,8 +131,7 @@ def run_tldr(langs: list) -> list:
         site = real_sites.tldr(SHARED_DATA, other)
         pages = {p.url: p for p in site.pages}
         for links in (False, True):
-            fresh = [build_record(p.url, p.html) for p in site.pages] if links else site.pages
-            rows, stats = closing(fresh, site.langs, site.redirects, links=links)
+            rows, stats = closing(site.pages, site.langs, site.redirects, links=links)
             j = judge_tldr(pages, rows)
             table.append((f"en-{other}", "on" if links else "off", "command", j["right"],
                           j["wrong"], None, j["unjudged"], stats, len(rows)))
