@@ -48,29 +48,39 @@ def _identity(x, *args, **kwargs):
     return x
 
 
-def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None) -> tuple:
-    """(method, sentence pairs, link pairs, chunk pairs of code left out) of one aligned
-    page pair; with ``lang_check``, each sentence pair ``(s1, s2, score)`` has its
+def _pair_result(aligner, alignment, t1, t2, l1: str, l2: str, lang_check=None,
+                 known_links: tuple = ()) -> tuple:
+    """(method, sentence pairs, link pairs, what was left out or matched apart) of one
+    aligned page pair; with ``lang_check``, each sentence pair ``(s1, s2, score)`` has its
     ``SentenceFacts`` as a fourth item (None for a pair whose sides are the same text,
-    which is no bitext)."""
+    which is no bitext). ``known_links``: the pages' links to known page pairs
+    (:func:`known_link_pairs`), by which lists ordered differently are paired
+    (``chunks.reordered_lists``). The last item counts chunk pairs of code left out
+    (``code``), lists matched as sets (``reordered_lists``) and their items that
+    nothing paired (``list_items_unmatched``)."""
     skipped: Counter = Counter()
-    sentences = pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score, skipped)
+    sentences = pair_sentences(alignment, t1, t2, l1, l2, aligner.min_score, skipped,
+                               known_links)
     if lang_check is not None:
         sentences = [(s1, s2, score,
                       None if s1.strip() == s2.strip() else lang_check.facts(s1, s2))
                      for s1, s2, score in sentences]
-    return alignment.method, sentences, list(alignment.link_pairs), skipped["code"]
+    return alignment.method, sentences, list(alignment.link_pairs), dict(skipped)
 
 
 class PairTask(NamedTuple):
     """A page pair for a pool worker: its pages' URLs and HTML, or None where the worker
-    reads the HTML from the page store itself; ``size`` (characters) schedules EM."""
+    reads the HTML from the page store itself; ``size`` (characters) schedules EM.
+    ``known_links``: the pair's links to known page pairs (:func:`known_link_pairs`),
+    which travel with the task to whichever process aligns it (a pool's, a distributed
+    crawl's other worker)."""
 
     url_1: str
     html_1: str | None
     url_2: str
     html_2: str | None
     size: int
+    known_links: tuple = ()
 
 
 def _read_html(reader, url: str) -> str:
@@ -85,13 +95,13 @@ def _align_task(aligner, l1: str, l2: str, lang_check, page_trees, reader, task:
     Returns :func:`_pair_result`'s tuple, or the error's text when the pair cannot be
     aligned (one bad page never stops the rest).
     """
-    url_1, html_1, url_2, html_2, _ = task
+    url_1, html_1, url_2, html_2, _, known = task
     try:
         if html_1 is None or html_2 is None:
             got = reader([url_1, url_2])
             html_1, html_2 = got[url_1], got[url_2]
         t1, t2 = page_trees(html_1, url_1, l1), page_trees(html_2, url_2, l2)
-        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2, lang_check)
+        out = _pair_result(aligner, aligner.align(t1, t2), t1, t2, l1, l2, lang_check, known)
         release(t1)
         release(t2)
         return out
@@ -106,7 +116,7 @@ def _e_step_task(aligner, l1: str, l2: str, lang_check, page_trees, reader, fina
     """One training pair's E-step in a pool worker (§4.2): its counts, and in EM's last
     iteration (``final``: every training pair decoded, the alignments kept) its result
     (:func:`_pair_result`); None otherwise, which has the pair decoded again after EM."""
-    url_1, html_1, url_2, html_2, _ = task
+    url_1, html_1, url_2, html_2, _, known = task
     read = partial(_read_html, reader)
     t1 = _TRAINING_TREES.get(url_1, html_1, read, partial(page_trees, lang=l1))
     t2 = _TRAINING_TREES.get(url_2, html_2, read, partial(page_trees, lang=l2))
@@ -114,7 +124,8 @@ def _e_step_task(aligner, l1: str, l2: str, lang_check, page_trees, reader, fina
         return None, None
     alignment = aligner.align(t1, t2)
     return e_step_counts(alignment, t2), (
-        _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check) if final else None)
+        _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check, known)
+        if final else None)
 
 
 # A pool worker's trees of training pages: EM sends each training pair once an iteration.
@@ -127,18 +138,54 @@ def _page_url(page_index, url: str) -> str:
     return (compact(url) if compact is not None else page_index[url]).url
 
 
-def _html_tasks(lang_pairs, page_index):
+def _html_tasks(lang_pairs, page_index, known: dict):
     """Each pair's :class:`PairTask`: without its HTML where ``page_index`` (a
     ``pages.compact.FullRecords``) has a reader of the page store for the pool's workers,
-    which then read the HTML themselves (sized by text), not this process."""
+    which then read the HTML themselves (sized by text), not this process. ``known``:
+    :func:`known_link_pairs`."""
     reader = getattr(page_index, "html_reader", None)
     for pair in lang_pairs:
+        links = known.get((pair.url_1, pair.url_2), ())
         if reader is not None:
             p1, p2 = page_index.compact(pair.url_1), page_index.compact(pair.url_2)
-            yield PairTask(p1.url, None, p2.url, None, len(p1.text) + len(p2.text))
+            yield PairTask(p1.url, None, p2.url, None, len(p1.text) + len(p2.text), links)
         else:
             p1, p2 = page_index[pair.url_1], page_index[pair.url_2]
-            yield PairTask(p1.url, p1.html, p2.url, p2.html, len(p1.html) + len(p2.html))
+            yield PairTask(p1.url, p1.html, p2.url, p2.html, len(p1.html) + len(p2.html),
+                           links)
+
+
+def known_link_pairs(pairs, page_index) -> dict:
+    """``(url_1, url_2)`` of each page pair -> its pages' links to a known page pair: the
+    sorted ``(URL linked from page 1, URL linked from page 2)`` where the two URLs are
+    the two pages (or their aliases) of a pair of ``pairs`` in the same languages. A
+    summary list's items are identified across languages by them
+    (``chunks.reordered_lists``); most page pairs have a few (their menus), sent with
+    the pair's task rather than the whole site's pairs with each task.
+
+    Reads the records' ``links`` (pages without them give none: ``outputs.run_bitext``
+    makes this before it drops them)."""
+    record = getattr(page_index, "compact", None) or page_index.__getitem__
+    partners: dict = defaultdict(dict)      # (l1, l2) -> URL 1 -> its pages' URLs 2
+    for pair in pairs:
+        if pair.url_1 not in page_index or pair.url_2 not in page_index:
+            continue
+        p1, p2 = record(pair.url_1), record(pair.url_2)
+        names2 = frozenset((pair.url_2, p2.url, *(p2.aliases or ())))
+        got = partners[(pair.lang_1, pair.lang_2)]
+        for name in (pair.url_1, p1.url, *(p1.aliases or ())):
+            got[name] = got[name] | names2 if name in got else names2
+    out = {}
+    for pair in pairs:
+        partner = partners.get((pair.lang_1, pair.lang_2))
+        if not partner or pair.url_1 not in page_index or pair.url_2 not in page_index:
+            continue
+        links1 = [link["url"] for link in record(pair.url_1).links or ()]
+        links2 = {link["url"] for link in record(pair.url_2).links or ()}
+        found = {(a, b) for a in links1 if a in partner for b in partner[a] if b in links2}
+        if found:
+            out[(pair.url_1, pair.url_2)] = tuple(sorted(found))
+    return out
 
 
 def training_first(lang_pairs: list, page_index) -> list:
@@ -170,7 +217,7 @@ def training_first(lang_pairs: list, page_index) -> list:
 
 
 def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, lang_check,
-         page_trees):
+         page_trees, known: dict):
     """The language pair's aligner, trained on its first ``TRAINING_PAIRS`` pairs, and
     what EM kept of them (``TreeAligner.alignments_``).
 
@@ -180,7 +227,7 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, la
     """
     training = lang_pairs[:TRAINING_PAIRS]
     if pool is not None and similarity is None:
-        tasks = list(_html_tasks(training, page_index))
+        tasks = list(_html_tasks(training, page_index, known))
         reader = getattr(page_index, "html_reader", None)
 
         def e_step(aligner, limit=None):
@@ -207,7 +254,7 @@ def _fit(lang_pairs, page_index: dict, trees: dict, similarity, l1, l2, pool, la
 
 
 def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1, l2, pool,
-                  lang_check, page_trees):
+                  lang_check, page_trees, known: dict):
     """Per page pair, in order: :func:`_align_task`'s result.
 
     Pairs that training decoded already (``fitted``) are not decoded again. The others
@@ -221,7 +268,8 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
             results[k] = kept
         elif kept is not None:
             t1, t2 = trees[pair.url_1], trees[pair.url_2]
-            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2, lang_check)
+            results[k] = _pair_result(aligner, kept, t1, t2, l1, l2, lang_check,
+                                      known.get((pair.url_1, pair.url_2), ()))
         else:
             todo.append(k)
     if pool is None or similarity is not None:
@@ -232,14 +280,16 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
                                                page_trees)
             except (ValueError, RecursionError) as exc:
                 return str(exc)
-            out = _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check)
+            pair = lang_pairs[k]
+            out = _pair_result(aligner, alignment, t1, t2, l1, l2, lang_check,
+                               known.get((pair.url_1, pair.url_2), ()))
             for page, tree in ((p1, t1), (p2, t2)):
                 if page.url not in trees:
                     release(tree)
             return out
         done = map(run, todo)
     else:
-        tasks = _html_tasks([lang_pairs[k] for k in todo], page_index)
+        tasks = _html_tasks([lang_pairs[k] for k in todo], page_index, known)
         reader = getattr(page_index, "html_reader", None)
         done = ordered_map(pool, partial(_align_task, aligner, l1, l2, lang_check,
                                          page_trees, reader), tasks)
@@ -251,7 +301,8 @@ def _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted, l1
 @_gc_frozen
 def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 text_similarity: TextSimilaritySource = None, lang_check=None, pool=None,
-                links=None, new_rows=list, page_trees: PageTrees | None = None):
+                links=None, new_rows=list, page_trees: PageTrees | None = None,
+                known_links: dict | None = None):
     """Bitext rows (dicts) and parallel links; one language pair at a time.
 
     Returns ``{(lang_1, lang_2): (rows, aligner, checks)}`` and the links. ``lang_check``:
@@ -263,8 +314,11 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
     order either way. ``new_rows()``: an empty sequence a language pair's rows are
     appended to (a list, or a ``rows.RowSpill`` on disk). ``page_trees``: builds each
     page's document tree (:class:`~bitextcrawl.bitext.chunks.PageTrees`: without the
-    site's navigation template; None: the whole document)."""
+    site's navigation template; None: the whole document). ``known_links``:
+    :func:`known_link_pairs` of ``pairs`` (None: made here, from the records' links)."""
     page_trees = page_trees or PageTrees()
+    if known_links is None:
+        known_links = known_link_pairs(pairs, page_index)
     by_langs = defaultdict(list)
     for pair in pairs:
         if pair.url_1 in page_index and pair.url_2 in page_index:
@@ -278,13 +332,13 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
         trees: dict = {}
         lang_pairs = training_first(lang_pairs, page_index)
         aligner, fitted = _fit(lang_pairs, page_index, trees, similarity, l1, l2, pool,
-                               lang_check, page_trees)
+                               lang_check, page_trees, known_links)
         rows = new_rows()
         # what the checks need of all the rows is added up as they come, while the
         # workers align the next pairs
         checks = RowChecks(lang_check) if lang_check is not None else None
         outputs = _pair_results(aligner, similarity, lang_pairs, page_index, trees, fitted,
-                                l1, l2, pool, lang_check, page_trees)
+                                l1, l2, pool, lang_check, page_trees, known_links)
         for pair, out in zip(lang_pairs, progress(outputs, f"bitext {l1}-{l2}",
                                                   len(lang_pairs))):
             url_1, url_2 = _page_url(page_index, pair.url_1), _page_url(page_index, pair.url_2)
@@ -292,9 +346,14 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
                 counts["bitext/bitext/failed_pairs"] += 1
                 logger.warning("cannot align %s / %s: %s", url_1, url_2, out)
                 continue
-            method, sentences, link_pairs, code_chunks = out
+            method, sentences, link_pairs, apart = out
             counts[f"bitext/bitext/method/{method}"] += 1
-            counts["bitext/bitext/code_chunks_skipped"] += code_chunks
+            counts["bitext/bitext/code_chunks_skipped"] += apart.get("code", 0)
+            if apart.get("navigation"):
+                counts["bitext/bitext/navigation_skipped"] += apart["navigation"]
+            if apart.get("reordered_lists"):
+                counts["bitext/bitext/reordered_lists"] += apart["reordered_lists"]
+                counts["bitext/bitext/list_items_unmatched"] += apart["list_items_unmatched"]
             for s1, s2, score, *facts in sentences:
                 if s1.strip() == s2.strip():  # untranslated text is not bitext
                     counts["bitext/bitext/identical_skipped"] += 1
@@ -386,7 +445,7 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                  text_similarity: TextSimilaritySource = None, lang_check=None,
                  compress: bool = False, samples: dict | None = None,
                  workers: int = 1, shared_pool=None,
-                 page_trees: PageTrees | None = None) -> dict:
+                 page_trees: PageTrees | None = None, known_links: dict | None = None) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
@@ -398,8 +457,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     files are the same whatever their number. ``shared_pool``: a distributed crawl's
     executor shared by its workers (``store.redis_pool.RedisTaskPool``), used in place
     of the process pool when another worker is there to take tasks; each worker's share of
-    the pairs is counted (``bitext/closing/pairs_aligned/<worker>``). ``page_trees``: see
-    :func:`bitext_rows`.
+    the pairs is counted (``bitext/closing/pairs_aligned/<worker>``). ``page_trees``,
+    ``known_links``: see :func:`bitext_rows`.
     """
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
@@ -415,7 +474,7 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
         links = JsonlSink(fh)
         results, _ = bitext_rows(pairs, page_index, counts, progress, text_similarity,
                                  lang_check, pool, links, partial(RowSpill, output_dir),
-                                 page_trees)
+                                 page_trees, known_links)
         if pool is not None and pool.tasks_inline:
             counts["bitext/bitext/pool_broken_tasks"] = pool.tasks_inline
         if pool is not None and pool is shared_pool:
