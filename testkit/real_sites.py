@@ -235,9 +235,10 @@ def cumulative_ablation(site: RealSite) -> list[tuple[str, float]]:
     return [(stage, score(site, CUMULATIVE[: i + 1])) for i, stage in enumerate(CUMULATIVE)]
 
 
-def leave_one_out(site: RealSite) -> list[tuple[str, float]]:
-    """F1 with every stage (``("all", f1)`` first), then with each single stage left out."""
-    return [("all", score(site, CUMULATIVE))] + [
+def leave_one_out(site: RealSite, full: float | None = None) -> list[tuple[str, float]]:
+    """F1 with every stage (``("all", f1)`` first; ``full`` if known already), then with
+    each single stage left out."""
+    return [("all", score(site, CUMULATIVE) if full is None else full)] + [
         (stage, score(site, tuple(s for s in CUMULATIVE if s != stage))) for stage in CUMULATIVE]
 
 
