@@ -121,7 +121,7 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
     real_ablation(real, leave_one_out)
 
 
-# Generated glossaries (tests/sites/glossary.py) by name: glossary-<opaque|urls>-<lang>,
+# Generated glossaries (testkit/glossary.py) by name: glossary-<opaque|urls>-<lang>,
 # then -same (every sidebar in English order; default: each language's own order),
 # -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
 # renamed after translation).
@@ -152,7 +152,7 @@ def glossary(name: str):
     crawl's own code (fastText as ``real_sites.identifier()``), the full gold."""
     from bitextcrawl.pages.record import build_record
     from testkit import real_sites
-    from tests.sites.glossary import glossary_site
+    from testkit.glossary import glossary_site
 
     options = GLOSSARIES[name]
     site = glossary_site(**options)

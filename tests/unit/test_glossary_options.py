@@ -1,4 +1,4 @@
-"""The generated glossary's options (``tests/sites/glossary.py``): languages, real or
+"""The generated glossary's options (``testkit/glossary.py``): languages, real or
 opaque URLs, partial translation, renamed English slugs, sidebar order."""
 
 from __future__ import annotations
