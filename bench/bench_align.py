@@ -4,6 +4,8 @@
     python bench/bench_align.py --ablation      # F1 per stage set, generated sites + WET,
                                                 # then each stage's gain on every real site
     python bench/bench_align.py --ablation --real-only --sites wet-opaque tldr-opaque-fr
+    python bench/bench_align.py --ablation --real-only --leave-one-out \
+        --sites nginx-opaque-reordered glossary-opaque-ja glossary-opaque-ja-same
     python bench/bench_align.py --scale 2000 20000 [--workers N] [--repeat R]
 
 Page records are built by the crawl's own code (fastText included); the network is
@@ -80,7 +82,7 @@ def identifier():
     return lambda text, html_lang, cl: lid.identify(text, html_lang, cl, agreement)
 
 
-def ablation(real: list[str] | None = None) -> None:
+def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None:
     """F1 per stage set on generated sites and WET, then ``real_ablation(real)``."""
     sites = {
         "prefix": SiteSpec(scheme="prefix", n_pairs=150, seed=31),
@@ -116,30 +118,84 @@ def ablation(real: list[str] | None = None) -> None:
         print(f"{label:34s}" + "".join(f"{rows[n][label]:32.3f}" for n in names))
     gain = {n: rows[n]["internal + ETS"] - max(rows[n][k] for k in INTERNAL) for n in names}
     print(f"{'ETS − best internal similarity':34s}" + "".join(f"{gain[n]:+32.3f}" for n in names))
-    real_ablation(real)
+    real_ablation(real, leave_one_out)
 
 
-def real_ablation(sites: list[str] | None = None) -> None:
+# Generated glossaries (testkit/glossary.py) by name: glossary-<opaque|urls>-<lang>,
+# then -same (every sidebar in English order; default: each language's own order),
+# -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
+# renamed after translation).
+GLOSSARY_LANGS = ("fr", "ja", "ru", "zh")
+
+
+def _glossary_names() -> dict:
+    names = {}
+    for url in ("opaque", "urls"):
+        for lang in GLOSSARY_LANGS:
+            for same in (False, True):
+                for partial in (False, True):
+                    for renamed in ((False, True) if url == "urls" else (False,)):
+                        name = (f"glossary-{url}-{lang}" + "-same" * same + "-partial" * partial
+                                + "-renamed" * renamed)
+                        names[name] = dict(langs=("en", lang), opaque=url == "opaque",
+                                           sidebar_order="same" if same else "own",
+                                           translated=0.6 if partial else 1.0,
+                                           renamed=10 if renamed else 0)
+    return names
+
+
+GLOSSARIES = _glossary_names()
+
+
+def glossary(name: str):
+    """The generated glossary ``name`` as a site of ``real_sites``: records built by the
+    crawl's own code (fastText as ``real_sites.identifier()``), the full gold."""
+    from bitextcrawl.pages.record import build_record
+    from testkit import real_sites
+    from testkit.glossary import glossary_site
+
+    options = GLOSSARIES[name]
+    site = glossary_site(**options)
+    identify = real_sites.identifier()
+    pages = [build_record(site.url(p), html, identify) for p, html in sorted(site.pages.items())]
+    gold = [(site.url(a), site.url(b)) for a, b in site.gold]
+    return real_sites.RealSite(name, pages, gold, options["langs"])
+
+
+def real_ablation(sites: list[str] | None = None, leave_one_out: bool = False) -> None:
     """Stages added one at a time, in pipeline order, on every real site of ../shared/data
-    (plain and opaque variants), or on ``sites`` (names of ``real_sites.SITES``)."""
+    (plain and opaque variants), or on ``sites`` (names of ``real_sites.SITES``, their
+    ``-reordered`` variants included, or of ``GLOSSARIES``); with ``leave_one_out``, also F1
+    with every stage and with each single stage left out."""
     from testkit import real_sites
 
-    names = sites or list(real_sites.SITES)
-    unknown = [n for n in names if n not in real_sites.SITES]
+    names = sites or [n for n in real_sites.SITES if not n.endswith("-reordered")]
+    unknown = [n for n in names if n not in real_sites.SITES and n not in GLOSSARIES]
     if unknown:
-        raise SystemExit(f"unknown site(s) {unknown}; known: {', '.join(real_sites.SITES)}")
-    table = {}
+        raise SystemExit(f"unknown site(s) {unknown}; known: {', '.join(real_sites.SITES)}, "
+                         f"and generated glossaries such as {', '.join(list(GLOSSARIES)[:6])}… "
+                         f"(glossary-<opaque|urls>-<{'|'.join(GLOSSARY_LANGS)}>"
+                         f"[-same][-partial][-renamed])")
+    table, loo = {}, {}
     for name in names:
-        load, folder = real_sites.SITES[name]
-        if not (SHARED / folder).is_dir():
-            print(f"real site {name}: {SHARED / folder} not found, skipped")
-            continue
-        site = load(SHARED)
+        if name in GLOSSARIES:
+            site = glossary(name)
+        else:
+            load, folder = real_sites.SITES[name]
+            if not (SHARED / folder).is_dir():
+                print(f"real site {name}: {SHARED / folder} not found, skipped")
+                continue
+            site = load(SHARED)
         table[site.name] = dict(real_sites.cumulative_ablation(site))
+        if leave_one_out:
+            loo[site.name] = dict(real_sites.leave_one_out(
+                site, full=table[site.name][real_sites.CUMULATIVE[-1]]))
+        print(f"{site.name}: {len(site.pages)} pages, {len(site.gold)} gold pairs, done",
+              file=sys.stderr, flush=True)
     if not table:
         return
     names = list(table)
-    print("\nReal sites: F1 as each stage is added (WET and tldr judged on their judged pairs: "
+    print("\nSites: F1 as each stage is added (WET and tldr judged on their judged pairs: "
           "silver golds; the lett file on its judged pairs too: Bitextor's output)")
     print(f"{'+ stage':16s}" + "".join(f"{n[:28]:>30s}" for n in names))
     previous = {n: None for n in names}
@@ -151,6 +207,32 @@ def real_ablation(sites: list[str] | None = None) -> None:
             cells.append(f"{v:.3f}{delta}".rjust(30))
             previous[n] = v
         print(f"{'+ ' + stage:16s}" + "".join(cells))
+    if leave_one_out:
+        print_leave_one_out(loo)
+
+
+def print_leave_one_out(loo: dict) -> None:
+    """F1 with all stages, then with each left out (its difference to all stages); ``!``
+    marks a stage whose absence scores higher than the full pipeline."""
+    from testkit import real_sites
+
+    names = list(loo)
+    print("\nLeave one out: F1 with every stage, and with each single stage left out "
+          "(difference to every stage; ! where leaving it out scores higher)")
+    print(f"{'stages':16s}" + "".join(f"{n[:28]:>30s}" for n in names))
+    print(f"{'all':16s}" + "".join(f"{loo[n]['all']:.3f}".rjust(30) for n in names))
+    worse = {n: [] for n in names}
+    for stage in real_sites.CUMULATIVE:
+        cells = []
+        for n in names:
+            v, full = loo[n][stage], loo[n]["all"]
+            mark = "!" if v > full else " "
+            if v > full:
+                worse[n].append(stage)
+            cells.append(f"{v:.3f} ({v - full:+.3f}){mark}".rjust(30))
+        print(f"{'- ' + stage:16s}" + "".join(cells))
+    print(f"{'full >= each':16s}" + "".join(
+        ("yes" if not worse[n] else "no: " + ",".join(worse[n]))[:28].rjust(30) for n in names))
 
 
 SCALE_KIND = {"scheme": "mixed"}
@@ -310,9 +392,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ablation", action="store_true")
     ap.add_argument("--sites", nargs="+", metavar="SITE",
-                    help="--ablation: the real sites to run (default: all of them: "
-                         "wet wet-opaque nginx nginx-opaque lett tldr-fr tldr-ja tldr-ru "
-                         "tldr-opaque-fr tldr-opaque-ja tldr-opaque-ru)")
+                    help="--ablation: the real sites to run (default: wet wet-opaque nginx "
+                         "nginx-opaque lett tldr-fr tldr-ja tldr-ru tldr-opaque-fr "
+                         "tldr-opaque-ja tldr-opaque-ru); each but lett also as "
+                         "<name>-reordered (the second language's link lists in its own "
+                         "order), and generated glossaries: glossary-<opaque|urls>-"
+                         "<fr|ja|ru|zh>[-same][-partial][-renamed] (e.g. glossary-opaque-ja, "
+                         "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
+    ap.add_argument("--leave-one-out", action="store_true",
+                    help="--ablation: also F1 with every stage and with each single stage "
+                         "left out, on the same sites")
     ap.add_argument("--real-only", action="store_true",
                     help="--ablation: the real sites' table only (not the generated sites')")
     ap.add_argument("--scale", nargs="*", type=int)
@@ -336,9 +425,9 @@ def main() -> None:
         print(json.dumps(one_scale(args.one, args.workers, args.cache)))
         return
     if args.ablation and args.real_only:
-        real_ablation(args.sites)
+        real_ablation(args.sites, args.leave_one_out)
     elif args.ablation or args.scale is None:
-        ablation(args.sites)
+        ablation(args.sites, args.leave_one_out)
     if args.scale is not None or not args.ablation:
         scale(args.scale or [2000, 20000], args.workers, args.cache, args.one_run_from,
               max(1, args.repeat))

@@ -20,6 +20,7 @@ from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold
 from testkit.records import directory_records
+from testkit.reorder import reordered_copy
 
 # The WET opaque variant's maker (benchmark scaffolding, beside bench_align.py).
 MAKE_WET_OPAQUE = Path(__file__).resolve().parents[1] / "bench" / "make_wet_opaque.py"
@@ -63,27 +64,37 @@ def nginx(data: Path, code: str = "ru", lang: str = "ru") -> RealSite:
                     redirects=directory_index_redirects(pages))
 
 
-def nginx_opaque(data: Path, workdir: str | None = None) -> RealSite:
-    """The opaque variant written by the data's own ``make_opaque.py`` into a temp folder."""
-    out = Path(workdir or tempfile.mkdtemp(prefix="nginx-opaque-"))
+def _nginx_opaque_files(data: Path, out: Path) -> Path:
+    """``out/site`` and ``out/gold.tsv`` written by the data's own ``make_opaque.py``."""
     subprocess.run([sys.executable, str(data / "nginx" / "make_opaque.py"),
                     str(data / "nginx" / "site"), str(data / "nginx" / "gold" / "en-ru.tsv"),
                     str(out)], check=True, capture_output=True, timeout=300)
+    return out
+
+
+def nginx_opaque(data: Path, workdir: str | None = None) -> RealSite:
+    """The opaque variant written by the data's own ``make_opaque.py`` into a temp folder."""
+    out = _nginx_opaque_files(data, Path(workdir or tempfile.mkdtemp(prefix="nginx-opaque-")))
     pages = directory_records(out / "site", "http://nginx.test", identifier())
     gold = read_gold(out / "gold.tsv", base="http://nginx.test/")
     return RealSite("nginx opaque en-ru", pages, gold, ("en", "ru"),
                     redirects=directory_index_redirects(pages))
 
 
-def wet_opaque(data: Path, workdir: str | None = None) -> RealSite:
-    """WET with its French pages under ``/p/<hash>.html`` and no toggles or hreflang
-    (``bench/make_wet_opaque.py``, written into a temp folder). Silver like WET's gold."""
+def _wet_opaque_files(data: Path, out: Path) -> Path:
+    """``out/site`` and ``out/gold.tsv`` written by ``bench/make_wet_opaque.py``."""
     if not MAKE_WET_OPAQUE.is_file():
         raise FileNotFoundError(f"{MAKE_WET_OPAQUE} not found (a checkout of the project has it)")
-    out = Path(workdir or tempfile.mkdtemp(prefix="wet-opaque-"))
     subprocess.run([sys.executable, str(MAKE_WET_OPAQUE), str(data / "wet"),
                     str(data / "wet-gold.tsv"), str(out)],
                    check=True, capture_output=True, timeout=300)
+    return out
+
+
+def wet_opaque(data: Path, workdir: str | None = None) -> RealSite:
+    """WET with its French pages under ``/p/<hash>.html`` and no toggles or hreflang
+    (``bench/make_wet_opaque.py``, written into a temp folder). Silver like WET's gold."""
+    out = _wet_opaque_files(data, Path(workdir or tempfile.mkdtemp(prefix="wet-opaque-")))
     pages = directory_records(out / "site", "http://wet.test", identifier())
     gold = read_gold(out / "gold.tsv", base="http://wet.test/")
     return RealSite("WET opaque en-fr", pages, gold, ("en", "fr"), silver=True)
@@ -111,6 +122,14 @@ def tldr(data: Path, lang: str = "fr", code: str | None = None) -> RealSite:
                     redirects=directory_index_redirects(pages), silver=True)
 
 
+def _tldr_opaque_files(data: Path, code: str, out: Path) -> Path:
+    """``out/site`` and ``out/gold.tsv`` written by the data's own ``make_opaque.py``."""
+    subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"),
+                    str(data / "tldr" / "site"), str(data / "tldr" / "gold" / f"en-{code}.tsv"),
+                    str(out)], check=True, capture_output=True, timeout=300)
+    return out
+
+
 def tldr_opaque(data: Path, lang: str = "fr", code: str | None = None,
                 workdir: str | None = None) -> RealSite:
     """The tldr site with the other language's pages (home and indexes too) under
@@ -118,13 +137,79 @@ def tldr_opaque(data: Path, lang: str = "fr", code: str | None = None,
     ``make_opaque.py`` into a temp folder. Records of the English pages, the moved ones
     and the root's; judged pairs only, as ``tldr``."""
     code = code or lang
-    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-{code}-"))
-    subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"),
-                    str(data / "tldr" / "site"), str(data / "tldr" / "gold" / f"en-{code}.tsv"),
-                    str(out)], check=True, capture_output=True, timeout=300)
+    out = _tldr_opaque_files(data, code,
+                             Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-{code}-")))
     pages = _tldr_records(out / "site", ("en", "p"))
     gold = read_gold(out / "gold.tsv", base="http://tldr.test/")
     return RealSite(f"tldr opaque en-{code}", pages, gold, ("en", lang),
+                    redirects=directory_index_redirects(pages), silver=True)
+
+
+# Reordered variants: the second language's pages with their link lists (sidebars, menus,
+# index lists) in that language's own order (``testkit/reorder.py``), the English pages and
+# the golds as they are. Each is a copy of the plain or opaque site's folder, in a temp folder.
+def _in_folder(folder: str, key: str):
+    """``which`` of ``reordered_copy``: ``key`` for the pages under ``folder/``."""
+    return lambda rel: key if rel.startswith(folder + "/") else None
+
+
+def wet_reordered(data: Path, workdir: str | None = None) -> RealSite:
+    out = Path(workdir or tempfile.mkdtemp(prefix="wet-reordered-"))
+    reordered_copy(data / "wet", out / "site",
+                   lambda rel: "fr" if rel.endswith("-fr.html") else None)
+    pages = directory_records(out / "site", "http://wet.test", identifier())
+    gold = read_gold(data / "wet-gold.tsv", base="http://wet.test/")
+    return RealSite("WET en-fr reordered", pages, gold, ("en", "fr"), silver=True)
+
+
+def wet_opaque_reordered(data: Path, workdir: str | None = None) -> RealSite:
+    out = Path(workdir or tempfile.mkdtemp(prefix="wet-opaque-reordered-"))
+    made = _wet_opaque_files(data, out / "opaque")
+    reordered_copy(made / "site", out / "site", _in_folder("p", "fr"))
+    pages = directory_records(out / "site", "http://wet.test", identifier())
+    gold = read_gold(made / "gold.tsv", base="http://wet.test/")
+    return RealSite("WET opaque en-fr reordered", pages, gold, ("en", "fr"), silver=True)
+
+
+def nginx_reordered(data: Path, workdir: str | None = None) -> RealSite:
+    out = Path(workdir or tempfile.mkdtemp(prefix="nginx-reordered-"))
+    reordered_copy(data / "nginx" / "site", out / "site", _in_folder("ru", "ru"))
+    pages = directory_records(out / "site", "http://nginx.test", identifier())
+    gold = read_gold(data / "nginx" / "gold" / "en-ru.tsv", base="http://nginx.test/")
+    return RealSite("nginx en-ru reordered", pages, gold, ("en", "ru"),
+                    redirects=directory_index_redirects(pages))
+
+
+def nginx_opaque_reordered(data: Path, workdir: str | None = None) -> RealSite:
+    out = Path(workdir or tempfile.mkdtemp(prefix="nginx-opaque-reordered-"))
+    made = _nginx_opaque_files(data, out / "opaque")
+    reordered_copy(made / "site", out / "site", _in_folder("p", "ru"))
+    pages = directory_records(out / "site", "http://nginx.test", identifier())
+    gold = read_gold(made / "gold.tsv", base="http://nginx.test/")
+    return RealSite("nginx opaque en-ru reordered", pages, gold, ("en", "ru"),
+                    redirects=directory_index_redirects(pages))
+
+
+def tldr_reordered(data: Path, lang: str = "fr", code: str | None = None,
+                   workdir: str | None = None) -> RealSite:
+    code = code or lang
+    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-reordered-{code}-"))
+    reordered_copy(data / "tldr" / "site", out / "site", _in_folder(code, code))
+    pages = _tldr_records(out / "site", ("en", code))
+    gold = read_gold(data / "tldr" / "gold" / f"en-{code}.tsv", base="http://tldr.test/")
+    return RealSite(f"tldr en-{code} reordered", pages, gold, ("en", lang),
+                    redirects=directory_index_redirects(pages), silver=True)
+
+
+def tldr_opaque_reordered(data: Path, lang: str = "fr", code: str | None = None,
+                          workdir: str | None = None) -> RealSite:
+    code = code or lang
+    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-reordered-{code}-"))
+    made = _tldr_opaque_files(data, code, out / "opaque")
+    reordered_copy(made / "site", out / "site", _in_folder("p", code))
+    pages = _tldr_records(out / "site", ("en", "p"))
+    gold = read_gold(made / "gold.tsv", base="http://tldr.test/")
+    return RealSite(f"tldr opaque en-{code} reordered", pages, gold, ("en", lang),
                     redirects=directory_index_redirects(pages), silver=True)
 
 
@@ -150,15 +235,34 @@ def cumulative_ablation(site: RealSite) -> list[tuple[str, float]]:
     return [(stage, score(site, CUMULATIVE[: i + 1])) for i, stage in enumerate(CUMULATIVE)]
 
 
-# Every real site, plain and opaque, by the name ``bench_align.py --ablation --sites`` takes;
-# each with the folder of ../shared/data it needs.
+def leave_one_out(site: RealSite, full: float | None = None) -> list[tuple[str, float]]:
+    """F1 with every stage (``("all", f1)`` first; ``full`` if known already), then with
+    each single stage left out."""
+    return [("all", score(site, CUMULATIVE) if full is None else full)] + [
+        (stage, score(site, tuple(s for s in CUMULATIVE if s != stage))) for stage in CUMULATIVE]
+
+
+TLDR_CODES = ("fr", "ja", "ru")
+
+# Every real site, plain and opaque, each also with its second language's lists reordered
+# (``<name>-reordered``), by the name ``bench_align.py --ablation --sites`` takes; each with
+# the folder of ../shared/data it needs.
 SITES = {
     "wet": (wet, "wet"),
     "wet-opaque": (wet_opaque, "wet"),
     "nginx": (nginx, "nginx"),
     "nginx-opaque": (nginx_opaque, "nginx"),
     "lett": (lett, "lett"),
-    **{f"tldr-{code}": (functools.partial(tldr, lang=code), "tldr") for code in ("fr", "ja", "ru")},
+    **{f"tldr-{code}": (functools.partial(tldr, lang=code), "tldr") for code in TLDR_CODES},
     **{f"tldr-opaque-{code}": (functools.partial(tldr_opaque, lang=code), "tldr")
-       for code in ("fr", "ja", "ru")},
+       for code in TLDR_CODES},
+    "wet-reordered": (wet_reordered, "wet"),
+    "wet-opaque-reordered": (wet_opaque_reordered, "wet"),
+    "nginx-reordered": (nginx_reordered, "nginx"),
+    "nginx-opaque-reordered": (nginx_opaque_reordered, "nginx"),
+    **{f"tldr-{code}-reordered": (functools.partial(tldr_reordered, lang=code), "tldr")
+       for code in TLDR_CODES},
+    **{f"tldr-opaque-{code}-reordered": (functools.partial(tldr_opaque_reordered, lang=code),
+                                         "tldr") for code in TLDR_CODES},
 }
+

@@ -1,0 +1,78 @@
+"""The generated glossary's options (``testkit/glossary.py``): languages, real or
+opaque URLs, partial translation, renamed English slugs, sidebar order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.sites.glossary import TAGS, glossary_site
+
+N = 40
+
+
+def sidebar(html: str) -> list[str]:
+    side = html.split('<div class="sidebar">', 1)[1].split("</ul>", 1)[0]
+    return re.findall(r'<a href="([^"]+)">', side)
+
+
+def test_default_is_en_fr_opaque():
+    site = glossary_site(n_entries=N)
+    assert site.golds == {"fr": site.gold} and len(site.gold) == 1 + TAGS + N
+    assert all(fr.startswith("/p/") for _, fr in site.gold)
+    assert set(site.langs.values()) == {"en", "fr"}
+
+
+@pytest.mark.parametrize("langs", [("en", "ja"), ("en", "ru", "zh"), ("en", "fr", "ko")])
+def test_languages_and_real_urls(langs):
+    site = glossary_site(n_entries=N, langs=langs, opaque=False)
+    assert set(site.golds) == set(langs[1:]) and site.gold == site.golds[langs[1]]
+    for lang, gold in site.golds.items():
+        assert len(gold) == 1 + TAGS + N
+        for en, other in gold:
+            assert other == en.replace("/en/", f"/{lang}/", 1)
+            assert site.langs[en] == "en" and site.langs[other] == lang
+    # the English home page leads to every other home page
+    assert all(f'<a href="/{lang}/">' in site.pages["/en/"] for lang in langs[1:])
+    assert not any("hreflang" in html for html in site.pages.values())
+    assert glossary_site(n_entries=N, langs=langs, opaque=False).pages == site.pages
+
+
+def test_partial_translation():
+    site = glossary_site(n_entries=N, langs=("en", "ja", "ru"), translated=0.5)
+    for lang in ("ja", "ru"):
+        gold = site.golds[lang]
+        entries = [other for _, other in gold][1 + TAGS:]
+        assert len(entries) == N // 2
+        pages = [p for p, lang_ in site.langs.items() if lang_ == lang]
+        assert len(pages) == 1 + TAGS + N // 2
+        # a sidebar lists the language's own entries, every one of them
+        assert sorted(sidebar(site.pages[entries[0]])) == sorted(entries)
+        # untranslated entries are never linked
+        linked = {u for p in pages for u in re.findall(r'href="([^"]+)"', site.pages[p])}
+        assert linked <= set(pages)
+    assert {e for e, _ in site.golds["ja"]} != {e for e, _ in site.golds["ru"]}
+
+
+def test_renamed_slugs():
+    site = glossary_site(n_entries=N, langs=("en", "fr"), opaque=False, renamed=4)
+    moved = [(en, fr) for en, fr in site.gold if en.replace("/en/", "/fr/", 1) != fr]
+    assert len(moved) == 4
+    for en, fr in moved:
+        assert en in site.pages and fr in site.pages
+        assert fr.replace("/fr/", "/en/", 1) not in site.pages     # the URL rule finds nothing
+    assert len(site.gold) == 1 + TAGS + N
+
+
+@pytest.mark.parametrize("langs", [("en", "fr"), ("en", "ja")])
+def test_sidebar_order(langs):
+    lang = langs[1]
+    own = glossary_site(n_entries=N, langs=langs, opaque=False)
+    same = glossary_site(n_entries=N, langs=langs, opaque=False, sidebar_order="same")
+    english = sidebar(own.pages["/en/"])
+    assert sidebar(same.pages["/en/"]) == english
+    in_english_order = [u.replace("/en/", f"/{lang}/", 1) for u in english]
+    assert sidebar(same.pages[f"/{lang}/"]) == in_english_order
+    assert sidebar(own.pages[f"/{lang}/"]) != in_english_order
+    assert sorted(sidebar(own.pages[f"/{lang}/"])) == sorted(in_english_order)
