@@ -59,6 +59,27 @@ def copied_share(lines_1: frozenset, lines_2: frozenset) -> float:
     return shared / max(sum(map(len, lines_1)), sum(map(len, lines_2)))
 
 
-def is_copy(lines_1: frozenset, lines_2: frozenset) -> bool:
-    """The two pages' prose is one text (:data:`COPY_SHARE` of it verbatim)."""
-    return copied_share(lines_1, lines_2) >= COPY_SHARE
+_TITLE_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def title_words(title: str) -> frozenset:
+    """The words of a page title, lower-cased (numbers and one-letter words left out)."""
+    return frozenset(w.lower() for w in _TITLE_WORD.findall(title or ""))
+
+
+def same_title(title_1: str, title_2: str) -> bool:
+    """Half or more of the shorter title's words are the other's: the title was not
+    translated (a site's own name or tagline, localised, may follow it)."""
+    a, b = title_words(title_1), title_words(title_2)
+    if not a or not b:
+        return True
+    return 2 * len(a & b) >= min(len(a), len(b))
+
+
+def is_copy(lines_1: frozenset, lines_2: frozenset, title_1: str = "",
+            title_2: str = "") -> bool:
+    """The second page is the first's text, untranslated: :data:`COPY_SHARE` of their
+    prose verbatim, under a title that was not translated either. A page whose title
+    and headings were translated around a body left in the original language
+    (release notes in a translated frame) is a partial translation, not a copy."""
+    return copied_share(lines_1, lines_2) >= COPY_SHARE and same_title(title_1, title_2)

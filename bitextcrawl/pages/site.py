@@ -249,7 +249,8 @@ def _copied_pages(unsure: list, records: list, confident: float = CONFIDENT) -> 
         for line in lines:
             for q, other in by_line.get(line, ()):
                 if (q.url not in seen and q.url != p.url
-                        and base_lang(q.lang) == base_lang(p.lang) and is_copy(lines, other)):
+                        and base_lang(q.lang) == base_lang(p.lang)
+                        and is_copy(other, lines, q.title, p.title)):
                     out.add(p.url)
                     break
                 seen.add(q.url)

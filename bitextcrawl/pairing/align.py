@@ -107,7 +107,8 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
             got = lines[url] = prose_lines(pages[url].text)
         return got
 
-    return {(a, b) for a, b in cands if is_copy(of(a, pages1), of(b, pages2))}
+    return {(a, b) for a, b in cands
+            if is_copy(of(a, pages1), of(b, pages2), pages1[a].title, pages2[b].title)}
 
 
 # Rejected candidates kept for the report, per language pair: a bounded list.

@@ -3,7 +3,9 @@ for line (``pages/prose.py``), keeps its own language and pairs nothing."""
 
 from __future__ import annotations
 
-from bitextcrawl.pages.prose import copied_share, is_copy, prose_lines
+import dataclasses
+
+from bitextcrawl.pages.prose import copied_share, is_copy, prose_lines, same_title
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import canonical_pages
 from bitextcrawl.pairing.align import AlignConfig, align_site, copied_pairs
@@ -41,9 +43,10 @@ def _site(copy_text: str) -> list[PageRecord]:
         pages.append(PageRecord(url=f"{H}/fr/p{i}.html", lang="fr", lang_prob=0.99,
                                 lang_method="fasttext", text=f"Page française numéro {i}."))
     pages.append(PageRecord(url=f"{H}/en/limits.html", lang="en", lang_prob=0.99,
-                            lang_method="fasttext", text=EN_BODY))
+                            lang_method="fasttext", text=EN_BODY, title="Rate limits - Example"))
     pages.append(PageRecord(url=f"{H}/fr/limits.html", lang="en", lang_prob=0.8,
-                            lang_method="fasttext", text=copy_text))
+                            lang_method="fasttext", text=copy_text,
+                            title="Rate limits - Example, certificats gratuits"))
     return pages
 
 
@@ -60,8 +63,7 @@ def test_an_untranslated_copy_keeps_the_language_of_its_words():
 def test_a_copy_pairs_nothing_even_where_a_url_rule_proves_it():
     pages = _site(FR_NOTICE + EN_BODY)
     # the copy declared French (its notice's language, as its <html lang> says)
-    pages[-1] = PageRecord(url=f"{H}/fr/limits.html", lang="fr", lang_prob=0.95,
-                           lang_method="declared", text=FR_NOTICE + EN_BODY)
+    pages[-1] = dataclasses.replace(pages[-1], lang="fr", lang_prob=0.95, lang_method="declared")
     en = {p.url: p for p in pages if p.lang == "en"}
     fr = {p.url: p for p in pages if p.lang == "fr"}
     assert copied_pairs([(f"{H}/en/limits.html", f"{H}/fr/limits.html"),
@@ -72,3 +74,18 @@ def test_a_copy_pairs_nothing_even_where_a_url_rule_proves_it():
     assert (f"{H}/en/p1.html", f"{H}/fr/p1.html") in pairs
     assert not any(b.endswith("/fr/limits.html") for _, b in pairs)
     assert result.counts["bitext/align/en-fr/copies"] == 1
+
+
+def test_a_translated_frame_around_an_untranslated_body_is_a_partial_translation():
+    # release notes left in English under a translated title and headings: the site's pair
+    en, copy = prose_lines(EN_BODY), prose_lines(FR_NOTICE + EN_BODY)
+    assert not is_copy(en, copy, "v4.0.6 - Release notes - Web Experience Toolkit",
+                       "v4.0.6 - Notes d'utilisation - Boîte à outils de l'expérience Web")
+    assert is_copy(en, copy, "Rate limits", "Rate limits - Kostenlose Zertifikate")
+    assert same_title("", "Anything") and not same_title("Downloads", "Téléchargements")
+    pages = _site(FR_NOTICE + EN_BODY)
+    pages[-1] = dataclasses.replace(pages[-1], lang="fr", lang_prob=0.95, lang_method="declared",
+                                    title="Limites de fréquence - Exemple")
+    result = align_site(pages, AlignConfig(langs=("en", "fr")))
+    assert (f"{H}/en/limits.html", f"{H}/fr/limits.html") in {(p.url_1, p.url_2)
+                                                              for p in result.pairs}
