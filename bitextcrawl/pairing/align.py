@@ -96,8 +96,9 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
 
     Not in the seeds, whose sites translate every page they serve: a copy shares its
     original's structure, names and numbers, so every model and a proven URL rule pair
-    it; only its words say that nothing was translated. A copy pairs nothing, proven or
-    not, and is counted in ``bitext/align/*/copies``.
+    it; only its words say that nothing was translated. A copy pairs nothing, whatever
+    a URL rule or a model says, unless the site declares the two pages each other's
+    version (mutual hreflang or language toggle); counted in ``bitext/align/*/copies``.
     """
     lines: dict = {}
 
@@ -213,7 +214,9 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                     for k, v in internal.items()}
         t = time.perf_counter()
         if copies is None:
-            copies = copied_pairs(scores.cands, pages1, pages2)
+            # the site's own declaration (a mutual hreflang or toggle) stands
+            copies = {k for k in copied_pairs(scores.cands, pages1, pages2)
+                      if evidence.hreflang.get(k, 0.0) < 1.0}
             result.counts[f"bitext/align/{key}/copies"] = len(copies)
         untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2,
                                            evidence) | copies

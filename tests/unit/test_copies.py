@@ -89,3 +89,14 @@ def test_a_translated_frame_around_an_untranslated_body_is_a_partial_translation
     result = align_site(pages, AlignConfig(langs=("en", "fr")))
     assert (f"{H}/en/limits.html", f"{H}/fr/limits.html") in {(p.url_1, p.url_2)
                                                               for p in result.pairs}
+
+
+def test_a_copy_the_site_declares_its_version_stays_paired():
+    pages = _site(FR_NOTICE + EN_BODY)
+    en_url, fr_url = f"{H}/en/limits.html", f"{H}/fr/limits.html"
+    pages[-2] = dataclasses.replace(pages[-2], hreflang={"fr": fr_url})
+    pages[-1] = dataclasses.replace(pages[-1], lang="fr", lang_prob=0.95, lang_method="declared",
+                                    hreflang={"en": en_url})
+    result = align_site(pages, AlignConfig(langs=("en", "fr")))
+    assert (en_url, fr_url) in {(p.url_1, p.url_2) for p in result.pairs}
+    assert result.counts["bitext/align/en-fr/copies"] == 0
