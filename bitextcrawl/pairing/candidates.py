@@ -289,10 +289,18 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
 
     prop = _Proposals(s1, s2, weight, a_hat, top_k, max_length_ratio, length_slack,
                       max_chunk_ratio, chunk_slack)
-    prop.propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2, a_hat)
-    prop.propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1, 1.0 / a_hat)
+    alone1 = prop.propose_from(s1, s1.feats, post2, act2, active1, lambda i, j: (i, j), s2,
+                               a_hat)
+    alone2 = prop.propose_from(s2, s2.feats, post1, act1, active2, lambda j, i: (i, j), s1,
+                               1.0 / a_hat)
+    prop.meet_all(alone1, alone2, active1, active2)
 
     return _ranked(known, prop, s1, s2, seen, top_k, with_scores)
+
+
+# Pages that share nothing rare with any page of the other side meet every page of it,
+# up to this many pairs in all (a cost bound, about a second of the structural features).
+UNANCHORED_PAIRS = 250_000
 
 
 class _Proposals:
@@ -312,6 +320,8 @@ class _Proposals:
         self.n2 = len(s2.urls)
         self.keys = array("q")
         self.values = array("d")
+        self.all_pairs = UNANCHORED_PAIRS
+        self.unanchored: set = set()       # pairs of a page that met every page: no top_k
 
     def passes(self, i: int, j: int) -> bool:
         """The two cheap filters: text length ratio and chunk count ratio."""
@@ -330,11 +340,13 @@ class _Proposals:
         return max(0.0, 1.0 - dl / self.log_r) + max(0.0, 1.0 - dc / self.log_rc)
 
     def propose_from(self, a_side, a_feats, b_post, b_active, a_indices, pair_of, other_side,
-                     scale) -> None:
+                     scale) -> list[int]:
         """Proposals of the pages ``a_indices`` of one side among the ``b_active`` pages of
-        the other (``pair_of`` puts an (a, b) pair in (side 1, side 2) order)."""
+        the other (``pair_of`` puts an (a, b) pair in (side 1, side 2) order); returns the
+        pages that share nothing rare with any of them."""
         weight, top_k, passes, similarity = self.weight, self.top_k, self.passes, self.similarity
         keys, values, n2 = self.keys, self.values, self.n2
+        alone: list[int] = []
         for i in a_indices:
             acc = shared_evidence(a_feats[i], weight, b_post, b_active)
             scored = []
@@ -344,6 +356,8 @@ class _Proposals:
                     scored.append((ev + similarity(p, q), j))
             best = heapq.nlargest(top_k, scored)
             got = {j for _, j in best}
+            if not acc:
+                alone.append(i)
             # Fill with length neighbours when evidence gives fewer than top_k.
             if len(best) < top_k:
                 neighbours = _by_length_closeness(other_side, a_side.lengths[i] * scale)
@@ -360,6 +374,30 @@ class _Proposals:
                 p, q = pair_of(i, j)
                 keys.append(p * n2 + q)
                 values.append(score)
+        return alone
+
+    def meet_all(self, alone1: list, alone2: list, active1: list, active2: list) -> None:
+        """Where most pages of both sides share nothing rare with any page of the other
+        (short pages across scripts), length is no guide to a counterpart: each such page
+        meets every page of the other side that passes the filters, as every page meets
+        every other in Germann 2016. A cost bound (``all_pairs``) keeps it to small
+        sides. Where most pages of a side share names or code, the few that share nothing
+        keep their length neighbours: pairs no evidence supports would only move the
+        structural model's fit (a partly translated side's untranslated pages among them).
+        """
+        if 2 * len(alone1) < len(active1) or 2 * len(alone2) < len(active2):
+            return
+        if len(alone1) * len(active2) + len(alone2) * len(active1) > self.all_pairs:
+            return
+        for alone, others, pair_of in ((alone1, active2, lambda i, j: (i, j)),
+                                       (alone2, active1, lambda j, i: (i, j))):
+            for a in alone:
+                for b in others:
+                    p, q = pair_of(a, b)
+                    if (p, q) not in self.unanchored and self.passes(p, q):
+                        self.keys.append(p * self.n2 + q)
+                        self.values.append(self.similarity(p, q))
+                        self.unanchored.add((p, q))
 
     def best(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each pair proposed: its key, its best score, and when it was first proposed."""
@@ -473,7 +511,7 @@ def _ranked(known: list, prop: _Proposals, s1: "_Side", s2: "_Side", seen: set, 
         u1, u2 = s1.urls[i], s2.urls[j]
         if u1 == u2 or (u1, u2) in seen:
             continue
-        if count1[u1] >= top_k or count2[u2] >= top_k:
+        if (count1[u1] >= top_k or count2[u2] >= top_k) and (i, j) not in prop.unanchored:
             continue
         seen.add((u1, u2))
         count1[u1] += 1
