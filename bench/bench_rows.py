@@ -21,8 +21,7 @@ at ``aligner_score`` ≥ 0.3 are judged:
 
 ``links``: ``on`` is the bitext stage as it is; ``off`` gives it no known link pairs
 (``outputs.known_link_pairs`` returns none), every list aligned by the tree alignment
-alone. ``ms/row``: seconds of the bitext stage (``timings_s``) per row of ``bitext.tsv``
-(generated site: the fastest of three runs).
+alone. ``ms/row``: seconds of the bitext stage (``timings_s``) per row of ``bitext.tsv``.
 """
 
 from __future__ import annotations
@@ -55,20 +54,8 @@ def read_rows(path: str) -> list[dict]:
                 for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
-def closing(pages, langs, redirects=None, links: bool = True, runs: int = 1
-            ) -> tuple[list, dict]:
-    """bitext.tsv's rows and stats.json of the closing pipeline on ``pages``; run
-    ``runs`` times, the stats of the one whose bitext stage was fastest."""
-    best = None
-    for _ in range(runs):
-        rows, stats = _closing(pages, langs, redirects, links)
-        if best is None or stats["timings_s"]["bitext"] < best[1]["timings_s"]["bitext"]:
-            best = rows, stats
-    assert best is not None
-    return best
-
-
-def _closing(pages, langs, redirects, links: bool) -> tuple[list, dict]:
+def closing(pages, langs, redirects=None, links: bool = True) -> tuple[list, dict]:
+    """bitext.tsv's rows and stats.json of the closing pipeline on ``pages``."""
     made = outputs.known_link_pairs
     if not links:
         outputs.known_link_pairs = lambda pairs, index: {}   # type: ignore[assignment]
@@ -129,7 +116,7 @@ def run_summaries(langs: list, seed: int) -> list:
         for links in (False, True):
             records = [build_record(u, h) for u, h in site.pages.items()
                        if site.langs[u] in ("en", other)]
-            rows, stats = closing(records, ("en", other), links=links, runs=3)
+            rows, stats = closing(records, ("en", other), links=links)
             judged = judge_rows(site, rows, MIN_SCORE)
             for kind in ("summary", "entry", "home"):
                 j = judged.get(kind, {"right": 0, "wrong": 0, "template": 0})

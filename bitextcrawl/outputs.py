@@ -21,7 +21,6 @@ from bitextcrawl.formats.atomic import atomic_open
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.compact import FullRecords, Interner, compact, drop_pairing_features
 from bitextcrawl.pages.site import label_variants
-from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.html_features import HTML_FEATURES
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -87,13 +86,8 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     logger.info("Bitext: aligning the sentences of %d page pairs (a first run compiles the "
                 "sentence aligner's kernels first: about 20 s)", len(pairs))
     page_index = {p.url: p for site_pages in by_site.values() for p in site_pages}
-    # the sites heavy with a template: their trees aligned without its navigation; the
-    # others': aligned with it, its menus giving no rows (the template learned again
-    # from the records' chunk keys, read before the records lose them)
-    navigation = {site: nav for site, nav in (navigation or {}).items() if nav is not None}
-    menus = {site: SiteTemplate().fit(site_pages).blocks()
-             for site, site_pages in by_site.items() if site not in navigation}
-    page_trees = PageTrees(navigation, menus)
+    # the sites heavy with a template: their trees aligned without its navigation
+    page_trees = PageTrees(navigation)
     # the pairs' links to known pairs, read before the records lose their links
     known_links = known_link_pairs(pairs, page_index)
     if load is not None:

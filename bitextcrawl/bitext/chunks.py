@@ -13,7 +13,7 @@ from scipy.optimize import linear_sum_assignment
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.pages.template import text_key
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.trees.dom import LINK_TAGS, is_code, preorder, strip_navigation
+from bitextcrawl.trees.dom import is_code, preorder, strip_navigation
 from bitextcrawl.trees.domtree import (
     TreeAligner,
     anchors,
@@ -33,41 +33,21 @@ class PageTrees:
     """Builds the document tree of a page for the bitext (``trees(html, url, lang)``):
     without its site's navigation template (:func:`trees.dom.strip_navigation`) where
     the template of the page's language is known. ``blocks``: site -> the site's
-    :class:`~bitextcrawl.pages.template.TemplateBlocks` (``SiteTemplate.navigation``).
-    ``menus``: site -> the template of a site whose trees keep it (it aligns their
-    pages; a site not heavy with it): its chunks that are template and mostly link text
-    (a menu's entries) are noted in the tree (``memo["menus"]``) and give no chunk pair
-    (:func:`chunk_pairs`). Small and picklable: the pool's workers build trees with it."""
+    :class:`~bitextcrawl.pages.template.TemplateBlocks` (``SiteTemplate.navigation``). Small and picklable: the pool's
+    workers build trees with it."""
 
-    def __init__(self, blocks: dict | None = None, menus: dict | None = None):
+    def __init__(self, blocks: dict | None = None):
         self.blocks = blocks or {}
-        self.menus = menus or {}
 
     def __call__(self, html, url: str, lang: str | None = None):
         tree = build_tree(html, url)
-        if not lang:
-            return tree
-        blocks = self.blocks.get(site_of(url))
-        menus = self.menus.get(site_of(url)) if blocks is None else None
-        if blocks is None and menus is None:
-            return tree
-        chunks = [n for n in preorder(tree) if n.is_chunk]
-        marks = (blocks or menus).marks(lang, [text_key(n.text) for n in chunks])
-        if marks and blocks is not None:
-            strip_navigation(tree, marks)
-        elif marks and any(marks):
-            menu = {id(n) for n, m in zip(chunks, marks) if m and _mostly_links(n)}
-            if menu and tree.memo is not None:
-                tree.memo["menus"] = menu
+        blocks = self.blocks.get(site_of(url)) if lang else None
+        if blocks is not None:
+            marks = blocks.marks(lang, [text_key(n.text) for n in preorder(tree)
+                                        if n.is_chunk])
+            if marks:
+                strip_navigation(tree, marks)
         return tree
-
-
-def _mostly_links(node) -> bool:
-    """At least half of a chunk's text is link text (the rule of ``strip_navigation``)."""
-    if node.tag in LINK_TAGS:
-        return True
-    links = sum(len(c.text) for c in node.iter() if c is not node and c.tag in LINK_TAGS)
-    return 2 * links >= len(node.text)
 
 
 def align_pair(aligner: TreeAligner, page1, page2, trees: dict, text_similarity=None,
@@ -175,11 +155,6 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     a known page pair (:func:`reordered_lists`): the items of a list that the two pages
     order differently are paired by what they link to and say, not by the tree
     alignment; their chunk pairs come after the others.
-
-    A pair both of whose sides are menu entries of the site's template
-    (:class:`PageTrees`' ``menus``) is left out (``skipped["navigation"]``): the
-    interface's words, the same pair on every page, are no text of the page; its title
-    and the template's prose stay.
     """
     listed = reordered_lists(tree1, tree2, known_links, skipped) if known_links else None
     chunks1 = [n for n in preorder(tree1) if n.is_chunk]
@@ -202,15 +177,8 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
              for _, (idx1, idx2), score in ordered]
     if listed:
         nodes += listed.pairs
-    menu1 = (tree1.memo or {}).get("menus") or ()
-    menu2 = (tree2.memo or {}).get("menus") or ()
     out = []
     for side1, side2, score in nodes:
-        if menu1 and menu2 and all(id(n) in menu1 for n in side1) \
-                and all(id(n) in menu2 for n in side2):
-            if skipped is not None:
-                skipped["navigation"] += 1
-            continue
         if skip_code and (all(is_code(n) for n in side1) or all(is_code(n) for n in side2)):
             if skipped is not None:
                 skipped["code"] += 1

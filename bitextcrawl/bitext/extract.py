@@ -349,8 +349,6 @@ def bitext_rows(pairs, page_index: dict, counts: Counter, progress=_identity,
             method, sentences, link_pairs, apart = out
             counts[f"bitext/bitext/method/{method}"] += 1
             counts["bitext/bitext/code_chunks_skipped"] += apart.get("code", 0)
-            if apart.get("navigation"):
-                counts["bitext/bitext/navigation_skipped"] += apart["navigation"]
             if apart.get("reordered_lists"):
                 counts["bitext/bitext/reordered_lists"] += apart["reordered_lists"]
                 counts["bitext/bitext/list_items_unmatched"] += apart["list_items_unmatched"]
