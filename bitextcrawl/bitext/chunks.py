@@ -228,12 +228,21 @@ def _link_keys(tree, urls: dict) -> dict:
     return keys
 
 
+# A list's markup and its items' (a layout's nested blocks are no list: a header beside
+# the content, both linking known pages, keep their order and say nothing of items).
+LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "table", "tbody", "thead"})
+ITEM_TAGS = frozenset({"li", "dt", "dd", "tr"})
+
+
 def _items(node, keys: dict) -> list:
-    """A node's list items: its block children of the tag most of those that link a
+    """A list's items (``LIST_TAGS``, ``ITEM_TAGS``): its block children of the tag most of those that link a
     known page have (the first such tag among equals), or [] where fewer than two of
     them link one (not a list identified by its links). A header beside the content,
     both linking known pages, is no list: they differ in tag or keep their order."""
-    linked = [c for c in node.children if not c.inline and id(c) in keys]
+    if node.tag not in LIST_TAGS:
+        return []
+    linked = [c for c in node.children if not c.inline and id(c) in keys
+              and c.tag in ITEM_TAGS]
     if len(linked) < 2:
         return []
     tags = Counter(c.tag for c in linked)

@@ -61,116 +61,22 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from array import array
 from bisect import bisect_left
 from collections import defaultdict
 from typing import Iterable, Sequence
-from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
-from bitextcrawl.pages.compact import derived_feature, html_feature
-from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
-from bitextcrawl.pairing.anchors import page_anchors
+from bitextcrawl.pairing.page_features import (
+    page_chunk_count,
+    page_features,
+    page_field,
+    page_text_length,
+)
 
 __all__ = ["candidate_pairs", "page_features", "length_ratio", "passes_cheap_filters"]
-
-_NUMBER = re.compile(r"\d{1,3}(?:[\u00a0\u202f ]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)*")
-_NON_DIGIT = re.compile(r"\D+")
-_IMG_SRC = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
-
-
-def _get(page, name, default=None):
-    return page.get(name, default) if isinstance(page, dict) else getattr(page, name, default)
-
-
-def _numbers(text: str) -> set[str]:
-    out = set()
-    for match in _NUMBER.finditer(text):
-        digits = _NON_DIGIT.sub("", match.group(0)).lstrip("0")
-        if len(digits) >= 2:
-            out.add(digits)
-    return out
-
-
-def _image_names(html: str) -> set[str]:
-    out = set()
-    for match in _IMG_SRC.finditer(html):
-        src = next(g for g in match.groups() if g is not None).strip()
-        if not src or src.startswith("data:"):
-            continue
-        name = unquote(urlsplit(src).path.rsplit("/", 1)[-1]).lower()
-        if name:
-            out.add(name)
-    return out
-
-
-def _page_numbers(page) -> frozenset[str]:
-    text = _get(page, "text", "") or ""
-    if not text:
-        text = "\n".join(_get(page, "chunks", None) or ())
-    return frozenset(_numbers((_get(page, "title", "") or "") + "\n" + text))
-
-
-def page_numbers(page) -> frozenset[str]:
-    """The numbers of a page's title and text, made once per record
-    (``pages.compact.derived_feature``: by the record worker that parses the page)."""
-    return derived_feature(page, "text_numbers", _page_numbers)
-
-
-def page_image_names(page) -> set[str]:
-    """The file names of a page's images (made once per record, see ``html_feature``)."""
-    return html_feature(page, "image_names", _image_names)
-
-
-def _link_urls(page) -> list[str]:
-    urls = []
-    for link in _get(page, "links", None) or ():
-        url = link.get("url") if isinstance(link, dict) else getattr(link, "url", None)
-        if url:
-            urls.append(canonical(url))
-    return urls
-
-
-def page_text_length(page) -> int:
-    """L of a page: its main-text length, else the total length of its STRAND chunks."""
-    length = int(_get(page, "text_length", 0) or 0)
-    if length > 0:
-        return length
-    tokens = _get(page, "strand", None) or ()
-    total = sum(chunk_length(t) for t in tokens if is_chunk(t))
-    if total > 0:
-        return total
-    return sum(len(c) for c in (_get(page, "chunks", None) or ()))
-
-
-def page_chunk_count(page) -> int:
-    tokens = _get(page, "strand", None) or ()
-    if tokens:
-        return sum(1 for t in tokens if is_chunk(t))
-    return len(_get(page, "chunks", None) or ())
-
-
-def page_features(page, other_urls: frozenset[str] | set[str] = frozenset()) -> set[tuple[str, str]]:
-    """The evidence features of one page: ``(kind, value)`` with kind num/img/out/sw/anc."""
-    feats: set[tuple[str, str]] = set()
-    for num in page_numbers(page):
-        feats.add(("num", num))
-    for name in page_image_names(page):
-        feats.add(("img", name))
-    for anchor in page_anchors(page):
-        feats.add(("anc", anchor))
-    own = canonical(_get(page, "url"))
-    feats.add(("sw", own))
-    for url in _link_urls(page):
-        if url in other_urls:
-            feats.add(("sw", url))
-        elif url != own:
-            feats.add(("out", url))
-    return feats
-
 
 def length_ratio(lengths1: Sequence[int], lengths2: Sequence[int],
                  known: Iterable[tuple[int, int]] = ()) -> float:
@@ -222,7 +128,7 @@ class _Side:
     """
 
     def __init__(self, pages, other_urls, ids: dict):
-        self.urls = [canonical(_get(p, "url")) for p in pages]
+        self.urls = [canonical(page_field(p, "url")) for p in pages]
         self.lengths = [page_text_length(p) for p in pages]
         self.chunks = [page_chunk_count(p) for p in pages]
         self.feats = [tuple(ids.setdefault(f, len(ids)) for f in page_features(p, other_urls))
@@ -260,8 +166,8 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     if top_k <= 0 or not pages1 or not pages2:
         return [(u1, u2, math.inf) for u1, u2 in known] if with_scores else known
 
-    urls1 = frozenset(canonical(_get(p, "url")) for p in pages1)
-    urls2 = frozenset(canonical(_get(p, "url")) for p in pages2)
+    urls1 = frozenset(canonical(page_field(p, "url")) for p in pages1)
+    urls2 = frozenset(canonical(page_field(p, "url")) for p in pages2)
     ids: dict[tuple[str, str], int] = {}
     s1 = _Side(pages1, urls2, ids)
     s2 = _Side(pages2, urls1, ids)
@@ -298,8 +204,7 @@ def candidate_pairs(pages1: Sequence, pages2: Sequence,
     return _ranked(known, prop, s1, s2, seen, top_k, with_scores)
 
 
-# Pages that share nothing rare with any page of the other side meet every page of it,
-# up to this many pairs in all (a cost bound, about a second of the structural features).
+# Pairs of pages that share nothing rare, compared all with all (a cost bound).
 UNANCHORED_PAIRS = 250_000
 
 
@@ -377,14 +282,11 @@ class _Proposals:
         return alone
 
     def meet_all(self, alone1: list, alone2: list, active1: list, active2: list) -> None:
-        """Where most pages of both sides share nothing rare with any page of the other
-        (short pages across scripts), length is no guide to a counterpart: each such page
-        meets every page of the other side that passes the filters, as every page meets
-        every other in Germann 2016. A cost bound (``all_pairs``) keeps it to small
-        sides. Where most pages of a side share names or code, the few that share nothing
-        keep their length neighbours: pairs no evidence supports would only move the
-        structural model's fit (a partly translated side's untranslated pages among them).
-        """
+        """Where most pages of both sides share nothing rare with the other side (short
+        pages across scripts), length is no guide: each such page meets every page of the
+        other side that passes the filters, as in Germann 2016, within ``all_pairs``.
+        Where most of a side shares names or code, the rest keep their length neighbours
+        (pairs nothing supports would only move the structural model's fit)."""
         if 2 * len(alone1) < len(active1) or 2 * len(alone2) < len(active2):
             return
         if len(alone1) * len(active2) + len(alone2) * len(active1) > self.all_pairs:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from bitextcrawl.pages.switches import page_switch_names
 from bitextcrawl.pages.template import page_chunk_keys
 from bitextcrawl.pairing.anchors import page_code_anchors, page_text_anchors
-from bitextcrawl.pairing.candidates import page_image_names, page_numbers
+from bitextcrawl.pairing.page_features import page_image_names, page_numbers
 
 # (the text's: 0.4 s of WET's closing step in the crawl's process, made in the record
 # workers instead)
