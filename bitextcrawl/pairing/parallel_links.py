@@ -88,7 +88,7 @@ ITEM_TAGS = frozenset({"li", "dt", "dd", "tr", "option"})
 _ITEM_TOKEN = re.compile(r"\d+|[A-Za-z][A-Za-z0-9_+#.\-]*[A-Za-z0-9+#]")
 ITEM_TOKEN_MIN = 3
 # The key of a proposal made by an item's words alone (:func:`corroborated_links`).
-GUESS = 0
+GUESS = None
 
 
 def _block_and_item(node: Node) -> tuple[Node, Node]:
@@ -139,9 +139,9 @@ def _best(tokens: frozenset, others: list[tuple[str, frozenset]]) -> tuple[int, 
 
 
 def corroborated_links(alignment: Alignment, url_1: str, url_2: str, sure: dict,
-                       canon: Callable[[str], str] = lambda u: u) -> list[tuple[str, str, int]]:
+                       canon: Callable[[str], str] = lambda u: u) -> list[tuple]:
     """The aligned links of a pair that the site confirms, list by list:
-    (href_1, href_2, the lists' key: a hash of both lists' targets).
+    (href_1, href_2, the lists' key: both lists' targets, sorted).
 
     Not in Shi et al. 2006, whose aligner knows translations from a dictionary: here two
     lists are aligned by their order and their texts' lengths, and a site may list each
@@ -165,11 +165,11 @@ def corroborated_links(alignment: Alignment, url_1: str, url_2: str, sure: dict,
         if u.href and v.href and (u.href, v.href) in proposals:
             b1, b2 = _block_and_item(u)[0], _block_and_item(v)[0]
             groups.setdefault((id(b1), id(b2)), (b1, b2, []))[2].append((u.href, v.href))
-    out: list[tuple[str, str]] = []
+    out: list[tuple] = []
     for b1, b2, pairs in groups.values():
         links1, links2 = _block_links(b1, canon), _block_links(b2, canon)
         toks1, toks2 = dict(links1), dict(links2)
-        key = hash((tuple(sorted(toks1)), tuple(sorted(toks2))))
+        key = (tuple(sorted(toks1)), tuple(sorted(toks2)))
         agree = against = 0
         for h1, h2 in pairs:
             c1, c2 = canon(h1), canon(h2)
@@ -406,12 +406,12 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
                 logger.warning("cannot align %s / %s: %s", u1, u2, exc)
                 continue
         found = (corroborated_links(alignment, u1, u2, sure, canon) if corroborate
-                 else [(h1, h2, hash((u1, u2))) for h1, h2 in link_proposals(alignment, u1, u2)])
+                 else [(h1, h2, (u1, u2)) for h1, h2 in link_proposals(alignment, u1, u2)])
         for h1, h2, key in found:
             q1, q2 = page_index.get(h1), page_index.get(h2)
             if q1 is None or q2 is None or q1.lang != p1.lang or q2.lang != p2.lang:
                 continue
-            if key == GUESS:
+            if key is GUESS:
                 counts[(h1, h2)] = max(counts[(h1, h2)], 1)
             elif key not in observed.setdefault((h1, h2), set()):
                 observed[(h1, h2)].add(key)
