@@ -204,8 +204,10 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         taught = sorted(set(settled) | {(a, b) for a, b, s in chosen if s >= config.threshold})
         t = time.perf_counter()
         if "content" in stages:
+            referee = (anchor_overlaps(pages1, pages2, scores.cands)
+                       if "anchors" in stages else None)
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
-                          key, lexicon, use_structure="structure" in stages)
+                          key, lexicon, use_structure="structure" in stages, referee=referee)
         _timed(result, "content", t)
         if "anchors" in stages:
             scores.anchor = anchor_overlaps(pages1, pages2, scores.cands)

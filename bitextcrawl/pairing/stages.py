@@ -183,9 +183,18 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
 
 def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
                   strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
-                  key: str, lexicon=None, use_structure: bool = True) -> None:
+                  key: str, lexicon=None, use_structure: bool = True,
+                  referee: np.ndarray | None = None) -> None:
     """[Germann 2016]: LSI trained on the site's settled and confidently structural pairs; each
-    page's nearest pages in the LSI space join the candidates (scored by structure too)."""
+    page's nearest pages in the LSI space join the candidates (scored by structure too).
+
+    ``referee``: the rare evidence the candidates share (``anchors.anchor_overlaps``),
+    where that stage is on. A structural pair then teaches the space only where that
+    evidence agrees (the pair is also the mutual best by it): on a site whose pages are
+    one template around a few lines, structure's mutual best is the closest length, and a
+    space taught by those pairs learns the wrong words. Not in the papers: Germann 2016
+    trains on known pairs, and one model teaching another is ours.
+    """
     train = set(settled)
     if use_structure:
         # Rule (17) is permissive on one-template sites: only mutual-best pairs by
@@ -193,7 +202,12 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
         confident = [(a, b, float(v)) for (a, b), p, v in
                      zip(scores.cands, scores.p_struct, scores.llr)
                      if p >= LSI_TRAINING_PROBABILITY]
-        train.update(mutual_best(confident))
+        taught = mutual_best(confident)
+        if referee is not None:
+            taught &= mutual_best([(a, b, float(v)) for (a, b), v in zip(scores.cands, referee)
+                                   if v > 0])
+        result.counts[f"bitext/align/{key}/lsi_structural_pairs"] = len(taught)
+        train.update(taught)
     training = sorted(train)
     if len(training) > LSI_MAX_TRAINING_PAIRS:
         # A rank-100 space is learned from a couple of thousand pairs; more only make
