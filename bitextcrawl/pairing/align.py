@@ -230,7 +230,9 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                                  scores.p_struct.tolist())
 
     result.scores[key] = sorted(round(float(v), 4) for v in final.values())
-    result.rejected[key] = best_rejected(final, chosen, config.threshold)
+    result.rejected[key] = best_rejected(final, chosen, config.threshold) + [
+        {"url_1": a, "url_2": b, "score": round(float(internal.get((a, b), 0.0)), 4),
+         "why": "copy"} for a, b in sorted(copies or ())]
     index = {pair: i for i, pair in enumerate(scores.cands)}
     out = [_pair_record(u1, u2, score, l1, l2, scores, index[(u1, u2)], evidence, internal,
                         final, stages) for u1, u2, score in chosen]

@@ -117,7 +117,8 @@ def unpaired_pages(pages, pairs, rejected: dict, langs, examples: int = 3) -> li
     ``pages``: page records (``url``, ``lang``); ``pairs``: the pairs kept (``url_1``,
     ``url_2``); ``rejected``: site -> language pair -> candidates not kept
     (``url_1``, ``url_2``, ``score``, ``why``: "rival" when a page of it is in a better
-    pair, otherwise it scored below the threshold).
+    pair, "copy" when one page is the other's untranslated copy, otherwise it scored
+    below the threshold).
     """
     pages = list(pages)
     paired = {u for p in pairs for u in (p.url_1, p.url_2)}
@@ -129,7 +130,9 @@ def unpaired_pages(pages, pairs, rejected: dict, langs, examples: int = 3) -> li
         for rows in (by_pair or {}).values():
             for r in rows:
                 for url in (r["url_1"], r["url_2"]):
-                    if url not in best or r["score"] > best[url]["score"]:
+                    old = best.get(url)    # a copy is the reason, whatever else scored
+                    if old is None or (old.get("why") != "copy" and (
+                            r.get("why") == "copy" or r["score"] > old["score"])):
                         best[url] = r
     by_lang: dict[str, list[str]] = defaultdict(list)
     total = Counter()
@@ -148,6 +151,8 @@ def unpaired_pages(pages, pairs, rejected: dict, langs, examples: int = 3) -> li
             r = best.get(url)
             if r is None:
                 why["no candidate counterpart among the pages crawled"] += 1
+            elif r.get("why") == "copy":
+                why["an untranslated copy of a page in the other language"] += 1
             elif r.get("why") == "rival":
                 why["its best candidate is paired with another page"] += 1
             else:

@@ -406,8 +406,8 @@ def _samples(data: ReportData, pages: dict, n: int) -> list:
     if rejected:
         out.append("<table class='pair'>")
         for r, lp in rejected:
-            why = ("a page of it is in a better pair" if r.get("why") == "rival"
-                   else "below the threshold")
+            why = {"rival": "a page of it is in a better pair",
+                   "copy": "an untranslated copy"}.get(r.get("why"), "below the threshold")
             out.append(_pair_rows(r["url_1"], r["url_2"],
                                   f"score {r['score']:.3f} · {_esc(lp)} · {why}", pages, {}))
         out.append("</table>")

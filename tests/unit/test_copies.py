@@ -100,3 +100,16 @@ def test_a_copy_the_site_declares_its_version_stays_paired():
     result = align_site(pages, AlignConfig(langs=("en", "fr")))
     assert (en_url, fr_url) in {(p.url_1, p.url_2) for p in result.pairs}
     assert result.counts["bitext/align/en-fr/copies"] == 0
+
+
+def test_the_report_says_a_copy_is_why_it_is_unpaired():
+    from bitextcrawl.report.figures import unpaired_pages
+
+    pages = _site(FR_NOTICE + EN_BODY)
+    pages[-1] = dataclasses.replace(pages[-1], lang="fr", lang_prob=0.95, lang_method="declared")
+    result = align_site(pages, AlignConfig(langs=("en", "fr")))
+    assert {"url_1": f"{H}/en/limits.html", "url_2": f"{H}/fr/limits.html"}.items() <= \
+        next(r for r in result.rejected["en-fr"] if r["why"] == "copy").items()
+    rows = unpaired_pages(pages, result.pairs, {"site": result.rejected}, ("en", "fr"))
+    fr = next(r for r in rows if r["lang"] == "fr")
+    assert fr["why"] == {"an untranslated copy of a page in the other language": 1}
