@@ -19,6 +19,7 @@ _UNSEGMENTED = re.compile("[" + CJK_CHARS + "\u0e00-\u0e7f]")
 # A line whose prose is this long (characters) is written, not listed or coded: the same
 # line on two pages was copied, not translated twice into the same words.
 COPY_LINE_CHARS = 40
+_SENTENCE_END = frozenset(".!?。！？")
 # Two pages share this much of their prose (characters of the longer) verbatim: one is a
 # copy of the other.
 COPY_SHARE = 0.5
@@ -38,12 +39,16 @@ def prose(text: str) -> str:
 
 
 def prose_lines(text: str) -> frozenset:
-    """The lines of ``text`` long enough in prose to be written (:data:`COPY_LINE_CHARS`),
-    as their prose: code, paths and lists of names are left out (a translation keeps its
-    code lines: they say nothing of a copy)."""
+    """The sentences of ``text``: lines that end as a sentence ends and whose prose is long
+    enough to be written (:data:`COPY_LINE_CHARS`), as their prose. Commands, code, paths
+    and lists of names are left out: a translation keeps its command lines (``aws acm
+    list-certificates --certificate-statuses status``), which say nothing of a copy."""
     out = set()
     for line in (text or "").split("\n"):
-        words = prose(line)
+        line = line.strip()
+        if not line or line[-1] not in _SENTENCE_END:
+            continue
+        words = " ".join(w for w in prose(line).split() if not w.startswith("-"))
         if len(words) >= COPY_LINE_CHARS:
             out.add(words)
     return frozenset(out)
@@ -67,13 +72,18 @@ def title_words(title: str) -> frozenset:
     return frozenset(w.lower() for w in _TITLE_WORD.findall(title or ""))
 
 
+# The share of the shorter title's words the other has where the title was not translated.
+SAME_TITLE = 0.8
+
+
 def same_title(title_1: str, title_2: str) -> bool:
-    """Half or more of the shorter title's words are the other's: the title was not
-    translated (a site's own name or tagline, localised, may follow it)."""
+    """The shorter title's words are nearly all the other's (:data:`SAME_TITLE`): the title
+    was not translated (a site's own name or tagline, localised, may follow it). A name
+    and a translated site name (``aws acm — 명령줄 치트시트``) is a translated title."""
     a, b = title_words(title_1), title_words(title_2)
     if not a or not b:
         return True
-    return 2 * len(a & b) >= min(len(a), len(b))
+    return len(a & b) >= SAME_TITLE * min(len(a), len(b))
 
 
 def is_copy(lines_1: frozenset, lines_2: frozenset, title_1: str = "",

@@ -223,11 +223,6 @@ def wet_opaque(wet_opaque_site):
 
 def test_wet_opaque_pairs(wet_opaque):
     """French URLs say nothing and no toggle or hreflang pairs anything. F1 varies with
-    the order answers come back in (which pages the focus fetches before it holds).
-    The site's toggles, which made the gold, pair ten English pages with French pages
-    that are their text untranslated in a French frame (one titled "TODO FR"): those are
-    untranslated copies, paired by nothing here (``copies``), about 0.03 of F1 against
-    this gold; the copies found stay that few."""
-    assert wet_opaque["silver"]["f1"] >= 0.92, wet_opaque["silver"]
-    stats = json.loads((wet_opaque["out"] / "stats.json").read_text())
-    assert stats["align"].get("bitext/align/en-fr/copies", 0) <= 15
+    the order answers come back in (which pages the focus fetches before it holds): 0.958
+    to 0.975 over seventeen crawls, 0.958 in ten of them."""
+    assert wet_opaque["silver"]["f1"] >= 0.95, wet_opaque["silver"]
