@@ -153,52 +153,56 @@ def _in_folder(folder: str, key: str):
     return lambda rel: key if rel.startswith(folder + "/") else None
 
 
+def _reordered(src: Path, out: Path, which, host: str, gold: Path, name: str, langs: tuple,
+               folders: tuple | None = None, silver: bool = False,
+               index_redirects: bool = True) -> RealSite:
+    """The site folder ``src`` copied to ``out/site`` with ``which``'s pages' lists
+    reordered, as records (``folders``: tldr's layout, records per language folder);
+    ``index_redirects`` as the plain site's loader has them."""
+    reordered_copy(src, out / "site", which)
+    pages = (_tldr_records(out / "site", folders) if folders
+             else directory_records(out / "site", host, identifier()))
+    redirects = directory_index_redirects(pages) if index_redirects else {}
+    return RealSite(name, pages, read_gold(gold, base=host + "/"), langs,
+                    redirects=redirects, silver=silver)
+
+
 def wet_reordered(data: Path, workdir: str | None = None) -> RealSite:
     out = Path(workdir or tempfile.mkdtemp(prefix="wet-reordered-"))
-    reordered_copy(data / "wet", out / "site",
-                   lambda rel: "fr" if rel.endswith("-fr.html") else None)
-    pages = directory_records(out / "site", "http://wet.test", identifier())
-    gold = read_gold(data / "wet-gold.tsv", base="http://wet.test/")
-    return RealSite("WET en-fr reordered", pages, gold, ("en", "fr"), silver=True)
+    return _reordered(data / "wet", out, lambda rel: "fr" if rel.endswith("-fr.html") else None,
+                      "http://wet.test", data / "wet-gold.tsv", "WET en-fr reordered",
+                      ("en", "fr"), silver=True, index_redirects=False)
 
 
 def wet_opaque_reordered(data: Path, workdir: str | None = None) -> RealSite:
     out = Path(workdir or tempfile.mkdtemp(prefix="wet-opaque-reordered-"))
     made = _wet_opaque_files(data, out / "opaque")
-    reordered_copy(made / "site", out / "site", _in_folder("p", "fr"))
-    pages = directory_records(out / "site", "http://wet.test", identifier())
-    gold = read_gold(made / "gold.tsv", base="http://wet.test/")
-    return RealSite("WET opaque en-fr reordered", pages, gold, ("en", "fr"), silver=True)
+    return _reordered(made / "site", out, _in_folder("p", "fr"), "http://wet.test",
+                      made / "gold.tsv", "WET opaque en-fr reordered", ("en", "fr"), silver=True,
+                      index_redirects=False)
 
 
 def nginx_reordered(data: Path, workdir: str | None = None) -> RealSite:
     out = Path(workdir or tempfile.mkdtemp(prefix="nginx-reordered-"))
-    reordered_copy(data / "nginx" / "site", out / "site", _in_folder("ru", "ru"))
-    pages = directory_records(out / "site", "http://nginx.test", identifier())
-    gold = read_gold(data / "nginx" / "gold" / "en-ru.tsv", base="http://nginx.test/")
-    return RealSite("nginx en-ru reordered", pages, gold, ("en", "ru"),
-                    redirects=directory_index_redirects(pages))
+    return _reordered(data / "nginx" / "site", out, _in_folder("ru", "ru"), "http://nginx.test",
+                      data / "nginx" / "gold" / "en-ru.tsv", "nginx en-ru reordered",
+                      ("en", "ru"))
 
 
 def nginx_opaque_reordered(data: Path, workdir: str | None = None) -> RealSite:
     out = Path(workdir or tempfile.mkdtemp(prefix="nginx-opaque-reordered-"))
     made = _nginx_opaque_files(data, out / "opaque")
-    reordered_copy(made / "site", out / "site", _in_folder("p", "ru"))
-    pages = directory_records(out / "site", "http://nginx.test", identifier())
-    gold = read_gold(made / "gold.tsv", base="http://nginx.test/")
-    return RealSite("nginx opaque en-ru reordered", pages, gold, ("en", "ru"),
-                    redirects=directory_index_redirects(pages))
+    return _reordered(made / "site", out, _in_folder("p", "ru"), "http://nginx.test",
+                      made / "gold.tsv", "nginx opaque en-ru reordered", ("en", "ru"))
 
 
 def tldr_reordered(data: Path, lang: str = "fr", code: str | None = None,
                    workdir: str | None = None) -> RealSite:
     code = code or lang
     out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-reordered-{code}-"))
-    reordered_copy(data / "tldr" / "site", out / "site", _in_folder(code, code))
-    pages = _tldr_records(out / "site", ("en", code))
-    gold = read_gold(data / "tldr" / "gold" / f"en-{code}.tsv", base="http://tldr.test/")
-    return RealSite(f"tldr en-{code} reordered", pages, gold, ("en", lang),
-                    redirects=directory_index_redirects(pages), silver=True)
+    return _reordered(data / "tldr" / "site", out, _in_folder(code, code), "http://tldr.test",
+                      data / "tldr" / "gold" / f"en-{code}.tsv", f"tldr en-{code} reordered",
+                      ("en", lang), folders=("en", code), silver=True)
 
 
 def tldr_opaque_reordered(data: Path, lang: str = "fr", code: str | None = None,
@@ -206,11 +210,9 @@ def tldr_opaque_reordered(data: Path, lang: str = "fr", code: str | None = None,
     code = code or lang
     out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-reordered-{code}-"))
     made = _tldr_opaque_files(data, code, out / "opaque")
-    reordered_copy(made / "site", out / "site", _in_folder("p", code))
-    pages = _tldr_records(out / "site", ("en", "p"))
-    gold = read_gold(made / "gold.tsv", base="http://tldr.test/")
-    return RealSite(f"tldr opaque en-{code} reordered", pages, gold, ("en", lang),
-                    redirects=directory_index_redirects(pages), silver=True)
+    return _reordered(made / "site", out, _in_folder("p", code), "http://tldr.test",
+                      made / "gold.tsv", f"tldr opaque en-{code} reordered", ("en", lang),
+                      folders=("en", "p"), silver=True)
 
 
 def lett(data: Path) -> RealSite:
