@@ -49,6 +49,7 @@ from bitextcrawl.demo.generator import SiteSpec, generate_site  # noqa: E402
 from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig, align_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate, evaluate_silver, read_gold  # noqa: E402
+from bitextcrawl.pairing.evidence import ALL_STAGES  # noqa: E402
 from testkit.records import directory_records, site_records  # noqa: E402
 
 # label -> (stages, λ of [Liu 2014 eq. 2]; None: AlignConfig's)
@@ -63,6 +64,7 @@ STAGE_SETS = {
     "internal (structure+content)": (("structure", "content"), None),
     "internal + ETS": (("structure", "content", "ets"), None),
     "everything": (("url_pattern", "hreflang", "structure", "content", "ets"), None),
+    "all stages (anchors, entrance, parallel links too)": (ALL_STAGES, None),
 }
 INTERNAL = ("structure only", "content only", "content only, taught by structure",
             "internal (structure+content)")
@@ -115,7 +117,7 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
     print("F1 by evidence used (ablation)")
     print(f"{'stages':34s}" + "".join(f"{n[:30]:>32s}" for n in names))
     for label in STAGE_SETS:
-        print(f"{label:34s}" + "".join(f"{rows[n][label]:32.3f}" for n in names))
+        print(f"{label[:34]:34s}" + "".join(f"{rows[n][label]:32.3f}" for n in names))
     gain = {n: rows[n]["internal + ETS"] - max(rows[n][k] for k in INTERNAL) for n in names}
     print(f"{'ETS − best internal similarity':34s}" + "".join(f"{gain[n]:+32.3f}" for n in names))
     real_ablation(real, leave_one_out)
