@@ -13,7 +13,7 @@ from scipy.optimize import linear_sum_assignment
 from bitextcrawl.bitext.sentences import GC_S2, align_chunks, estimate_ratio, length_cost
 from bitextcrawl.pages.template import text_key
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.trees.dom import is_code, preorder, strip_navigation
+from bitextcrawl.trees.dom import ITEM_TAGS, LIST_TAGS, is_code, preorder, strip_navigation
 from bitextcrawl.trees.domtree import (
     TreeAligner,
     anchors,
@@ -228,17 +228,11 @@ def _link_keys(tree, urls: dict) -> dict:
     return keys
 
 
-# A list's markup and its items' (a layout's nested blocks are no list: a header beside
-# the content, both linking known pages, keep their order and say nothing of items).
-LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "table", "tbody", "thead"})
-ITEM_TAGS = frozenset({"li", "dt", "dd", "tr"})
-
-
 def _items(node, keys: dict) -> list:
-    """A list's items (``LIST_TAGS``, ``ITEM_TAGS``): its block children of the tag most of those that link a
-    known page have (the first such tag among equals), or [] where fewer than two of
-    them link one (not a list identified by its links). A header beside the content,
-    both linking known pages, is no list: they differ in tag or keep their order."""
+    """A list's items (``trees.dom.LIST_TAGS``, ``ITEM_TAGS``: a layout's nested blocks
+    are no list): its block children of the tag most of those that link a known page
+    have (the first such tag among equals), or [] where fewer than two of them link one
+    (not a list identified by its links)."""
     if node.tag not in LIST_TAGS:
         return []
     linked = [c for c in node.children if not c.inline and id(c) in keys

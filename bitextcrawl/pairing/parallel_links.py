@@ -38,7 +38,7 @@ from collections import Counter, deque
 from typing import Callable, Iterable
 
 from bitextcrawl.pages.tokens import anchor_tokens
-from bitextcrawl.trees.dom import TreeCache, preorder
+from bitextcrawl.trees.dom import ITEM_TAGS, LIST_TAGS, TreeCache, preorder
 from bitextcrawl.trees.domtree import (
     Alignment,
     Node,
@@ -80,9 +80,10 @@ def link_proposals(alignment: Alignment, url_1: str, url_2: str) -> list[tuple[s
 # Corroboration: which aligned links the site itself confirms
 # --------------------------------------------------------------------------------------
 
-# Containers whose links are the items of one list, and the items inside them.
-LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "nav", "table", "tbody", "thead", "select"})
-ITEM_TAGS = frozenset({"li", "dt", "dd", "tr", "option"})
+# Containers whose links are the items of one list, and the items inside them: a list's
+# markup, and the link lists of navigation and of a menu of options.
+LINK_LIST_TAGS = LIST_TAGS | {"nav", "select"}
+LINK_ITEM_TAGS = ITEM_TAGS | {"option"}
 # What two items' texts share across languages: numbers, and words in Latin script
 # (names, code, terms kept untranslated; inside another script, every Latin word is one).
 _ITEM_TOKEN = re.compile(r"\d+|[A-Za-z][A-Za-z0-9_+#.\-]*[A-Za-z0-9+#]")
@@ -97,9 +98,9 @@ def _block_and_item(node: Node) -> tuple[Node, Node]:
     item = None
     up = node.parent
     while up is not None:
-        if item is None and up.tag in ITEM_TAGS:
+        if item is None and up.tag in LINK_ITEM_TAGS:
             item = up
-        if up.tag in LIST_TAGS:
+        if up.tag in LINK_LIST_TAGS:
             return up, item or node
         up = up.parent
     up = node.parent
@@ -384,10 +385,14 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
         page = page_index.get(url)
         return page.url if page is not None else url
 
-    sure: dict[str, str] = {}
+    sure: dict[str, str] = {}      # url -> its counterpart, both ways, lists are checked on
+
+    def make_sure(a: str, b: str) -> None:
+        sure.setdefault(canon(a), canon(b))
+        sure.setdefault(canon(b), canon(a))
+
     for u1, u2 in queued:
-        sure.setdefault(canon(u1), canon(u2))
-        sure.setdefault(canon(u2), canon(u1))
+        make_sure(u1, u2)
     prealigned: dict[tuple[str, str], Alignment] = {}   # verification alignments, reused
     done = 0                                            # alignments made (max_pairs)
 
@@ -417,8 +422,7 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
                 observed[(h1, h2)].add(key)
                 counts[(h1, h2)] += 1
                 if corroborate and verified.get((h1, h2)):   # a verified guess, confirmed
-                    sure.setdefault(canon(h1), canon(h2))
-                    sure.setdefault(canon(h2), canon(h1))
+                    make_sure(h1, h2)
             if not recursive or (h1, h2) in queued or (h1, h2) in verified or not budget():
                 continue
             done += 1
@@ -433,8 +437,7 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
                 details[(h1, h2)] = {**numbers, "verified": ok}
             if ok:
                 if corroborate and observed.get((h1, h2)):   # confirmed, not a guess
-                    sure.setdefault(canon(h1), canon(h2))
-                    sure.setdefault(canon(h2), canon(h1))
+                    make_sure(h1, h2)
                 queued.add((h1, h2))
                 queue.append((h1, h2))
                 if len(prealigned) < 256:   # bounded memory; past it, aligned again
@@ -443,5 +446,5 @@ def parallel_link_pairs(pairs: Iterable, page_index: dict, aligner: TreeAligner 
 
 
 __all__ = ["PARALLEL_LINK_SOURCE", "link_proposals", "aligned_share", "anchor_similarity",
-           "verify_pair", "corroborated_links", "link_evidence", "fit_link_aligner", "parallel_link_pairs", "round_pair",
-           "clear_round_trees"]
+           "verify_pair", "corroborated_links", "link_evidence", "fit_link_aligner",
+           "parallel_link_pairs", "round_pair", "clear_round_trees"]

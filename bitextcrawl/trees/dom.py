@@ -33,6 +33,10 @@ LINK_TAGS = frozenset({"a", "area"})
 # obsolete kin are blocks; the others are phrasing elements inside a run.
 CODE_BLOCK_TAGS = frozenset({"pre", "listing", "xmp", "plaintext"})
 CODE_TAGS = CODE_BLOCK_TAGS | {"code", "kbd", "samp", "tt", "var"}
+# A list's markup and its items' (a layout's nested blocks are no list): where a site may
+# order each language's items its own way, read by the parallel links and the bitext.
+LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "table", "tbody", "thead"})
+ITEM_TAGS = frozenset({"li", "dt", "dd", "tr"})
 _SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
