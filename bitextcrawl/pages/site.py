@@ -245,17 +245,11 @@ def _copied_pages(unsure: list, records: list, confident: float = CONFIDENT) -> 
     out = set()
     for p in unsure:
         lines = prose_lines(p.text)
-        seen: set = set()
-        for line in lines:
-            for q, other in by_line.get(line, ()):
-                if (q.url not in seen and q.url != p.url
-                        and base_lang(q.lang) == base_lang(p.lang)
-                        and is_copy(other, lines, q.title, p.title)):
-                    out.add(p.url)
-                    break
-                seen.add(q.url)
-            if p.url in out:
-                break
+        # the sure pages sharing a line with it, each once
+        sharing = {q.url: (q, other) for line in lines for q, other in by_line.get(line, ())
+                   if q.url != p.url and base_lang(q.lang) == base_lang(p.lang)}
+        if any(is_copy(other, lines, q.title, p.title) for q, other in sharing.values()):
+            out.add(p.url)
     return out
 
 

@@ -37,6 +37,8 @@ import logging
 import time
 from collections import Counter
 
+import numpy as np
+
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang
 from bitextcrawl.pages.prose import is_copy, prose, prose_lines
 from bitextcrawl.pages.record import PageRecord
@@ -202,15 +204,19 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         # trains it on the site's known pairs; on a site without URL evidence the pairs
         # the other evidence agrees on are the known pairs there are).
         taught = sorted(set(settled) | {(a, b) for a, b, s in chosen if s >= config.threshold})
+        # the rare evidence of the candidates so far referees the content stage's teachers;
+        # the candidates it adds are scored after it (an overlap is the pair's alone)
+        overlaps = (anchor_overlaps(pages1, pages2, scores.cands) if "anchors" in stages
+                    else None)
         t = time.perf_counter()
         if "content" in stages:
-            referee = (anchor_overlaps(pages1, pages2, scores.cands)
-                       if "anchors" in stages else None)
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
-                          key, lexicon, use_structure="structure" in stages, referee=referee)
+                          key, lexicon, use_structure="structure" in stages, referee=overlaps)
         _timed(result, "content", t)
-        if "anchors" in stages:
-            scores.anchor = anchor_overlaps(pages1, pages2, scores.cands)
+        if overlaps is not None:
+            added = scores.cands[len(overlaps):]
+            scores.anchor = (np.concatenate([overlaps, anchor_overlaps(pages1, pages2, added)])
+                             if added else overlaps)
         internal = internal_scores(scores, stages, config.lam)
         internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
                     for k, v in internal.items()}

@@ -225,7 +225,6 @@ class _Proposals:
         self.n2 = len(s2.urls)
         self.keys = array("q")
         self.values = array("d")
-        self.all_pairs = UNANCHORED_PAIRS
         self.unanchored: set = set()       # pairs of a page that met every page: no top_k
 
     def passes(self, i: int, j: int) -> bool:
@@ -284,12 +283,12 @@ class _Proposals:
     def meet_all(self, alone1: list, alone2: list, active1: list, active2: list) -> None:
         """Where most pages of both sides share nothing rare with the other side (short
         pages across scripts), length is no guide: each such page meets every page of the
-        other side that passes the filters, as in Germann 2016, within ``all_pairs``.
+        other side that passes the filters, as in Germann 2016, within ``UNANCHORED_PAIRS``.
         Where most of a side shares names or code, the rest keep their length neighbours
         (pairs nothing supports would only move the structural model's fit)."""
         if 2 * len(alone1) < len(active1) or 2 * len(alone2) < len(active2):
             return
-        if len(alone1) * len(active2) + len(alone2) * len(active1) > self.all_pairs:
+        if len(alone1) * len(active2) + len(alone2) * len(active1) > UNANCHORED_PAIRS:
             return
         for alone, others, pair_of in ((alone1, active2, lambda i, j: (i, j)),
                                        (alone2, active1, lambda j, i: (i, j))):
