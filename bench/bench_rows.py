@@ -27,7 +27,6 @@ alone. ``ms/row``: seconds of the bitext stage (``timings_s``) per row of ``bite
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import tempfile
@@ -38,6 +37,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import lxml.html  # noqa: E402
 
 from bitextcrawl import outputs  # noqa: E402
+from bitextcrawl.formats.tsv import read_bitext_tsv  # noqa: E402
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig  # noqa: E402
 from testkit import real_sites  # noqa: E402
@@ -45,13 +45,6 @@ from testkit.summaries_site import judge_rows, summaries_site  # noqa: E402
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 MIN_SCORE = 0.3
-
-
-def read_rows(path: str) -> list[dict]:
-    with open(path, encoding="utf-8", newline="") as fh:
-        return [{"url_1": r["src_url"], "url_2": r["trg_url"], "sentence_1": r["src_text"],
-                 "sentence_2": r["trg_text"], "score": r["aligner_score"]}
-                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
 def closing(pages, langs, redirects=None, links: bool = True) -> tuple[list, dict]:
@@ -63,7 +56,7 @@ def closing(pages, langs, redirects=None, links: bool = True) -> tuple[list, dic
         with tempfile.TemporaryDirectory() as out:
             stats = outputs.run_closing(pages, AlignConfig(langs=langs), out,
                                         redirects=redirects)
-            return read_rows(os.path.join(out, "bitext.tsv")), stats
+            return read_bitext_tsv(os.path.join(out, "bitext.tsv")), stats
     finally:
         outputs.known_link_pairs = made
 

@@ -9,6 +9,7 @@ reader, ``cut -f3,4`` included, splits them right.
 
 from __future__ import annotations
 
+import csv
 from typing import Iterable
 
 from bitextcrawl.formats.atomic import atomic_open
@@ -32,6 +33,14 @@ def tsv_line(row: dict) -> str:
 
 
 HEADER = "\t".join(COLUMNS) + "\n"
+
+
+def read_bitext_tsv(path) -> list[dict]:
+    """The rows of a ``bitext.tsv`` read by its header, under the row keys they were
+    written from (``url_1``, ``sentence_1``, ``score``…; values as written, strings)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return [{key: r[col] for col, key in zip(COLUMNS, ROW_KEYS) if col in r}
+                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
 def write_bitext_tsv(path, rows: Iterable, *, header: bool = True) -> int:

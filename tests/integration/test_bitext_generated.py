@@ -25,9 +25,7 @@ How the output is scored — exactly:
 
 from __future__ import annotations
 
-import csv
 import json
-from pathlib import Path
 
 import pytest
 
@@ -35,6 +33,7 @@ from bitextcrawl.bitext.extract import write_bitext
 from bitextcrawl.bitext.similarity import lsi_text_similarity, site_text_similarity
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.formats.tsv import read_bitext_tsv
 from bitextcrawl.outputs import run_closing
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.lsi import LSIModel
@@ -46,14 +45,6 @@ pytestmark = pytest.mark.integration
 
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.90
-
-
-def read_bitext(path: Path) -> list[dict]:
-    """bitext.tsv read by its header, as Bicleaner reads it (Bitextor's column names)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        return [{"url_1": r["src_url"], "url_2": r["trg_url"], "sentence_1": r["src_text"],
-                 "sentence_2": r["trg_text"], "score": r["aligner_score"]}
-                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
 def score_bitext(site, rows) -> dict:
@@ -98,7 +89,7 @@ def crawled(tmp_path_factory):
 
 def test_crawl_bitext_against_gold(crawled):
     site, out = crawled
-    rows = read_bitext(out / "bitext.tsv")
+    rows = read_bitext_tsv(out / "bitext.tsv")
     scores = score_bitext(site, rows)
     print("crawl bitext vs sentence gold:", json.dumps(scores, ensure_ascii=False))
     assert scores["precision"] >= MIN_PRECISION, scores
@@ -129,7 +120,7 @@ def test_closing_bitext_against_gold(tmp_path, scheme, switch, seed):
     site = generate_site(SiteSpec(scheme=scheme, n_pairs=30, language_switch=switch,
                                   third_lang="de", n_third=4, seed=seed), 8000)
     run_closing(site_records(site), AlignConfig(langs=("en", "fr")), str(tmp_path))
-    rows = read_bitext(tmp_path / "bitext.tsv")
+    rows = read_bitext_tsv(tmp_path / "bitext.tsv")
     # the switch bar ("English", "Français", "Deutsch") aligned with itself is no bitext
     names = {"English", "Français", "Deutsch"}
     assert not [r for r in rows if r["sentence_1"] in names and r["sentence_2"] in names]
@@ -170,7 +161,7 @@ def test_write_bitext_with_text_similarity(small_site, tmp_path):
     assert set(sims) == {("en", "fr")}
     counts = write_bitext(pairs, index, str(tmp_path), text_similarity=sims)
     assert counts["bitext/bitext/en-fr/text_similarity"] == 1
-    scores = score_bitext(site, read_bitext(tmp_path / "bitext.tsv"))
+    scores = score_bitext(site, read_bitext_tsv(tmp_path / "bitext.tsv"))
     print("with LSI text similarity:", json.dumps(scores, ensure_ascii=False))
     assert scores["precision"] >= MIN_PRECISION and scores["recall"] >= MIN_RECALL
     # A factory (l1, l2) -> callable is accepted too; None for a pair switches it off.

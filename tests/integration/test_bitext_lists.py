@@ -11,23 +11,16 @@ them are right. Entry pages keep their rows.
 
 from __future__ import annotations
 
-import csv
 import json
 
 import pytest
 
 from bitextcrawl import align_pages
+from bitextcrawl.formats.tsv import read_bitext_tsv
 from bitextcrawl.pages.record import build_record
 from testkit.summaries_site import judge_rows, summaries_site
 
 pytestmark = pytest.mark.integration
-
-
-def rows_of(out) -> list[dict]:
-    with open(out / "bitext.tsv", newline="", encoding="utf-8") as fh:
-        return [{"url_1": r["src_url"], "url_2": r["trg_url"], "sentence_1": r["src_text"],
-                 "sentence_2": r["trg_text"], "score": r["aligner_score"]}
-                for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)]
 
 
 @pytest.mark.parametrize("other", ["fr", "ja", "ru"])
@@ -35,7 +28,7 @@ def test_reordered_summaries_are_paired_by_their_links(tmp_path, other):
     site = summaries_site(seed=3, langs=("en", other))
     pages = [build_record(u, h) for u, h in site.pages.items()]
     align_pages(pages, ("en", other), tmp_path, workers=2)
-    rows = rows_of(tmp_path)
+    rows = read_bitext_tsv(tmp_path / "bitext.tsv")
     judged = judge_rows(site, rows)
     summary, entry = judged["summary"], judged["entry"]
     print(other, judged)
