@@ -136,13 +136,15 @@ def _glossary_names() -> dict:
         for lang in GLOSSARY_LANGS:
             for same in (False, True):
                 for partial in (False, True):
-                    for renamed in ((False, True) if url == "urls" else (False,)):
-                        name = (f"glossary-{url}-{lang}" + "-same" * same + "-partial" * partial
-                                + "-renamed" * renamed)
-                        names[name] = dict(langs=("en", lang), opaque=url == "opaque",
-                                           sidebar_order="same" if same else "own",
-                                           translated=0.6 if partial else 1.0,
-                                           renamed=10 if renamed else 0)
+                    for fallback in ((False, True) if partial else (False,)):
+                        for renamed in ((False, True) if url == "urls" else (False,)):
+                            name = (f"glossary-{url}-{lang}" + "-same" * same
+                                    + "-partial" * partial + "-fallback" * fallback
+                                    + "-renamed" * renamed)
+                            names[name] = dict(langs=("en", lang), opaque=url == "opaque",
+                                               sidebar_order="same" if same else "own",
+                                               translated=0.6 if partial else 1.0,
+                                               fallback=fallback, renamed=10 if renamed else 0)
     return names
 
 
@@ -177,7 +179,7 @@ def real_ablation(sites: list[str] | None = None, leave_one_out: bool = False) -
         raise SystemExit(f"unknown site(s) {unknown}; known: {', '.join(real_sites.SITES)}, "
                          f"and generated glossaries such as {', '.join(list(GLOSSARIES)[:6])}… "
                          f"(glossary-<opaque|urls>-<{'|'.join(GLOSSARY_LANGS)}>"
-                         f"[-same][-partial][-renamed])")
+                         f"[-same][-partial[-fallback]][-renamed])")
     table, loo = {}, {}
     for name in names:
         if name in GLOSSARIES:

@@ -28,6 +28,11 @@ Options (the defaults give the en/fr site with opaque French URLs):
     This many entries translated into the first other language were renamed in English
     after translation: the English page moved to a new slug, the translations kept the
     old one (``/fr/old.html`` pairs with ``/en/new.html``, against the URL rule).
+``fallback``
+    True: an entry a language leaves untranslated is served under that language's URL all
+    the same, as a static site generator's fallback does: the English entry (title, text,
+    links) under a notice in that language, inside that language's template and sidebar.
+    Such copies are in no gold: a copy is not a translation.
 ``sidebar_order``
     ``"own"``: each language's sidebar sorted by its own titles (a static site generator's
     default), so the n-th items of two sidebars are mostly not translations;
@@ -140,7 +145,8 @@ def _renamed_slug(slug: str, used: set) -> str:
 
 def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test",
                   langs: tuple = ("en", "fr"), opaque: bool = True, translated: float = 1.0,
-                  renamed: int = 0, sidebar_order: str = "own") -> Glossary:
+                  renamed: int = 0, sidebar_order: str = "own",
+                  fallback: bool = False) -> Glossary:
     """The glossary of the module's doc; the same arguments give the same site."""
     if langs[0] != "en" or len(langs) < 2 or len(set(langs)) != len(langs):
         raise ValueError(f"langs must be English and other languages: {langs}")
@@ -161,6 +167,8 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
     for lang in others:
         count = round(translated * n_entries)
         has[lang] = set(random.Random(f"glossary-{seed}-{lang}").sample(range(n_entries), count))
+    # the entries with a page in each language: the translated ones, or all of them
+    served = {lang: set(range(n_entries)) if fallback else has[lang] for lang in langs}
     candidates = sorted(has[others[0]])
     if renamed > len(candidates):
         raise ValueError(f"renamed={renamed}: only {len(candidates)} entries are translated")
@@ -182,12 +190,12 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         return _opaque(own) if opaque else own
 
     def term(lang, i):
-        return titles[i](lang)
+        return titles[i](lang if i in has[lang] else "en")
 
     def page(lang: str, title: str, main: str, extra: str = "") -> str:
         u = ui[lang]
         by = lang if sidebar_order == "own" else "en"
-        order = sorted(sorted(has[lang]), key=lambda i: term(by, i))
+        order = sorted(sorted(served[lang]), key=lambda i: term(by, i))
         sidebar = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
                           for i in order)
         menu = "".join(f'<li><a href="{path(lang, "tag", t)}">{u["tag"]} {t + 1}</a></li>'
@@ -200,23 +208,25 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
                 f'{extra}</div></div>\n<div class="bottom"><p>{u["foot"]}</p></div>\n</body></html>\n')
 
     def mention(lang, j):
-        if j not in has[lang]:
+        if j not in served[lang]:
             return term(lang, j)
         return f'<a href="{path(lang, "entry", j)}">{term(lang, j)}</a>'
 
     for lang in langs:
         u = ui[lang]
         for i, (text, see, tag) in enumerate(plans):
-            if i not in has[lang]:
+            if i not in served[lang]:
                 continue
             links = ", ".join(mention(lang, j) for j in see)
-            main = (f"<h1>{term(lang, i)}</h1>\n<p>{text(lang)}</p>\n"
-                    f'<p>{u["see"]}: {links}.</p>\n<p><a href="{path(lang, "tag", tag)}">'
+            words = lang if i in has[lang] else "en"
+            notice = "" if words == lang else f'<p class="notice">{mt.UI["outdated"][lang]}</p>\n'
+            main = (f"{notice}<h1>{term(lang, i)}</h1>\n<p>{text(words)}</p>\n"
+                    f'<p>{ui[words]["see"]}: {links}.</p>\n<p><a href="{path(lang, "tag", tag)}">'
                     f'{u["tag"]} {tag + 1}</a></p>\n')
             site.pages[path(lang, "entry", i)] = page(lang, term(lang, i), main)
         for t in range(TAGS):
             items = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
-                            for i, plan in enumerate(plans) if plan[2] == t and i in has[lang])
+                            for i, plan in enumerate(plans) if plan[2] == t and i in served[lang])
             site.pages[path(lang, "tag", t)] = page(
                 lang, f'{u["tag"]} {t + 1}', f'<h1>{u["tag"]} {t + 1}</h1>\n<ul>{items}</ul>\n')
         homes = "".join('<p><a href="%s">%s</a></p>\n' % (path(o, "home"), mt.LANG_NAMES[o])

@@ -9,6 +9,7 @@ language): the same words, not a translation.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from bitextcrawl.pages.language import CJK_CHARS
 
@@ -67,29 +68,82 @@ def copied_share(lines_1: frozenset, lines_2: frozenset) -> float:
 _TITLE_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
-def title_words(title: str) -> frozenset:
-    """The words of a page title, lower-cased (numbers and one-letter words left out)."""
-    return frozenset(w.lower() for w in _TITLE_WORD.findall(title or ""))
+def title_words(title: str, ignore: frozenset = frozenset()) -> frozenset:
+    """The words of a page title, lower-cased (numbers and one-letter words left out), but
+    those in ``ignore`` (:func:`site_title_words`)."""
+    return frozenset(w.lower() for w in _TITLE_WORD.findall(title or "")) - ignore
+
+
+# A word in this share of one language's titles (3 titles at least) is the site's name or
+# tagline, which a site localises around titles it leaves untranslated.
+SITE_TITLE_SHARE = 0.5
+
+
+def site_title_words(titles) -> frozenset:
+    """The words in :data:`SITE_TITLE_SHARE` of ``titles`` (of one language's pages)."""
+    counts: dict = {}
+    n = 0
+    for title in titles:
+        n += 1
+        for w in title_words(title):
+            counts[w] = counts.get(w, 0) + 1
+    if n < 3:
+        return frozenset()
+    return frozenset(w for w, c in counts.items() if c >= SITE_TITLE_SHARE * n)
 
 
 # The share of the shorter title's words the other has where the title was not translated.
 SAME_TITLE = 0.8
 
 
-def same_title(title_1: str, title_2: str) -> bool:
+def same_title(title_1: str, title_2: str, ignore: frozenset = frozenset()) -> bool:
     """The shorter title's words are nearly all the other's (:data:`SAME_TITLE`): the title
-    was not translated (a site's own name or tagline, localised, may follow it). A name
-    and a translated site name (``aws acm — 명령줄 치트시트``) is a translated title."""
-    a, b = title_words(title_1), title_words(title_2)
+    was not translated (a site's own name or tagline, localised, may follow it: its words
+    are in ``ignore``). A name and a translated site name (``aws acm — 명령줄 치트시트``) is
+    a translated title."""
+    a, b = title_words(title_1, ignore), title_words(title_2, ignore)
     if not a or not b:
         return True
     return len(a & b) >= SAME_TITLE * min(len(a), len(b))
 
 
 def is_copy(lines_1: frozenset, lines_2: frozenset, title_1: str = "",
-            title_2: str = "") -> bool:
+            title_2: str = "", ignore: frozenset = frozenset()) -> bool:
     """The second page is the first's text, untranslated: :data:`COPY_SHARE` of their
-    prose verbatim, under a title that was not translated either. A page whose title
-    and headings were translated around a body left in the original language
-    (release notes in a translated frame) is a partial translation, not a copy."""
-    return copied_share(lines_1, lines_2) >= COPY_SHARE and same_title(title_1, title_2)
+    prose verbatim, under a title that was not translated either (the site's own title
+    words ``ignore`` aside). A page whose title and headings were translated around a body
+    left in the original language (release notes in a translated frame) is a partial
+    translation, not a copy."""
+    return (copied_share(lines_1, lines_2) >= COPY_SHARE
+            and same_title(title_1, title_2, ignore))
+
+
+# A copy's words: this share of the longer side's prose words (as a multiset) are the
+# other's, :data:`COPY_MIN_WORDS` words at least. A short page has no line long enough
+# to compare, and a copy's links may carry their targets' translated titles; a
+# translation shares its names and a few cognates.
+COPY_WORD_SHARE = 0.8
+COPY_MIN_WORDS = 6
+
+
+_EDGE_PUNCTUATION = "\"'.,;:!?()[]«»“”„‘’¿¡…—–-、。，：；！？（）「」『』"
+
+
+def prose_words(text: str) -> Counter:
+    """The words of a text, lower-cased, with their counts (:func:`same_prose`): tokens
+    without the punctuation around them, identifiers, numbers and paths left out."""
+    out: Counter = Counter()
+    for tok in (text or "").split():
+        tok = tok.strip(_EDGE_PUNCTUATION)
+        if tok and not _IDENTIFIER.search(tok):
+            out[tok.lower()] += 1
+    return out
+
+
+def same_prose(words_1: Counter, words_2: Counter) -> bool:
+    """Nearly all the prose words (:func:`prose_words`) of two texts are the same
+    (:data:`COPY_WORD_SHARE`)."""
+    longer = max(sum(words_1.values()), sum(words_2.values()))
+    if longer < COPY_MIN_WORDS:
+        return False
+    return sum((words_1 & words_2).values()) >= COPY_WORD_SHARE * longer

@@ -224,20 +224,23 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     return lang
 
 
-def _copied_pages(unsure: list, records: list, confident: float = CONFIDENT) -> set:
-    """URLs of the ``unsure`` pages whose prose is, line for line, a page's that fastText
-    is sure of in the language it guessed for them (:func:`~bitextcrawl.pages.prose.is_copy`).
+def _copied_pages(unsure: list, records: list) -> set:
+    """URLs of the ``unsure`` pages whose prose is, line for line, the prose of a page whose
+    label stands (not itself among ``unsure``) in the language fastText guessed for them
+    (:func:`~bitextcrawl.pages.prose.is_copy`).
 
     A URL's language code is evidence, not the answer: a site that serves its original
     where a translation is missing, under the other language's URL, keeps the original's
-    words, and fastText's guess of their language stands.
+    words, and fastText's guess of their language stands. The original may be unsure too
+    (a page of code and identifiers): its URL does not contradict its label.
     """
     if not unsure:
         return set()
+    relabelling = {p.url for p in unsure}
     wanted = {base_lang(p.lang) for p in unsure}
     by_line: dict[str, list] = {}
     for q in records:
-        if (q.lang_prob >= confident and q.lang_method != "url_token"
+        if (q.url not in relabelling and q.lang_method != "url_token"
                 and base_lang(q.lang) in wanted):
             lines = prose_lines(q.text)
             for line in lines:
@@ -312,7 +315,7 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     relabelled = 0
     settled = [(group, lang) for group in groups.values() if len(group) == 1
                and (lang := settle_language(group[0], tokens, confident, slots)) is not None]
-    copies = _copied_pages([group[0] for group, _ in settled], records, confident)
+    copies = _copied_pages([group[0] for group, _ in settled], records)
     for group, lang in settled:
         if group[0].url not in copies:
             group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")

@@ -14,8 +14,10 @@ Per language pair (the first language of ``langs`` with each other one):
 6. internal similarity = λ·content + (1−λ)·structure (Liu et al. eq. 2), times the
    pair's share of the rare evidence its pages share (``anchors.py``), known evidence as
    a floor;
-7. ETS over the content's link graph (Liu et al. Algorithms 1–2); steps 5–7 run twice,
-   the first round's pairs teaching the second's LSI space;
+7. ETS over the content's link graph (Liu et al. Algorithms 1–2); steps 5–7 run in
+   rounds, each round's pairs teaching the next round's LSI space and the site's lexicon
+   of title words (``site_lexicon.py``), which the anchor overlap reads; at least two
+   rounds, more while the lexicon learns new words;
 8. the 1-1 decision: proven pairs first, then a global assignment with a margin
    (``extract.assignment``), not Liu et al.'s greedy Algorithm 3.
 
@@ -40,7 +42,15 @@ from collections import Counter
 import numpy as np
 
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang
-from bitextcrawl.pages.prose import is_copy, prose, prose_lines
+from bitextcrawl.pages.prose import (
+    is_copy,
+    prose,
+    prose_lines,
+    prose_words,
+    same_prose,
+    same_title,
+    site_title_words,
+)
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
 from bitextcrawl.pages.switches import page_named_unlinked
@@ -59,8 +69,10 @@ from bitextcrawl.pairing.evidence import (
 )
 from bitextcrawl.pairing.lsi import load_lexicon
 from bitextcrawl.pairing.page_graph import build_site_graph
+from bitextcrawl.pairing.site_lexicon import SiteLexicon
 from bitextcrawl.pairing.stages import (
     _Scores,
+    anchor_vouched,
     content_stage,
     ets_stage,
     internal_scores,
@@ -69,9 +81,12 @@ from bitextcrawl.pairing.stages import (
 
 logger = logging.getLogger(__name__)
 
-# Rounds of content, ETS and the 1-1 decision: the second one's LSI space is taught by the
-# pairs the first one chose.
+# Rounds of content, ETS and the 1-1 decision: each round's LSI space and site lexicon are
+# taught by the pairs the round before chose. Two rounds at least; more, up to the most,
+# while the lexicon learns words (a lexicon grows from the homes' titles to the terms of
+# every title in three or four rounds, each round's pairs teaching the next).
 CONTENT_ROUNDS = 2
+MOST_CONTENT_ROUNDS = 4
 
 
 def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
@@ -96,22 +111,58 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     template (:func:`~bitextcrawl.pages.prose.is_copy`): an untranslated copy served under
     the other language's URL, whatever its label and its URL rule say.
 
+    A page too short for a line to compare is a copy where nearly all its words are the
+    other's (:func:`~bitextcrawl.pages.prose.same_prose`: a copy's links may carry their
+    targets' translated titles). The site's name around both titles, localised on the
+    copy, is left out of the title test.
+
     Not in the seeds, whose sites translate every page they serve: a copy shares its
     original's structure, names and numbers, so every model and a proven URL rule pair
     it; only its words say that nothing was translated. A copy pairs nothing, whatever
     a URL rule or a model says, unless the site declares the two pages each other's
     version (mutual hreflang or language toggle); counted in ``bitext/align/*/copies``.
     """
+    # the site's name around its titles, localised on an untranslated page all the same
+    ignore = (site_title_words(p.title for p in pages1.values())
+              | site_title_words(p.title for p in pages2.values()))
     lines: dict = {}
+    words: dict = {}
 
-    def of(url, pages):
-        got = lines.get(url)
+    def of(cache, url, pages, read):
+        got = cache.get(url)
         if got is None:
-            got = lines[url] = prose_lines(pages[url].text)
+            got = cache[url] = read(pages[url].text)
         return got
 
-    return {(a, b) for a, b in cands
-            if is_copy(of(a, pages1), of(b, pages2), pages1[a].title, pages2[b].title)}
+    def copied(a, b):
+        p1, p2 = pages1[a], pages2[b]
+        if not same_title(p1.title, p2.title, ignore):
+            return False
+        return (is_copy(of(lines, a, pages1, prose_lines), of(lines, b, pages2, prose_lines))
+                or same_prose(of(words, a, pages1, prose_words),
+                              of(words, b, pages2, prose_words)))
+
+    return {(a, b) for a, b in cands if copied(a, b)}
+
+
+def unrefuted(known: dict, proven: dict, scores: _Scores) -> dict:
+    """The known pairs whose evidence stands: all the proven ones (URL rule, mutual
+    hreflang), and the others (parallel links, the entrance) but where a page of the pair
+    shares its rare evidence with another candidate, which is the best of both its pages
+    by it (``stages.anchor_vouched``), and not with this one.
+
+    A parallel link is a list's item aligned by position where one item of the list
+    confirmed the order; on a list in each language's own order, the rest of it is
+    mostly wrong. The names, numbers and places a page shares with its counterpart
+    outweigh that guess. Not in Shi et al. 2006, whose lists are in one order."""
+    vouched = anchor_vouched(scores)
+    if not vouched.any():
+        return known
+    pages1 = {a for (a, _), v in zip(scores.cands, vouched) if v}
+    pages2 = {b for (_, b), v in zip(scores.cands, vouched) if v}
+    held = {pair for pair, v in zip(scores.cands, vouched) if v}
+    return {k: v for k, v in known.items()
+            if k in proven or k in held or (k[0] not in pages1 and k[1] not in pages2)}
 
 
 # Rejected candidates kept for the report, per language pair: a bounded list.
@@ -180,8 +231,13 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     t = time.perf_counter()
     # Pages of a settled pair get no other candidates; a single parallel-link proposal
     # (evidence 0.5) is a guess, and its pages keep their own candidates.
+    # A pair that parallel links alone settled keeps its pages' candidates: a list's
+    # order can be wrong, and the page's own evidence may point elsewhere (``unrefuted``).
+    proven = evidence.proven()
+    listed = set(evidence.parallel_link) - set(evidence.url_pattern) - set(evidence.hreflang)
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
-                            known_pairs=settled, top_k=config.top_k)
+                            known_pairs=[k for k in settled if k in proven or k not in listed],
+                            top_k=config.top_k)
     have = set(cands)
     cands += sorted(k for k in known if k not in have)
     _timed(result, "candidates", t)
@@ -199,15 +255,34 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         graph = build_site_graph(site.pages, links=template.content_links)
     chosen: list = []
     copies = None
-    for _ in range(CONTENT_ROUNDS if "content" in stages else 1):
-        # Round 2: the pairs round 1 chose teach the site's LSI space too (Germann 2016
-        # trains it on the site's known pairs; on a site without URL evidence the pairs
-        # the other evidence agrees on are the known pairs there are).
+    learned: dict = {}
+    for round_ in range(MOST_CONTENT_ROUNDS if "content" in stages else 1):
+        # From round 2: the pairs the round before chose teach the site's LSI space too
+        # (Germann 2016 trains it on the site's known pairs; on a site without URL evidence
+        # the pairs the other evidence agrees on are the known pairs there are).
         taught = sorted(set(settled) | {(a, b) for a, b, s in chosen if s >= config.threshold})
+        translate = None
+        if "anchors" in stages:
+            site_lexicon = SiteLexicon().fit((pages1[a], pages2[b]) for a, b in taught)
+            if round_ >= CONTENT_ROUNDS and site_lexicon.translations_.items() <= learned.items():
+                break
+            learned = site_lexicon.translations_
+            translate = site_lexicon.translate
+            # pages whose titles the lexicon translates meet their nearest titles
+            in_settled = {a for a, _ in settled} | {b for _, b in settled}
+            have = set(scores.cands)
+            near = [(a, b) for a, b in site_lexicon.nearest(pages1, pages2)
+                    if (a, b) not in have and a not in in_settled and b not in in_settled]
+            if near:
+                scores.extend(near, strand1, strand2)
+            result.counts[f"bitext/align/{key}/site_lexicon_candidates"] = (
+                result.counts.get(f"bitext/align/{key}/site_lexicon_candidates", 0) + len(near))
+        elif round_ >= CONTENT_ROUNDS:
+            break
         # the rare evidence of the candidates so far referees the content stage's teachers;
         # the candidates it adds are scored after it (an overlap is the pair's alone)
-        overlaps = (anchor_overlaps(pages1, pages2, scores.cands) if "anchors" in stages
-                    else None)
+        overlaps = (anchor_overlaps(pages1, pages2, scores.cands, translate)
+                    if "anchors" in stages else None)
         t = time.perf_counter()
         if "content" in stages:
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
@@ -215,10 +290,11 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         _timed(result, "content", t)
         if overlaps is not None:
             added = scores.cands[len(overlaps):]
-            scores.anchor = (np.concatenate([overlaps, anchor_overlaps(pages1, pages2, added)])
+            scores.anchor = (np.concatenate([overlaps, anchor_overlaps(pages1, pages2, added, translate)])
                              if added else overlaps)
         internal = internal_scores(scores, stages, config.lam)
-        internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * known[k]) if k in known else v
+        floored = unrefuted(known, evidence.proven(), scores)
+        internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * floored[k]) if k in floored else v
                     for k, v in internal.items()}
         t = time.perf_counter()
         if copies is None:
@@ -231,6 +307,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
                                   result, key, untranslated)
         _timed(result, "ets", t)
+    result.counts[f"bitext/align/{key}/site_lexicon_words"] = len(learned)
     if scores.em is not None:
         result.em_points[key] = (scores.X[:, 1].tolist(), scores.X[:, 2].tolist(),
                                  scores.p_struct.tolist())

@@ -27,14 +27,14 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from bitextcrawl.pages.compact import derived_feature, html_feature
 
-__all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps"]
+__all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps", "weighted_overlap"]
 
 _TOKEN = re.compile(r"[^\s\"'()\[\]{}<>«»“”„,;]+")
 _TRIM = ".:!?…-–—*"
@@ -148,7 +148,9 @@ def anchor_idf(anchor_sets: Iterable[frozenset[str]]) -> dict[str, float]:
     return {a: math.log1p(n / d) for a, d in df.items()}
 
 
-def _overlap(a: frozenset[str], b: frozenset[str], idf: Mapping[str, float] | None) -> float:
+def weighted_overlap(a: frozenset[str], b: frozenset[str],
+                     idf: Mapping[str, float] | None) -> float:
+    """Weighted Jaccard of two anchor sets with ``idf`` (plain Jaccard without)."""
     if not a or not b:
         return 0.0
     if a is b or a == b:
@@ -166,19 +168,25 @@ def _overlap(a: frozenset[str], b: frozenset[str], idf: Mapping[str, float] | No
 
 def anchor_overlap(page1, page2, idf: Mapping[str, float] | None = None) -> float:
     """Overlap in [0, 1] of the anchors of two pages: weighted Jaccard with ``idf``, plain without."""
-    return _overlap(page_anchors(page1), page_anchors(page2), idf)
+    return weighted_overlap(page_anchors(page1), page_anchors(page2), idf)
 
 
 def anchor_overlaps(pages1: Mapping[str, object], pages2: Mapping[str, object],
-                    pairs: Sequence[tuple[str, str]]) -> np.ndarray:
-    """Anchor overlap of many candidate pairs (key1, key2), anchors found once per page, idf over both sides."""
+                    pairs: Sequence[tuple[str, str]],
+                    translate: Callable[[frozenset[str]], frozenset[str]] | None = None
+                    ) -> np.ndarray:
+    """Anchor overlap of many candidate pairs (key1, key2), anchors found once per page, idf
+    over both sides. ``translate``: adds to a page 2's anchors their language-1 forms
+    (``site_lexicon.SiteLexicon.translate``)."""
     keys1 = {k for k, _ in pairs}
     keys2 = {k for _, k in pairs}
     a1 = {k: page_anchors(p) for k, p in pages1.items()}
     a2 = {k: page_anchors(p) for k, p in pages2.items()}
+    if translate is not None:
+        a2 = {k: translate(a) for k, a in a2.items()}
     missing = (keys1 - a1.keys()) | (keys2 - a2.keys())
     if missing:
         raise KeyError(f"pairs name pages not given: {sorted(missing)[:3]}")
     idf = anchor_idf(list(a1.values()) + list(a2.values()))
-    return np.fromiter((_overlap(a1[k1], a2[k2], idf) for k1, k2 in pairs),
+    return np.fromiter((weighted_overlap(a1[k1], a2[k2], idf) for k1, k2 in pairs),
                        dtype=np.float64, count=len(pairs))

@@ -60,6 +60,17 @@ def test_an_untranslated_copy_keeps_the_language_of_its_words():
     assert page.lang == "fr" and page.lang_method == "url_token"
 
 
+def test_a_copy_of_an_unsure_original_keeps_its_language():
+    """An original of code and identifiers is unsure too; its URL agrees with its label,
+    and its copy under the other language's URL keeps the original's language."""
+    pages = [dataclasses.replace(p, lang_prob=0.85) if p.url.endswith("/en/limits.html") else p
+             for p in _site(FR_NOTICE + EN_BODY)]
+    site = canonical_pages(pages)
+    copy = next(p for p in site.pages if p.url.endswith("/fr/limits.html"))
+    original = next(p for p in site.pages if p.url.endswith("/en/limits.html"))
+    assert copy.lang == "en" and original.lang == "en" and site.relabelled == 0
+
+
 def test_a_copy_pairs_nothing_even_where_a_url_rule_proves_it():
     pages = _site(FR_NOTICE + EN_BODY)
     # the copy declared French (its notice's language, as its <html lang> says)

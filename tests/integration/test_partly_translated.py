@@ -1,0 +1,59 @@
+"""Sites that translate part of their pages, and serve the rest as untranslated copies.
+
+Generated glossaries (``testkit/glossary.py``) at opaque URLs, 60% of their entries
+translated: a side of short entries across scripts, whose titles the site translates
+term by term (the site lexicon, ``pairing/site_lexicon.py``, learns them from the pairs
+it proves); with ``fallback``, every untranslated entry is served under the other
+language's URL all the same, English under a notice in that language, which must pair
+nothing. Offline: records built by the crawl's own code, fastText included."""
+
+from __future__ import annotations
+
+import pytest
+
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.pairing.align import AlignConfig, align_site
+from bitextcrawl.pairing.evaluate import evaluate
+from testkit import real_sites
+from testkit.glossary import glossary_site
+
+pytestmark = pytest.mark.integration
+
+
+def _records(site):
+    identify = real_sites.identifier()
+    return [build_record(site.url(p), html, identify) for p, html in sorted(site.pages.items())]
+
+
+@pytest.mark.parametrize("lang", ["ja", "ru", "fr"])
+@pytest.mark.parametrize("fallback", [False, True])
+def test_partly_translated_opaque_glossary(lang, fallback):
+    site = glossary_site(langs=("en", lang), translated=0.6, fallback=fallback)
+    pages = _records(site)
+    result = align_site(pages, AlignConfig(langs=("en", lang)))
+    pairs = [(p.url_1, p.url_2) for p in result.pairs]
+    scores = evaluate([(site.url(a), site.url(b)) for a, b in site.gold], pairs)
+    print(lang, fallback, scores)
+    assert scores["precision"] >= 0.98, scores
+    assert scores["f1"] >= 0.95, scores
+    translated = {site.url(b) for _, b in site.gold}
+    copies = {site.url(p) for p, lang_ in site.langs.items() if lang_ == lang} - translated
+    assert bool(copies) == fallback
+    assert not copies & {b for _, b in pairs}
+    assert result.counts[f"bitext/align/en-{lang}/site_lexicon_words"] > 0
+
+
+def test_every_pair_of_one_multilingual_run_as_good_as_alone():
+    """One alignment of four languages pairs each as well as its own alignment does."""
+    langs = ("en", "fr", "ja", "ru")
+    site = glossary_site(langs=langs, translated=0.6, fallback=True)
+    pages = _records(site)
+    together = align_site(pages, AlignConfig(langs=langs))
+    for lang in langs[1:]:
+        gold = [(site.url(a), site.url(b)) for a, b in site.golds[lang]]
+        both = evaluate(gold, [(p.url_1, p.url_2) for p in together.pairs if p.lang_2 == lang])
+        alone = align_site(pages, AlignConfig(langs=("en", lang)))
+        own = evaluate(gold, [(p.url_1, p.url_2) for p in alone.pairs])
+        print(lang, both["f1"], own["f1"])
+        assert both["f1"] >= own["f1"] - 0.01, (lang, both, own)
+        assert both["f1"] >= 0.95, (lang, both)

@@ -1,0 +1,72 @@
+"""The site lexicon: title words translated as the site's proven pairs translate them."""
+
+from __future__ import annotations
+
+from bitextcrawl.pairing.anchors import anchor_overlaps
+from bitextcrawl.pairing.site_lexicon import SiteLexicon
+
+EN_TERMS = ["Context", "Module", "Status", "Syntax", "Default"]
+JA_TERMS = ["コンテキスト", "モジュール", "ステータス", "構文", "デフォルト"]
+
+
+def page(url, title):
+    return {"url": url, "title": title, "text": "", "html": "", "links": []}
+
+
+def glossary_pairs(n_terms=5):
+    """Entries titled "A (B)" in English and "A' (B')" in Japanese, for each two terms."""
+    pairs = []
+    for i in range(n_terms):
+        for j in range(n_terms):
+            if i != j:
+                pairs.append((page(f"http://g.test/en/{i}-{j}",
+                                   f"{EN_TERMS[i]} ({EN_TERMS[j]}) — Cloud Glossary 2.4"),
+                              page(f"http://g.test/p/{j}{i}",
+                                   f"{JA_TERMS[i]} ({JA_TERMS[j]}) — クラウド用語集 2.4")))
+    return pairs
+
+
+def test_learns_each_term_from_the_pairs_titles():
+    lex = SiteLexicon().fit(glossary_pairs())
+    for en, ja in zip(EN_TERMS, JA_TERMS):
+        assert lex.translations_["h:" + ja] == "h:" + en.lower()
+    # the number is shared already: not linked
+    assert "h:2.4" not in lex.translations_
+
+
+def test_one_pair_teaches_nothing():
+    """A word pair seen in one title only is a coincidence, not a translation."""
+    assert len(SiteLexicon().fit(glossary_pairs()[:1])) == 0
+    assert len(SiteLexicon().fit([])) == 0
+
+
+def test_inconsistent_pairs_teach_nothing():
+    """Titles paired at random: no word pair co-occurs often enough to be linked."""
+    pairs = glossary_pairs()
+    shuffled = [(p1, pairs[(i * 7 + 3) % len(pairs)][1]) for i, (p1, _) in enumerate(pairs)]
+    right = SiteLexicon().fit(pairs).translations_
+    wrong = SiteLexicon().fit(shuffled).translations_
+    term_links = {v for v in right if v[2:] in JA_TERMS}
+    assert len(term_links) == 5
+    assert sum(wrong.get(v) == right[v] for v in term_links) < 3
+
+
+def test_translated_titles_make_the_counterpart_the_best_overlap():
+    """Without the lexicon a Japanese title shares nothing with its English original;
+    with it, the counterpart overlaps more than any sibling."""
+    pairs = glossary_pairs()
+    lex = SiteLexicon().fit(pairs[:10])
+    pages1 = {p1["url"]: p1 for p1, _ in pairs}
+    pages2 = {p2["url"]: p2 for _, p2 in pairs}
+    cands = [(a, b) for a in pages1 for b in pages2]
+    plain = dict(zip(cands, anchor_overlaps(pages1, pages2, cands)))
+    learned = dict(zip(cands, anchor_overlaps(pages1, pages2, cands, lex.translate)))
+    for p1, p2 in pairs:
+        a, b = p1["url"], p2["url"]
+        assert plain[(a, b)] == max(plain[(a, other)] for other in pages2)   # all tie
+        # "A (B)" and "B (A)" have the same words: the one sibling that ties
+        i, j = a.rsplit("/", 1)[1].split("-")
+        swapped = f"http://g.test/p/{i}{j}"
+        assert learned[(a, b)] == learned[(a, swapped)] > 0.3
+        assert all(learned[(a, b)] > learned[(a, other)] for other in pages2
+                   if other not in (b, swapped))
