@@ -14,7 +14,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from bitextcrawl.addon import enable
-from bitextcrawl.commands import fail
+from bitextcrawl.commands import fail, use_help_formatter
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
@@ -76,13 +76,15 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
+        use_help_formatter(parser)
         parser.add_argument("-o", "--output", default=os.path.join("output", "demo"),
-                            help="output dir (default: output/demo); a demo's output there "
+                            help="output dir (default output/demo); a demo's output there "
                                  "is replaced, any other non-empty folder refused")
         parser.add_argument("--pairs", type=int, default=DEMO_SPEC["n_pairs"],
-                            help="translated page pairs in the demo site")
+                            help="translated page pairs in the demo site (default 80)")
         parser.add_argument("--scheme", default=DEMO_SPEC["scheme"],
-                            help="URL pairing scheme: prefix, subdomain, suffix, query, opaque, mixed")
+                            help="URL pairing scheme, one of prefix, subdomain, suffix, query, "
+                                 "opaque, mixed (default mixed)")
 
     def process_options(self, args, opts):
         super().process_options(args, opts)
