@@ -154,7 +154,8 @@ def check_redis(url: str, params: dict | None = None, timeout: float = 10.0) -> 
         import redis
     except ImportError:
         return ("the distributed profile needs the redis package: "
-                "pip install 'bitextcrawl[redis]'")
+                "pip install -r requirements.txt, or pip install \".[redis]\" "
+                "from the checkout's folder")
     shown = shown_url(url)
     options = {k: v for k, v in (params or {}).items()
                if k not in ("url", "socket_connect_timeout", "socket_timeout")}

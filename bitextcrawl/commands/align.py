@@ -20,7 +20,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.commands import command_settings, fail
+from bitextcrawl.commands import command_settings, fail, use_help_formatter
 from bitextcrawl.config import pattern_db_path
 from bitextcrawl.formats.readers import INPUT_KINDS, input_kind, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
@@ -109,11 +109,15 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
-        parser.add_argument("--langs", default=None, help="languages, first one pairs with each other (default BITEXT_LANGS)")
+        use_help_formatter(parser)
+        parser.add_argument("--langs", default=None,
+                            help="language codes, comma-separated; the first language is "
+                                 "paired with each of the others (default BITEXT_LANGS)")
         parser.add_argument("-o", "--output", required=True, help="output dir")
         parser.add_argument("--stages", default=None,
-                            help="comma-separated stages to use (default all: url_pattern,"
-                                 "hreflang,entrance,parallel_link,structure,content,anchors,ets)")
+                            help="comma-separated stages to use (default all of url_pattern, "
+                                 "hreflang, entrance, parallel_link, structure, content, "
+                                 "anchors, ets)")
         parser.add_argument("--no-bitext", action="store_true", help="page pairs only")
 
     def run(self, args, opts):

@@ -26,7 +26,7 @@ from scrapy.addons import AddonManager
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
-from bitextcrawl.commands import fail
+from bitextcrawl.commands import fail, use_help_formatter
 from bitextcrawl.config import getbool
 from bitextcrawl.preflight import check_redis_of
 
@@ -34,6 +34,10 @@ BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
 
 class Command(ScrapyCrawlCommand):
+
+    def add_options(self, parser):
+        super().add_options(parser)
+        use_help_formatter(parser)
 
     def process_options(self, args, opts):
         super().process_options(args, opts)  # -s settings, -a spider arguments into spargs

@@ -1,4 +1,5 @@
 """``scrapy demo``: serve the bundled demo bilingual site on loopback, crawl it, score it.
+``scrapy demo --serve`` only serves it, for a crawl with ``scrapy crawl bitext``.
 
 The demo site is generated (``bitextcrawl.demo.generator``) with a fixed seed: mixed
 URL schemes, untranslated pages, a third language, hidden pages only deep page
@@ -14,7 +15,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from bitextcrawl.addon import enable
-from bitextcrawl.commands import fail
+from bitextcrawl.commands import fail, use_help_formatter
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.formats.jsonl import iter_jsonl
@@ -76,23 +77,35 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
+        use_help_formatter(parser)
         parser.add_argument("-o", "--output", default=os.path.join("output", "demo"),
-                            help="output dir (default: output/demo); a demo's output there "
+                            help="output dir (default output/demo); a demo's output there "
                                  "is replaced, any other non-empty folder refused")
         parser.add_argument("--pairs", type=int, default=DEMO_SPEC["n_pairs"],
-                            help="translated page pairs in the demo site")
+                            help="translated page pairs in the demo site (default 80)")
+        parser.add_argument("--serve", action="store_true",
+                            help="only serve the demo site on loopback, until Ctrl-C, to "
+                                 "crawl it with scrapy crawl bitext")
+        parser.add_argument("--port", type=int, default=0,
+                            help="the loopback port --serve listens on (default a free one)")
         parser.add_argument("--scheme", default=DEMO_SPEC["scheme"],
-                            help="URL pairing scheme: prefix, subdomain, suffix, query, opaque, mixed")
+                            help="URL pairing scheme, one of prefix, subdomain, suffix, query, "
+                                 "opaque, mixed (default mixed)")
 
     def process_options(self, args, opts):
         super().process_options(args, opts)
         enable(self.settings)  # before the crawler process loads the spiders
+        if opts.serve:
+            return  # nothing written
         # before Scrapy's banner: a refused folder is the command's one line
         problem = prepare_output(opts.output)
         if problem:
             fail("demo", problem)
 
     def run(self, args, opts):
+        if opts.serve:
+            self.serve(opts)
+            return
         print("Generating the demo site; the first run also compiles the aligner "
               "(about 20 s), later runs reuse it.", flush=True)
         spec = SiteSpec(**{**DEMO_SPEC, "n_pairs": opts.pairs, "scheme": opts.scheme})
@@ -118,6 +131,26 @@ class Command(ScrapyCommand):
                                        langs=",".join(spec.langs))
             self.crawler_process.start()
         self.summarise(site, opts.output, server)
+
+    def serve(self, opts) -> None:
+        """Serve the demo site until Ctrl-C: a bilingual site to try ``scrapy crawl
+        bitext`` on, with English, French and (a few pages) German."""
+        spec = SiteSpec(**{**DEMO_SPEC, "n_pairs": opts.pairs, "scheme": opts.scheme})
+        port = opts.port or free_port()
+        site = generate_site(spec, port)
+        try:
+            server = serve_site(site, port).start()
+        except OSError as exc:
+            fail("demo", f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}")
+        print(f"Demo site ({spec.scheme} URLs, {len(site.gold_pairs)} gold pairs of "
+              f"{spec.langs[0]} and {spec.langs[1]}, {spec.n_third} pages in "
+              f"{spec.third_lang}) served at {site.start_url}\nCtrl-C to stop.", flush=True)
+        try:
+            server.thread.join()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.shutdown()
 
     def summarise(self, site, output_dir: str, server) -> None:
         pairs_path = os.path.join(output_dir, "pairs.jsonl")

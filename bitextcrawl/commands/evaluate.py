@@ -7,6 +7,7 @@ import json
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from bitextcrawl.commands import use_help_formatter
 from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
 
 
@@ -23,6 +24,7 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
+        use_help_formatter(parser)
         parser.add_argument("--gold", required=True, help="url_1<TAB>url_2 lines")
         parser.add_argument("--pairs", required=True, help="a pairs.jsonl")
         parser.add_argument("--base", default=None,

@@ -27,7 +27,7 @@ from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
 from bitextcrawl import config
-from bitextcrawl.commands import command_settings, fail
+from bitextcrawl.commands import command_settings, fail, use_help_formatter
 from bitextcrawl.formats.jsonl import write_jsonl
 from bitextcrawl.pages.language import parse_langs
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -56,10 +56,11 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
+        use_help_formatter(parser)
         parser.add_argument("--top-k", dest="top_k", type=int, default=None, metavar="K",
                             help="write the top K sites (0 = all; default BITEXT_EXPAND_TOP_K)")
         parser.add_argument("-o", "--output", default=None, metavar="FILE",
-                            help="expansion.jsonl-style output (default: standard output)")
+                            help="expansion.jsonl-style output (default standard output)")
         parser.add_argument("--criterion", default=None,
                             choices=CRITERION_NAMES,
                             help="ranking criterion (default BITEXT_EXPAND_CRITERION)")
@@ -67,7 +68,7 @@ class Command(ScrapyCommand):
                             help="pattern database for C(w) of sites without patterns.json "
                                  "(default BITEXT_PATTERN_DB)")
         parser.add_argument("--langs", default=None, metavar="LANGS",
-                            help="languages the link evidence looks for (default: those the "
+                            help="languages the link evidence looks for (default those the "
                                  "runs paired)")
         group = parser.add_argument_group("expansion on Scrapyd nodes")
         group.add_argument("--scrapyd", default=None, metavar="URL[,URL...]",

@@ -19,7 +19,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.utils.log import configure_logging
 
-from bitextcrawl.commands import command_settings, fail
+from bitextcrawl.commands import command_settings, fail, use_help_formatter
 from bitextcrawl.pages.language import lang_code, parse_langs
 from bitextcrawl.pairing.url_pairs import pair_urls
 from bitextcrawl.pairing.url_patterns import (
@@ -64,9 +64,10 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser):
         super().add_options(parser)
+        use_help_formatter(parser)
         parser.add_argument("--langs", default=None,
-                            help="the two languages, the first one is url_1 "
-                                 "(default: BITEXT_LANGS, else en,fr)")
+                            help="the two language codes, comma-separated; the first "
+                                 "language's URLs are url_1 (default BITEXT_LANGS, else en,fr)")
         parser.add_argument("--pattern-db", dest="pattern_db", default=None, metavar="PATH",
                             help="pattern database (JSON) to read and update across runs")
 

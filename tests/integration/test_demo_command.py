@@ -51,3 +51,33 @@ def test_demo_says_what_it_does_and_replaces_its_own_output(tmp_path):
     assert second.returncode == 0, second.stderr[-3000:]
     assert (out / "mine.txt").read_text() == "kept"
     assert "Against the demo gold" in second.stdout
+
+
+def test_demo_serve_serves_the_site_until_ctrl_c(tmp_path):
+    """``scrapy demo --serve``: the site answers at the printed start URL, nothing is
+    written, and Ctrl-C (SIGINT) ends the command with status 0."""
+    import signal
+    import urllib.request
+
+    from bitextcrawl.demo.server import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "scrapy", "demo", "--serve", "--port",
+                             str(port), "--pairs", "10"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    try:
+        line = proc.stdout.readline()
+        assert f"served at http://demo.localhost:{port}/" in line, line
+        # the site's host names resolve to loopback in the crawl; here, ask 127.0.0.1
+        path = line.split(f"demo.localhost:{port}", 1)[1].split()[0]
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}",
+                                         headers={"Host": f"demo.localhost:{port}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200 and b"<html" in response.read().lower()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert list(tmp_path.iterdir()) == []

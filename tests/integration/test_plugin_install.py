@@ -3,10 +3,13 @@ and a folder outside the repository, ``pip install`` the package, run ``scrapy d
 then make a project with ``scrapy startproject``, add one ``ADDONS`` line and crawl the
 real nginx.org (../shared/data/nginx) served on loopback.
 
-The virtual environment sees the system's site-packages (the dependencies of
-requirements.txt, already installed), and the package is installed with ``--no-deps``:
-nothing but bitextcrawl itself is downloaded. Nothing top-level beside ``bitextcrawl``
-gets installed (no ``settings``).
+The new virtual environment sees the site-packages of the interpreter running the tests
+(where requirements.txt was installed: the machine's Python, or a virtual environment of
+the user's) through a ``.pth`` file, and the package is installed with ``--no-deps``:
+nothing but bitextcrawl itself is downloaded. ``venv --system-site-packages`` would not do:
+made from a virtual environment's interpreter, it sees the base interpreter's packages,
+not the ones installed in that environment. Nothing top-level beside ``bitextcrawl`` gets
+installed (no ``settings``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +41,29 @@ def run(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProces
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
+def running_site_packages() -> list[str]:
+    """The site-packages folders the interpreter running the tests imports from: a
+    virtual environment's own (and its base's, with ``--system-site-packages``), or the
+    machine's; the user's site-packages where it is on."""
+    folders = list(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return [f for f in dict.fromkeys(folders) if os.path.isdir(f)]
+
+
+def see_running_site_packages(python: str, cwd: Path) -> None:
+    """A ``.pth`` file in the site-packages of the venv of ``python`` that adds the running
+    interpreter's site-packages after the venv's own, each with its own ``.pth`` files
+    (``site.addsitedir``): the venv imports the installed requirements, and its own
+    packages (bitextcrawl) first."""
+    proc = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+               cwd, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = [f"import site; site.addsitedir({folder!r})\n" for folder in running_site_packages()]
+    (Path(proc.stdout.strip()) / "zz_running_site_packages.pth").write_text(
+        "".join(lines), encoding="utf-8")
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("plugin")
@@ -48,10 +75,10 @@ def venv(tmp_path_factory) -> dict:
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         else:
             shutil.copy(PROJECT_ROOT / name, src / name)
-    made = run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")],
-               root, timeout=120)
+    made = run([sys.executable, "-m", "venv", str(root / "venv")], root, timeout=120)
     assert made.returncode == 0, made.stderr
     python = str(root / "venv" / "bin" / "python")
+    see_running_site_packages(python, root)
     installed = run([python, "-m", "pip", "install", "--no-deps", "-q", str(src)], root,
                     timeout=600)
     assert installed.returncode == 0, installed.stderr[-3000:]

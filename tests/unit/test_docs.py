@@ -60,3 +60,18 @@ def test_mkdocs_build_strict(tmp_path):
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "site" / "settings" / "index.html").is_file()
+
+
+def test_report_png_is_as_fresh_as_the_report_code():
+    """docs/report.png is redrawn (``python bench/make_report_png.py``) in a commit at or
+    after the last one that changed the report's code."""
+    def last_commit(path: str) -> int | None:
+        proc = subprocess.run(["git", "log", "-1", "--format=%ct", "--", path],
+                              cwd=PROJECT_ROOT, capture_output=True, text=True)
+        return int(proc.stdout) if proc.returncode == 0 and proc.stdout.strip() else None
+
+    png, code = last_commit("docs/report.png"), last_commit("bitextcrawl/report")
+    if png is None or code is None:
+        pytest.skip("no git history here (a copy of the sources, or a shallow clone)")
+    assert png >= code, ("bitextcrawl/report changed after docs/report.png was drawn: "
+                         "python bench/make_report_png.py")
