@@ -264,8 +264,8 @@ class Frontier:
                     passes.claim(task.name)
         if not more and passes.ended_by_rule():
             self.crawler.stats.inc_value(STAT + "ended_by_rule")
-            logger.info("Idle work ends: %d passes without a response, a page, a pair or "
-                        "a proposal decided; stopped: %s", passes.still,
+            logger.info("Idle work ends: no response, page, pair or decided proposal "
+                        "since the pass before (%d in a row); stopped: %s", passes.still,
                         ", ".join(sorted(passes.stopped)))
         return more
 
