@@ -88,9 +88,12 @@ class CrawlContext:
         context = getattr(crawler, ATTRIBUTE, None)
         return context.frontier if context is not None else Frontier(crawler)
 
-    def add_idle_task(self, name: str, fn: Callable, when_idle: bool = False) -> None:
-        """Idle-time work of this crawl (see :class:`Frontier`)."""
-        self.frontier.add_idle_task(name, fn, key=self, when_idle=when_idle)
+    def add_idle_task(self, name: str, fn: Callable, when_idle: bool = False,
+                      progress: Callable[[], object] | None = None,
+                      stoppable: bool = True) -> None:
+        """Idle-time work of this crawl (see :meth:`Frontier.add_idle_task`)."""
+        self.frontier.add_idle_task(name, fn, key=self, when_idle=when_idle,
+                                    progress=progress, stoppable=stoppable)
 
     def install(self, crawler) -> "CrawlContext":
         """Keep this context on ``crawler``; its store closes when the engine stops."""

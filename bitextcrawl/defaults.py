@@ -79,6 +79,7 @@ BITEXT_RECOVERY_MIN_SUCCESS = 0.2        # ...when less than this share of its g
 # Parallel hyperlinks fed back to the crawl [Shi 2006 §3 steps 3, 5]
 BITEXT_PARALLEL_LINKS_ENABLED = True     # DOM-align known pairs on spider_idle, follow aligned links
 BITEXT_PARALLEL_LINKS_PER_ROUND = 100    # pairs aligned (and proposals verified) per idle round
+BITEXT_PARALLEL_LINKS_ROUND_SECONDS = 20.0  # an idle round stops after this many seconds (checked between batches, after its first)
 
 # Closing pipeline
 BITEXT_ALIGN_ENABLED = True              # run the closing pipeline (pairs, bitext, report) at spider close

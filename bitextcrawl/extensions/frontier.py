@@ -17,12 +17,25 @@ crawl runs dry is a list of ordered *idle tasks*, registered by the components w
 4. ``expand_rounds``: the expand spider runs its sites' tasks, then checks, closes and
    opens sites and rounds (:mod:`bitextcrawl.spiders.expand`).
 
-A task returns whether the crawl goes on (requests scheduled, or work left), or a
-Deferred: work that runs beside the reactor (a process pool's round, in a thread). While
-such work runs, the crawl stays open and no task runs again; when it ends, the engine is
-woken at once, and if the work asked for nothing more, the next pass starts after its
-task (the decisions are those of a pass that had waited for it). A task's error is
-logged and the others still run.
+A task returns whether the crawl goes on (requests that reached the scheduler's queue,
+or work left), or a Deferred: work that runs beside the reactor (a process pool's round,
+in a thread). While such work runs, the crawl stays open and no task runs again; when it
+ends, the engine is woken at once, and if the work asked for nothing more, the next pass
+starts after its task (the decisions are those of a pass that had waited for it). A task's
+error is logged and the others still run. :meth:`Frontier.schedule` says whether a request
+reached the queue (the dupefilter drops a URL seen before), and :attr:`Frontier.enqueued`
+counts those that did, for a task to report only requests that go out.
+
+What a task says is not taken as progress: the frontier has a rule of its own
+(:class:`~bitextcrawl.idle_rule.IdlePasses`). At the start of each full pass it reads the
+crawl's progress: responses received, URLs answered and pages learned (the crawl state's,
+other workers' included), and what each task registered (``progress``: the parallel links'
+pairs aligned and proposals decided). A task that said "more" in a pass after which none of
+it grew is stopped until it grows again; a pass where nothing runs or says "more" ends the
+idle phase, so the closing step is reached whatever the tasks say (log line "Idle work
+ends", stats ``bitext/idle/*``: ``passes``, ``stopped/<task>``, ``ended_by_rule``). The
+expand spider's rounds are not stoppable (``stoppable=False``): they drive the sites'
+tasks, each site with the rule of its own.
 
 The tasks of a single-site crawl run on ``spider_idle``; where several workers crawl the
 site (the distributed profile), once the whole crawl has run dry (``crawl_dry``, set by
@@ -52,6 +65,8 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
+from bitextcrawl.idle_rule import IdlePasses
+
 logger = logging.getLogger(__name__)
 
 #: The idle tasks, in the order they run.
@@ -59,11 +74,16 @@ IDLE_ORDER = {"held_links": 100, "deep_recovery": 200, "parallel_links": 300,
               "expand_rounds": 400}
 
 
-class _Task:
-    __slots__ = ("fn", "name", "order", "when_idle")
+STAT = "bitext/idle/"
 
-    def __init__(self, order: int, name: str, fn: Callable, when_idle: bool):
+
+class _Task:
+    __slots__ = ("fn", "name", "order", "stoppable", "when_idle")
+
+    def __init__(self, order: int, name: str, fn: Callable, when_idle: bool,
+                 stoppable: bool):
         self.order, self.name, self.fn, self.when_idle = order, name, fn, when_idle
+        self.stoppable = stoppable
 
 
 class Frontier:
@@ -74,6 +94,11 @@ class Frontier:
         self._guess_hooks: list[Callable] = []
         self._running: set[Deferred] = set()   # idle work beside the reactor
         self._resume: dict[object, int] = {}   # key -> the task its next pass starts at
+        self._passes: dict[object, IdlePasses] = {}    # key -> its passes (the rule's)
+        self._progress: dict[object, list[Callable[[], object]]] = {}
+        self.responses = 0     # responses received by the crawler
+        self.enqueued = 0      # requests scheduled here that reached the scheduler's queue
+        self._dropped = None   # the last request the scheduler dropped
         self._connected = False
         # where several workers crawl one site: True once the whole crawl has run dry
         # (the distributed scheduler's worker registry); None: this crawl alone
@@ -84,11 +109,19 @@ class Frontier:
         # ``fn() -> bool``: this worker keeps requests that only its own idle pass
         # releases (links a rule of its own keeps back)
         self._keeps_own: list[Callable[[], bool]] = []
+        crawler.signals.connect(self._response_received, signal=signals.response_received)
+        crawler.signals.connect(self._request_dropped, signal=signals.request_dropped)
 
     def connect(self) -> None:
         if not self._connected:
             self._connected = True
             self.crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+
+    def _response_received(self, response=None, request=None, spider=None) -> None:
+        self.responses += 1
+
+    def _request_dropped(self, request=None, spider=None) -> None:
+        self._dropped = request
 
     # ---- scheduling ---------------------------------------------------------------------
 
@@ -97,23 +130,35 @@ class Frontier:
         recovery's): the focus lets one past the dupefilter where an earlier copy was held."""
         self._guess_hooks.append(hook)
 
-    def schedule(self, request, guess: bool = False) -> None:
-        """Schedule ``request`` (a guess: through the guess hooks first)."""
+    def schedule(self, request, guess: bool = False) -> bool:
+        """Schedule ``request`` (a guess: through the guess hooks first); True if it
+        reached the scheduler's queue (the dupefilter did not drop it)."""
         if guess:
             for hook in self._guess_hooks:
                 request = hook(request)
+        self._dropped = None
         self.crawler.engine.crawl(request)
+        if self._dropped is request:
+            return False
+        self.enqueued += 1
+        return True
 
     # ---- idle-time work -------------------------------------------------------------------
 
     def add_idle_task(self, name: str, fn: Callable, key: object = None,
-                      when_idle: bool = False) -> None:
+                      when_idle: bool = False, progress: Callable[[], object] | None = None,
+                      stoppable: bool = True) -> None:
         """Run ``fn()`` when the crawl of ``key`` (a crawl context; the crawler's own runs
         on ``spider_idle``) runs dry, in the order of :data:`IDLE_ORDER`; ``when_idle``:
-        only if the engine is still idle then (the tasks before it scheduled nothing)."""
+        only if the engine is still idle then (the tasks before it scheduled nothing).
+        ``progress()``: counts of what the task decided for good, which only grow (part
+        of the crawl's progress the rule reads); ``stoppable``: False for a task the rule
+        leaves be (its work is bounded, and drives tasks under rules of their own)."""
         tasks = self._tasks.setdefault(key, [])
-        tasks.append(_Task(IDLE_ORDER[name], name, fn, when_idle))
+        tasks.append(_Task(IDLE_ORDER[name], name, fn, when_idle, stoppable))
         tasks.sort(key=lambda t: t.order)
+        if progress is not None:
+            self._progress.setdefault(key, []).append(progress)
         if key is self.owner:
             self.connect()
 
@@ -126,6 +171,18 @@ class Frontier:
     def remove_idle_tasks(self, key: object) -> None:
         self._tasks.pop(key, None)
         self._resume.pop(key, None)
+        self._passes.pop(key, None)
+        self._progress.pop(key, None)
+
+    def progress(self, key: object) -> tuple:
+        """The crawl's progress as the rule reads it: responses received, URLs answered
+        and pages learned (where ``key`` has a crawl state: other workers' too), and the
+        counts the tasks of ``key`` registered."""
+        state = getattr(key, "state", None)
+        crawl: tuple = (self.responses,)
+        if state is not None:
+            crawl += (len(state.answered), sum(state.pages_by_lang.values()))
+        return crawl + tuple(fn() for fn in self._progress.get(key, ()))
 
     def spider_idle(self):
         state = getattr(self.owner, "state", None)
@@ -181,8 +238,13 @@ class Frontier:
         engine = self._engine()
         tasks = self._tasks.get(key, [])
         first = self._resume.pop(key, 0)
+        passes = self._passes.setdefault(key, IdlePasses())
+        if first == 0:
+            self._start_pass(passes, key)
         for index in range(first, len(tasks)):
             task = tasks[index]
+            if task.stoppable and not passes.runs(task.name):
+                continue
             if task.when_idle and engine is not None and not engine.spider_is_idle():
                 continue
             try:
@@ -194,13 +256,29 @@ class Frontier:
                 continue
             if isinstance(result, Deferred):
                 # the rest of the pass waits for it
-                self._track(result, task.name, key, index + 1)
+                self._track(result, task, key, index + 1)
                 return True
             if result:
                 more = True
+                if task.stoppable:
+                    passes.claim(task.name)
+        if not more and passes.ended_by_rule():
+            self.crawler.stats.inc_value(STAT + "ended_by_rule")
+            logger.info("Idle work ends: no response, page, pair or decided proposal "
+                        "since the pass before (%d in a row); stopped: %s", passes.still,
+                        ", ".join(sorted(passes.stopped)))
         return more
 
-    def _track(self, d: Deferred, name: str, key: object, after: int) -> None:
+    def _start_pass(self, passes: IdlePasses, key: object) -> None:
+        """A full pass of the tasks of ``key`` starts: the rule stops the tasks that
+        said "more" in the last one if the crawl's progress has not grown since."""
+        self.crawler.stats.inc_value(STAT + "passes")
+        for name in passes.start(self.progress(key)):
+            self.crawler.stats.inc_value(STAT + "stopped/" + name)
+            logger.info("Idle task %s stops: its last pass brought no response, page, "
+                        "pair or decided proposal", name)
+
+    def _track(self, d: Deferred, task: _Task, key: object, after: int) -> None:
         """Work beside the reactor: when it ends, the engine is woken; if it asked for
         nothing more, the next pass goes on with the tasks after it (``after``), as if it
         had run in this one."""
@@ -209,10 +287,12 @@ class Frontier:
         def done(result):
             self._running.discard(d)
             if isinstance(result, Failure):
-                logger.error("Idle task %s failed: %s", name, result.getTraceback())
+                logger.error("Idle task %s failed: %s", task.name, result.getTraceback())
                 result = None
             if not result:
                 self._resume[key] = after
+            elif task.stoppable and key in self._passes:
+                self._passes[key].claim(task.name)
             self._wake()
 
         d.addBoth(done)

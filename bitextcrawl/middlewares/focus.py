@@ -286,10 +286,16 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def release_held(self) -> bool:
         """The idle task ``held_links``: release held links of a language whose yield has
         come back (recovery or later pages paired them) — unless ``max_pages`` is
-        reached. True if some were."""
-        left = self.context.budget_left() if self.context is not None else None
+        reached. True if some reached the scheduler's queue (a release the dupefilter
+        drops brings nothing)."""
+        context = self.context
+        if context is None:
+            return False
+        left = context.budget_left()
         if left is not None and left <= 0:
             return False
+        frontier = context.frontier
+        enqueued = frontier.enqueued
         # (by the URL tokens at the closing alignment's standard)
         released = self.holding.rejudge_held(self.state.url_tokens.site, self._schedule)
         released += self.walk.idle()
@@ -304,7 +310,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         released += self.holding.release_languages(self._schedule)
         if released:
             self.stats.inc_value("bitext/focus/released", released)
-        return bool(released)
+        return frontier.enqueued > enqueued
 
     def _keeps_own(self) -> bool:
         """Requests kept by this worker's rules, which only its idle pass releases: the

@@ -314,7 +314,8 @@ class UrlPairingPipeline(SitePipeline):
             and url in focus.sections.kept
 
     def spider_idle(self) -> bool:
-        """The idle task ``deep_recovery``: a round of guesses; True if some were made."""
+        """The idle task ``deep_recovery``: a round of guesses; True if some reached the
+        scheduler's queue (a guess the dupefilter drops brings nothing)."""
         if not self.recovery or self.learner is None:
             return False
         self.relearn()
@@ -332,6 +333,7 @@ class UrlPairingPipeline(SitePipeline):
         if budget <= 0:
             self.stats.inc_value(STAT + "over_budget", sum(map(len, candidates.values())))
             return False
+        enqueued = self.context.frontier.enqueued
         scheduled, left, per_direction = self.guesses.round(
             candidates, target_dirs, sizes, self.dirs, budget, self._guess)
         if scheduled:
@@ -340,7 +342,7 @@ class UrlPairingPipeline(SitePipeline):
                         "later rounds, %d from stopped directions)", scheduled,
                         ", ".join(f"{k} {n}" for k, n in per_direction.items()), left,
                         skipped_stopped)
-        return bool(scheduled)
+        return self.context.frontier.enqueued > enqueued
 
     def _guess(self, target: str, key: tuple) -> None:
         self._crawl(self.context.page_request(target, discovered_by="pattern",

@@ -29,7 +29,9 @@ this one after recovery and only when the engine is still idle, i.e. when recove
 requested nothing in this round. The pairs are decided at close as ever
 (``pairing/align.py``).
 
-Stats (``bitext/parallel_links/*``): ``rounds``, ``aligned`` (pairs DOM-aligned),
+Stats (``bitext/parallel_links/*``): ``rounds``, ``rounds_cut`` (rounds that left work
+for the next: the time budget or ``BITEXT_PARALLEL_LINKS_PER_ROUND``), ``trainings``
+(the tree aligner trained), ``aligned`` (pairs DOM-aligned),
 ``proposed`` (distinct link pairs proposed), ``scheduled`` (requests made), ``found``
 (requested pages stored in the expected language), ``wrong_language``,
 ``verified``, ``rejected``, ``end_missing`` (a link pair one of whose ends the server
@@ -40,6 +42,16 @@ process after a worker died).
 A round's alignments are made in a pool of ``BITEXT_WORKERS`` processes: the crawl waits
 for the round, and the record workers have nothing to do then. The decisions are the
 same as in one process (``tests/integration/test_parallel_links.py``).
+
+The rounds converge. A round stops once ``BITEXT_PARALLEL_LINKS_ROUND_SECONDS`` have
+passed, checked between batches and never before its first batch: every round decides
+something, and what it decides (a pair aligned, a proposal verified or rejected) is kept
+and never planned again, so the next round resumes where a cut one stopped. The tree
+aligner is trained again only on known pairs other than those it was last trained on (the
+same pairs give the same aligner). The task says the crawl goes on when a round's
+requests reached the scheduler's queue (one the dupefilter drops brings nothing) or its
+budget cut it; its progress (``progress``: pairs aligned, proposals decided) is part of
+what the frontier's rule reads (:mod:`bitextcrawl.idle_rule`).
 
 What the rounds know of the crawl (stored pages, the frontier, the pairs known, proposed
 and verified) is :class:`bitextcrawl.pairing.link_index.LinkIndex`; this pipeline feeds it
@@ -71,15 +83,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Decoding a pair of big pages can take seconds: while the spider is idle the reactor
-# waits for us, so a round also stops after this many seconds.
-ROUND_SECONDS = 20.0
 # Per-pair bound on decoding time inside the crawl (the closing pipeline allows 30 s).
 ALIGN_TIME_LIMIT = 5.0
 # Pairs that train the tree aligner inside the crawl (the closing pipeline uses 25):
 # training is done while the crawl waits.
 CRAWL_TRAINING_PAIRS = 10
-# Pairs per worker aligned between two checks of the round's time (ROUND_SECONDS).
+# Pairs per worker aligned between two checks of the round's time
+# (BITEXT_PARALLEL_LINKS_ROUND_SECONDS).
 BATCH = 4
 
 
@@ -104,6 +114,9 @@ class ParallelLinkPipeline(SitePipeline):
         super().__init__(crawler, context)
         s = crawler.settings
         self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
+        # decoding a pair of big pages can take seconds, and the crawl waits for a round:
+        # a round stops after this many seconds (checked between batches)
+        self.round_seconds = s.getfloat("BITEXT_PARALLEL_LINKS_ROUND_SECONDS")
         self.workers = s.getint("BITEXT_WORKERS") or os.cpu_count() or 1
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
         self.index = LinkIndex(self.langs, self.context.in_scope, self.stats,
@@ -114,9 +127,11 @@ class ParallelLinkPipeline(SitePipeline):
         self.index.leads_nowhere = self._leads_nowhere
         self.aligner: TreeAligner | None = None
         self.trained_on = 0
+        self.trained_with: tuple | None = None     # the known pairs of the last training
         self._requests: list = []                  # the round's requests, made in its thread
         # after deep page recovery, only when it requested nothing (the engine is idle)
-        self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True)
+        self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True,
+                                   progress=self.progress)
         self.context.state.add_section("parallel_links", self.index.to_state)
         self.context.state.on_stored_record(self.index.remember)
         self.context.signals.connect(self.request_scheduled, signal=signals.request_scheduled)
@@ -229,10 +244,20 @@ class ParallelLinkPipeline(SitePipeline):
         self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit_with(e_step)
         self.trained_on = len(training)
 
-    def _needs_training(self, n_known: int) -> bool:
-        want = min(CRAWL_TRAINING_PAIRS, n_known)
+    def _needs_training(self, known: list) -> bool:
+        """Train at the first round, and again when twice as many pairs are known as
+        trained it, up to ``CRAWL_TRAINING_PAIRS``; never twice on the same known pairs
+        (the training pairs, their verifications and so the aligner would be the same)."""
+        if self.trained_with == tuple(known):
+            return False
+        want = min(CRAWL_TRAINING_PAIRS, len(known))
         return self.aligner is None or (self.trained_on < CRAWL_TRAINING_PAIRS
                                         and want >= 2 * self.trained_on)
+
+    def progress(self) -> tuple[int, int]:
+        """What the rounds decided for good (pairs aligned, proposals verified or
+        rejected): counts that only grow, read by the frontier's rule."""
+        return len(self.index.aligned), len(self.index.verified)
 
     def spider_idle(self):
         """The idle task ``parallel_links``: rounds until one requests pages or runs out
@@ -249,9 +274,10 @@ class ParallelLinkPipeline(SitePipeline):
     def _rounds(self, start: float, plan):
         while True:
             requests, verified, cut = yield deferToThread(self._compute, start, *plan)
-            for request in requests:
-                self.context.frontier.schedule(request)
-            if requests or cut:         # pages to download, or the round's budget is spent
+            enqueued = sum(self.context.frontier.schedule(request) for request in requests)
+            # pages to download, or the round's budget is spent (the next round resumes:
+            # what this one decided is not planned again)
+            if enqueued or cut:
                 return True
             if not verified:
                 return False
@@ -269,7 +295,10 @@ class ParallelLinkPipeline(SitePipeline):
         if not todo and not pending:
             return None
         self.stats.inc_value(STAT + "rounds")
-        training = self._needs_training(len(known))
+        training = self._needs_training(known)
+        if training:
+            self.trained_with = tuple(known)
+            self.stats.inc_value(STAT + "trainings")
         need = {u for pair in todo + pending for u in pair}
         if training:
             need.update(u for pair in known[:2 * CRAWL_TRAINING_PAIRS] for u in pair)
@@ -295,7 +324,7 @@ class ParallelLinkPipeline(SitePipeline):
 
     def _work(self, start, todo, pending, known, records, pool, training):
         """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
-        the round's time."""
+        the round's time (after the first batch: a round always decides something)."""
         from bitextcrawl.pairing import parallel_links as links
 
         if training:
@@ -303,12 +332,17 @@ class ParallelLinkPipeline(SitePipeline):
         if self.aligner is None:
             return None
 
-        scheduled = verified = aligned = 0
+        scheduled = verified = aligned = batches = 0
         cut = len(todo) == self.per_round or len(pending) == self.per_round
+
+        def spent() -> bool:
+            return batches > 0 and time.monotonic() - start > self.round_seconds
+
         for batch in _batches(pending, self.workers):
-            if time.monotonic() - start > ROUND_SECONDS:
+            if spent():
                 cut = True
                 break
+            batches += 1
             results = _map(pool, partial(links.round_pair, self.aligner, verify=True),
                                 [pair_task(p, records) for p in batch])
             for pair, result in zip(batch, results):
@@ -318,9 +352,10 @@ class ParallelLinkPipeline(SitePipeline):
 
         todo = [p for p in todo if self.index.verified.get(p) is not False]
         for batch in _batches(todo, self.workers):
-            if time.monotonic() - start > ROUND_SECONDS:
+            if spent():
                 cut = True
                 break
+            batches += 1
             self.index.aligned.update(batch)
             # step 2 for the pairs that have not been through it (URL patterns, hreflang)
             verify = [self.index.verified.get(p) is None for p in batch]
@@ -335,9 +370,11 @@ class ParallelLinkPipeline(SitePipeline):
                 scheduled += self._follow_aligned_links(result[2], u1, u2)
         if scheduled:
             self.stats.inc_value(STAT + "scheduled", scheduled)
+        if cut:
+            self.stats.inc_value(STAT + "rounds_cut")
         logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
-                    "requested (%.1fs)", aligned, verified, scheduled,
-                    time.monotonic() - start)
+                    "requested (%.1fs%s)", aligned, verified, scheduled,
+                    time.monotonic() - start, ", more left" if cut else "")
         return scheduled, verified, cut
 
     def _follow_aligned_links(self, proposals, u1: str, u2: str) -> int:

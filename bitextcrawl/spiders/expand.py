@@ -218,8 +218,10 @@ class ExpandSpider(BitextSpider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
-        # the rounds advance as the frontier's last idle task (extensions/frontier.py)
-        spider.context.add_idle_task("expand_rounds", spider.spider_idle)
+        # the rounds advance as the frontier's last idle task (extensions/frontier.py);
+        # not stoppable by the frontier's rule: each site's tasks have a rule of their
+        # own, and the rounds are bounded (BITEXT_EXPAND_ROUNDS)
+        spider.context.add_idle_task("expand_rounds", spider.spider_idle, stoppable=False)
         if crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
                            "one restarts from the seeds (pages already stored are kept)")

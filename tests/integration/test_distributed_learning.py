@@ -148,7 +148,8 @@ def two_workers(tmp_path, redis_url: str):
         context = CrawlContext.from_crawler(crawler)
         context.state.backing = RedisStateBacking(context.store, name)
         scheduled: list = []
-        context.frontier.schedule = lambda request, guess=False, s=scheduled: s.append(request)
+        # the frontier schedules into an engine that keeps the requests
+        crawler.engine = type("Engine", (), {"crawl": staticmethod(scheduled.append)})()
         workers.append((crawler, focus, downloader, context, scheduled))
     return workers
 

@@ -711,3 +711,55 @@ def test_parallel_link_rounds_align_beside_the_reactor_and_schedule_in_its_threa
     pipeline.index.aligned.clear()   # the same pairs again
     assert isinstance(pipeline.spider_idle(), Deferred)
     assert [r.url for r in scheduled] == [r.url for r in requests]
+
+
+def test_parallel_link_rounds_with_no_time_each_decide_a_batch_and_train_once(
+        tmp_path, monkeypatch):
+    """With a round budget of zero (the slowest machine), each round still decides a batch
+    for good and the next resumes after it: every call of the idle task adds to what is
+    decided, nothing is decided twice, and the tree aligner is not trained again on the
+    same known pairs."""
+    from twisted.internet.defer import Deferred
+
+    from bitextcrawl.pipelines import parallel_links
+
+    def at_once(fn, *args):
+        d = Deferred()
+        d.callback(fn(*args))
+        return d
+
+    monkeypatch.setattr(parallel_links, "deferToThread", at_once)
+    site, records = generated_records()
+    crawler = crawler_for(tmp_path, start_url=site.start_url, BITEXT_WORKERS=1,
+                          BITEXT_PARALLEL_LINKS_ROUND_SECONDS=0)
+    scheduled = []
+    crawler.engine = type("Engine", (), {"crawl": staticmethod(scheduled.append),
+                                         "spider_is_idle": staticmethod(lambda: True)})()
+    store = PageStorePipeline.from_crawler(crawler)
+    pipeline = ParallelLinkPipeline.from_crawler(crawler)
+    store.open_spider()
+    pipeline.open_spider()
+    for record in records[: 2 * len(records) // 3]:   # the rest: linked, not downloaded
+        pipeline.process_item(store.process_item(record))
+    progress, results = [pipeline.progress()], []
+    for _ in range(20):
+        d = pipeline.spider_idle()
+        if d is False:
+            break
+        results.append(d.result)
+        progress.append(pipeline.progress())
+    assert d is False, "the rounds did not run out"
+    assert all(b > a for a, b in zip(progress, progress[1:]))   # each call decided some
+    s = stats(crawler)
+    assert s["bitext/parallel_links/rounds_cut"] >= 1 and len(results) >= 2
+    decided = s.get("bitext/parallel_links/verified", 0) + \
+        s.get("bitext/parallel_links/rejected", 0)
+    assert decided == len(pipeline.index.verified)
+    known = pipeline.known_pairs()
+    assert s["bitext/parallel_links/trainings"] < s["bitext/parallel_links/rounds"]
+    assert pipeline.trained_with == tuple(known)
+    # few of the known pairs passed verification (trained_on small): the doubling rule
+    # asks for training, but the same known pairs would give the same aligner
+    pipeline.trained_on = 1
+    assert not pipeline._needs_training(known)
+    assert pipeline._needs_training(known + [(f"{site.start_url}new", f"{site.start_url}nouveau")])

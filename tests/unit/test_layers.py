@@ -20,7 +20,7 @@ PACKAGE = ROOT / "bitextcrawl"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("bitextcrawl", "bitextcrawl.defaults", "bitextcrawl.config",
               "bitextcrawl.processes", "bitextcrawl.preload", "bitextcrawl.outcome",
-              "bitextcrawl.preflight")),
+              "bitextcrawl.preflight", "bitextcrawl.idle_rule")),
     ("pages", ("bitextcrawl.pages",)),
     ("formats", ("bitextcrawl.formats",)),
     ("trees", ("bitextcrawl.trees",)),
