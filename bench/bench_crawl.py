@@ -298,7 +298,8 @@ def plain_crawl(name: str, start_url: str, env: dict, langs: str = "", gold=None
         scores = evaluate(gold, read_pairs_jsonl(pairs, langs.split(",")),
                           directory_index="index.html")
         out["lid"] = {"responses": int(stat(log, "downloader/response_count")),
-                      "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "f1": scores["f1"]}
+                      "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "f1": scores["f1"],
+                      "tp": scores["tp"], "gold": scores["gold"], "recall": scores["recall"]}
     return out
 
 
@@ -344,7 +345,8 @@ def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
         for label, ref in spiders:
             ratio = b["wall_s"] / ref["wall_s"]
             ok = ratio <= WHOLE_CRAWL_TARGET
-            f1 = f"; F1 {ref['f1']:.3f}" if "f1" in ref else ""
+            f1 = (f"; {ref['tp']}/{ref['gold']} pairs, recall {ref['recall']:.3f},"
+                  f" F1 {ref['f1']:.3f}") if "f1" in ref else ""
             lines.append(f"    against the {label}: {ref['wall_s']:.1f} s ({ref['responses']}"
                          f" responses; CPU {ref['cpu_s']:.1f} s{f1}): {ratio:.2f}x"
                          f" {'<=' if ok else '>'} {WHOLE_CRAWL_TARGET} ({'yes' if ok else 'NO'});"

@@ -9,6 +9,9 @@ date they were measured at:
 
 - ``responses_per_pair.csv``: ``bench/bench_crawl.py --real`` (the focused crawl,
   ``bitext``, and the unfocused one of each site);
+- ``baseline.csv``: ``bench/bench_crawl.py --real --crawls bitext`` on the sites the plain
+  spiders crawl too (``bitext`` against ``plain_lid``: every same-site link, fastText
+  labels, URLs paired by stripping language codes);
 - ``workers.csv``: ``bench/bench_distributed.py --scale --nginx`` and its ``--only SITE
   --runs 5`` series (1, 2 and 4 distributed workers).
 
@@ -31,6 +34,7 @@ RESULTS = ROOT / "bench" / "results"
 FIGURES = ROOT / "docs" / "figures"
 RESPONSES_CSV = RESULTS / "responses_per_pair.csv"
 WORKERS_CSV = RESULTS / "workers.csv"
+BASELINE_CSV = RESULTS / "baseline.csv"
 RESPONSES_SVG = FIGURES / "responses-per-pair.svg"
 WORKERS_SVG = FIGURES / "workers.svg"
 
@@ -224,6 +228,23 @@ def workers_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def baseline_table(rows: list[dict]) -> str:
+    names = {"bitext": "bitextcrawl (defaults)",
+             "plain_lid": "`plain_lid`: Scrapy, fastText, URL stripping"}
+    lines = ["| site | crawler | responses | pairs found/gold | recall | F1 "
+             "| responses per pair | wall s (CPU s) | measured at |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    last = None
+    for row in rows:
+        site = row["site"] if row["site"] != last else ""
+        last = row["site"]
+        lines.append(f"|{_cell(site)}| {names[row['crawler']]} | {row['responses']} "
+                     f"| {row['found']}/{row['gold']} | {row['recall']} | {row['f1']} "
+                     f"| {per_pair(row):.2f} | {row['wall_s']} ({row['cpu_s']}) "
+                     f"| `{row['commit']}`, {row['date']} |")
+    return "\n".join(lines)
+
+
 def figures() -> dict[Path, str]:
     """Each figure's path and the SVG the data draws."""
     return {RESPONSES_SVG: responses_figure(read_rows(RESPONSES_CSV)),
@@ -232,6 +253,7 @@ def figures() -> dict[Path, str]:
 
 def tables() -> dict[str, str]:
     return {"responses per pair": responses_table(read_rows(RESPONSES_CSV)),
+            "baseline": baseline_table(read_rows(BASELINE_CSV)),
             "workers": workers_table(read_rows(WORKERS_CSV))}
 
 

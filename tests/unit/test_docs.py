@@ -75,3 +75,48 @@ def test_report_png_is_as_fresh_as_the_report_code():
         pytest.skip("no git history here (a copy of the sources, or a shallow clone)")
     assert png >= code, ("bitextcrawl/report changed after docs/report.png was drawn: "
                          "python bench/make_report_png.py")
+
+
+def _plot_benchmarks():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("plot_benchmarks",
+                                                  PROJECT_ROOT / "bench" / "plot_benchmarks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_figures_are_what_their_data_draws():
+    """docs/figures/*.svg are drawn from bench/results/*.csv by ``python
+    bench/plot_benchmarks.py``: the same data gives the same bytes."""
+    for path, svg in _plot_benchmarks().figures().items():
+        assert path.read_text(encoding="utf-8") == svg, (
+            f"{path.name} is not what its data draws: python bench/plot_benchmarks.py")
+
+
+def test_benchmark_tables_are_their_data():
+    """The tables of the figures' data are in the pages as ``--tables`` prints them."""
+    pages = "".join((DOCS / name).read_text(encoding="utf-8")
+                    for name in ("benchmarks.md", "deployment.md"))
+    for name, table in _plot_benchmarks().tables().items():
+        assert table in pages, (f"the {name} table differs from bench/results: "
+                                "python bench/plot_benchmarks.py --tables")
+
+
+def test_benchmark_figures_are_not_older_than_their_data():
+    """Each figure is committed at or after the last commit of the data it is drawn from."""
+    def last_commit(path: str) -> int | None:
+        proc = subprocess.run(["git", "log", "-1", "--format=%ct", "--", path],
+                              cwd=PROJECT_ROOT, capture_output=True, text=True)
+        return int(proc.stdout) if proc.returncode == 0 and proc.stdout.strip() else None
+
+    plot = _plot_benchmarks()
+    for figure, data in ((plot.RESPONSES_SVG, plot.RESPONSES_CSV),
+                         (plot.WORKERS_SVG, plot.WORKERS_CSV)):
+        drawn = last_commit(str(figure.relative_to(PROJECT_ROOT)))
+        measured = last_commit(str(data.relative_to(PROJECT_ROOT)))
+        if drawn is None or measured is None:
+            pytest.skip("no git history here (a copy of the sources, or a shallow clone)")
+        assert drawn >= measured, (f"{data.name} changed after {figure.name} was drawn: "
+                                   "python bench/plot_benchmarks.py")
