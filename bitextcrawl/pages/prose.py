@@ -140,10 +140,17 @@ def prose_words(text: str) -> Counter:
     return out
 
 
-def same_prose(words_1: Counter, words_2: Counter) -> bool:
+def same_prose(words_1: Counter, words_2: Counter, links_1: Counter | None = None,
+               links_2: Counter | None = None) -> bool:
     """Nearly all the prose words (:func:`prose_words`) of two texts are the same
-    (:data:`COPY_WORD_SHARE`)."""
-    longer = max(sum(words_1.values()), sum(words_2.values()))
-    if longer < COPY_MIN_WORDS:
+    (:data:`COPY_WORD_SHARE` of the shared and differing words), :data:`COPY_MIN_WORDS`
+    shared at least. A word of one text only that is in its links' texts (``links_1``,
+    ``links_2``: their :func:`prose_words`) does not differ: a copy's links carry their
+    targets' titles, translated where the targets are."""
+    shared = sum((words_1 & words_2).values())
+    if shared < COPY_MIN_WORDS:
         return False
-    return sum((words_1 & words_2).values()) >= COPY_WORD_SHARE * longer
+    only_1 = words_1 - words_2 - (links_1 or Counter())
+    only_2 = words_2 - words_1 - (links_2 or Counter())
+    return shared >= COPY_WORD_SHARE * (shared + max(sum(only_1.values()),
+                                                     sum(only_2.values())))

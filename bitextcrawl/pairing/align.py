@@ -56,7 +56,12 @@ from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_page
 from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pages.variants import page_lang
-from bitextcrawl.pairing.anchors import anchor_overlaps
+from bitextcrawl.pairing.anchors import (
+    anchor_idf,
+    anchor_overlaps,
+    page_anchors,
+    weighted_overlap,
+)
 from bitextcrawl.pairing.candidates import candidate_pairs
 from bitextcrawl.pairing.evidence import (
     KNOWN_EVIDENCE_FLOOR,
@@ -71,6 +76,7 @@ from bitextcrawl.pairing.lsi import load_lexicon
 from bitextcrawl.pairing.page_graph import build_site_graph
 from bitextcrawl.pairing.site_lexicon import SiteLexicon
 from bitextcrawl.pairing.stages import (
+    ANCHOR_VOUCHES,
     _Scores,
     anchor_vouched,
     content_stage,
@@ -112,8 +118,8 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     the other language's URL, whatever its label and its URL rule say.
 
     A page too short for a line to compare is a copy where nearly all its words are the
-    other's (:func:`~bitextcrawl.pages.prose.same_prose`: a copy's links may carry their
-    targets' translated titles). The site's name around both titles, localised on the
+    other's, its links' texts aside (:func:`~bitextcrawl.pages.prose.same_prose`: a copy's
+    links carry their targets' titles, translated where the targets are). The site's name around both titles, localised on the
     copy, is left out of the title test.
 
     Not in the seeds, whose sites translate every page they serve: a copy shares its
@@ -127,22 +133,71 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
               | site_title_words(p.title for p in pages2.values()))
     lines: dict = {}
     words: dict = {}
+    linked: dict = {}
 
     def of(cache, url, pages, read):
         got = cache.get(url)
         if got is None:
-            got = cache[url] = read(pages[url].text)
+            got = cache[url] = read(pages[url])
         return got
+
+    def link_words(page):
+        return prose_words(" ".join((link.get("text") if isinstance(link, dict) else "") or ""
+                                    for link in page.links or ()))
 
     def copied(a, b):
         p1, p2 = pages1[a], pages2[b]
         if not same_title(p1.title, p2.title, ignore):
             return False
-        return (is_copy(of(lines, a, pages1, prose_lines), of(lines, b, pages2, prose_lines))
-                or same_prose(of(words, a, pages1, prose_words),
-                              of(words, b, pages2, prose_words)))
+        return (is_copy(of(lines, a, pages1, lambda p: prose_lines(p.text)),
+                        of(lines, b, pages2, lambda p: prose_lines(p.text)))
+                or same_prose(of(words, a, pages1, lambda p: prose_words(p.text)),
+                              of(words, b, pages2, lambda p: prose_words(p.text)),
+                              of(linked, a, pages1, link_words),
+                              of(linked, b, pages2, link_words)))
 
     return {(a, b) for a, b in cands if copied(a, b)}
+
+
+# An anchor in more than this share of a side's pages says nothing of one page.
+RIVAL_ANCHOR_SHARE = 0.1
+
+
+def rare_rivals(pairs: list, pages1: dict, pages2: dict, have: set) -> list:
+    """For each page of ``pairs``, the page of the other side that shares the most of its
+    rare evidence (``anchors.py``), where that is another page than its partner, by
+    :data:`~bitextcrawl.pairing.stages.ANCHOR_VOUCHES` at least; not in ``have``."""
+    if not pairs:
+        return []
+    a1 = {u: page_anchors(p) for u, p in pages1.items()}
+    a2 = {u: page_anchors(p) for u, p in pages2.items()}
+    idf = anchor_idf(list(a1.values()) + list(a2.values()))
+
+    def index(anchors: dict) -> dict:
+        having: dict = {}
+        for u, got in anchors.items():
+            for a in got:
+                having.setdefault(a, []).append(u)
+        most = max(2, RIVAL_ANCHOR_SHARE * len(anchors))
+        return {a: us for a, us in having.items() if len(us) <= most}
+
+    def best(got, anchors, having, partner):
+        met = {u for a in got for u in having.get(a, ())}
+        scored = max(((weighted_overlap(got, anchors[u], idf), u) for u in met), default=None)
+        if scored and scored[0] >= ANCHOR_VOUCHES and scored[1] != partner:
+            return scored[1]
+        return None
+
+    having1, having2 = index(a1), index(a2)
+    out = set()
+    for a, b in pairs:
+        rival = best(a1[a], a2, having2, b)
+        if rival is not None:
+            out.add((a, rival))
+        rival = best(a2[b], a1, having1, a)
+        if rival is not None:
+            out.add((rival, b))
+    return sorted(out - have)
 
 
 def unrefuted(known: dict, proven: dict, scores: _Scores) -> dict:
@@ -231,15 +286,15 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     t = time.perf_counter()
     # Pages of a settled pair get no other candidates; a single parallel-link proposal
     # (evidence 0.5) is a guess, and its pages keep their own candidates.
-    # A pair that parallel links alone settled keeps its pages' candidates: a list's
-    # order can be wrong, and the page's own evidence may point elsewhere (``unrefuted``).
-    proven = evidence.proven()
-    listed = set(evidence.parallel_link) - set(evidence.url_pattern) - set(evidence.hreflang)
     cands = candidate_pairs(list(pages1.values()), list(pages2.values()),
-                            known_pairs=[k for k in settled if k in proven or k not in listed],
-                            top_k=config.top_k)
+                            known_pairs=settled, top_k=config.top_k)
     have = set(cands)
     cands += sorted(k for k in known if k not in have)
+    # A pair that parallel links alone settled meets the rival its pages' rare evidence
+    # points at: a list's order can be wrong (``unrefuted``).
+    listed = [k for k in settled if k in evidence.parallel_link
+              and k not in evidence.url_pattern and k not in evidence.hreflang]
+    cands += rare_rivals(listed, pages1, pages2, set(cands))
     _timed(result, "candidates", t)
     result.counts[f"bitext/align/{key}/candidates"] = len(cands)
     if not cands:
@@ -302,8 +357,14 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
             copies = {k for k in copied_pairs(scores.cands, pages1, pages2)
                       if evidence.hreflang.get(k, 0.0) < 1.0}
             result.counts[f"bitext/align/{key}/copies"] = len(copies)
+        # a copy and its original pair nothing else either: the site served the copy
+        # because that language has no translation of the original
+        copied1 = {a for a, _ in copies}
+        copied2 = {b for _, b in copies}
         untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2,
-                                           evidence) | copies
+                                           evidence) | copies | {
+            (a, b) for a, b in scores.cands if (a in copied1 or b in copied2)
+            and evidence.hreflang.get((a, b), 0.0) < 1.0}
         chosen, final = ets_stage(scores, internal, evidence, graph, "ets" in stages, config,
                                   result, key, untranslated)
         _timed(result, "ets", t)

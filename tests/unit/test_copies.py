@@ -124,3 +124,22 @@ def test_the_report_says_a_copy_is_why_it_is_unpaired():
     rows = unpaired_pages(pages, result.pairs, {"site": result.rejected}, ("en", "fr"))
     fr = next(r for r in rows if r["lang"] == "fr")
     assert fr["why"] == {"an untranslated copy of a page in the other language": 1}
+
+
+def test_a_short_copy_whose_links_carry_translated_titles_is_a_copy():
+    """A page too short for a sentence line: the same words, its links' texts aside."""
+    from collections import Counter
+
+    from bitextcrawl.pages.prose import prose_words, same_prose
+
+    en = ("Warm meal\nWhy does the library present the study?\n"
+          "See also: Bright water, Regional timetable, Safe recipe.")
+    copy = ("Warm meal\nWhy does the library present the study?\n"
+            "See also: Eau lumineuse, Horaire régional, Safe recipe.")
+    fr = "Repas chaud\nPourquoi la bibliothèque présente-t-elle l'étude ?\nVoir aussi : Eau lumineuse."
+    links_en = prose_words("Bright water Regional timetable Safe recipe")
+    links_copy = prose_words("Eau lumineuse Horaire régional Safe recipe")
+    assert same_prose(prose_words(en), prose_words(copy), links_en, links_copy)
+    # without the links' texts set aside, the translated titles make it differ
+    assert not same_prose(prose_words(en), prose_words(copy), Counter(), Counter())
+    assert not same_prose(prose_words(en), prose_words(fr), links_en, prose_words("Eau lumineuse"))
