@@ -14,6 +14,10 @@ Fallback copies (content negotiation)
     does). The language's module index still links to it. Such a URL is in
     ``fallback_urls``; its ``page_langs`` entry is ``en``; it is never in the gold.
 
+    With ``ManualSpec.fallback="notice"`` the copy is a static site generator's instead:
+    the English title and content inside that language's template, under a notice in that
+    language, so that no two copies have the same bytes.
+
 Relative language switches that redirect
     Every page starts and ends with an "Available Languages" bar listing the languages the
     page really exists in, written as relative links ``./fr/mod_foo.html`` with ``hreflang``
@@ -70,6 +74,7 @@ class ManualSpec:
     langs: tuple = LANGS               # "en" first; the others translate a share of the pages
     shares: dict = field(default_factory=lambda: dict(DEFAULT_SHARES))
     outdated_fraction: float = 0.2     # translations carrying an "out of date" notice
+    fallback: str = "bytes"            # an untranslated page's copy: "bytes" or "notice"
     host: str = "docs.localhost"
     seed: int = 0
 
@@ -299,10 +304,11 @@ def _switches(page: str, available: list[str]) -> str:
 
 
 def _page(lang: str, title: str, page: str, available: list[str], content: str,
-          outdated: bool) -> bytes:
+          outdated: bool, notice: str = "") -> bytes:
     ui = {k: v[lang] for k, v in UI.items()}
     bar = _switches(page, available)
-    note = (f'<div class="outofdate">{_esc(ui["outdated"])}</div>\n' if outdated else "")
+    note = (f'<div class="outofdate">{_esc(notice or ui["outdated"])}</div>\n'
+            if outdated or notice else "")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
@@ -387,6 +393,8 @@ def generate_manual(spec: ManualSpec | None = None, port: int = 8080) -> Multili
     langs = tuple(spec.langs)
     if langs[0] != "en" or not set(langs) <= set(LANGS):
         raise ValueError(f"langs must start with 'en' and come from {LANGS}: {langs}")
+    if spec.fallback not in ("bytes", "notice"):
+        raise ValueError(f"fallback is 'bytes' or 'notice', not {spec.fallback!r}")
     rng = random.Random(spec.seed)
     names = _module_names(rng, spec.n_pages)
     used: set[str] = set()
@@ -430,8 +438,61 @@ def generate_manual(spec: ManualSpec | None = None, port: int = 8080) -> Multili
                 if lang != "en":
                     site.gold_pairs[lang].append((site.url("en", page), url))
             else:  # content negotiation falls back to the English page, byte for byte
-                site.resources[url] = Resource(200, dict(_HTML_HEADERS), bodies["en", page])
+                body = bodies["en", page]
+                if spec.fallback == "notice":  # or a generator copies it into the template
+                    module = modules[pages.index(page) - 1]
+                    body = _page(lang, UI["module_title"]["en"].replace("{M}", module.name),
+                                 page, available(page), _module_content("en", module), False,
+                                 notice=UI["outdated"][lang])
+                site.resources[url] = Resource(200, dict(_HTML_HEADERS), body)
                 site.page_langs[url] = "en"
                 site.fallback_urls.add(url)
     return site
+
+
+def manual_records(site: MultilingualSite, identify, opaque: bool = False):
+    """The manual's pages as the crawl's records (``build_record``, fastText ``identify``),
+    offline: (records, redirects, url), ``url`` mapping the site's URLs to the records'.
+
+    ``opaque``: every page but the English index at ``/p/<hash>.html``, links rewritten
+    to it (redirects followed), without language bars or ``lang`` attributes: nothing in
+    the URLs or the markup names a language, and a fallback copy is told from its
+    original by its words and by who links it."""
+    import hashlib
+    from urllib.parse import urljoin
+
+    from bitextcrawl.pages.record import build_record
+
+    def target(url: str) -> str:
+        for _ in range(3):
+            if url in site.resources:
+                return url
+            path = url.split(f":{site.port}", 1)[1] if f":{site.port}" in url else None
+            res = site.lookup(site.spec.host, path) if path else None
+            if res is None or res.status not in (301, 302):
+                return url
+            url = res.headers["Location"]
+        return url
+
+    def hashed(url: str) -> str:
+        url = target(url)
+        if not opaque or url == site.start_url or "/manual/" not in url:
+            return url
+        return f"{site.root}/p/{hashlib.sha1(url.encode()).hexdigest()[:12]}.html"
+
+    records, redirects, url_of = [], {}, {}
+    for url, res in sorted(site.resources.items()):
+        html = res.body.decode("utf-8")
+        if opaque:
+            html = re.sub(r'<div class="(top|bottom)lang">.*?</div>', "", html, flags=re.S)
+            html = re.sub(r'href="([^"#]+)', lambda m: 'href="' + hashed(urljoin(url, m.group(1))),
+                          html)
+            html = re.sub(r' (xml:)?lang="[a-z-]+"', "", html)
+        url_of[url] = hashed(url)
+        record = build_record(url_of[url], html, identify)
+        records.append(record)
+        for link in record.links:
+            if link["url"] not in site.resources and target(link["url"]) != link["url"]:
+                redirects[link["url"]] = target(link["url"])
+    return records, redirects, url_of
 

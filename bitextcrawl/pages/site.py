@@ -16,6 +16,8 @@ export of ``pages.jsonl``.
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -256,12 +258,107 @@ def _copied_pages(unsure: list, records: list) -> set:
     return out
 
 
-def _canonical_rank(page, tokens: UrlLanguageTokens) -> tuple:
-    """Sort key of a duplicate group: URL naming the page's language first, then shorter."""
+def _canonical_rank(page, tokens: UrlLanguageTokens, linked_from: dict | None = None) -> tuple:
+    """Sort key of a duplicate group: URL naming the page's language first; then the URL
+    that pages of its language link the most (``linked_from``: URL -> Counter of the
+    languages of the pages linking it); then shallower, then shorter.
+
+    Where URLs name no language, the original and its copies served for missing
+    translations differ in who links them: a site's English pages link the English
+    original, its German pages the copy under the German section."""
     named = tokens.predict(page.url)
     agree = 1 if page.lang in named else (-1 if named else 0)
     depth = len(path_segments(page.url))
-    return (-agree, depth, len(page.url), page.url)
+    langs = (linked_from or {}).get(page.url)
+    own = langs[page.lang] / sum(langs.values()) if langs else 0.0
+    return (-agree, -own, depth, len(page.url), page.url)
+
+
+def _merge_copies(groups: dict) -> None:
+    """Merge, in place, the groups of one language whose pages are copies of one another
+    (:func:`~bitextcrawl.pages.prose.is_copy` on the lines few pages share; under one
+    subject in two title templates, :func:`_copied_title`, or under one title where one
+    of them carries another language's template lines): the original
+    and the copies a site serves, each in another language's template and under a notice,
+    where that language has no translation. Pairing sees one page, and its canonical URL
+    is the original's (:func:`_canonical_rank`).
+
+    A line on more pages than the site has languages, plus one, is template (a footer's
+    notice), not what makes two pages copies."""
+    heads = {key: group[0] for key, group in groups.items() if group[0].text_length}
+    langs = Counter(p.lang for p in heads.values())
+    most = sum(1 for n in langs.values() if n >= SITE_LANGUAGE_MIN_PAGES) + 1
+    lines = {key: prose_lines(p.text) for key, p in heads.items()}
+    having: dict = {}
+    for key, got in lines.items():
+        for line in got:
+            having.setdefault((heads[key].lang, line), []).append(key)
+    common = {k for k, keys in having.items() if len(keys) > most}
+    own = {key: frozenset(line for line in got if (heads[key].lang, line) not in common)
+           for key, got in lines.items()}
+    parent: dict = {}
+
+    def foreign(key) -> bool:
+        # the page carries another language's template: lines most of its pages repeat
+        lang = heads[key].lang
+        return any(len(having.get((other, line), ())) >= max(TEMPLATE_LINE_PAGES,
+                                                              TEMPLATE_LINE_SHARE * n)
+                   for line in lines[key] for other, n in langs.items() if other != lang)
+
+    def root(key):
+        while parent.get(key, key) != key:
+            key = parent[key]
+        return key
+
+    for (lang, line), keys in having.items():
+        if (lang, line) in common or len(keys) < 2:
+            continue
+        for i, one in enumerate(keys):      # a few pages: the copies of one page
+            for other in keys[i + 1:]:
+                a, b = root(one), root(other)
+                if a != b and is_copy(own[one], own[other]) and (
+                        _copied_title(heads[one].title, heads[other].title)
+                        or (heads[one].title == heads[other].title
+                            and foreign(one) != foreign(other))):
+                    parent[b] = a
+    for key in sorted(parent, reverse=True):
+        top = root(key)
+        if top != key and key in groups:
+            groups[top].extend(groups.pop(key))
+
+
+_TITLE_SEPARATOR = re.compile(r"\s+[-–—|·:]\s+")
+
+
+def _copied_title(title_1: str, title_2: str) -> bool:
+    """The same subject (a title's text before its last separator, ``Rate limits`` of
+    ``Rate limits - Example``) in two titles whose site part differs: a copy keeps its
+    original's title inside another language's title template. Two pages of one
+    language with one title (a command for two platforms) are two pages."""
+    if not title_1 or not title_2 or title_1.strip().lower() == title_2.strip().lower():
+        return False
+    subject_1 = _TITLE_SEPARATOR.split(title_1.strip())[0].lower()
+    subject_2 = _TITLE_SEPARATOR.split(title_2.strip())[0].lower()
+    return subject_1 == subject_2 and subject_1 != title_1.strip().lower()
+
+
+# A line on this share of a language's pages, and this many at least, is that language's
+# template (a footer's notice).
+TEMPLATE_LINE_SHARE = 0.5
+TEMPLATE_LINE_PAGES = 3
+# A language with fewer pages is not one the site is written in (for :func:`_merge_copies`).
+SITE_LANGUAGE_MIN_PAGES = 3
+
+
+def _linked_from(records: list, urls: set) -> dict:
+    """For each of ``urls``: a Counter of the languages of the pages that link it."""
+    out: dict = {}
+    for p in records:
+        for link in p.links:
+            url = link["url"]
+            if url in urls and url != p.url:
+                out.setdefault(url, Counter())[p.lang] += 1
+    return out
 
 
 def label_variants(records: list, langs) -> tuple[list, int]:
@@ -323,8 +420,11 @@ def canonical_pages(pages, confident: float = CONFIDENT,
 
     resolve: dict[str, str] = {}
     chosen: dict[str, tuple] = {}
+    _merge_copies(groups)
+    shared = {p.url for group in groups.values() if len(group) > 1 for p in group}
+    linked_from = _linked_from(records, shared) if shared else {}
     for group in groups.values():
-        group.sort(key=lambda p: _canonical_rank(p, tokens))
+        group.sort(key=lambda p: _canonical_rank(p, tokens, linked_from))
         head = group[0]
         others = set()
         for p in group:
