@@ -31,11 +31,14 @@ from collections.abc import Iterator
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.processes import shared_instance
 from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
+from bitextcrawl.store.redis_retry import DEFAULT_SECONDS, retry_params
 
 BATCH = 500
 
+# A retry of a call whose reply was lost finds its own record stored: 1 all the same.
 _ADD = """
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+    if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
     return 0
 end
 redis.call('RPUSH', KEYS[2], ARGV[1])
@@ -58,9 +61,16 @@ def crawl_key(settings, output_dir: str) -> str:
 
 
 def redis_from_settings(settings):
-    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), like scrapy-redis makes."""
+    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), like scrapy-redis makes,
+    that waits ``BITEXT_REDIS_RETRY_SECONDS`` for a server it lost (``redis_retry.py``)."""
     from scrapy_redis.connection import get_redis_from_settings
 
+    seconds = settings.getfloat("BITEXT_REDIS_RETRY_SECONDS", DEFAULT_SECONDS)
+    patient = retry_params(seconds)
+    if patient:
+        settings = settings.copy()
+        settings.set("REDIS_PARAMS", {**settings.getdict("REDIS_PARAMS"), **patient},
+                     priority="cmdline")
     return get_redis_from_settings(settings)
 
 
@@ -156,7 +166,9 @@ class RedisPageStore:
         params = tuple(sorted((k, v) for k, v in pool.connection_kwargs.items()
                               if isinstance(v, (str, int, float, bool, type(None)))
                               and not k.startswith("orig_")))
-        return RedisHtmlReader(pool.connection_class, params, self.pages_key)
+        retry = pool.connection_kwargs.get("retry")
+        return RedisHtmlReader(pool.connection_class, params, self.pages_key,
+                               getattr(retry, "seconds", 0.0))
 
     def get_meta(self, key: str, default=None):
         value = self.server.hget(self.meta_key, key)
@@ -173,7 +185,7 @@ class RedisPageStore:
 
     def clear(self) -> None:
         """Delete this crawl's pages, redirects, meta and shared facts (not its frontier)."""
-        claims = list(self.server.scan_iter(f"{self.key}:claims:*"))
+        claims = list(self.server.scan_iter(f"{self.key}:claims*"))   # (and their memos)
         self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
                            self.meta_key, self.redirects_key, f"{self.key}:facts", *claims)
 
@@ -186,22 +198,25 @@ class RedisHtmlReader:
     as the connection's settings and the pages' key, it connects once in each process it
     is used in (``processes.shared_instance``), when first called."""
 
-    def __init__(self, connection_class, params: tuple, pages_key: str):
+    def __init__(self, connection_class, params: tuple, pages_key: str,
+                 retry_seconds: float = 0.0):
         self.connection_class = connection_class
         self.params = params
         self.pages_key = pages_key
+        self.retry_seconds = retry_seconds
         self._server = None
 
     def __reduce__(self):
         return shared_instance, (RedisHtmlReader, self.connection_class, self.params,
-                                 self.pages_key)
+                                 self.pages_key, self.retry_seconds)
 
     def __call__(self, urls) -> dict[str, str]:
         if self._server is None:
             import redis
 
             self._server = redis.Redis(connection_pool=redis.ConnectionPool(
-                connection_class=self.connection_class, **dict(self.params)))
+                connection_class=self.connection_class, **dict(self.params),
+                **retry_params(self.retry_seconds)))
         return {url: decode_html(blob)
                 for url, blob in _stored(self._server, self.pages_key, urls)}
 
