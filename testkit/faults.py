@@ -30,7 +30,7 @@ def _ping(port: int) -> bool:
 
 class RestartableRedis:
     """A real ``redis-server`` on a free loopback port with its persistence on (the
-    append-only file, ``appendfsync always``), its files in ``directory``; ``restart()``
+    append-only file, ``appendfsync everysec``, written out when it stops), its files in ``directory``; ``restart()``
     stops it as an operator's restart does (SIGTERM: it writes what it has and exits),
     waits, and starts it again on the same port, from its files."""
 
@@ -50,7 +50,7 @@ class RestartableRedis:
             raise RuntimeError("redis-server not found on PATH")
         args = [self.exe, "--bind", "127.0.0.1", "--port", str(self.port),
                 "--dir", str(self.directory), "--appendonly", "yes",
-                "--appendfsync", "always", "--save", ""]
+                "--appendfsync", "everysec", "--save", ""]
         log = (self.directory / "redis-server.log").open("a")
         self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
         log.close()

@@ -61,17 +61,22 @@ def crawl_key(settings, output_dir: str) -> str:
 
 
 def redis_from_settings(settings):
-    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), like scrapy-redis makes,
-    that waits ``BITEXT_REDIS_RETRY_SECONDS`` for a server it lost (``redis_retry.py``)."""
-    from scrapy_redis.connection import get_redis_from_settings
+    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), made as scrapy-redis makes
+    it, that waits ``BITEXT_REDIS_RETRY_SECONDS`` for a server it lost (``redis_retry.py``)."""
+    from scrapy.utils.misc import load_object
+    from scrapy_redis import connection, defaults
 
-    seconds = settings.getfloat("BITEXT_REDIS_RETRY_SECONDS", DEFAULT_SECONDS)
-    patient = retry_params(seconds)
-    if patient:
-        settings = settings.copy()
-        settings.set("REDIS_PARAMS", {**settings.getdict("REDIS_PARAMS"), **patient},
-                     priority="cmdline")
-    return get_redis_from_settings(settings)
+    params = defaults.REDIS_PARAMS.copy()
+    params.update(settings.getdict("REDIS_PARAMS"))
+    for source, dest in connection.SETTINGS_PARAMS_MAP.items():
+        value = settings.get(source)
+        if value:
+            params[dest] = value
+    if isinstance(params.get("redis_cls"), str):
+        params["redis_cls"] = load_object(params["redis_cls"])
+    params.update(retry_params(settings.getfloat("BITEXT_REDIS_RETRY_SECONDS",
+                                                 DEFAULT_SECONDS)))
+    return connection.get_redis(**params)
 
 
 def _stored(server, pages_key: str, urls) -> Iterator[tuple[str, bytes]]:
