@@ -68,11 +68,12 @@ def pid_of(name: str) -> int:
     return int(pid)
 
 
-def wait_until(condition, timeout: float, poll: float = 0.005):
+def wait_until(condition, workers: Workers, timeout: float, poll: float = 0.005):
+    """``condition()`` once it is not None, polled while the workers run (bounded)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and any(p.poll() is None for p in workers.procs):
         value = condition()
-        if value:
+        if value is not None:
             return value
         time.sleep(poll)
     return None
@@ -112,7 +113,7 @@ def runs(tmp_path_factory, redis_url):
                     return i
             return None
 
-        victim = wait_until(drainer_holding_a_task, CRAWL_TIMEOUT)
+        victim = wait_until(drainer_holding_a_task, workers, CRAWL_TIMEOUT)
         assert victim is not None, "no drainer took a task"
         workers.kill(victim)
         codes = workers.wait(CRAWL_TIMEOUT)
@@ -132,15 +133,15 @@ def runs(tmp_path_factory, redis_url):
                 return server.get(keys.closer).decode()
             return None
 
-        closer_name = wait_until(closer_sharing, CRAWL_TIMEOUT)
+        closer_name = wait_until(closer_sharing, workers, CRAWL_TIMEOUT)
         assert closer_name is not None, "the closer never shared its bitext stage"
         closer = next(i for i, p in enumerate(workers.procs) if p.pid == pid_of(closer_name))
         workers.kill(closer)
-        assert not (out / "pairs.jsonl").exists()
+        assert not (out / "stats.json").exists()   # (written last, by the closing step)
         codes = workers.wait(CRAWL_TIMEOUT)
         drainer = 1 - closer
         assert codes[drainer] == 0, workers.log(drainer)[-3000:]
-        left_without_outputs = not (out / "pairs.jsonl").exists()
+        left_without_outputs = not (out / "stats.json").exists()
         workers.start(1)   # the resume: the same command again
         codes = workers.wait(CRAWL_TIMEOUT)
         assert codes[2] == 0, workers.log(2)[-3000:]
