@@ -178,9 +178,18 @@ class SmallDisk:
         return self
 
     def __exit__(self, *exc):
-        if self.mounted:
-            subprocess.run(["umount", str(self.path)], capture_output=True, timeout=60)
-            self.mounted = False
+        if not self.mounted:
+            return
+        # a process of the crawl may hold a file there a moment longer (its fork server)
+        deadline = time.monotonic() + 20
+        while subprocess.run(["umount", str(self.path)], capture_output=True,
+                             timeout=60).returncode != 0:
+            if time.monotonic() > deadline:
+                subprocess.run(["umount", "-l", str(self.path)], capture_output=True,
+                               timeout=60)   # detached now, gone once it is let go
+                break
+            time.sleep(0.2)
+        self.mounted = False
 
     def free_bytes(self) -> int:
         stat = os.statvfs(self.path)

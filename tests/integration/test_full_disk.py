@@ -45,6 +45,16 @@ def outputs(out) -> dict:
     return found
 
 
+def store_check(path) -> tuple[str, int]:
+    """SQLite's integrity check of a page store, and its pages."""
+    db = sqlite3.connect(path)
+    try:
+        return (db.execute("PRAGMA integrity_check").fetchone()[0],
+                db.execute("SELECT COUNT(*) FROM pages").fetchone()[0])
+    finally:
+        db.close()
+
+
 def crawl_onto_a_disk_that_fills(site, disk: SmallDisk, out, log_path) -> tuple[int, str]:
     """The crawl into ``out`` (on ``disk``); the disk filled as the spider closes."""
     with log_path.open("w") as log:
@@ -83,15 +93,12 @@ def runs(tmp_path_factory):
         written = {name for name in OUTPUTS if (out / name).exists()}
         leftovers = [n for n in os.listdir(out) if n.endswith(".tmp")]
         disk.free()                           # room again: the outputs, written later
-        with sqlite3.connect(store) as db:
-            integrity = db.execute("PRAGMA integrity_check").fetchone()[0]
-            stored = db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+        integrity, stored = store_check(store)
         align = subprocess.run(
             ["scrapy", "align", str(store), "--langs", "en,fr", "-o", str(later),
              "-s", f"BITEXT_PATTERN_DB={later}/patterns-db.json"],
             cwd=PROJECT_ROOT, env=ENV, capture_output=True, text=True, timeout=CRAWL_TIMEOUT)
-    with sqlite3.connect(quiet / "pages.sqlite") as db:
-        quiet_stored = db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+    quiet_stored = store_check(quiet / "pages.sqlite")[1]
     return {"code": code, "log": log, "integrity": integrity, "stored": stored,
             "quiet_stored": quiet_stored, "written": written, "leftovers": leftovers,
             "align": align, "quiet": outputs(quiet), "later": later, "store": store}
