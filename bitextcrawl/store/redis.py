@@ -18,7 +18,9 @@ different output dirs, share one Redis without meeting:
 
 :meth:`RedisPageStore.add` is one Lua script (HSETNX, then RPUSH/HSET/SADD only if the
 URL was new), so it is atomic across processes: when two workers store the same URL,
-exactly one of them gets ``True``. The scheduler keys of the distributed profile
+exactly one of them gets ``True``; it runs once per call (``redis_retry.once_per_token``,
+the memo ``<key>:add_memo:<store>``), so a retry after Redis lost its reply gets that
+reply. The scheduler keys of the distributed profile
 (``<key>:requests``, ``<key>:dupefilter``, ``<key>:workers``) live under the same key.
 """
 
@@ -26,26 +28,28 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.processes import shared_instance
 from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
-from bitextcrawl.store.redis_retry import DEFAULT_SECONDS, retry_params
+from bitextcrawl.store.redis_retry import DEFAULT_SECONDS, Tokens, once_per_token, retry_params
 
 BATCH = 500
 
-# A retry of a call whose reply was lost finds its own record stored: 1 all the same.
-_ADD = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
-    if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return 1 end
+# Once per call (``redis_retry.once_per_token``): a retry of an add whose reply Redis lost
+# (a restart) gets that reply, 1, not the 0 of a URL found stored.
+# KEYS: memo, pages, order, lang, hashes; ARGV: token, URL, record, language, content hash.
+_ADD = once_per_token("""
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 0 then
     return 0
 end
-redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
-redis.call('SADD', KEYS[4], ARGV[4])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
+redis.call('SADD', KEYS[5], ARGV[5])
 return 1
-"""
+""")
 
 
 def crawl_key(settings, output_dir: str) -> str:
@@ -100,6 +104,8 @@ class RedisPageStore:
         self.meta_key = f"{key}:meta"
         self.redirects_key = f"{key}:redirects"
         self._add = server.register_script(_ADD)
+        self._tokens = Tokens(uuid.uuid4().hex)
+        self.memo_key = f"{key}:add_memo:{self._tokens.name}"
         self.added: set[str] = set()   # URLs this process stored (the others' are read back)
 
     @classmethod
@@ -109,8 +115,9 @@ class RedisPageStore:
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored (by any worker)."""
         blob = encode_record(record)
-        keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
-        stored = self._add(keys=keys, args=[record.url, blob, record.lang,
+        keys = [self.memo_key, self.pages_key, self.order_key, self.lang_key,
+                self.hashes_key]
+        stored = self._add(keys=keys, args=[self._tokens(), record.url, blob, record.lang,
                                             record.content_hash]) == 1
         if stored:
             self.added.add(record.url)
@@ -191,10 +198,12 @@ class RedisPageStore:
     def clear(self) -> None:
         """Delete this crawl's pages, redirects, meta and shared facts (not its frontier)."""
         claims = list(self.server.scan_iter(f"{self.key}:claims*"))   # (and their memos)
+        claims += list(self.server.scan_iter(f"{self.key}:add_memo:*"))
         self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
                            self.meta_key, self.redirects_key, f"{self.key}:facts", *claims)
 
     def close(self) -> None:
+        self.server.delete(self.memo_key)
         self.server.close()
 
 
