@@ -20,6 +20,7 @@ Nothing else: what the components compute stays in them and in the pure modules.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from scrapy import signals
@@ -34,6 +35,8 @@ from bitextcrawl.pairing.url_patterns import UrlPatternLearner
 from bitextcrawl.store import PageStore, open_store
 
 ATTRIBUTE = "bitext_context"   # where the crawler keeps it
+
+logger = logging.getLogger(__name__)
 
 
 class CrawlContext:
@@ -146,9 +149,15 @@ class CrawlContext:
         self.state.replay(self.store)
 
     def save_state(self) -> None:
-        """The crawl state, persisted once in the store's meta (a clean stop)."""
+        """The crawl state, persisted once in the store's meta (a clean stop). On a full
+        disk it is not (one WARNING line): the pages stored are intact, and a crawl that
+        finished needs its state only to be resumed."""
         if not self.closed and self.state.has_sections():
-            self.state.save(self.store)
+            try:
+                self.state.save(self.store)
+            except OSError as exc:
+                logger.warning("The crawl state was not saved in the page store: %s",
+                               exc.strerror or exc)
 
     def in_scope(self, url: str) -> bool:
         return self._scope(url)

@@ -110,6 +110,7 @@ BITEXT_SLOW_START_ENABLED = True         # local profile: one request more in fl
 BITEXT_RESUME_JOURNAL_ENABLED = True     # with JOBDIR: journal of unfinished requests (crash-safe resume)
 BITEXT_REDIS_KEY = ""                    # "" = bitext:<output dir>; prefix of a distributed crawl's keys
 BITEXT_WORKER_TIMEOUT = 60.0             # seconds without heartbeat before a worker counts as dead
+BITEXT_REDIS_RETRY_SECONDS = 120.0       # distributed: how long a worker waits for a Redis it lost (a restart) before failing; 0 = redis-py's own retries
 BITEXT_CLOSING_SHARED_ENABLED = True     # distributed: workers done before the last align pairs of its bitext stage
 BITEXT_DISTRIBUTED_WARMUP_RESPONSES = 50 # distributed: the crawl's first responses with one worker's CONCURRENT_REQUESTS_PER_DOMAIN in flight across all (0 = off)
 BITEXT_DISTRIBUTED_IDLE_TURN_ENABLED = True # distributed: one worker at a time does the idle-time work (held links, deep recovery, parallel links)

@@ -10,12 +10,18 @@ Exit statuses of ``scrapy crawl bitext`` (docs/report-and-errors.md):
 - 2: refused before crawling (a bad argument, an output dir that cannot be written or holds
   another crawl, a start URL that does not answer): one line on stderr, nothing written;
 - 3: the crawl finished but a wanted language had no page, or no page pair was found;
+- 4: the crawl finished but its outputs could not be written (a full disk): its pages are
+  kept in the page store, from which ``scrapy align`` writes them later;
 - 130: interrupted (Ctrl-C, SIGTERM); resumable with its JOBDIR.
 """
 
 from __future__ import annotations
 
 EXIT_OK, EXIT_FAILED, EXIT_REFUSED, EXIT_NOTHING_FOUND, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_NOT_WRITTEN = 4
+
+# The stat that says the closing step could not write the outputs (its OSError's text).
+WRITE_ERROR = "bitext/closing/write_error"
 
 # Names of the languages a user most often means; any other is shown by its code alone.
 LANGUAGE_NAMES = {
@@ -64,6 +70,8 @@ def judge(stats: dict, langs, aligned: bool, reason: str = "finished"
     is then the pairs found)."""
     if reason in ("shutdown", "cancelled"):
         return [], EXIT_INTERRUPTED
+    if stats.get(WRITE_ERROR):
+        return [], EXIT_NOT_WRITTEN   # (said in its own ERROR line: not_written_advice)
     if reason != "finished" and not reason.startswith("closespider_"):
         return [], EXIT_FAILED   # (a CLOSESPIDER_* limit reached is a finished crawl)
     warnings = []
@@ -78,6 +86,22 @@ def judge(stats: dict, langs, aligned: bool, reason: str = "finished"
                            sorted(pages.items(), key=lambda x: (-x[1], x[0]))) or "none"
         warnings.append(f"no page pair was found; pages stored: {stored}")
     return warnings, (EXIT_NOTHING_FOUND if warnings else EXIT_OK)
+
+
+def not_written_advice(output_dir: str, error: OSError, store_path: str | None,
+                       langs) -> str:
+    """The one line that says the closing step could not write the outputs, and how to
+    write them once there is room: ``scrapy align`` on the page store, which is intact."""
+    what = error.strerror or str(error)
+    name = f" ({error.filename})" if getattr(error, "filename", None) else ""
+    said = [f"Closing step: the outputs could not be written to {output_dir}: {what}{name}."]
+    if store_path:
+        said.append(f"The crawl's pages are kept in {store_path}: make room, then write the "
+                    f"outputs with: scrapy align {store_path} --langs {','.join(langs)} "
+                    f"-o {output_dir}")
+    else:
+        said.append("The crawl's pages are kept in its page store.")
+    return " ".join(said)
 
 
 def interrupted_advice(output_dir: str, jobdir: str | None, langs) -> str:

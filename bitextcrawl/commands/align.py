@@ -1,7 +1,8 @@
 """``scrapy align INPUT... --langs en,fr -o DIR``: the closing pipeline, offline.
 
-Inputs: a crawl's ``pages.jsonl``, WMT16 ``.lett``/``.lett.gz``, ``.warc``/``.warc.gz``
-(any mix). Unreadable records are skipped and counted in ``stats.json``. Bad input ends
+Inputs: a crawl's ``pages.jsonl`` or its page store ``pages.sqlite`` (with the redirects
+the crawl saw: the outputs of its own closing step), WMT16 ``.lett``/``.lett.gz``,
+``.warc``/``.warc.gz`` (any mix). Unreadable records are skipped and counted in ``stats.json``. Bad input ends
 the command with one line, ``scrapy align: error: ...``, exit status 2, and nothing
 written: an input that is missing, cannot be opened or has a name of no known kind; an
 unknown language code; inputs that hold no readable page at all (an empty file, a text
@@ -22,7 +23,7 @@ from scrapy.utils.log import configure_logging
 
 from bitextcrawl.commands import command_settings, fail, use_help_formatter
 from bitextcrawl.config import pattern_db_path
-from bitextcrawl.formats.readers import INPUT_KINDS, input_kind, iter_pages
+from bitextcrawl.formats.readers import INPUT_KINDS, input_kind, input_redirects, iter_pages
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.url_patterns import PatternDB
@@ -30,8 +31,8 @@ from bitextcrawl.store.sqlite import SQLitePageStore
 
 logger = logging.getLogger(__name__)
 
-EXPECTED = ("a crawl's pages.jsonl, a WMT16 .lett/.lett.gz or a .warc/.warc.gz "
-            "(pages.jsonl.gz too)")
+EXPECTED = ("a crawl's pages.jsonl or pages.sqlite, a WMT16 .lett/.lett.gz or a "
+            ".warc/.warc.gz (pages.jsonl.gz too)")
 
 
 def check_input(path: str) -> str | None:
@@ -182,7 +183,10 @@ class Command(ScrapyCommand):
         if opts.stages:
             config.stages = tuple(x.strip() for x in opts.stages.split(",") if x.strip())
         db_path = pattern_db_path(s, opts.output)
+        redirects: dict[str, str] = {}
+        for path in args:
+            redirects.update(input_redirects(path))
         stats = run_closing(store, config, opts.output, pattern_db=PatternDB(db_path),
                             crawl_stats=dict(input_stats), bitext=not opts.no_bitext,
-                            workers=s.getint("BITEXT_WORKERS"))
+                            workers=s.getint("BITEXT_WORKERS"), redirects=redirects or None)
         print(f"{stats['pairs']} pairs from {stats['pages']} pages -> {opts.output}")

@@ -1,5 +1,7 @@
 """The page records of an offline input (``scrapy align``, ``read_pages``): the reader
-picked by the file name."""
+picked by the file name. A crawl's own page store (``pages.sqlite``) is one: its records
+as the crawl's closing step reads them, and the redirects the crawl saw
+(:func:`input_redirects`)."""
 
 from __future__ import annotations
 
@@ -19,11 +21,13 @@ INPUT_KINDS = (
     (".lett", "lett"),
     (".warc.gz", "warc"),
     (".warc", "warc"),
+    ("pages.sqlite", "store"),
 )
 
 
 def input_kind(path: str | os.PathLike) -> str:
-    """``jsonl``, ``lett`` or ``warc`` from the file name; ValueError for anything else."""
+    """``jsonl``, ``lett``, ``warc`` or ``store`` from the file name; ValueError for
+    anything else."""
     name = os.path.basename(os.fspath(path)).lower()
     for suffix, kind in INPUT_KINDS:
         if name.endswith(suffix):
@@ -58,7 +62,34 @@ def iter_pages(path: str | os.PathLike, identify=None,
         return iter_jsonl_pages(path, stats=stats)
     if kind == "lett":
         return iter_lett_pages(path, identify=identify, stats=stats)
+    if kind == "store":
+        return _store_pages(path)
     return iter_warc_pages(path, identify=identify, stats=stats)
 
 
-__all__ = ["INPUT_KINDS", "input_kind", "iter_pages"]
+def _store_pages(path: str) -> Iterator:
+    from bitextcrawl.store.sqlite import SQLitePageStore
+
+    store = SQLitePageStore(os.path.dirname(os.path.abspath(path)))
+    try:
+        yield from store
+    finally:
+        store.close()
+
+
+def input_redirects(path: str | os.PathLike) -> dict[str, str]:
+    """The redirects an input keeps (requested URL -> target): a page store's; {} for
+    the other kinds, whose records name their redirects themselves."""
+    path = os.fspath(path)
+    if input_kind(path) != "store":
+        return {}
+    from bitextcrawl.store.sqlite import SQLitePageStore
+
+    store = SQLitePageStore(os.path.dirname(os.path.abspath(path)))
+    try:
+        return store.redirects()
+    finally:
+        store.close()
+
+
+__all__ = ["INPUT_KINDS", "input_kind", "input_redirects", "iter_pages"]

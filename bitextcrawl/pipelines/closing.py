@@ -56,12 +56,26 @@ class ClosingPipeline(SitePipeline):
                        if isinstance(v, (int, float, str))}
         # The store itself, not its records: run_closing keeps them without their HTML
         # and reads a page's HTML when its pair is aligned.
-        stats = run_closing(context.store, config, context.output_dir,
-                            pattern_db=PatternDB(context.pattern_db_path), crawl_stats=crawl_stats,
-                            redirects=context.store.redirects(), timeline=self._timeline(),
-                            workers=self.crawler.settings.getint("BITEXT_WORKERS"),
-                            sentence_threshold=self.sentence_threshold,
-                            shared_pool=shared_pool)
+        try:
+            stats = run_closing(context.store, config, context.output_dir,
+                                pattern_db=PatternDB(context.pattern_db_path),
+                                crawl_stats=crawl_stats, redirects=context.store.redirects(),
+                                timeline=self._timeline(),
+                                workers=self.crawler.settings.getint("BITEXT_WORKERS"),
+                                sentence_threshold=self.sentence_threshold,
+                                shared_pool=shared_pool)
+        except OSError as exc:
+            # a full disk (or a quota, a read-only mount): the outputs are written by
+            # atomic_open, all or nothing, and the page store is untouched; one line says
+            # so and how to write them later, and the crawl exits with EXIT_NOT_WRITTEN
+            from bitextcrawl.outcome import WRITE_ERROR, not_written_advice
+
+            self.crawler.stats.set_value(WRITE_ERROR, exc.strerror or str(exc))
+            self.crawler.stats.set_value("bitext/align/skipped", "outputs_not_written")
+            logger.error("%s", not_written_advice(context.output_dir, exc,
+                                                  getattr(context.store, "path", None),
+                                                  context.langs))
+            return
         self.crawler.stats.set_value("bitext/pairs", stats["pairs"])
         self._log_cost(stats["pairs"])
 

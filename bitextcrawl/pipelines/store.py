@@ -107,10 +107,28 @@ class PageStorePipeline(SitePipeline):
 
     def close_spider(self):
         if self.warc is not None:
-            self.warc.close()
+            try:
+                self.warc.close()
+            except OSError as exc:   # a full disk: the store keeps the pages all the same
+                self._not_written(self.warc.path, exc)
         if self.export is None and not self._start_export():
-            self._exported(export_pages(self.store, self.pages_path, self.context.langs))
+            self._export_here()
         # (the store stays open for the spider_closed handlers; the context closes it)
+
+    def _export_here(self) -> None:
+        try:
+            self._exported(export_pages(self.store, self.pages_path, self.context.langs))
+        except OSError as exc:
+            self._not_written(self.pages_path, exc)
+
+    def _not_written(self, path: str, exc: OSError) -> None:
+        """A file of the crawl that a full disk (or the like) kept from being written: one
+        WARNING line (the closing step's ERROR line says what to do), the exit status
+        :data:`~bitextcrawl.outcome.EXIT_NOT_WRITTEN`."""
+        from bitextcrawl.outcome import WRITE_ERROR
+
+        self.stats.set_value(WRITE_ERROR, exc.strerror or str(exc))
+        logger.warning("%s not written: %s", path, exc.strerror or exc)
 
     def _start_export(self) -> bool:
         """Have a record worker export the store (once), the result taken at spider_closed;
@@ -130,9 +148,13 @@ class PageStorePipeline(SitePipeline):
         try:
             n = self.export.result()
         except Exception as exc:  # noqa: BLE001 - a broken worker: export here instead
+            if isinstance(exc, OSError):
+                self._not_written(self.pages_path, exc)
+                return
             logger.warning("Export of %s in a worker failed (%s): exported here",
                            self.pages_path, exc)
-            n = export_pages(self.store, self.pages_path, self.context.langs)
+            self._export_here()
+            return
         self._exported(n)
 
     def _exported(self, n: int) -> None:

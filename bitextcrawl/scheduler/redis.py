@@ -43,9 +43,22 @@ from scrapy_redis.scheduler import Scheduler
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.config import getbool
 from bitextcrawl.scheduler.registry import IdleTurn, WarmUp, WorkerRegistry, worker_name
-from bitextcrawl.store.redis import crawl_key
+from bitextcrawl.store.redis import crawl_key, redis_from_settings
+from bitextcrawl.store.redis_retry import WATCH, Tokens, once_per_token
 
 logger = logging.getLogger(__name__)
+
+
+# KEYS: memo, queue; ARGV: token. The first request of the queue, taken out of it.
+_POP = once_per_token("""
+local first = redis.call('ZRANGE', KEYS[2], 0, 0)
+if #first == 0 then return nil end
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, 0)
+return first[1]
+""")
+
+# KEYS: memo, set; ARGV: token, member. 1 if the member is new.
+_SADD = once_per_token("return redis.call('SADD', KEYS[2], ARGV[2])")
 
 
 class FifoPriorityQueue(PriorityQueue):
@@ -64,6 +77,18 @@ class FifoPriorityQueue(PriorityQueue):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.seq_key = f"{self.key}:seq"
+        name = worker_name()
+        self.memo_key = f"{self.key}:pop_memo:{name}"
+        self._tokens = Tokens(name)
+        self._pop = self.server.register_script(_POP)
+
+    def pop(self, timeout=0):
+        """The first request, taken out of the queue by one script that runs once per
+        call (``redis_retry.once_per_token``): when Redis runs the pop and loses its reply
+        (a restart), the retry gets that request, not the next one (the first would be
+        lost: out of the queue, downloaded by no worker)."""
+        data = self._pop(keys=[self.memo_key, self.key], args=[self._tokens()])
+        return self._decode_request(data) if data else None
 
     def push(self, request):
         data = self._encode_request(request)
@@ -73,7 +98,34 @@ class FifoPriorityQueue(PriorityQueue):
 
     def clear(self):
         super().clear()
-        self.server.delete(self.seq_key)
+        self.server.delete(self.seq_key, *self.server.scan_iter(f"{self.key}:pop_memo:*"))
+
+    def forget(self) -> None:
+        """This worker's memo of its last pop goes (the worker leaves)."""
+        self.server.delete(self.memo_key)
+
+
+class OncePerCallDupeFilter(RFPDupeFilter):
+    """scrapy-redis's dupefilter whose ``SADD`` runs once per call: a retry after Redis
+    lost the reply (a restart) answers "new" as the first run did, where a second
+    ``SADD`` would answer "seen" and the request would go nowhere."""
+
+    def __init__(self, server, key, debug=False, name: str = ""):
+        super().__init__(server, key, debug)
+        self.memo_key = f"{key}:memo:{name or worker_name()}"
+        self._tokens = Tokens(name or worker_name())
+        self._sadd = server.register_script(_SADD)
+
+    def request_seen(self, request) -> bool:
+        fp = self.request_fingerprint(request)
+        return self._sadd(keys=[self.memo_key, self.key], args=[self._tokens(), fp]) == 0
+
+    def forget(self) -> None:
+        self.server.delete(self.memo_key)
+
+    def clear(self):
+        super().clear()
+        self.server.delete(*self.server.scan_iter(f"{self.key}:memo:*"))
 
 
 class RedisFrontierScheduler(Scheduler):
@@ -100,9 +152,20 @@ class RedisFrontierScheduler(Scheduler):
         self.held_back = False   # the warm-up's cap left a request in the queue
 
     @classmethod
+    def from_settings(cls, settings):
+        """scrapy-redis's, with this project's Redis client: one that waits for a server
+        it lost (``BITEXT_REDIS_RETRY_SECONDS``, ``store/redis_retry.py``)."""
+        instance = super().from_settings(settings)
+        instance.server.close()
+        instance.server = redis_from_settings(settings)
+        return instance
+
+    @classmethod
     def from_crawler(cls, crawler):
         instance = super().from_crawler(crawler)
         instance.crawler = crawler
+        # the outages of this process's Redis clients, counted in its stats
+        WATCH.listeners.append(instance.redis_reconnected)
         instance.worker_timeout = crawler.settings.getfloat("BITEXT_WORKER_TIMEOUT")
         # requests a worker has in its downloader at most: those it can send at once
         instance.max_taken = crawler.settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN")
@@ -123,8 +186,9 @@ class RedisFrontierScheduler(Scheduler):
         key = crawl_key(self.crawler.settings, output_dir)
         self.queue_key = f"{key}:requests"
         if self.df is None:
-            self.df = RFPDupeFilter(self.server, key=f"{key}:dupefilter",
-                                    debug=self.crawler.settings.getbool("DUPEFILTER_DEBUG"))
+            self.df = OncePerCallDupeFilter(
+                self.server, key=f"{key}:dupefilter",
+                debug=self.crawler.settings.getbool("DUPEFILTER_DEBUG"))
         super().open(spider)
         self.registry = WorkerRegistry(self.server, key, self.queue.key, worker_name(),
                                        self.worker_timeout)
@@ -153,6 +217,10 @@ class RedisFrontierScheduler(Scheduler):
             loop = create_looping_call(func)
             loop.start(interval, now=False)
             self._loops.append(loop)
+
+    def redis_reconnected(self, seconds: float) -> None:
+        self.stats.inc_value("bitext/redis/reconnects")
+        self.stats.inc_value("bitext/redis/seconds_away", round(seconds, 1))
 
     def scheduled_anywhere(self, url: str) -> bool:
         """Did a worker of the crawl schedule ``url`` (the shared dupefilter saw it)?"""
@@ -269,4 +337,10 @@ class RedisFrontierScheduler(Scheduler):
 
     def close(self, reason):
         self.leave()
+        if self.redis_reconnected in WATCH.listeners:
+            WATCH.listeners.remove(self.redis_reconnected)
+        for part in (getattr(self, "queue", None), self.df):
+            forget = getattr(part, "forget", None)
+            if forget is not None:
+                forget()
         super().close(reason)

@@ -19,7 +19,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 SCHEDULER = "bitextcrawl.scheduler.redis.RedisFrontierScheduler"
 # first in first out within a priority, as the local profile's queue
 SCHEDULER_QUEUE_CLASS = "bitextcrawl.scheduler.redis.FifoPriorityQueue"
-DUPEFILTER_CLASS = "scrapy_redis.dupefilter.RFPDupeFilter"
+DUPEFILTER_CLASS = "bitextcrawl.scheduler.redis.OncePerCallDupeFilter"
 SCHEDULER_PERSIST = True    # a stopped worker leaves the frontier to the others / its restart
 
 BITEXT_PAGE_STORE = "bitextcrawl.store.redis.RedisPageStore"

@@ -18,7 +18,9 @@ different output dirs, share one Redis without meeting:
 
 :meth:`RedisPageStore.add` is one Lua script (HSETNX, then RPUSH/HSET/SADD only if the
 URL was new), so it is atomic across processes: when two workers store the same URL,
-exactly one of them gets ``True``. The scheduler keys of the distributed profile
+exactly one of them gets ``True``; it runs once per call (``redis_retry.once_per_token``,
+the memo ``<key>:add_memo:<store>``), so a retry after Redis lost its reply gets that
+reply. The scheduler keys of the distributed profile
 (``<key>:requests``, ``<key>:dupefilter``, ``<key>:workers``) live under the same key.
 """
 
@@ -26,23 +28,28 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Iterator
 
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.processes import shared_instance
 from bitextcrawl.store.codec import decode_dict, decode_html, decode_record, encode_record
+from bitextcrawl.store.redis_retry import DEFAULT_SECONDS, Tokens, once_per_token, retry_params
 
 BATCH = 500
 
-_ADD = """
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+# Once per call (``redis_retry.once_per_token``): a retry of an add whose reply Redis lost
+# (a restart) gets that reply, 1, not the 0 of a URL found stored.
+# KEYS: memo, pages, order, lang, hashes; ARGV: token, URL, record, language, content hash.
+_ADD = once_per_token("""
+if redis.call('HSETNX', KEYS[2], ARGV[2], ARGV[3]) == 0 then
     return 0
 end
-redis.call('RPUSH', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
-redis.call('SADD', KEYS[4], ARGV[4])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
+redis.call('SADD', KEYS[5], ARGV[5])
 return 1
-"""
+""")
 
 
 def crawl_key(settings, output_dir: str) -> str:
@@ -58,10 +65,22 @@ def crawl_key(settings, output_dir: str) -> str:
 
 
 def redis_from_settings(settings):
-    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), like scrapy-redis makes."""
-    from scrapy_redis.connection import get_redis_from_settings
+    """A Redis client from ``REDIS_URL`` (and ``REDIS_PARAMS``), made as scrapy-redis makes
+    it, that waits ``BITEXT_REDIS_RETRY_SECONDS`` for a server it lost (``redis_retry.py``)."""
+    from scrapy.utils.misc import load_object
+    from scrapy_redis import connection, defaults
 
-    return get_redis_from_settings(settings)
+    params = defaults.REDIS_PARAMS.copy()
+    params.update(settings.getdict("REDIS_PARAMS"))
+    for source, dest in connection.SETTINGS_PARAMS_MAP.items():
+        value = settings.get(source)
+        if value:
+            params[dest] = value
+    if isinstance(params.get("redis_cls"), str):
+        params["redis_cls"] = load_object(params["redis_cls"])
+    params.update(retry_params(settings.getfloat("BITEXT_REDIS_RETRY_SECONDS",
+                                                 DEFAULT_SECONDS)))
+    return connection.get_redis(**params)
 
 
 def _stored(server, pages_key: str, urls) -> Iterator[tuple[str, bytes]]:
@@ -85,6 +104,8 @@ class RedisPageStore:
         self.meta_key = f"{key}:meta"
         self.redirects_key = f"{key}:redirects"
         self._add = server.register_script(_ADD)
+        self._tokens = Tokens(uuid.uuid4().hex)
+        self.memo_key = f"{key}:add_memo:{self._tokens.name}"
         self.added: set[str] = set()   # URLs this process stored (the others' are read back)
 
     @classmethod
@@ -94,8 +115,9 @@ class RedisPageStore:
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored (by any worker)."""
         blob = encode_record(record)
-        keys = [self.pages_key, self.order_key, self.lang_key, self.hashes_key]
-        stored = self._add(keys=keys, args=[record.url, blob, record.lang,
+        keys = [self.memo_key, self.pages_key, self.order_key, self.lang_key,
+                self.hashes_key]
+        stored = self._add(keys=keys, args=[self._tokens(), record.url, blob, record.lang,
                                             record.content_hash]) == 1
         if stored:
             self.added.add(record.url)
@@ -156,7 +178,9 @@ class RedisPageStore:
         params = tuple(sorted((k, v) for k, v in pool.connection_kwargs.items()
                               if isinstance(v, (str, int, float, bool, type(None)))
                               and not k.startswith("orig_")))
-        return RedisHtmlReader(pool.connection_class, params, self.pages_key)
+        retry = pool.connection_kwargs.get("retry")
+        return RedisHtmlReader(pool.connection_class, params, self.pages_key,
+                               getattr(retry, "seconds", 0.0))
 
     def get_meta(self, key: str, default=None):
         value = self.server.hget(self.meta_key, key)
@@ -173,11 +197,13 @@ class RedisPageStore:
 
     def clear(self) -> None:
         """Delete this crawl's pages, redirects, meta and shared facts (not its frontier)."""
-        claims = list(self.server.scan_iter(f"{self.key}:claims:*"))
+        claims = list(self.server.scan_iter(f"{self.key}:claims*"))   # (and their memos)
+        claims += list(self.server.scan_iter(f"{self.key}:add_memo:*"))
         self.server.delete(self.pages_key, self.order_key, self.lang_key, self.hashes_key,
                            self.meta_key, self.redirects_key, f"{self.key}:facts", *claims)
 
     def close(self) -> None:
+        self.server.delete(self.memo_key)
         self.server.close()
 
 
@@ -186,22 +212,25 @@ class RedisHtmlReader:
     as the connection's settings and the pages' key, it connects once in each process it
     is used in (``processes.shared_instance``), when first called."""
 
-    def __init__(self, connection_class, params: tuple, pages_key: str):
+    def __init__(self, connection_class, params: tuple, pages_key: str,
+                 retry_seconds: float = 0.0):
         self.connection_class = connection_class
         self.params = params
         self.pages_key = pages_key
+        self.retry_seconds = retry_seconds
         self._server = None
 
     def __reduce__(self):
         return shared_instance, (RedisHtmlReader, self.connection_class, self.params,
-                                 self.pages_key)
+                                 self.pages_key, self.retry_seconds)
 
     def __call__(self, urls) -> dict[str, str]:
         if self._server is None:
             import redis
 
             self._server = redis.Redis(connection_pool=redis.ConnectionPool(
-                connection_class=self.connection_class, **dict(self.params)))
+                connection_class=self.connection_class, **dict(self.params),
+                **retry_params(self.retry_seconds)))
         return {url: decode_html(blob)
                 for url, blob in _stored(self._server, self.pages_key, urls)}
 

@@ -89,8 +89,15 @@ class Heartbeat:
 
 def run_one(server, keys: ClosingKeys, worker: str, timeout: float, weigh) -> int | None:
     """Take one task (waiting up to ``timeout`` seconds, 0: not at all), run it, store its
-    result, acknowledge it. Returns its weight (pairs), or None if the queue was empty."""
+    result, acknowledge it. Returns its weight (pairs), or None if the queue was empty.
+
+    A worker runs one task at a time, so its own list is empty here, but for a task whose
+    move Redis made and whose reply it lost (a restart: the client's retry then took
+    another): such a task goes back to the queue first."""
     processing = keys.processing(worker)
+    while server.lmove(processing, keys.todo, "RIGHT", "RIGHT") is not None:
+        logger.warning("Closing step: a task taken by %s while Redis went away goes back "
+                       "to the queue", worker)
     if timeout > 0:
         raw = server.blmove(keys.todo, processing, timeout, "RIGHT", "LEFT")
     else:

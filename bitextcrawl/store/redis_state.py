@@ -8,7 +8,9 @@ by the distributed profile's page store pipeline).
   sample of a language): one list, ``<key>:facts``, of pickled ``(worker, kind, value)``
   entries, read the same way from a cursor of this worker's.
 * **Claims**: a set per kind, ``<key>:claims:<kind>``; ``SADD`` answers 1 to the first
-  worker only.
+  claim only. It runs once per call (``redis_retry.once_per_token``, the memo
+  ``<key>:claims_memo:<worker>``): a retry of a claim whose reply Redis lost gets that
+  reply, not the 0 of a second ``SADD``.
 * **Values** one worker fetched for all (a site's ``robots.txt``): a hash per kind,
   ``<key>:values:<kind>``, of pickled values.
 
@@ -25,6 +27,10 @@ from collections.abc import Iterator
 
 from bitextcrawl.store.codec import decode_record
 from bitextcrawl.store.redis import BATCH
+from bitextcrawl.store.redis_retry import Tokens, once_per_token
+
+# KEYS: memo, the kind's claims; ARGV: token, the thing. 1 for the first claim.
+_CLAIM = once_per_token("return redis.call('SADD', KEYS[2], ARGV[2])")
 
 
 class RedisStateBacking:
@@ -37,6 +43,9 @@ class RedisStateBacking:
         self.values_key = f"{store.key}:values"
         self._records_at = 0          # next index of the store's order list to read
         self._facts_at = 0            # next index of the facts list to read
+        self._claim = self.server.register_script(_CLAIM)
+        self._claim_memo = f"{store.key}:claims_memo:{self.name}"
+        self._tokens = Tokens(self.name)
 
     def new_records(self) -> Iterator:
         own = self.store.added
@@ -70,7 +79,8 @@ class RedisStateBacking:
                     yield kind, value
 
     def claim(self, kind: str, key: str) -> bool:
-        return self.server.sadd(f"{self.claims_key}:{kind}", key) == 1
+        return self._claim(keys=[self._claim_memo, f"{self.claims_key}:{kind}"],
+                           args=[self._tokens(), key]) == 1
 
     def put(self, kind: str, key: str, value) -> None:
         self.server.hset(f"{self.values_key}:{kind}", key,
@@ -83,5 +93,6 @@ class RedisStateBacking:
     def clear(self) -> None:
         """Delete the facts, claims and values of this crawl."""
         keys = [self.facts_key, *self.server.scan_iter(f"{self.claims_key}:*"),
+                *self.server.scan_iter(f"{self.store.key}:claims_memo:*"),
                 *self.server.scan_iter(f"{self.values_key}:*")]
         self.server.delete(*keys)

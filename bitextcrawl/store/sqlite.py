@@ -7,6 +7,8 @@ URL already stored is not stored twice.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -41,6 +43,20 @@ def _blobs(db: sqlite3.Connection, urls) -> Iterator[tuple[str, bytes]]:
         yield from db.execute(f"SELECT url, record FROM pages WHERE url IN ({marks})", batch)
 
 
+@contextlib.contextmanager
+def _full_disk_as_oserror(path: str):
+    """SQLite's "database or disk is full" as the OSError (ENOSPC) that every other write
+    of the crawl raises on a full disk: one kind of error for its callers to handle. The
+    transaction that failed is rolled back; what the store held is intact."""
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL \
+                or "disk is full" in str(exc):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path) from exc
+        raise
+
+
 class SQLitePageStore:
     filename = "pages.sqlite"
 
@@ -60,7 +76,7 @@ class SQLitePageStore:
     def add(self, record: PageRecord) -> bool:
         """Store a record; False if its URL is already stored."""
         blob = encode_record(record)
-        with self.db:
+        with _full_disk_as_oserror(self.path), self.db:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO pages (url, lang, content_hash, record) VALUES (?, ?, ?, ?)",
                 (record.url, record.lang, record.content_hash, blob))
@@ -109,7 +125,7 @@ class SQLitePageStore:
 
     def add_redirect(self, url: str, target: str) -> None:
         """Remember that ``url`` answered with a redirect to ``target``."""
-        with self.db:
+        with _full_disk_as_oserror(self.path), self.db:
             self.db.execute("INSERT OR REPLACE INTO redirects (url, target) VALUES (?, ?)",
                             (url, target))
 
@@ -121,7 +137,7 @@ class SQLitePageStore:
         return json.loads(row[0]) if row else default
 
     def set_meta(self, key: str, value) -> None:
-        with self.db:
+        with _full_disk_as_oserror(self.path), self.db:
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                             (key, json.dumps(value)))
 

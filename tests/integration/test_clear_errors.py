@@ -170,7 +170,7 @@ def test_align_empty_file(tmp_path):
     proc, out = align(tmp_path, empty)
     line = error_line(proc, "align")
     assert f"no readable page in {empty} (no record at all: an empty file?)" in line
-    assert "expected a crawl's pages.jsonl, a WMT16 .lett/.lett.gz or a .warc/.warc.gz" in line
+    assert "expected a crawl's pages.jsonl or pages.sqlite, a WMT16 .lett/.lett.gz or a .warc/.warc.gz" in line
     assert f"nothing written to {out}" in line
     assert_nothing_written(out)
 
