@@ -71,7 +71,7 @@ class HeldLinksMiddleware:
             if isinstance(verdict, Discard):
                 self._discard(request, verdict.stat, verdict.reason, verdict.counted_done)
             if isinstance(verdict, Rewrite):
-                self.crawler.stats.inc_value(f"bitext/focus/{verdict.stat}")
+                self.crawler.stats.inc_value(verdict.stat)
                 self.crawler.signals.send_catch_log(signal=request_discarded, request=request)
                 return verdict.request
             self._refuse(request, verdict.reason)

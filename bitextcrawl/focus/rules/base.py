@@ -58,8 +58,8 @@ class Refuse:
 
 @dataclass(frozen=True)
 class Rewrite:
-    """Downloaded under another URL: ``request`` is scheduled instead (counted in
-    ``bitext/focus/<stat>``; the frontier journal counts the original done)."""
+    """Downloaded under another URL: ``request`` is scheduled instead (counted in the stat
+    ``stat``; the frontier journal counts the original done)."""
     request: Any
     stat: str
 

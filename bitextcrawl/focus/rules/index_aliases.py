@@ -28,5 +28,5 @@ class IndexAliases(FocusRule):
                            "the same directory index went out under its other URL")
         if aliases and not url.endswith("/") and queue.scheduled_anywhere(aliases[0]):
             return Rewrite(request.replace(url=aliases[0], dont_filter=True),
-                           "index_alias_rewritten")
+                           "bitext/focus/index_alias_rewritten")
         return None

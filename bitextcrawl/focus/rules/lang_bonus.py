@@ -11,7 +11,8 @@ class LangBonus(FocusRule):
 
     def link(self, case: LinkCase) -> str:
         if case.ordinary and not case.no_bonus and case.assumed_lang in case.langs:
+            evidence = case.assumed_evidence
             case.request.priority += self.parts.config.bonus
-            self.parts.stats.inc_value(f"bitext/focus/lang_link/{case.assumed_evidence}")
+            self.parts.stats.inc_value(f"bitext/focus/lang_link/{evidence}")
             case.bonus = True
         return CONTINUE
