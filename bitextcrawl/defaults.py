@@ -60,6 +60,29 @@ BITEXT_FOCUS_BAR_ABSENCE_ENABLED = True  # keep a link whose fetched counterpart
                                          # URL answered no translation, or that an index of its
                                          # language describes in another's words, once 3 tests
                                          # confirmed it
+# The focus's rules (bitextcrawl/focus/rules/), in the order their hooks run: at a link's
+# discovery, before download; None switches a rule off, and so does its BITEXT_FOCUS_*_ENABLED
+# switch; a dict naming some rules changes only those
+BITEXT_FOCUS_RULES = {
+    "bitextcrawl.focus.rules.other_lang.DropOtherLang": 100,
+    "bitextcrawl.focus.rules.promote.Promote": 150,
+    "bitextcrawl.focus.rules.sent_once.SentOnce": 200,
+    "bitextcrawl.focus.rules.index_aliases.IndexAliases": 250,
+    "bitextcrawl.focus.rules.start_page.StartPageLinks": 300,
+    "bitextcrawl.focus.rules.other_lang_pages.OtherLangPages": 400,
+    "bitextcrawl.focus.rules.switches.LanguageSwitches": 500,
+    "bitextcrawl.focus.rules.switch_absence.SwitchAbsence": 600,
+    "bitextcrawl.focus.rules.untranslated.UntranslatedLinks": 700,
+    "bitextcrawl.focus.rules.one_way.OneWaySoFar": 800,
+    "bitextcrawl.focus.rules.lang_bonus.LangBonus": 900,
+    "bitextcrawl.focus.rules.counterpart_deferral.CounterpartDeferral": 1000,
+    "bitextcrawl.focus.rules.scarce_lang.ScarceLang": 1100,
+    "bitextcrawl.focus.rules.held_languages.HeldLanguages": 1200,
+    "bitextcrawl.focus.rules.small_side.SmallSideHolds": 1300,
+    "bitextcrawl.focus.rules.family_tests.FamilyTests": 1400,
+    "bitextcrawl.focus.rules.section_indexes.SectionIndexes": 1500,
+    "bitextcrawl.focus.rules.bar_absence.BarAbsence": 1600,
+}
 BITEXT_REDIRECT_LEARNING_ENABLED = True  # rewrite links the way the site keeps redirecting them
 BITEXT_REDIRECT_LEARN_MIN = 3            # ...once this many URLs of one shape were redirected alike
 BITEXT_FOCUS_SKIP_DUPLICATE_LINKS_ENABLED = True  # don't follow the links of a page already seen under another URL

@@ -108,7 +108,8 @@ def stat_keys() -> dict[str, set[str]]:
 
 
 def cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    """``text`` in one table cell: a default written over several lines on one."""
+    return re.sub(r"\s*\n\s*", " ", text).replace("|", "\\|")
 
 
 def render() -> str:

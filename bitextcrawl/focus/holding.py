@@ -33,7 +33,8 @@ def mark_released(request) -> None:
 
 @dataclass
 class Priorities:
-    """The focus's settings: bonuses and switches (``BITEXT_FOCUS_*``)."""
+    """The focus's settings: bonuses and switches (``BITEXT_FOCUS_*``; a rule's switch is
+    on where the rule is active, ``BITEXT_FOCUS_RULES``)."""
     bonus: int = 0                 # LANG_LINK_PRIORITY
     cross_bonus: int = 0           # CROSS_LANG_PRIORITY
     scarce_bonus: int = 0          # SCARCE_LANG_PRIORITY
@@ -44,6 +45,7 @@ class Priorities:
     yield_learning: bool = True    # YIELD_ENABLED
     yield_min_pages: int = 1       # YIELD_MIN_PAGES
     yield_min_rate: float = 0.0    # YIELD_MIN_RATE
+    hold_queued: bool = True       # HOLD_QUEUED_ENABLED
 
 
 class Holding:

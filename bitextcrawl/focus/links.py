@@ -1,8 +1,11 @@
 """The judgement of a link the crawl finds, pure (no Scrapy): dropped, followed at a
 priority, or held (see ``middlewares/focus.py`` for the evidence and the yield
-learning). :class:`LinkJudge` reads the focus's queue and policies (``focus/queue.py``,
-``evidence.py``, ``yields.py``, ``shape.py``) and changes a request as the judgement says;
-the middleware hands it the crawl's links and schedules what it returns.
+learning). :class:`LinkJudge` hands each link to the active rules in their order
+(``focus/rules/``, ``BITEXT_FOCUS_RULES``), which read and change the focus's queue and
+policies (``focus/queue.py``, ``evidence.py``, ``yields.py``, ``shape.py``); it keeps what
+a page says of its links (scarcity, the yield, the site's shape) and judges queued links
+again once their URL's language is learned. The middleware hands it the crawl's links
+and schedules what it returns.
 
 A request here is anything with ``url``, ``priority``, ``meta``, ``dont_filter`` and
 ``replace()`` (a Scrapy request); ``stats`` anything with ``inc_value``/``set_value``.
@@ -17,6 +20,7 @@ from collections.abc import Callable
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Holding, Priorities
 from bitextcrawl.focus.queue import FocusQueue
+from bitextcrawl.focus.rules.base import DROP, FOLLOW, FocusParts, FocusRule, LinkCase
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
 
@@ -38,6 +42,11 @@ class LinkJudge:
                                small_lang)
         # (page URL, the scarcest language for its links): see observe
         self._page_scarcest: tuple[str, str | None] | None = None
+        # what the rules read and change (focus/rules/); the middleware sets ``schedule``
+        self.parts = FocusParts(config, queue, evidence, shape, self.holding, stats, langs,
+                                start_url, small_lang, self._scarcest_for)
+        self.link_rules: list = []
+        self.followed_rules: list = []
 
     @property
     def langs(self) -> tuple:
@@ -80,22 +89,6 @@ class LinkJudge:
             return self._page_scarcest[1]
         return self.scarcest()
 
-    def in_start_section(self, url: str) -> bool:
-        """Is ``url`` under the folder of the start URL (not the site's root)?"""
-        start = self._start_url() or ""
-        rest = start.partition("://")[2]
-        folder = rest[:rest.rfind("/") + 1] if "/" in rest else ""
-        if folder.count("/") < 2:   # the root: says nothing
-            return False
-        return url.partition("://")[2].startswith(folder)
-
-    def untranslated_link(self, page, lang: str | None, evidence: str) -> bool:
-        """An ordinary link (no switch) from a page of one wanted language into another:
-        a site links another language's page where its own translation is missing, so
-        the page it leads to most likely has no counterpart."""
-        return (page is not None and page.lang in self.langs and lang in self.langs
-                and lang != page.lang and evidence == "url_token")
-
     def scarcest(self, coming: Counter | None = None) -> str | None:
         """The wanted language with the fewest pages stored or on their way as switch
         targets (None while there is a tie): crawled from /cn/, English is not scarce
@@ -110,20 +103,22 @@ class LinkJudge:
 
     # ---- requests ----------------------------------------------------------------------
 
-    def unfiltered(self, request):
-        """``request`` made to pass the dupefilter if an earlier request for its URL was
-        held back at download (the filter saw that one, nobody downloaded it)."""
-        url, queue = request.url, self.queue
-        if url in queue.filtered and url not in queue.downloaded:
-            return request.replace(dont_filter=True)
-        queued = queue.queued.get(url, (None,))[0]
-        if self.config.promote and queued is not None and not request.dont_filter \
-                and url not in queue.requested and url not in queue.promoted \
-                and request.priority >= queued + self.config.cross_bonus:
-            queue.promoted.add(url)
-            self.stats.inc_value("bitext/focus/promoted")
-            return request.replace(dont_filter=True,
-                                   meta={**request.meta, "bitext_promoted": True})
+    def use_rules(self, rules: list) -> None:
+        """The active rules, in their order (``focus/rules/``): those that judge a link
+        found, and those that see every request the focus schedules."""
+        self.link_rules = [r for r in rules if type(r).link is not FocusRule.link]
+        self.followed_rules = [r for r in rules if type(r).followed is not FocusRule.followed]
+
+    def unfiltered(self, request, case: LinkCase | None = None):
+        """``request`` on its way to the scheduler (a link followed, ``case``, or a
+        counterpart guessed from a stored page): made to pass the dupefilter if an
+        earlier request for its URL was held back at download (the filter saw that one,
+        nobody downloaded it); then as the rules that see it make it."""
+        queue = self.queue
+        if request.url in queue.filtered and request.url not in queue.downloaded:
+            request = request.replace(dont_filter=True)
+        for rule in self.followed_rules:
+            request = rule.followed(request, case)
         return request
 
     def request(self, request, response_meta: dict, response_url: str | None):
@@ -179,99 +174,21 @@ class LinkJudge:
 
     def judge(self, request, response_meta: dict, response_url: str | None, page,
               lang: str | None, evidence: str):
-        langs, c, stats, queue = self.langs, self.config, self.stats, self.queue
-        if lang and lang not in langs and c.drop_other:
-            stats.inc_value(f"bitext/focus/dropped_other_lang/{evidence}")
-            stats.inc_value(f"bitext/links/other_lang/{lang}")
-            return None
-        if page is None or response_meta.get("bitext_discovered_by") == "start":
-            if self.untranslated_link(page, lang, evidence):
-                request.meta["bitext_untranslated"] = True
-                queue.untranslated[request.url] = lang
-                stats.inc_value("bitext/focus/untranslated_link")
-            elif lang in langs:
-                request.priority += c.bonus
-                stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-            elif lang is None and self.in_start_section(request.url):
-                # no URL token is known yet; the folder the user started in is where
-                # the start page's language is (nginx.org's /cn/)
-                request.priority += c.bonus
-                stats.inc_value("bitext/focus/lang_link/start_section")
-            return self.unfiltered(request)
-        if page.lang not in langs:
-            if lang in langs:
-                request.priority += c.bonus
-                stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-                return self.unfiltered(request)
-            if c.other_lang_links == "evidence" and page.lang != "und":
-                # a page in a language nobody wants: its links lead on into that language
-                stats.inc_value("bitext/focus/dropped_from_other_lang")
+        """The request to schedule for a link found, or None: judged by the active rules
+        in their order, each handing it on, settling it or dropping it."""
+        case = LinkCase(request, response_meta, response_url, page, lang, evidence,
+                        self.langs)
+        if case.ordinary:
+            # what the rules before download and yield learning read of an ordinary link
+            if lang == page.lang:
+                request.meta["bitext_same_lang"] = lang
+            if lang is None:
+                request.meta["bitext_same_page"] = True
+            request.meta["bitext_chain"] = case.chain
+        for rule in self.link_rules:
+            verdict = rule.link(case)
+            if verdict == DROP:
                 return None
-            request.priority += c.other_page_priority
-            stats.inc_value("bitext/focus/deferred")
-            return self.unfiltered(request)
-        if lang in langs and lang != page.lang and evidence != "url_token":
-            # a language switch into another wanted language: most likely the counterpart
-            if request.url not in queue.switch_targets and request.url not in queue.requested:
-                queue.switches_pending[request.url] = lang
-                queue.pending_by_lang[lang] += 1
-            queue.add_switch_target(request.url)
-            for held in queue.held.values():   # held as an ordinary link before: not now
-                held.pop(request.url, None)
-            request.priority += c.bonus + c.cross_bonus
-            stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-            stats.inc_value("bitext/focus/cross_lang_link")
-            return self.unfiltered(request)
-        if lang == page.lang:
-            if self.shape.no_translation(request.url, lang, self.evidence.tokens.swap):
-                stats.inc_value("bitext/focus/dropped_no_translation")
-                return None
-            request.meta["bitext_same_lang"] = lang  # checked again before download
-        self.prioritise(request, response_meta, response_url, page, lang, evidence)
-        # Yield learning, by the language the link leads to: a same-language link (or one
-        # of unknown language), or an ordinary link into another wanted language — which
-        # a site makes where its own translation is missing, so it is worth no more.
-        chain = lang if lang in langs else page.lang
-        request.meta["bitext_chain"] = chain
-        if self.holding.update(chain) and request.url not in queue.switch_targets:
-            self.holding.hold(request, chain)
-            return None
-        return self.unfiltered(request)
-
-    def prioritise(self, request, response_meta: dict, response_url: str | None, page,
-                   lang: str | None, evidence: str) -> None:
-        """The priority of a link from a wanted-language page that is no switch."""
-        c, stats, queue = self.config, self.stats, self.queue
-        if lang is None:
-            # nothing known of the link yet (no URL token learned): most links of a page
-            # lead to pages of its language (a translation's home links its own pages,
-            # which would otherwise wait behind every link of the language learned first)
-            lang, evidence = page.lang, "same_page"
-            request.meta["bitext_same_page"] = True
-        if self.untranslated_link(page, lang, evidence):
-            queue.untranslated[request.url] = lang
-        if request.url in queue.untranslated or (
-                lang in (None, page.lang) and (response_meta.get("bitext_untranslated")
-                                               or response_url in queue.untranslated)):
-            # no bonus: see untranslated_link; and the pages such a page links in its own
-            # language are of its kind (nginx.org's /cn/ links the English njs manual)
-            request.meta["bitext_untranslated"] = True
-            stats.inc_value("bitext/focus/untranslated_link")
-        elif lang == page.lang and self.shape.one_way_so_far(lang, self._small_lang):
-            # no bonus while the site looks translated one way into ``lang``: these links
-            # wait behind the other language's, and are held if the judgement confirms it
-            # (nginx.org from /cn/: English FAQ pages went out before ten English pages
-            # had come to judge by)
-            stats.inc_value("bitext/focus/one_way_so_far")
-        elif lang in self.langs:
-            request.priority += c.bonus
-            stats.inc_value(f"bitext/focus/lang_link/{evidence}")
-            if lang == page.lang and self.shape.counterpart_will_tell(
-                    request.url, lang, self.evidence.tokens.swap):
-                # its counterpart, not stored yet, will say whether it exists: after it
-                request.priority -= c.scarce_bonus
-                stats.inc_value("bitext/focus/deferred_for_counterpart")
-            elif lang == self._scarcest_for(page):
-                # its pages bound the number of pairs: they go first
-                request.priority += c.scarce_bonus
-                stats.inc_value("bitext/focus/scarce_lang_link")
+            if verdict == FOLLOW:
+                break
+        return self.unfiltered(request, case)

@@ -39,7 +39,7 @@ class FocusQueue:
         self.unjudged: dict[str, tuple[Any, str]] = {}   # (a request)
         self.unwanted: set[str] = set()          # queued, since known to lead elsewhere
         # URL -> its language, for pages that a page of another wanted language links by
-        # an ordinary link (see LinkJudge.untranslated_link, focus/links.py), found at link time or
+        # an ordinary link (focus/rules/untranslated.py), found at link time or
         # judged later
         self.untranslated: dict[str, str] = {}
         self.holding: set[str] = set()           # languages whose same-language links wait
@@ -128,6 +128,8 @@ class FocusState:
         self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
         self.bars = bars   # BarAbsence (focus/bars.py), where on
         self.sections = sections   # SectionIndexes (focus/sections.py), where on
+        # the active rules with a hook before download, in order (focus/rules/)
+        self.request_rules: list = []
 
     def no_translation(self, url: str, lang: str) -> bool:
         """Switch absence: the site says ``url`` (in ``lang``) has no translation."""

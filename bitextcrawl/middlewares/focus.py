@@ -49,18 +49,20 @@ from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.bars import BarAbsence, BarWatch
-from bitextcrawl.focus.sections import SectionIndexes, SectionWatch, index_folder
+from bitextcrawl.focus.sections import SectionIndexes, SectionWatch
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
 from bitextcrawl.focus.persist import focus_section, load_focus_section
 from bitextcrawl.focus.queue import FocusQueue, FocusState
+from bitextcrawl.focus.rules.base import FocusRule
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.sharing import FocusSharing
 from bitextcrawl.focus.yields import YieldLearning
 
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
+from bitextcrawl.middlewares.focus_rules import active_rules
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.language import LanguageIdentifier
 from bitextcrawl.signals import held_links, pages_paired
@@ -98,17 +100,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if mode not in ("evidence", "all"):
             raise ValueError(f"BITEXT_FOCUS_OTHER_LANG_LINKS must be 'evidence' or 'all', "
                              f"not {mode!r}")
+        # the active rules, in their order (focus/rules/); a rule off leaves its policy off
+        rule_classes = active_rules(s)
+        active = {cls.name for cls in rule_classes}
         self.config = Priorities(
             bonus=s.getint("BITEXT_FOCUS_LANG_LINK_PRIORITY"),
             cross_bonus=s.getint("BITEXT_FOCUS_CROSS_LANG_PRIORITY"),
             scarce_bonus=s.getint("BITEXT_FOCUS_SCARCE_LANG_PRIORITY"),
             other_page_priority=s.getint("BITEXT_FOCUS_OTHER_PAGE_PRIORITY"),
-            drop_other=getbool(s, "BITEXT_FOCUS_DROP_OTHER_LANG_ENABLED"),
+            drop_other="drop_other_lang" in active,
             other_lang_links=mode,
-            promote=getbool(s, "BITEXT_FOCUS_PROMOTE_ENABLED"),
+            promote="promote" in active,
             yield_learning=getbool(s, "BITEXT_FOCUS_YIELD_ENABLED"),
             yield_min_pages=max(1, s.getint("BITEXT_FOCUS_YIELD_MIN_PAGES")),
-            yield_min_rate=s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE"))
+            yield_min_rate=s.getfloat("BITEXT_FOCUS_YIELD_MIN_RATE"),
+            hold_queued=getbool(s, "BITEXT_FOCUS_HOLD_QUEUED_ENABLED"))
         # the policies (bitextcrawl/focus/): what a link's language is, which links pay,
         # what the site's pages say of its translations
         # the crawl state's URL tokens and page counts (crawl_state.py), which the spider
@@ -120,21 +126,21 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.evidence = LinkEvidence(self.langs, state.url_tokens.links,
                                      lambda: state.url_tokens.slots.slots())
         self.yields = YieldLearning()
-        self.no_translation = getbool(s, "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED")
-        self.shape = SiteShape(self.langs, one_way=getbool(s, "BITEXT_FOCUS_ONE_WAY_ENABLED"),
+        self.no_translation = "switch_absence" in active
+        self.shape = SiteShape(self.langs, one_way="one_way" in active,
                                switch_absence=self.no_translation,
                                pages_by_lang=state.pages_by_lang)
         self.queue = FocusQueue()
         # bar absence (focus/bars.py): a page's bar of declared alternates lists the
         # translations that exist
         self.bars = BarAbsence(lambda: self.langs,
-                               enabled=getbool(s, "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"))
+                               enabled="bar_absence" in active)
         self.bar_watch = BarWatch(self.bars, self.evidence, state.original_url, lambda: self.langs,
                                   self.queue.downloaded, self.stats, self._schedule,
                                   words_lang=_WordsLang(s.get("BITEXT_LID_MODEL") or None,
                                                         s.getfloat("BITEXT_LID_MIN_PROB", 0.5)))
         # section indexes (focus/sections.py): a translated section's index names its pages
-        self.sections = SectionIndexes(enabled=getbool(s, "BITEXT_FOCUS_SECTION_INDEXES_ENABLED"))
+        self.sections = SectionIndexes(enabled="section_indexes" in active)
         self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,
                                           state.original_url, self.queue.downloaded,
                                           self.stats, self._schedule)
@@ -152,9 +158,12 @@ class FocusMiddleware(BaseSpiderMiddleware):
             start_url=lambda: getattr(self.context, "start_url", "") or "",
             small_lang=lambda: self.walk.small_lang())
         self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
+        self.judge.parts.schedule = self._schedule
+        rules = [cls(self.judge.parts) for cls in rule_classes]
+        self.judge.use_rules(rules)
         # walk the small side, guess the big side (focus/walk.py, sites/small_side.py)
         self.walk = SmallSideWalk(
-            getbool(s, "BITEXT_FOCUS_SMALL_SIDE_ENABLED"), lambda: self.langs,
+            "small_side" in active, lambda: self.langs,
             lambda: getattr(self.context, "site", None) is not None, self.evidence,
             self.queue.downloaded, self.stats, self._schedule,
             lambda *a, **kw: self.context.page_request(*a, **kw),
@@ -183,6 +192,8 @@ class FocusMiddleware(BaseSpiderMiddleware):
                 lambda: self.small_side, self._schedule, self.sections, self.bars,
                 self.error_answer)
             context.state.focus.sharing = self.sharing
+            context.state.focus.request_rules = [
+                r for r in rules if type(r).request is not FocusRule.request]
             context.state.add_section("focus", self._state, shared=True)
             context.add_idle_task("held_links", self.release_held)
             context.frontier.add_own_keeps(self._keeps_own)
@@ -392,7 +403,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
 
     def _section_link(self, request) -> str | None:
         """The page whose link ``request`` was, where the section indexes would have
-        judged it (held_links.py's ``_section_keeps``) and its URL names the page's own
+        judged it (focus/rules/section_indexes.py) and its URL names the page's own
         language: its answer is that page's test. (A page's link into another language
         is no claim that its own translation has the page: an Italian download page
         links an English list of links that has no Italian version.)"""
@@ -410,11 +421,5 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if response is None:
             return request
         request.meta.setdefault("bitext_linked_from", response.url)   # (focus/sections.py)
-        request = self.judge.request(request, response.meta,
-                                     getattr(response.request, "url", None))
-        if request is not None and self.sections.enabled and index_folder(request.url):
-            # a folder's index ahead of the page's other links of its class: the sooner
-            # it is in, the fewer links below it go out before it judges them
-            # (focus/sections.py)
-            request.priority += 1
-        return request
+        return self.judge.request(request, response.meta,
+                                  getattr(response.request, "url", None))

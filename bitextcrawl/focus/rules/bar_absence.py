@@ -1,0 +1,28 @@
+"""Rule: a link whose fetched counterpart's bar of hreflang alternates leaves its language
+out, whose counterpart URL answered no translation, or that an index of its language
+describes in another's words, is kept once the rule proved right on this site
+(``focus/bars.py``, ``BITEXT_FOCUS_BAR_ABSENCE_ENABLED``); a test of it goes out."""
+
+from __future__ import annotations
+
+from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.rules.keeps import kept
+from bitextcrawl.focus.rules.small_side import not_sent
+
+
+class BarAbsence(FocusRule):
+    name = "bar_absence"
+    switch = "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"
+
+    def request(self, request, focus):
+        bars = focus.bars
+        if bars is None or not bars.active() \
+                or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
+            return None
+        stats = ("bitext/focus/bar_absence/tested", "bitext/focus/bar_absence/kept")
+        if not kept(self.parts, focus, request, stats, lambda copy: bars.judge(
+                request.url, focus.evidence.url_lang(request.url), focus.evidence.swap,
+                copy)):
+            return None
+        not_sent(self.parts, focus, request.url)
+        return Refuse("kept: its counterpart's bar of alternates leaves it out")

@@ -1,0 +1,29 @@
+"""Rule: the links of one folder and name stem that led to errors are tested one request
+at a time (``focus/families.py``): a link waits while another of its family is tested,
+or for good where the pages linking it linked only errors of its family. Judged before
+download, with ``BITEXT_FOCUS_HOLD_QUEUED_ENABLED``; before the section and bar rules,
+since a link waiting for its family's test is no test of its page."""
+
+from __future__ import annotations
+
+from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.rules.small_side import not_sent
+
+
+class FamilyTests(FocusRule):
+    name = "family_tests"
+
+    def request(self, request, focus):
+        meta = request.meta
+        if not self.parts.config.hold_queued or meta.get("bitext_family_admitted") \
+                or meta.get("retry_times") or meta.get("redirect_urls") \
+                or not focus.queue.ordinary_link(request):
+            return None
+        waiting = request.replace(dont_filter=True,
+                                  meta={**meta, "bitext_family_admitted": True})
+        if focus.queue.families.admit(request.url, waiting):
+            return None
+        focus.queue.filtered.add(request.url)
+        self.parts.stats.inc_value("bitext/focus/family/waited")
+        not_sent(self.parts, focus, request.url)
+        return Refuse("waits: another link of its family is tested first")
