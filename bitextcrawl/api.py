@@ -46,13 +46,13 @@ from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
 from bitextcrawl.config import pattern_db_path
 from bitextcrawl.defaults import DEFAULTS
 from bitextcrawl.formats.jsonl import iter_jsonl
-from bitextcrawl.formats.readers import iter_pages
 from bitextcrawl.outputs import run_closing
 from bitextcrawl.pages.language import LanguageIdentifier, parse_langs
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pairing.align import AlignConfig, Pair
 from bitextcrawl.pairing.evaluate import evaluate, read_gold, read_pairs_jsonl
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.store.inputs import read_input
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 __all__ = ["read_pages", "page_from_html", "align_pages", "extract_bitext", "score_pairs"]
@@ -74,7 +74,7 @@ def read_pages(path: str | os.PathLike, *, identify: bool = True,
     HTML pages, or broken, are skipped and counted in ``stats`` (a :class:`Counter`).
     Raises ValueError for a file name of no known kind, OSError for a file that cannot
     be read."""
-    return iter_pages(path, identify=_identifier().identify if identify else None,
+    return read_input(path, identify=_identifier().identify if identify else None,
                       stats=stats)
 
 

@@ -23,10 +23,11 @@ from scrapy.utils.log import configure_logging
 
 from bitextcrawl.commands import command_settings, fail, use_help_formatter
 from bitextcrawl.config import pattern_db_path
-from bitextcrawl.formats.readers import INPUT_KINDS, input_kind, input_redirects, iter_pages
+from bitextcrawl.formats.readers import INPUT_KINDS, input_kind
 from bitextcrawl.pages.language import LanguageIdentifier, base_lang, parse_langs
 from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.url_patterns import PatternDB
+from bitextcrawl.store.inputs import input_redirects, read_input
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 logger = logging.getLogger(__name__)
@@ -83,7 +84,7 @@ def read_inputs(paths, identify, store, langs=None) -> tuple[Counter, Counter, l
         file_stats: Counter = Counter()
         before = sum(by_lang.values())
         try:
-            for page in progress(iter_pages(path, identify=identify, stats=file_stats),
+            for page in progress(read_input(path, identify=identify, stats=file_stats),
                                  f"read {os.path.basename(path)}"):
                 if not store.add(page):
                     file_stats["bitext/input/skipped/duplicate_url"] += 1

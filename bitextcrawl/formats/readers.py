@@ -1,7 +1,6 @@
 """The page records of an offline input (``scrapy align``, ``read_pages``): the reader
-picked by the file name. A crawl's own page store (``pages.sqlite``) is one: its records
-as the crawl's closing step reads them, and the redirects the crawl saw
-(:func:`input_redirects`)."""
+picked by the file name. A crawl's own page store (``pages.sqlite``) is named here too,
+and read by :mod:`bitextcrawl.store.inputs` (the store is above this layer)."""
 
 from __future__ import annotations
 
@@ -37,7 +36,7 @@ def input_kind(path: str | os.PathLike) -> str:
         + ", ".join(s for s, _ in INPUT_KINDS) + ")")
 
 
-def _check_readable(path: str) -> None:
+def check_readable(path: str) -> None:
     try:
         with open(path, "rb") as fh:
             fh.read(1)
@@ -57,39 +56,15 @@ def iter_pages(path: str | os.PathLike, identify=None,
     """
     path = os.fspath(path)
     kind = input_kind(path)
-    _check_readable(path)
+    check_readable(path)
     if kind == "jsonl":
         return iter_jsonl_pages(path, stats=stats)
     if kind == "lett":
         return iter_lett_pages(path, identify=identify, stats=stats)
     if kind == "store":
-        return _store_pages(path)
+        raise ValueError(f"{path}: a crawl's page store is read by "
+                         "bitextcrawl.store.inputs.read_input")
     return iter_warc_pages(path, identify=identify, stats=stats)
 
 
-def _store_pages(path: str) -> Iterator:
-    from bitextcrawl.store.sqlite import SQLitePageStore
-
-    store = SQLitePageStore(os.path.dirname(os.path.abspath(path)))
-    try:
-        yield from store
-    finally:
-        store.close()
-
-
-def input_redirects(path: str | os.PathLike) -> dict[str, str]:
-    """The redirects an input keeps (requested URL -> target): a page store's; {} for
-    the other kinds, whose records name their redirects themselves."""
-    path = os.fspath(path)
-    if input_kind(path) != "store":
-        return {}
-    from bitextcrawl.store.sqlite import SQLitePageStore
-
-    store = SQLitePageStore(os.path.dirname(os.path.abspath(path)))
-    try:
-        return store.redirects()
-    finally:
-        store.close()
-
-
-__all__ = ["INPUT_KINDS", "input_kind", "input_redirects", "iter_pages"]
+__all__ = ["INPUT_KINDS", "input_kind", "iter_pages"]

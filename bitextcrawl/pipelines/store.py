@@ -17,6 +17,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.formats.warc import WarcPageWriter
+from bitextcrawl.outcome import WRITE_ERROR
 from bitextcrawl.store.export import export_pages, export_store
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.signals import closing_started, url_rewritten
@@ -125,8 +126,6 @@ class PageStorePipeline(SitePipeline):
         """A file of the crawl that a full disk (or the like) kept from being written: one
         WARNING line (the closing step's ERROR line says what to do), the exit status
         :data:`~bitextcrawl.outcome.EXIT_NOT_WRITTEN`."""
-        from bitextcrawl.outcome import WRITE_ERROR
-
         self.stats.set_value(WRITE_ERROR, exc.strerror or str(exc))
         logger.warning("%s not written: %s", path, exc.strerror or exc)
 
