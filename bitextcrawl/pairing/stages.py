@@ -124,6 +124,8 @@ class _Scores:
             self.p_struct = competitive(self.cands, self.p_raw, self.llr)
         else:
             self.llr, self.p_struct = np.zeros(len(self.cands)), np.zeros(len(self.cands))
+        # the content stage scores every candidate when it runs; without it, nothing
+        self.content = np.concatenate([self.content, np.zeros(len(new))])
 
 
 def internal_scores(scores: _Scores, stages: set, lam: float) -> dict:
