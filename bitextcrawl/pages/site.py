@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
-from bitextcrawl.pages.prose import is_copy, prose_lines
+from bitextcrawl.pages.prose import is_copy, prose, prose_lines
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
@@ -187,6 +187,13 @@ def slot_language(url: str, slots) -> str | None:
     return None
 
 
+# A page with this many words of prose (``prose.prose``: identifiers and lists left out),
+# read by fastText at this probability, keeps fastText's language against its URL's: the
+# URL tokens settle pages of identifiers and lists, which fastText cannot read.
+PROSE_WORDS = 150
+PROSE_CONFIDENT = 0.8
+
+
 def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDENT,
                     slots=frozenset()):
     """The page's language where fastText is unsure and the URL names one language.
@@ -196,6 +203,10 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     from its confidently identified pages, settle it (``lang_method="url_token"``).
     """
     if page.lang_method not in GUESSED or page.lang_prob >= confident:
+        return None
+    if page.lang_prob >= PROSE_CONFIDENT and len(prose(page.text).split()) >= PROSE_WORDS:
+        # pages of prose that fastText reads as one language are in it, whatever their
+        # URL says: a server's original, served where a translation is missing
         return None
     alternates = {base_lang(x) for x in (page.hreflang or {})}
     if len(alternates) > 1 and base_lang(page.lang) in alternates:

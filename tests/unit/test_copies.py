@@ -143,3 +143,19 @@ def test_a_short_copy_whose_links_carry_translated_titles_is_a_copy():
     # without the links' texts set aside, the translated titles make it differ
     assert not same_prose(prose_words(en), prose_words(copy), Counter(), Counter())
     assert not same_prose(prose_words(en), prose_words(fr), links_en, prose_words("Eau lumineuse"))
+
+
+def test_a_page_of_prose_keeps_the_language_fasttext_reads():
+    """English prose under /fr/, fastText fairly sure of it and no original crawled: the
+    URL's code does not relabel it; a short page of the same words is relabelled."""
+    long_text = " ".join(["The module writes each request to the log before it answers."] * 20)
+    pages = [p for p in _site(FR_NOTICE + EN_BODY) if not p.url.endswith("/en/limits.html")]
+    pages = [dataclasses.replace(p, text=long_text, lang_prob=0.85)
+             if p.url.endswith("/fr/limits.html") else p for p in pages]
+    site = canonical_pages(pages)
+    page = next(p for p in site.pages if p.url.endswith("/fr/limits.html"))
+    assert page.lang == "en"
+    short = [dataclasses.replace(p, text="The module writes the log.")
+             if p.url.endswith("/fr/limits.html") else p for p in pages]
+    page = next(p for p in canonical_pages(short).pages if p.url.endswith("/fr/limits.html"))
+    assert page.lang == "fr" and page.lang_method == "url_token"
