@@ -270,7 +270,7 @@ def _copied_pages(unsure: list, records: list) -> set:
 
 
 def _canonical_rank(page, tokens: UrlLanguageTokens, linked_from: dict | None = None) -> tuple:
-    """Sort key of a duplicate group: URL naming the page's language first; then the URL
+    """Sort key of a duplicate group: URL naming the page's language first; then a URL
     that pages of its language link the most (``linked_from``: URL -> Counter of the
     languages of the pages linking it); then shallower, then shorter.
 
@@ -435,7 +435,9 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     shared = {p.url for group in groups.values() if len(group) > 1 for p in group}
     linked_from = _linked_from(records, shared) if shared else {}
     for group in groups.values():
-        group.sort(key=lambda p: _canonical_rank(p, tokens, linked_from))
+        # who links a page tells the original where every page of the group is linked
+        known = linked_from if all(p.url in linked_from for p in group) else None
+        group.sort(key=lambda p: _canonical_rank(p, tokens, known))
         head = group[0]
         others = set()
         for p in group:
