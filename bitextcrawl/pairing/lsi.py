@@ -138,7 +138,7 @@ class LSIModel:
 
     def fit(self, pair_texts: Sequence[tuple[str, str]],
             site_texts: Sequence[str] | None = None,
-            terms: SiteTerms | None = None) -> "LSIModel":
+            site_terms: SiteTerms | None = None) -> "LSIModel":
         """Fit on known pairs (tf = 1 + log f, per-site idf, truncated SVD; [Germann 2016] "Technical procedure").
 
         ``pair_texts``: ``(text_1, text_2)`` of known parallel pairs of the site.
@@ -146,12 +146,12 @@ class LSIModel:
         the pages whose mean vector ``lcos`` subtracts); without them, the pages of
         the training pairs stand in. The site's pages are read for their terms
         (:func:`site_term_stats`) and folded in once more for their mean direction.
-        ``terms``: the site's tokens and document frequencies kept by the caller for
+        ``site_terms``: the site's tokens and document frequencies kept by the caller for
         the models it fits on the same pages (:class:`SiteTerms`); None: read afresh.
         """
         pair_texts = [(a or "", b or "") for a, b in pair_texts]
         site_texts = list(site_texts) if site_texts else []
-        tokenize = self._tokenize = (terms.tokenize if terms is not None
+        tokenize = self._tokenize = (site_terms.tokenize if site_terms is not None
                                      else _TokenCache(self.token_cache))
         population = site_texts or [t for pair in pair_texts for t in pair]
         self.n_pairs_ = len(pair_texts)
@@ -165,7 +165,7 @@ class LSIModel:
         # documents of the domain; here they are the site's pages (site_texts), since the
         # same idf weighs every single page folded in later, and a site has far more
         # pages than known pairs.
-        site_stats = (terms.stats(population) if terms is not None
+        site_stats = (site_terms.stats(population) if site_terms is not None
                       else site_term_stats(population, tokenize))
         df = site_stats["df"]
         pair_counts = [Counter(tokenize(a) + tokenize(b)) for a, b in pair_texts]

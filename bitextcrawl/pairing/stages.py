@@ -226,7 +226,7 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
     else:
         if scores.terms is None:
             scores.terms = SiteTerms(LSIModel().token_cache)
-        lsi = LSIModel().fit(pair_texts, texts1 + texts2, terms=scores.terms)
+        lsi = LSIModel().fit(pair_texts, texts1 + texts2, site_terms=scores.terms)
         scores.lsi = (pair_texts, texts1 + texts2, lsi)
     new = content_candidates(lsi, pages1, pages2, scores.cands, settled, training,
                              config.content_top_k)
