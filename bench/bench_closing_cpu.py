@@ -41,23 +41,24 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 CACHE = Path(tempfile.gettempdir()) / "bitextcrawl-bench-closing-cpu"
 
-# name -> (languages, input file, or the testkit.real_sites loader whose records make it)
+# name -> (languages, input file under the data folder, or the testkit.real_sites loader
+# whose records make it)
 SITES = {
-    "lett": ("en,de", SHARED / "lett" / "v2.lett.gz", None),
+    "lett": ("en,de", "lett/v2.lett.gz", None),
     "wet": ("en,fr", None, "wet"),
     "nginx": ("en,ru", None, "nginx"),
     "nginx-opaque": ("en,ru", None, "nginx_opaque"),
     "tldr-fr": ("en,fr", None, "tldr"),
-    "tldr-opaque-warc": ("en,fr", SHARED / "tldr" / "crawls" / "opaque-en-fr.warc.gz", None),
+    "tldr-opaque-warc": ("en,fr", "tldr/crawls/opaque-en-fr.warc.gz", None),
 }
 COMPARED = ("pairs.jsonl", "bitext.tsv")
 
 
-def site_input(name: str, cache: Path) -> Path:
+def site_input(name: str, data: Path, cache: Path) -> Path:
     """The input file of a site: as it is, or its ``pages.jsonl`` made once in ``cache``."""
     _, path, loader = SITES[name]
     if path is not None:
-        return path
+        return data / path
     out = cache / f"{name}.pages.jsonl"
     if not out.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -65,7 +66,7 @@ def site_input(name: str, cache: Path) -> Path:
                 "from bitextcrawl.formats.jsonl import write_jsonl; "
                 f"site = real_sites.{loader}(Path(sys.argv[1])); "
                 "write_jsonl(Path(sys.argv[2]), (p.to_dict() for p in site.pages))")
-        subprocess.run([sys.executable, "-c", code, str(SHARED), str(out) + ".tmp"],
+        subprocess.run([sys.executable, "-c", code, str(data), str(out) + ".tmp"],
                        cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         os.replace(str(out) + ".tmp", out)
     return out
@@ -112,17 +113,19 @@ def main() -> None:
     ap.add_argument("--against", default="main", help="the other commit (default %(default)s)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds (default %(default)s)")
     ap.add_argument("--sites", nargs="+", choices=list(SITES), default=list(SITES))
+    ap.add_argument("--data", type=Path, default=SHARED,
+                    help="the real sites' folder (default %(default)s)")
     ap.add_argument("--cache", type=Path, default=CACHE,
                     help="where the pages.jsonl inputs are kept (default %(default)s)")
     ap.add_argument("--profile", type=Path,
                     help="a folder for each tree's cProfile of each site's last run")
     args = ap.parse_args()
-    if not SHARED.is_dir():
-        raise SystemExit(f"{SHARED} not found: the real sites are needed")
+    if not args.data.is_dir():
+        raise SystemExit(f"{args.data} not found: the real sites are needed (--data)")
     with tempfile.TemporaryDirectory(prefix="bench-closing-cpu-") as tmp:
         other = export_tree(args.against, Path(tmp) / "other")
         trees = {"this": ROOT, args.against: other}
-        inputs = {name: site_input(name, args.cache) for name in args.sites}
+        inputs = {name: site_input(name, args.data, args.cache) for name in args.sites}
         cpu: dict = {(t, s): [] for t in trees for s in args.sites}
         # a first run per tree, not counted: numba compiles the sentence aligner's kernels
         # into the tree's cache (about 20 s), and the files are read into the page cache
