@@ -153,17 +153,41 @@ def _close(stack: list, out: list) -> None:
 MAX_LINES_PER_CHUNK = 8
 
 
-def _lines_without(text: str, template: set) -> list:
+def _line_parts(line: str) -> tuple[int, bytes]:
+    """A line's :func:`text_key` and its normalised text's bytes after one space: the key of
+    a run of lines joined by spaces is the CRC-32 of the first line's normalised bytes
+    continued over each next line's (``zlib.crc32(data, value)``), the same number as
+    :func:`text_key` of the joined text. Lower case reads no character across a space
+    (Python's one context rule, the final sigma, stops at it), so each line's lower case
+    is its lower case in the run."""
+    normalised = " ".join(line.lower().split()).encode("utf-8", "surrogatepass")
+    return zlib.crc32(normalised), b" " + normalised
+
+
+def _lines_without(text: str, template: set, parts: dict | None = None) -> list:
     """The non-empty lines of ``text`` that are not template: a line, or a run of lines
     joined by spaces (a banner whose link is a line of its own), whose key is in
-    ``template``."""
+    ``template``. ``parts``: line -> :func:`_line_parts`, kept by the caller for the
+    site's other pages (a template's lines recur on every page)."""
     lines = [line for line in text.split("\n") if line.strip()]
-    kept, i = [], 0
-    while i < len(lines):
-        run, joined = 0, ""
-        for j in range(i, min(len(lines), i + MAX_LINES_PER_CHUNK)):
-            joined = f"{joined} {lines[j]}" if joined else lines[j]
-            if text_key(joined) in template:
+    if parts is None:
+        parts = {}
+    keys, tails = [], []
+    for line in lines:
+        got = parts.get(line)
+        if got is None:
+            got = parts[line] = _line_parts(line)
+        keys.append(got[0])
+        tails.append(got[1])
+    crc32 = zlib.crc32
+    kept, i, n = [], 0, len(lines)
+    while i < n:
+        run, key = 0, keys[i]
+        if key in template:
+            run = 1
+        for j in range(i + 1, min(n, i + MAX_LINES_PER_CHUNK)):
+            key = crc32(tails[j], key)
+            if key in template:
                 run = j - i + 1
         if run:
             i += run
@@ -232,6 +256,9 @@ class SiteTemplate:
         self.template_ = {lang: c.frozen(self.min_pages)
                           for lang, c in chunks.items() if c.pages >= self.min_side}
         self._marks: dict = {}
+        self._views: dict = {}
+        self._texts: dict = {}
+        self._line_parts: dict = {}
         return self
 
     def chunk_marks(self, page) -> list | None:
@@ -258,13 +285,20 @@ class SiteTemplate:
     def text(self, page) -> str:
         """The page's main text without the lines that are template chunks of the page
         (all of it where every line is)."""
+        key = id(page)
+        got = self._texts.get(key)
+        if got is None or got[0] is not page:
+            got = self._texts[key] = (page, self._text(page))
+        return got[1]
+
+    def _text(self, page) -> str:
         marks = self.chunk_marks(page)
         text = page.text or ""
         if not marks or not any(marks):
             return text
         keys = page_chunk_keys(page)
         template = {k for k, m in zip(keys, marks) if m} - {k for k, m in zip(keys, marks) if not m}
-        kept = _lines_without(text, template)
+        kept = _lines_without(text, template, self._line_parts)
         return "\n".join(kept) if kept else text
 
     def content_links(self, page) -> list:
@@ -305,7 +339,14 @@ class SiteTemplate:
         return self.blocks()
 
     def view(self, page) -> "ContentView":
-        return ContentView(page, self.strand(page), self.text(page))
+        """The page without its template, made once per record and shared by every
+        language pair that reads the page."""
+        key = id(page)
+        got = self._views.get(key)
+        if got is None or got[0] is not page:
+            got = self._views[key] = (page, ContentView(page, self.strand(page),
+                                                        self.text(page)))
+        return got[1]
 
     def views(self, pages: dict) -> dict:
         """url -> :class:`ContentView` of each page of ``pages`` (url -> record)."""

@@ -35,10 +35,22 @@ def link_base(doc, url: str) -> str:
 def link_url(base_url: str, href: str | None) -> str | None:
     """The canonical URL an ``href`` leads to from ``base_url``, or None where it leads to
     no page to fetch (a fragment, a script, a mail address, another scheme, a port that
-    is no number)."""
+    is no number). Kept per folder of the base and href (:func:`_base_key`): a site's
+    menus and sidebars link the same hrefs from every page of a folder."""
     href = (href or "").strip()
     if not href or href.startswith(_NOT_A_PAGE):
         return None
+    key = (_base_key(base_url, href), href)
+    got = _RESOLVED.get(key, _UNRESOLVED)
+    if got is _UNRESOLVED:
+        got = _link_url(base_url, href)
+        if len(_RESOLVED) >= RESOLVED_KEPT:
+            _RESOLVED.clear()
+        _RESOLVED[key] = got
+    return got
+
+
+def _link_url(base_url: str, href: str) -> str | None:
     try:
         url = canonical(urljoin(base_url, href))
         if ":" in url.partition("://")[2].split("/", 1)[0]:
@@ -46,6 +58,34 @@ def link_url(base_url: str, href: str | None) -> str | None:
     except ValueError:
         return None
     return url if url.startswith(LINK_SCHEMES) else None
+
+
+# (base key, href) -> link_url, at most this many kept (then started afresh).
+RESOLVED_KEPT = 1 << 16
+_RESOLVED: dict = {}
+_UNRESOLVED = object()
+# Characters ``urlsplit`` strips or takes out (controls, spaces), and the starts of what
+# follows a URL's path (query, fragment, parameters).
+_NOT_PLAIN_BASE = re.compile(r"[\x00-\x20\x7f?#;]")
+
+
+def _base_key(base_url: str, href: str) -> str:
+    """What of ``base_url`` the resolution of ``href`` reads (``urljoin``). An href with
+    a host or a path of its own, relative or not (``a.html``, ``../b/``, ``/c``,
+    ``//host/d``, ``http://host/e``), reads at most the base's scheme, host and folder:
+    the base up to its path's last ``/``. An href without either (``?q``, ``http://``)
+    reads the whole base, and so does any href from a base with a query, fragment,
+    parameters or a control character."""
+    try:
+        parts = urlsplit(href)      # (kept by the standard library's own cache)
+    except ValueError:
+        return base_url
+    if not parts.netloc and not parts.path or _NOT_PLAIN_BASE.search(base_url):
+        return base_url
+    netloc = base_url.find("//")
+    if netloc < 0 or base_url.find("/", netloc + 2) < 0:
+        return base_url
+    return base_url[: base_url.rfind("/") + 1]
 
 
 @lru_cache(maxsize=65536)

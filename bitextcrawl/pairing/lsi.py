@@ -39,6 +39,7 @@ from bitextcrawl.pages.tokens import (
     tokenize,
 )
 from bitextcrawl.pairing.lsi_terms import (
+    SiteTerms,
     _hash_bucket,
     _row_blocks,
     _tf,
@@ -53,7 +54,7 @@ GRAM_SVD_MAX_DOCS = 2000
 
 __all__ = [
     "tokenize", "anchor_tokens", "shared_token_similarity", "lexicon_similarity",
-    "load_lexicon", "Lexicon", "LSIModel", "row_cosines", "site_term_stats",
+    "load_lexicon", "Lexicon", "LSIModel", "SiteTerms", "row_cosines", "site_term_stats",
 ]
 
 
@@ -136,7 +137,8 @@ class LSIModel:
     # ------------------------------------------------------------------ fitting
 
     def fit(self, pair_texts: Sequence[tuple[str, str]],
-            site_texts: Sequence[str] | None = None) -> "LSIModel":
+            site_texts: Sequence[str] | None = None,
+            site_terms: SiteTerms | None = None) -> "LSIModel":
         """Fit on known pairs (tf = 1 + log f, per-site idf, truncated SVD; [Germann 2016] "Technical procedure").
 
         ``pair_texts``: ``(text_1, text_2)`` of known parallel pairs of the site.
@@ -144,10 +146,13 @@ class LSIModel:
         the pages whose mean vector ``lcos`` subtracts); without them, the pages of
         the training pairs stand in. The site's pages are read for their terms
         (:func:`site_term_stats`) and folded in once more for their mean direction.
+        ``site_terms``: the site's tokens and document frequencies kept by the caller for
+        the models it fits on the same pages (:class:`SiteTerms`); None: read afresh.
         """
         pair_texts = [(a or "", b or "") for a, b in pair_texts]
         site_texts = list(site_texts) if site_texts else []
-        tokenize = self._tokenize = _TokenCache(self.token_cache)
+        tokenize = self._tokenize = (site_terms.tokenize if site_terms is not None
+                                     else _TokenCache(self.token_cache))
         population = site_texts or [t for pair in pair_texts for t in pair]
         self.n_pairs_ = len(pair_texts)
         self.n_site_docs_ = len(site_texts)
@@ -160,7 +165,8 @@ class LSIModel:
         # documents of the domain; here they are the site's pages (site_texts), since the
         # same idf weighs every single page folded in later, and a site has far more
         # pages than known pairs.
-        site_stats = site_term_stats(population, tokenize)
+        site_stats = (site_terms.stats(population) if site_terms is not None
+                      else site_term_stats(population, tokenize))
         df = site_stats["df"]
         pair_counts = [Counter(tokenize(a) + tokenize(b)) for a, b in pair_texts]
         in_pairs: set[str] = set().union(*pair_counts) if pair_counts else set()

@@ -86,3 +86,23 @@ class _TokenCache:
                 got = self.tokens[text] = tuple(map(sys.intern, got))
                 self.size += len(got)
         return got
+
+
+class SiteTerms:
+    """The tokens of a site's pages and their document frequencies, for the LSI models
+    fitted on them one after the other: each content round of a language pair fits a new
+    space on other training pairs over the same pages, whose tokens and idf population
+    stay the same. ``tokenize``: the :class:`_TokenCache` the models share;
+    :meth:`stats`: :func:`site_term_stats` of a population, counted once while the
+    population is the same texts."""
+
+    def __init__(self, max_tokens: int):
+        self.tokenize = _TokenCache(max_tokens)
+        self._population: tuple = ()
+        self._stats: dict | None = None
+
+    def stats(self, population: Sequence[str]) -> dict:
+        key = tuple(population)
+        if self._stats is None or key != self._population:
+            self._population, self._stats = key, site_term_stats(key, self.tokenize)
+        return self._stats

@@ -15,7 +15,7 @@ from bitextcrawl.pairing.candidates import passes_cheap_filters
 from bitextcrawl.pairing.ets import ETS, internal_similarity
 from bitextcrawl.pairing.evidence import KNOWN_EVIDENCE_FLOOR, AlignConfig, AlignResult, Evidence
 from bitextcrawl.pairing.extract import one_to_one_with_evidence
-from bitextcrawl.pairing.lsi import LSIModel, lexicon_similarity
+from bitextcrawl.pairing.lsi import LSIModel, SiteTerms, lexicon_similarity
 from bitextcrawl.pairing.structural_em import StructuralEM
 from bitextcrawl.pairing.structure import pair_features_matrix
 
@@ -114,6 +114,10 @@ class _Scores:
     em: object = None
     anchor: np.ndarray | None = None
     p_raw: np.ndarray | None = None     # rule (17)'s P(parallel), before rivals
+    # the pages' tokens and idf, and the last LSI space with the training pairs it was
+    # fitted on: each content round fits its space on the same pages (``content_stage``)
+    terms: SiteTerms | None = None
+    lsi: tuple | None = None
 
     def extend(self, new: list, strand1: dict, strand2: dict) -> None:
         self.cands = self.cands + new
@@ -218,8 +222,14 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
         training = [training[int(i * step)] for i in range(LSI_MAX_TRAINING_PAIRS)]
     texts1 = [p.text for p in pages1.values()]
     texts2 = [p.text for p in pages2.values()]
-    lsi = LSIModel().fit([(pages1[a].text, pages2[b].text) for a, b in training],
-                         texts1 + texts2)
+    pair_texts = [(pages1[a].text, pages2[b].text) for a, b in training]
+    if scores.lsi is not None and scores.lsi[0] == pair_texts and scores.lsi[1] == texts1 + texts2:
+        lsi = scores.lsi[2]        # the same training pairs over the same pages: the same space
+    else:
+        if scores.terms is None:
+            scores.terms = SiteTerms(LSIModel().token_cache)
+        lsi = LSIModel().fit(pair_texts, texts1 + texts2, site_terms=scores.terms)
+        scores.lsi = (pair_texts, texts1 + texts2, lsi)
     new = content_candidates(lsi, pages1, pages2, scores.cands, settled, training,
                              config.content_top_k)
     result.counts[f"bitext/align/{key}/content_candidates"] = len(new)

@@ -334,3 +334,22 @@ def test_token_cache_is_per_fit_and_bounded(corpus):
     assert big._tokenize is not cache
     import pickle
     assert pickle.loads(pickle.dumps(big))._tokenize.size == 0
+
+
+def test_fits_sharing_the_site_terms_are_the_fits_without(corpus):
+    """Models fitted one after the other on other training pairs over the same pages,
+    reading the pages' tokens and idf once (``SiteTerms``), are the models fitted afresh."""
+    from bitextcrawl.pairing.lsi import SiteTerms
+
+    train, test, site = corpus
+    terms = SiteTerms(5_000_000)
+    t1, t2 = [a for a, _ in test], [b for _, b in test]
+    for pairs in (train[:10], train, train[5:25]):
+        shared = LSIModel().fit(pairs, site, site_terms=terms)
+        alone = LSIModel().fit(pairs, site)
+        assert shared.to_dict() == alone.to_dict()
+        assert np.array_equal(shared.transform(t1), alone.transform(t1))
+        assert shared.nearest_pairs(t1, t2, k=3) == alone.nearest_pairs(t1, t2, k=3)
+    stats = terms.stats(site)
+    assert terms.stats(list(site)) is stats                 # the same texts: counted once
+    assert terms.stats(site[:10]) is not stats

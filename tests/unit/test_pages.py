@@ -138,3 +138,38 @@ def test_follow_redirects_ends_at_a_page_a_stop_or_a_loop():
     assert follow_redirects("a", chain, stop={"b"}) == "b"
     assert follow_redirects("x", chain) in {"x", "y"}        # a loop stops, it does not hang
     assert follow_redirects("z", chain) == "z"
+
+
+def test_link_url_kept_per_folder_is_link_url_resolved_afresh():
+    """``link_url`` keeps a resolution per (folder of the base, href): the same URL as
+    resolving each href from its own base, for every kind of href and base."""
+    import itertools
+    from urllib.parse import urldefrag, urljoin, urlsplit
+
+    from bitextcrawl.pages import urls
+
+    def afresh(base, href):
+        href = (href or "").strip()
+        if not href or href.startswith(urls._NOT_A_PAGE):
+            return None
+        try:
+            url = urldefrag(urljoin(base, href))[0]
+            if ":" in url.partition("://")[2].split("/", 1)[0]:
+                urlsplit(url).port
+        except ValueError:
+            return None
+        return url if url.startswith(urls.LINK_SCHEMES) else None
+
+    bases = ["http://s.test/a/b.html", "http://s.test/a/c.html", "http://s.test/a/",
+             "http://s.test/a/b.html?x=1", "http://s.test/a/b.html?y=/z", "http://s.test/a/b;p",
+             "http://s.test/a/b.html#top", "http://s.test", "https://s.test/a/b.html",
+             "http://s.test/a/d.html", "http://t.test/a/b.html", "//s.test/a/b.html"]
+    hrefs = ["x.html", "../y/", "/z", "./", ".", "..", "//o.test/p", "http://o.test/q",
+             "https://s.test/r", "http:rel.html", "http://", "http://?q", "//", "//?q", "///w",
+             "?page=2", ";p", "", "  x.html ", "x y.html", "a\tb.html", "\x01c.html",
+             "mailto:a@b", "javascript:void(0)", "#f", "x.html#f", "http://[bad", "ftp://f/g",
+             "HTTP://S.test/U", "http://s.test:port/", "http://s.test:81/v", "x.html?q#f"]
+    urls._RESOLVED.clear()
+    for _ in range(2):     # the second time from what was kept
+        for base, href in itertools.product(bases, hrefs):
+            assert urls.link_url(base, href) == afresh(base, href), (base, href)

@@ -116,3 +116,49 @@ def test_a_banner_whose_link_breaks_its_lines_is_template():
     assert "Community Call" in pages[0].text
     assert "Community Call" not in tmpl.text(pages[0]) and "July" not in tmpl.text(pages[0])
     assert "alpha is entry 0." in tmpl.text(pages[0])
+
+
+def _lines_without_by_joining(text: str, template: set) -> list:
+    """``_lines_without`` spelled out: each run of lines joined and keyed whole."""
+    from bitextcrawl.pages.template import MAX_LINES_PER_CHUNK, text_key
+
+    lines = [line for line in text.split("\n") if line.strip()]
+    kept, i = [], 0
+    while i < len(lines):
+        run, joined = 0, ""
+        for j in range(i, min(len(lines), i + MAX_LINES_PER_CHUNK)):
+            joined = f"{joined} {lines[j]}" if joined else lines[j]
+            if text_key(joined) in template:
+                run = j - i + 1
+        if run:
+            i += run
+        else:
+            kept.append(lines[i])
+            i += 1
+    return kept
+
+
+def test_run_keys_continue_each_lines_key():
+    """A run's key continued line by line is the key of the joined run, whatever the case,
+    spacing and script: final sigmas at a line's ends, lone surrogates, tabs and
+    non-breaking spaces inside lines."""
+    import random
+
+    from bitextcrawl.pages.template import _lines_without, text_key
+
+    words = ["ΟΔΟΣ", "Σ", "ΑΣ", "σίγμα", "Straße", "İstanbul", "\ud800x", "a\u00a0b", "x\tY",
+             "Home", "Menu  Item", "ΚΑΙ'Σ", "'Σ", "Σ'", "日本語", "ǅ", "  lead", "trail  "]
+    rng = random.Random(7)
+    for _ in range(300):
+        lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+                 for _ in range(rng.randint(1, 14))]
+        text = "\n".join(lines + [""] * rng.randint(0, 2))
+        nonempty = [line for line in lines if line.strip()]
+        template = set()
+        for _ in range(rng.randint(0, 6)):
+            i = rng.randrange(len(nonempty))
+            j = rng.randint(i, min(len(nonempty), i + 8) - 1)
+            template.add(text_key(" ".join(nonempty[i:j + 1])))
+        parts: dict = {}
+        assert _lines_without(text, template, parts) == _lines_without_by_joining(text, template)
+        assert _lines_without(text, template) == _lines_without_by_joining(text, template)
