@@ -28,6 +28,10 @@ from bitextcrawl.pairing.anchors import anchor_idf, page_title_anchors, weighted
 
 __all__ = ["SiteLexicon"]
 
+# A title word in more than this share of a side's titles (the site's name) proposes no
+# candidates.
+COMMON_TITLE_SHARE = 0.5
+
 
 class SiteLexicon:
     """Title words of language 2 linked to their translations in language 1.
@@ -84,16 +88,20 @@ class SiteLexicon:
         if not len(self) or top_k <= 0:
             return []
         words1 = {u: page_title_anchors(p) for u, p in pages1.items()}
-        words2 = {u: self.translate(page_title_anchors(p)) for u, p in pages2.items()}
+        own2 = {u: page_title_anchors(p) for u, p in pages2.items()}
+        words2 = {u: self.translate(a) for u, a in own2.items()}
         idf = anchor_idf(list(words1.values()) + list(words2.values()))
         having: dict[str, list[str]] = {}
         for u, words in words1.items():
             for w in words:
                 having.setdefault(w, []).append(u)
-        linked = set(self.translations_.values())
+        # a word in many titles (the site's name) tells no page apart
+        most = max(top_k, COMMON_TITLE_SHARE * len(words1))
         out = []
         for b, words in words2.items():
-            met = {a for w in words & linked for a in having.get(w, ())}
+            translated = {self.translations_[v] for v in own2[b] if v in self.translations_}
+            met = {a for w in translated if len(having.get(w, ())) <= most
+                   for a in having.get(w, ())}
             ranked = sorted(((-weighted_overlap(words1[a], words, idf), a) for a in met))
             out.extend((a, b) for _, a in ranked[:top_k])
         return sorted(out)
