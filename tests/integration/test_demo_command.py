@@ -63,7 +63,7 @@ def test_demo_serve_serves_the_site_until_ctrl_c(tmp_path):
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "scrapy", "demo", "--serve", "--port",
-                             str(port), "--pairs", "10"], cwd=tmp_path, stdout=subprocess.PIPE,
+                             str(port), "--pairs", "10"], cwd=PROJECT_ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True,
                             env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
     try:
