@@ -7,6 +7,7 @@ fills up. Each stops what it started, by its process id, and its waits are bound
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -17,6 +18,21 @@ from pathlib import Path
 from testkit.crawls import crawl_command, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+# The outputs a crawl writes, compared byte for byte between two crawls.
+OUTPUTS = ("pairs.jsonl", "bitext.tsv", "bitext.tmx")
+
+
+def comparable_outputs(out: Path) -> dict:
+    """:data:`OUTPUTS` of an output dir as bytes, the TMX header's time of writing left out."""
+    found = {}
+    for name in OUTPUTS:
+        data = (Path(out) / name).read_bytes()
+        if name.endswith(".tmx"):
+            data = re.sub(rb'creationdate="[0-9TZ]+"', b"", data)
+        found[name] = data
+    return found
 
 
 def _ping(port: int) -> bool:

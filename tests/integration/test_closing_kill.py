@@ -19,7 +19,6 @@ header's creation date aside).
 
 from __future__ import annotations
 
-import re
 import socket
 import time
 
@@ -30,12 +29,11 @@ from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.store.redis import crawl_key
 from bitextcrawl.store.redis_pool import ClosingKeys
 from testkit.crawls import redis_server
-from testkit.faults import Workers
+from testkit.faults import Workers, comparable_outputs
 
 pytestmark = pytest.mark.integration
 
 SPEC = SiteSpec(scheme="prefix", n_pairs=120, third_lang=None, seed=31)
-OUTPUTS = ("pairs.jsonl", "bitext.tsv", "bitext.tmx")
 TIMEOUT = "4"          # BITEXT_WORKER_TIMEOUT: a killed worker is found out after 4 s
 SETTINGS = {"BITEXT_WORKER_TIMEOUT": TIMEOUT}
 CRAWL_TIMEOUT = 300
@@ -47,14 +45,6 @@ def redis_url(tmp_path_factory):
         yield url
 
 
-def outputs(out) -> dict:
-    found = {}
-    for name in OUTPUTS:
-        data = (out / name).read_bytes()
-        if name.endswith(".tmx"):   # the header's creationdate is the time of writing
-            data = re.sub(rb'creationdate="[0-9TZ]+"', b"", data)
-        found[name] = data
-    return found
 
 
 def closing_keys(out) -> tuple[str, ClosingKeys]:
@@ -95,7 +85,7 @@ def runs(tmp_path_factory, redis_url):
         workers.start(2)
         codes = workers.wait(CRAWL_TIMEOUT)
         assert codes == [0, 0], workers.log(0)[-3000:] + workers.log(1)[-3000:]
-        found["quiet"] = {"outputs": outputs(out)}
+        found["quiet"] = {"outputs": comparable_outputs(out)}
 
         # a drainer killed while it holds a task of the closer's bitext stage
         server.flushall()
@@ -119,7 +109,7 @@ def runs(tmp_path_factory, redis_url):
         codes = workers.wait(CRAWL_TIMEOUT)
         closer = 1 - victim
         assert codes[closer] == 0, workers.log(closer)[-3000:]
-        found["drainer_killed"] = {"outputs": outputs(out), "log": workers.log(closer)}
+        found["drainer_killed"] = {"outputs": comparable_outputs(out), "log": workers.log(closer)}
 
         # the closer killed while its bitext stage is shared; then the same command again
         server.flushall()
@@ -145,7 +135,7 @@ def runs(tmp_path_factory, redis_url):
         workers.start(1)   # the resume: the same command again
         codes = workers.wait(CRAWL_TIMEOUT)
         assert codes[2] == 0, workers.log(2)[-3000:]
-        found["closer_killed"] = {"outputs": outputs(out), "drainer_log": workers.log(drainer),
+        found["closer_killed"] = {"outputs": comparable_outputs(out), "drainer_log": workers.log(drainer),
                                   "resume_log": workers.log(2),
                                   "left_without_outputs": left_without_outputs}
     return found
