@@ -159,6 +159,22 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     return {(a, b) for a, b in cands if copied(a, b)}
 
 
+def lexicon_candidates(site_lexicon: SiteLexicon, scores: _Scores, settled: list,
+                       pages1: dict, pages2: dict, strand1: dict, strand2: dict,
+                       result: AlignResult, key: str) -> None:
+    """Pages whose titles the site lexicon translates meet the pages of the nearest titles
+    (``SiteLexicon.nearest``), pages of settled pairs aside; counted in
+    ``bitext/align/*/site_lexicon_candidates``."""
+    in_settled = {a for a, _ in settled} | {b for _, b in settled}
+    have = set(scores.cands)
+    near = [(a, b) for a, b in site_lexicon.nearest(pages1, pages2)
+            if (a, b) not in have and a not in in_settled and b not in in_settled]
+    if near:
+        scores.extend(near, strand1, strand2)
+    name = f"bitext/align/{key}/site_lexicon_candidates"
+    result.counts[name] = result.counts.get(name, 0) + len(near)
+
+
 # An anchor in more than this share of a side's pages says nothing of one page.
 RIVAL_ANCHOR_SHARE = 0.1
 
@@ -323,15 +339,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                 break
             learned = site_lexicon.translations_
             translate = site_lexicon.translate
-            # pages whose titles the lexicon translates meet their nearest titles
-            in_settled = {a for a, _ in settled} | {b for _, b in settled}
-            have = set(scores.cands)
-            near = [(a, b) for a, b in site_lexicon.nearest(pages1, pages2)
-                    if (a, b) not in have and a not in in_settled and b not in in_settled]
-            if near:
-                scores.extend(near, strand1, strand2)
-            result.counts[f"bitext/align/{key}/site_lexicon_candidates"] = (
-                result.counts.get(f"bitext/align/{key}/site_lexicon_candidates", 0) + len(near))
+            lexicon_candidates(site_lexicon, scores, settled, pages1, pages2, strand1, strand2,
+                               result, key)
         elif round_ >= CONTENT_ROUNDS:
             break
         # the rare evidence of the candidates so far referees the content stage's teachers;
@@ -345,7 +354,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         _timed(result, "content", t)
         if overlaps is not None:
             added = scores.cands[len(overlaps):]
-            scores.anchor = (np.concatenate([overlaps, anchor_overlaps(pages1, pages2, added, translate)])
+            scores.anchor = (np.concatenate([overlaps, anchor_overlaps(pages1, pages2, added,
+                                                                       translate)])
                              if added else overlaps)
         internal = internal_scores(scores, stages, config.lam)
         floored = unrefuted(known, evidence.proven(), scores)
