@@ -81,9 +81,6 @@ GLUE_PENDING = {
 }
 
 
-# Modules over MAX_LINES that the crawl-glue work splits as it rewrites them.
-MAX_LINES = 500
-GLUE_PENDING_SIZE: set[str] = set()
 
 
 def module_name(path: Path) -> str:
@@ -205,10 +202,3 @@ def test_tests_are_imported_by_nothing_outside_tests(folder):
             wrong += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}"
                       for n in names if n.split(".")[0] in forbidden]
     assert wrong == []
-
-
-def test_no_module_over_500_lines():
-    long = {m: n for m, p in MODULES.items()
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert set(long) - GLUE_PENDING_SIZE == set(), long
-    assert GLUE_PENDING_SIZE <= set(long), "split already: take it off GLUE_PENDING_SIZE"
