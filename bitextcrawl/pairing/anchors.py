@@ -149,8 +149,10 @@ def anchor_idf(anchor_sets: Iterable[frozenset[str]]) -> dict[str, float]:
 
 
 def weighted_overlap(a: frozenset[str], b: frozenset[str],
-                     idf: Mapping[str, float] | None) -> float:
-    """Weighted Jaccard of two anchor sets with ``idf`` (plain Jaccard without)."""
+                     idf: Mapping[str, float] | None,
+                     weights: tuple[float, float] | None = None) -> float:
+    """Weighted Jaccard of two anchor sets with ``idf`` (plain Jaccard without).
+    ``weights``: the two sets' idf sums, where the caller has them."""
     if not a or not b:
         return 0.0
     if a is b or a == b:
@@ -162,8 +164,14 @@ def weighted_overlap(a: frozenset[str], b: frozenset[str],
     inter = sum(idf.get(t, 0.0) for t in small if t in big)
     if inter == 0.0:
         return 0.0
-    union = sum(idf.get(t, 0.0) for t in a) + sum(idf.get(t, 0.0) for t in b) - inter
+    if weights is None:
+        weights = (_weight(a, idf), _weight(b, idf))
+    union = weights[0] + weights[1] - inter
     return inter / union if union > 0 else 0.0
+
+
+def _weight(anchors: frozenset[str], idf: Mapping[str, float]) -> float:
+    return sum(idf.get(t, 0.0) for t in anchors)
 
 
 def anchor_overlap(page1, page2, idf: Mapping[str, float] | None = None) -> float:
@@ -188,5 +196,8 @@ def anchor_overlaps(pages1: Mapping[str, object], pages2: Mapping[str, object],
     if missing:
         raise KeyError(f"pairs name pages not given: {sorted(missing)[:3]}")
     idf = anchor_idf(list(a1.values()) + list(a2.values()))
-    return np.fromiter((weighted_overlap(a1[k1], a2[k2], idf) for k1, k2 in pairs),
-                       dtype=np.float64, count=len(pairs))
+    # each page's idf sum once, not once per candidate
+    w1 = {k: _weight(a1[k], idf) for k in keys1}
+    w2 = {k: _weight(a2[k], idf) for k in keys2}
+    return np.fromiter((weighted_overlap(a1[k1], a2[k2], idf, (w1[k1], w2[k2]))
+                        for k1, k2 in pairs), dtype=np.float64, count=len(pairs))
