@@ -81,12 +81,10 @@ SITE_TITLE_SHARE = 0.5
 
 def site_title_words(titles) -> frozenset:
     """The words in :data:`SITE_TITLE_SHARE` of ``titles`` (of one language's pages)."""
-    counts: dict = {}
+    counts: Counter = Counter()
     n = 0
-    for title in titles:
-        n += 1
-        for w in title_words(title):
-            counts[w] = counts.get(w, 0) + 1
+    for n, title in enumerate(titles, 1):
+        counts.update(title_words(title))
     if n < 3:
         return frozenset()
     return frozenset(w for w, c in counts.items() if c >= SITE_TITLE_SHARE * n)

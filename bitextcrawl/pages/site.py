@@ -16,6 +16,7 @@ export of ``pages.jsonl``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from urllib.parse import urlsplit
 
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
 from bitextcrawl.pages.prose import is_copy, prose, prose_lines
+from bitextcrawl.pages.template import TEMPLATE_MIN_PAGES
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
@@ -237,7 +239,7 @@ def settle_language(page, tokens: UrlLanguageTokens, confident: float = CONFIDEN
     return lang
 
 
-def _copied_pages(unsure: list, records: list) -> set:
+def _copied_pages(unsure: list, records: list, lines_of=None) -> set:
     """URLs of the ``unsure`` pages whose prose is, line for line, the prose of a page whose
     label stands (not itself among ``unsure``) in the language fastText guessed for them
     (:func:`~bitextcrawl.pages.prose.is_copy`).
@@ -246,7 +248,10 @@ def _copied_pages(unsure: list, records: list) -> set:
     where a translation is missing, under the other language's URL, keeps the original's
     words, and fastText's guess of their language stands. The original may be unsure too
     (a page of code and identifiers): its URL does not contradict its label.
+    ``lines_of``: a page's :func:`~bitextcrawl.pages.prose.prose_lines`, where the caller
+    keeps them.
     """
+    lines_of = lines_of or (lambda page: prose_lines(page.text))
     if not unsure:
         return set()
     relabelling = {p.url for p in unsure}
@@ -255,12 +260,12 @@ def _copied_pages(unsure: list, records: list) -> set:
     for q in records:
         if (q.url not in relabelling and q.lang_method != "url_token"
                 and base_lang(q.lang) in wanted):
-            lines = prose_lines(q.text)
+            lines = lines_of(q)
             for line in lines:
                 by_line.setdefault(line, []).append((q, lines))
     out = set()
     for p in unsure:
-        lines = prose_lines(p.text)
+        lines = lines_of(p)
         # the sure pages sharing a line with it, each once
         sharing = {q.url: (q, other) for line in lines for q, other in by_line.get(line, ())
                    if q.url != p.url and base_lang(q.lang) == base_lang(p.lang)}
@@ -285,7 +290,7 @@ def _canonical_rank(page, tokens: UrlLanguageTokens, linked_from: dict | None = 
     return (-agree, -own, depth, len(page.url), page.url)
 
 
-def _merge_copies(groups: dict) -> None:
+def _merge_copies(groups: dict, lines_of) -> None:
     """Merge, in place, the groups of one language whose pages are copies of one another
     (:func:`~bitextcrawl.pages.prose.is_copy` on the lines few pages share; under one
     subject in two title templates, :func:`_copied_title`, or under one title where one
@@ -298,8 +303,8 @@ def _merge_copies(groups: dict) -> None:
     notice), not what makes two pages copies."""
     heads = {key: group[0] for key, group in groups.items() if group[0].text_length}
     langs = Counter(p.lang for p in heads.values())
-    most = sum(1 for n in langs.values() if n >= SITE_LANGUAGE_MIN_PAGES) + 1
-    lines = {key: prose_lines(p.text) for key, p in heads.items()}
+    most = sum(1 for n in langs.values() if n >= SITE_LANGUAGE_PAGES) + 1
+    lines = {key: lines_of(p) for key, p in heads.items()}
     having: dict = {}
     for key, got in lines.items():
         for line in got:
@@ -309,10 +314,11 @@ def _merge_copies(groups: dict) -> None:
            for key, got in lines.items()}
     parent: dict = {}
 
+    @functools.cache
     def foreign(key) -> bool:
         # the page carries another language's template: lines most of its pages repeat
         lang = heads[key].lang
-        return any(len(having.get((other, line), ())) >= max(TEMPLATE_LINE_PAGES,
+        return any(len(having.get((other, line), ())) >= max(TEMPLATE_MIN_PAGES,
                                                               TEMPLATE_LINE_SHARE * n)
                    for line in lines[key] for other, n in langs.items() if other != lang)
 
@@ -332,9 +338,9 @@ def _merge_copies(groups: dict) -> None:
                         or (heads[one].title == heads[other].title
                             and foreign(one) != foreign(other))):
                     parent[b] = a
-    for key in sorted(parent, reverse=True):
+    for key in sorted(parent):      # a root is never moved: each group moves once
         top = root(key)
-        if top != key and key in groups:
+        if top != key:
             groups[top].extend(groups.pop(key))
 
 
@@ -353,12 +359,11 @@ def _copied_title(title_1: str, title_2: str) -> bool:
     return subject_1 == subject_2 and subject_1 != title_1.strip().lower()
 
 
-# A line on this share of a language's pages, and this many at least, is that language's
-# template (a footer's notice).
+# A line on this share of a language's pages (``template.TEMPLATE_MIN_PAGES`` at least) is
+# that language's template (a footer's notice).
 TEMPLATE_LINE_SHARE = 0.5
-TEMPLATE_LINE_PAGES = 3
-# A language with fewer pages is not one the site is written in (for :func:`_merge_copies`).
-SITE_LANGUAGE_MIN_PAGES = 3
+# A language the site is written in: this many of its pages are in it.
+SITE_LANGUAGE_PAGES = 3
 
 
 def _linked_from(records: list, urls: set) -> dict:
@@ -423,7 +428,16 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     relabelled = 0
     settled = [(group, lang) for group in groups.values() if len(group) == 1
                and (lang := settle_language(group[0], tokens, confident, slots)) is not None]
-    copies = _copied_pages([group[0] for group, _ in settled], records)
+    # a page's sentences, read once for the copies of both kinds (a record's URL is its own)
+    sentences: dict = {}
+
+    def lines_of(page) -> frozenset:
+        got = sentences.get(page.url)
+        if got is None:
+            got = sentences[page.url] = prose_lines(page.text)
+        return got
+
+    copies = _copied_pages([group[0] for group, _ in settled], records, lines_of)
     for group, lang in settled:
         if group[0].url not in copies:
             group[0] = dataclasses.replace(group[0], lang=lang, lang_method="url_token")
@@ -431,7 +445,7 @@ def canonical_pages(pages, confident: float = CONFIDENT,
 
     resolve: dict[str, str] = {}
     chosen: dict[str, tuple] = {}
-    _merge_copies(groups)
+    _merge_copies(groups, lines_of)
     shared = {p.url for group in groups.values() if len(group) > 1 for p in group}
     linked_from = _linked_from(records, shared) if shared else {}
     for group in groups.values():

@@ -52,7 +52,13 @@ from bitextcrawl.pages.prose import (
     site_title_words,
 )
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import CONFIDENT, GUESSED, SitePages, canonical_pages
+from bitextcrawl.pages.site import (
+    CONFIDENT,
+    GUESSED,
+    SITE_LANGUAGE_PAGES,
+    SitePages,
+    canonical_pages,
+)
 from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.pages.template import SiteTemplate
 from bitextcrawl.pages.variants import page_lang
@@ -392,10 +398,6 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                         final, stages) for u1, u2, score in chosen]
     result.counts[f"bitext/align/{key}/pairs"] = len(out)
     return out
-
-
-# A language the site is written in: this many of its pages are surely in it.
-SITE_LANGUAGE_PAGES = 3
 
 
 def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: str = "",
