@@ -126,7 +126,8 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
 # Generated glossaries (testkit/glossary.py) by name: glossary-<opaque|urls>-<lang>,
 # then -same (every sidebar in English order; default: each language's own order),
 # -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
-# renamed after translation).
+# renamed after translation), -stale (urls: 10 entries renamed and translated again, the older
+# translation kept under the old slug, paired with nothing).
 GLOSSARY_LANGS = ("fr", "ja", "ru", "zh")
 
 
@@ -137,14 +138,16 @@ def _glossary_names() -> dict:
             for same in (False, True):
                 for partial in (False, True):
                     for fallback in ((False, True) if partial else (False,)):
-                        for renamed in ((False, True) if url == "urls" else (False,)):
+                        for moved in (("", "renamed", "stale") if url == "urls" else ("", "stale")):
                             name = (f"glossary-{url}-{lang}" + "-same" * same
                                     + "-partial" * partial + "-fallback" * fallback
-                                    + "-renamed" * renamed)
+                                    + f"-{moved}" * bool(moved))
                             names[name] = dict(langs=("en", lang), opaque=url == "opaque",
                                                sidebar_order="same" if same else "own",
                                                translated=0.6 if partial else 1.0,
-                                               fallback=fallback, renamed=10 if renamed else 0)
+                                               fallback=fallback,
+                                               renamed=10 if moved == "renamed" else 0,
+                                               stale=10 if moved == "stale" else 0)
     return names
 
 
@@ -179,7 +182,7 @@ def real_ablation(sites: list[str] | None = None, leave_one_out: bool = False) -
         raise SystemExit(f"unknown site(s) {unknown}; known: {', '.join(real_sites.SITES)}, "
                          f"and generated glossaries such as {', '.join(list(GLOSSARIES)[:6])}… "
                          f"(glossary-<opaque|urls>-<{'|'.join(GLOSSARY_LANGS)}>"
-                         f"[-same][-partial[-fallback]][-renamed])")
+                         f"[-same][-partial[-fallback]][-renamed|-stale])")
     table, loo = {}, {}
     for name in names:
         if name in GLOSSARIES:
@@ -401,7 +404,7 @@ def main() -> None:
                          "tldr-opaque-ja tldr-opaque-ru); each but lett also as "
                          "<name>-reordered (the second language's link lists in its own "
                          "order), and generated glossaries: glossary-<opaque|urls>-"
-                         "<fr|ja|ru|zh>[-same][-partial][-renamed] (e.g. glossary-opaque-ja, "
+                         "<fr|ja|ru|zh>[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
                          "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="--ablation: also F1 with every stage and with each single stage "

@@ -28,6 +28,12 @@ Options (the defaults give the en/fr site with opaque French URLs):
     This many entries translated into the first other language were renamed in English
     after translation: the English page moved to a new slug, the translations kept the
     old one (``/fr/old.html`` pairs with ``/en/new.html``, against the URL rule).
+``stale``
+    This many other entries translated into the first other language were renamed in
+    English and translated again under the new slug, the older translation still served
+    under the old one (its text without the "see also" and tag lines, listed in the
+    sidebar): ``/fr/new.html`` pairs with ``/en/new.html`` and ``/fr/old.html`` with
+    nothing, for its English original is gone.
 ``fallback``
     True: an entry a language leaves untranslated is served under that language's URL all
     the same, as a static site generator's fallback does: the English entry (title, text,
@@ -146,7 +152,7 @@ def _renamed_slug(slug: str, used: set) -> str:
 def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test",
                   langs: tuple = ("en", "fr"), opaque: bool = True, translated: float = 1.0,
                   renamed: int = 0, sidebar_order: str = "own",
-                  fallback: bool = False) -> Glossary:
+                  fallback: bool = False, stale: int = 0) -> Glossary:
     """The glossary of the module's doc; the same arguments give the same site."""
     if langs[0] != "en" or len(langs) < 2 or len(set(langs)) != len(langs):
         raise ValueError(f"langs must be English and other languages: {langs}")
@@ -173,8 +179,12 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
     if renamed > len(candidates):
         raise ValueError(f"renamed={renamed}: only {len(candidates)} entries are translated")
     moved = set(random.Random(f"glossary-{seed}-renamed").sample(candidates, renamed))
+    rest = [i for i in candidates if i not in moved]
+    if stale > len(rest):
+        raise ValueError(f"stale={stale}: only {len(rest)} translated entries are not renamed")
+    retranslated = set(random.Random(f"glossary-{seed}-stale").sample(rest, stale))
     english = list(slugs)
-    for i in sorted(moved):
+    for i in sorted(moved | retranslated):
         english[i] = _renamed_slug(slugs[i], set(slugs) | set(english))
 
     def path(lang: str, kind: str, key=None) -> str:
@@ -183,7 +193,8 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         elif kind == "tag":
             en = f"/en/tags/{key}.html"
         else:
-            en = "/en/" + (english if lang == "en" else slugs)[key] + ".html"
+            old = lang != "en" and (key not in retranslated or kind == "stale")
+            en = "/en/" + (slugs if old else english)[key] + ".html"
         if lang == "en":
             return en
         own = en.replace("/en/", f"/{lang}/", 1)
@@ -196,8 +207,9 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         u = ui[lang]
         by = lang if sidebar_order == "own" else "en"
         order = sorted(sorted(served[lang]), key=lambda i: term(by, i))
-        sidebar = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
-                          for i in order)
+        sidebar = "".join(f'<li><a href="{path(lang, kind, i)}">{term(lang, i)}</a></li>'
+                          for i in order for kind in ("entry", "stale")
+                          if kind == "entry" or (lang == others[0] and i in retranslated))
         menu = "".join(f'<li><a href="{path(lang, "tag", t)}">{u["tag"]} {t + 1}</a></li>'
                        for t in range(TAGS))
         return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title} — '
@@ -224,6 +236,9 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
                     f'<p>{ui[words]["see"]}: {links}.</p>\n<p><a href="{path(lang, "tag", tag)}">'
                     f'{u["tag"]} {tag + 1}</a></p>\n')
             site.pages[path(lang, "entry", i)] = page(lang, term(lang, i), main)
+            if lang == others[0] and i in retranslated:
+                site.pages[path(lang, "stale", i)] = page(
+                    lang, term(lang, i), f"<h1>{term(lang, i)}</h1>\n<p>{text(words)}</p>\n")
         for t in range(TAGS):
             items = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
                             for i, plan in enumerate(plans) if plan[2] == t and i in served[lang])

@@ -281,12 +281,33 @@ def structure_rejects(scores: _Scores, evidence: Evidence) -> set:
 ANCHOR_VOUCHES = 0.15
 
 
+def sole_best(cands, values: np.ndarray, tie: float = 1e-9) -> np.ndarray:
+    """Per candidate: its value is above every other candidate's of either of its pages
+    (a tie, within ``tie`` relative, is no one's)."""
+    top1: dict[str, list] = {}
+    top2: dict[str, list] = {}
+    for i, ((u1, u2), v) in enumerate(zip(cands, values)):
+        for top, u in ((top1, u1), (top2, u2)):
+            t = top.setdefault(u, [-np.inf, -1, -np.inf])   # best, its index, second best
+            if v > t[0]:
+                t[:] = [v, i, t[0]]
+            elif v > t[2]:
+                t[2] = v
+    out = np.zeros(len(cands), dtype=bool)
+    for i, ((u1, u2), v) in enumerate(zip(cands, values)):
+        rivals = max(t[2] if t[1] == i else t[0] for t in (top1[u1], top2[u2]))
+        out[i] = v > rivals + tie * max(abs(v), 1.0)
+    return out
+
+
 def anchor_vouched(scores: _Scores) -> np.ndarray:
     """Per candidate: its pages share more rare evidence with each other than with any
-    other candidate, by at least :data:`ANCHOR_VOUCHES`."""
+    other candidate, by at least :data:`ANCHOR_VOUCHES`. Two candidates of a page that
+    share the same evidence with it (an outdated translation kept beside the current
+    one) are vouched for by neither: structure and content choose between them."""
     if scores.anchor is None:
         return np.zeros(len(scores.cands), dtype=bool)
-    return (scores.anchor >= ANCHOR_VOUCHES) & (rival_ratio(scores.cands, scores.anchor) >= 1.0)
+    return (scores.anchor >= ANCHOR_VOUCHES) & sole_best(scores.cands, scores.anchor)
 
 
 def neighbours_rank(final: dict, internal: dict) -> dict:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 
 import pytest
 
 from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
-from bitextcrawl.pages.record import build_record
+from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.switches import page_named_unlinked
+from bitextcrawl.pages.template import page_link_chunks
 from bitextcrawl.pairing.anchors import page_anchors
 from bitextcrawl.pairing.candidates import page_features
 from bitextcrawl.pairing.html_features import HTML_FEATURES
@@ -36,6 +38,17 @@ def test_compact_keeps_what_pairing_reads():
     # "français" beside the page's own language, not a link itself: no French version
     assert page_named_unlinked(page, ("en", "fr")) == page_named_unlinked(full, ("en", "fr"))
     assert page_named_unlinked(page, ("en", "fr")) == {"fr"}
+
+
+def test_a_record_read_back_from_json_keeps_its_link_chunks():
+    """``pages.jsonl`` keeps no derived features: where each link sits on the page (what
+    parallel links, the template and ETS read) is made from the HTML before it is dropped."""
+    full = record(1)
+    page = PageRecord.from_dict(json.loads(json.dumps(full.to_dict(), default=list)))
+    assert "link_chunks" not in page.derived
+    compact(page, Interner(), HTML_FEATURES)
+    assert page.html == ""
+    assert page_link_chunks(page) == page_link_chunks(full) != ()
 
 
 def test_compact_shares_equal_strings_and_links():
