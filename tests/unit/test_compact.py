@@ -10,10 +10,11 @@ import pytest
 from bitextcrawl.pages.compact import STORED_FEATURES, FullRecords, Interner, compact
 from bitextcrawl.pages.record import PageRecord, build_record
 from bitextcrawl.pages.switches import page_named_unlinked
-from bitextcrawl.pages.template import page_link_chunks
-from bitextcrawl.pairing.anchors import page_anchors
+from bitextcrawl.pages.template import SiteTemplate, page_link_chunks
+from bitextcrawl.pairing.anchors import page_anchors, page_text_anchors
 from bitextcrawl.pairing.candidates import page_features
 from bitextcrawl.pairing.html_features import HTML_FEATURES
+from bitextcrawl.pairing.page_features import page_numbers
 from bitextcrawl.store.sqlite import SQLitePageStore
 
 HTML = """<html lang="{lang}"><body><nav><span>english</span>
@@ -49,6 +50,20 @@ def test_a_record_read_back_from_json_keeps_its_link_chunks():
     compact(page, Interner(), HTML_FEATURES)
     assert page.html == ""
     assert page_link_chunks(page) == page_link_chunks(full) != ()
+
+
+def test_a_pages_features_are_its_records_whichever_asks_first():
+    """A page seen without its template shares its record's cached features: they are the
+    whole record's, whether the view or the record asks first (pairing read different
+    numbers and identifiers depending on the order)."""
+    html = ("<html><body><div>Release 2024 of the manual, build cfg_main_module</div>"
+            "<h1>Page {n}</h1><p>What page {n} says about {n}0 things.</p></body></html>")
+    pages = [build_record(f"http://s.test/{n}.html", html.format(n=n)) for n in range(1, 13)]
+    view = SiteTemplate().fit(pages).view(pages[0])
+    assert "2024" not in view.text and "2024" in pages[0].text   # the template is out
+    fresh = build_record("http://s.test/1.html", html.format(n=1))
+    assert page_numbers(view) == page_numbers(fresh) and "2024" in page_numbers(view)
+    assert page_text_anchors(view) == page_text_anchors(fresh)
 
 
 def test_compact_shares_equal_strings_and_links():
