@@ -54,13 +54,9 @@ class Interner(dict):
 
 def derived_feature(page, name: str, compute: Callable[[object], object]):
     """``compute(page)`` of a page record, made once and kept in ``page.derived`` (which
-    :func:`compact` keeps when it drops the HTML); each time for a page given as a dict.
-    Of a page seen without its template, the feature of its whole record."""
+    :func:`compact` keeps when it drops the HTML); each time for a page given as a dict."""
     if isinstance(page, dict):
         return compute(page)
-    # a page seen without its template (``template.ContentView``) shares its record's
-    # ``derived``: the feature is the record's, whichever asks first
-    page = getattr(page, "record", page)
     got = page.derived.get(name)
     if got is None:
         got = page.derived[name] = compute(page)

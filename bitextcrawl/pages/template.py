@@ -372,17 +372,24 @@ class TemplateBlocks:
         return _sequence_marks(keys, got[0].__contains__, got[1].__contains__)
 
 
+# The derived features made from a page's text (``pages.compact.derived_feature``): a
+# view's are made from its own text, without the template's numbers and identifiers.
+TEXT_FEATURES = frozenset({"text_anchors", "text_numbers"})
+
+
 class ContentView:
     """A page record seen without its site's template: ``strand``, ``text`` and
     ``text_length`` are the content's; every other field is the record's."""
 
-    __slots__ = ("record", "strand", "text", "text_length")
+    __slots__ = ("record", "strand", "text", "text_length", "derived")
 
     def __init__(self, record, strand: list, text: str):
         self.record = record
         self.strand = strand
         self.text = text
         self.text_length = len(text)
+        # features of the text are the content's own; the others are the record's
+        self.derived = {k: v for k, v in record.derived.items() if k not in TEXT_FEATURES}
 
     def __getattr__(self, name):
         return getattr(self.record, name)

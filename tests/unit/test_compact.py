@@ -52,18 +52,25 @@ def test_a_record_read_back_from_json_keeps_its_link_chunks():
     assert page_link_chunks(page) == page_link_chunks(full) != ()
 
 
-def test_a_pages_features_are_its_records_whichever_asks_first():
-    """A page seen without its template shares its record's cached features: they are the
-    whole record's, whether the view or the record asks first (pairing read different
-    numbers and identifiers depending on the order)."""
+def test_a_views_text_features_are_its_own_whichever_asks_first():
+    """A page seen without its template reads the numbers and identifiers of its own text,
+    and its record those of the whole page, whichever asks first (pairing read either,
+    depending on the order: an alignment of full records differed from the crawl's)."""
     html = ("<html><body><div>Release 2024 of the manual, build cfg_main_module</div>"
             "<h1>Page {n}</h1><p>What page {n} says about {n}0 things.</p></body></html>")
-    pages = [build_record(f"http://s.test/{n}.html", html.format(n=n)) for n in range(1, 13)]
-    view = SiteTemplate().fit(pages).view(pages[0])
-    assert "2024" not in view.text and "2024" in pages[0].text   # the template is out
-    fresh = build_record("http://s.test/1.html", html.format(n=1))
-    assert page_numbers(view) == page_numbers(fresh) and "2024" in page_numbers(view)
-    assert page_text_anchors(view) == page_text_anchors(fresh)
+    for view_first in (True, False):
+        pages = [build_record(f"http://s.test/{n}.html", html.format(n=n)) for n in range(1, 13)]
+        view = SiteTemplate().fit(pages).view(pages[0])
+        assert "2024" not in view.text and "2024" in pages[0].text   # the template is out
+        asked = [view, pages[0]] if view_first else [pages[0], view]
+        for page in asked:
+            page_numbers(page), page_text_anchors(page)
+        assert "2024" in page_numbers(pages[0]) and "2024" not in page_numbers(view)
+        assert "10" in page_numbers(view)
+        assert "cfg_main_module" in " ".join(page_text_anchors(pages[0]))
+        assert "cfg_main_module" not in " ".join(page_text_anchors(view))
+        # the features of the HTML are the record's
+        assert page_link_chunks(view) is page_link_chunks(pages[0])
 
 
 def test_compact_shares_equal_strings_and_links():
