@@ -9,6 +9,10 @@ start from the one sure pair (the two home pages) and the decision must not casc
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from bitextcrawl.demo.server import serve_directory
@@ -16,7 +20,7 @@ from bitextcrawl.pages.language import LanguageIdentifier
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, read_pairs_jsonl
-from tests.conftest import run_crawl
+from tests.conftest import PROJECT_ROOT, run_crawl
 from tests.sites.glossary import glossary_site
 
 pytestmark = pytest.mark.integration
@@ -58,3 +62,32 @@ def test_glossary_crawl(tmp_path):
     scores = evaluate(gold, pairs)
     print(f"glossary crawl: {scores}")
     assert scores["f1"] >= 0.97
+
+
+def test_many_languages_in_one_crawl_and_its_pages_aligned_again(tmp_path):
+    """Four languages of a partly translated glossary, one an outdated translation kept
+    beside the current one, in one crawl: each pair as a crawl should get it, and ``scrapy
+    align`` on the crawl's ``pages.jsonl`` pairs what the crawl paired (records read back
+    from JSON carry no derived features: where each link sits is read from the HTML)."""
+    langs = ("en", "ja", "ru", "zh")
+    site = glossary_site(langs=langs, translated=0.8, stale=3)
+    root = tmp_path / "site"
+    for path, html in site.pages.items():
+        file = root / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(html, encoding="utf-8")
+    with serve_directory(str(root)) as server:
+        run_crawl(server.url + "/en/", tmp_path / "out", timeout=300, langs=",".join(langs))
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "align",
+                           str(tmp_path / "out" / "pages.jsonl"), "--langs", ",".join(langs),
+                           "-o", str(tmp_path / "again"), "--no-bitext"],
+                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(PROJECT_ROOT)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    crawled = read_pairs_jsonl(tmp_path / "out" / "pairs.jsonl")
+    assert set(read_pairs_jsonl(tmp_path / "again" / "pairs.jsonl")) == set(crawled)
+    pairs = [tuple(u[len(server.url):].replace("/index.html", "/") for u in p) for p in crawled]
+    for lang in langs[1:]:
+        scores = evaluate(site.golds[lang], [p for p in pairs if site.langs.get(p[1]) == lang])
+        print(f"en-{lang}: {scores}")
+        assert scores["f1"] >= 0.95, (lang, scores)
