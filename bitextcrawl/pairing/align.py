@@ -169,7 +169,7 @@ def lexicon_candidates(site_lexicon: SiteLexicon, scores: _Scores, settled: list
                        pages1: dict, pages2: dict, strand1: dict, strand2: dict,
                        result: AlignResult, key: str) -> None:
     """Pages whose titles the site lexicon translates meet the pages of the nearest titles
-    (``SiteLexicon.nearest``), pages of settled pairs aside; counted in
+    (``SiteLexicon.nearest``), pages of the pairs in ``settled`` aside; counted in
     ``bitext/align/*/site_lexicon_candidates``."""
     in_settled = {a for a, _ in settled} | {b for _, b in settled}
     have = set(scores.cands)
@@ -345,8 +345,10 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
                 break
             learned = site_lexicon.translations_
             translate = site_lexicon.translate
-            lexicon_candidates(site_lexicon, scores, settled, pages1, pages2, strand1, strand2,
-                               result, key)
+            # the pages of a pair that lists alone settled meet the pages their titles
+            # translate to, as they meet the rival their rare evidence names
+            lexicon_candidates(site_lexicon, scores, [k for k in settled if k not in listed],
+                               pages1, pages2, strand1, strand2, result, key)
         elif round_ >= CONTENT_ROUNDS:
             break
         # the rare evidence of the candidates so far referees the content stage's teachers;

@@ -57,3 +57,17 @@ def test_every_pair_of_one_multilingual_run_as_good_as_alone():
         print(lang, both["f1"], own["f1"])
         assert both["f1"] >= own["f1"] - 0.01, (lang, both, own)
         assert both["f1"] >= 0.95, (lang, both)
+
+
+def test_a_shifted_own_order_list_answers_to_the_titles_translations():
+    """German titles sort nearly as their English originals do, and a fifth of the entries
+    is missing: the sidebars keep items in place, their order is trusted, and each item
+    after a gap is aligned with the next language's neighbour. The pages of a pair that
+    lists alone settled meet the pages their titles translate to (the site lexicon), and
+    the pair gives way where the translation's evidence vouches for another."""
+    site = glossary_site(langs=("en", "de"), translated=0.8)
+    result = align_site(_records(site), AlignConfig(langs=("en", "de")))
+    scores = evaluate([(site.url(a), site.url(b)) for a, b in site.gold],
+                      [(p.url_1, p.url_2) for p in result.pairs])
+    print(scores)
+    assert scores["f1"] >= 0.95, scores
