@@ -32,13 +32,6 @@ from testkit.glossary import glossary_site  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_site(site, root: Path) -> None:
-    for path, html in site.pages.items():
-        file = root / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(html, encoding="utf-8")
-
-
 def scores(site, base: str, pairs_path: Path) -> dict:
     """F1, precision, recall per language of the pairs in ``pairs_path``."""
     # a directory answers as its index.html: the home pages' gold URLs are the directories
@@ -63,7 +56,7 @@ def main() -> None:
                          stale=args.stale, fallback=args.fallback)
     with tempfile.TemporaryDirectory(prefix="bench-glossary-") as tmp:
         out = Path(args.out or tmp)
-        write_site(site, out / "site")
+        site.write(out / "site")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         with serve_directory(str(out / "site")) as server:
             t = time.monotonic()

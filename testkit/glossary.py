@@ -53,6 +53,7 @@ from __future__ import annotations
 import hashlib
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bitextcrawl.demo.lexicon import _ADJS, _THINGS, _np
 from bitextcrawl.demo.phrases import _CUM_WEIGHTS, _Pool, _sentence
@@ -91,6 +92,14 @@ class Glossary:
 
     def url(self, path: str) -> str:
         return f"http://{self.host}{path}"
+
+    def write(self, root) -> None:
+        """The site's files under ``root``, for a static server: a path ending in ``/`` is
+        the folder's ``index.html``."""
+        for path, html in self.pages.items():
+            file = Path(root) / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
+            file.parent.mkdir(parents=True, exist_ok=True)
+            file.write_text(html, encoding="utf-8")
 
 
 def _opaque(path: str) -> str:

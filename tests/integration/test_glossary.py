@@ -49,10 +49,7 @@ def test_glossary_crawl(tmp_path):
     """The same, crawled over loopback as a user would: ``scrapy crawl bitext``."""
     site = glossary_site(seed=0)
     root = tmp_path / "site"
-    for path, html in site.pages.items():
-        file = root / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(html, encoding="utf-8")
+    site.write(root)
     with serve_directory(str(root)) as server:
         run_crawl(server.url + "/en/", tmp_path / "out", timeout=240)
     gold = [(server.url + a, server.url + b) for a, b in site.gold]
@@ -72,10 +69,7 @@ def test_many_languages_in_one_crawl_and_its_pages_aligned_again(tmp_path):
     langs = ("en", "ja", "ru", "zh")
     site = glossary_site(langs=langs, translated=0.8, stale=3)
     root = tmp_path / "site"
-    for path, html in site.pages.items():
-        file = root / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
-        file.parent.mkdir(parents=True, exist_ok=True)
-        file.write_text(html, encoding="utf-8")
+    site.write(root)
     with serve_directory(str(root)) as server:
         run_crawl(server.url + "/en/", tmp_path / "out", timeout=300, langs=",".join(langs))
     proc = subprocess.run([sys.executable, "-m", "scrapy", "align",
