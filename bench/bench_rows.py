@@ -3,10 +3,13 @@ language pair, with and without the pages' links to known pairs.
 
     python bench/bench_rows.py                       # the generated summaries site, ~1 min
     python bench/bench_rows.py --site tldr --langs fr ja ru     # ../shared/data/tldr
+    python bench/bench_rows.py --site tldr-reordered --langs fr ja --links on
 
 Each site goes through the closing pipeline (``outputs.run_closing``: pairing, then the
 bitext stage, one process) for each language pair, and the rows of ``bitext.tsv`` kept
-at ``aligner_score`` ≥ 0.3 are judged:
+at the report's suggested filter are judged: ``aligner_score`` at or above the language
+pair's threshold in ``stats.json`` (``sentence_thresholds``; ``sentence_threshold``, one
+value for every pair, where a tree has no such map):
 
 * ``summaries``: the generated glossary of ``testkit/summaries_site.py``, whose page of
   all entries lists their summaries in each language's own order; the generator knows
@@ -18,16 +21,26 @@ at ``aligner_score`` ≥ 0.3 are judged:
   pair have as many of each, block k corresponds to block k. ``right``/``wrong`` as
   above for the rows of such pairs whose side 1 is in the article; other rows (page
   titles, breadcrumbs, pairs whose pages differ in examples) are ``unjudged``.
+  ``index``: the rows of the index pages, whose items read ``name — description``: a
+  row both of whose sides are such an item is right where the two names are the same
+  (a command's name is not translated).
+* ``tldr-reordered``: the same, the second language's pages with their link lists
+  (sidebars, index lists) in that language's own order (``testkit.real_sites``).
 
 ``links``: ``on`` is the bitext stage as it is; ``off`` gives it no known link pairs
 (``outputs.known_link_pairs`` returns none), every list aligned by the tree alignment
 alone. ``ms/row``: seconds of the bitext stage (``timings_s``) per row of ``bitext.tsv``.
+``thr``: the threshold the rows were kept at; ``kept/pp``: rows kept per page pair (all
+the language pair's rows); ``right/pp``: rows of the line's kind judged right per page pair;
+``estP``: the precision the report estimates for the kept rows (``sentence_precision``
+in ``stats.json``, where the tree estimates it).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -45,6 +58,18 @@ from testkit.summaries_site import judge_rows, summaries_site  # noqa: E402
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 MIN_SCORE = 0.3
+
+
+def threshold(stats: dict, pair: str) -> float:
+    """The aligner_score the report suggests keeping ``pair``'s rows at."""
+    return float((stats.get("sentence_thresholds") or {}).get(
+        pair, stats.get("sentence_threshold", MIN_SCORE)))
+
+
+def kept(rows: list, stats: dict, pair: str) -> list:
+    """The rows at or above the suggested threshold."""
+    at = threshold(stats, pair)
+    return [r for r in rows if float(r["score"]) >= at]
 
 
 def closing(pages, langs, redirects=None, links: bool = True) -> tuple[list, dict]:
@@ -79,11 +104,19 @@ def tldr_blocks(html: str) -> list | None:
     return out
 
 
+_INDEX_ITEM = re.compile(r"^(\S.{0,60}?) — ")
+
+
 def judge_tldr(pages: dict, rows: list) -> dict:
+    """``rows`` (kept already) judged by the command pages' blocks (``command``) and
+    the index pages' items (``index``)."""
     got = {"right": 0, "wrong": 0, "unjudged": 0}
+    index = {"right": 0, "wrong": 0}
     blocks: dict = {}
     for r in rows:
-        if float(r["score"]) < MIN_SCORE:
+        n1, n2 = _INDEX_ITEM.match(r["sentence_1"]), _INDEX_ITEM.match(r["sentence_2"])
+        if n1 and n2:
+            index["right" if n1.group(1) == n2.group(1) else "wrong"] += 1
             continue
         for u in (r["url_1"], r["url_2"]):
             if u not in blocks:
@@ -96,62 +129,80 @@ def judge_tldr(pages: dict, rows: list) -> dict:
             continue
         right = any(s1 in t1 and s2 in t2 for (_, t1), (_, t2) in zip(b1, b2))
         got["right" if right else "wrong"] += 1
-    return got
+    return {"command": got, "index": index}
 
 
-def run_summaries(langs: list, seed: int) -> list:
+def run_summaries(langs: list, seed: int, modes=(False, True)) -> list:
     site = summaries_site(seed=seed, langs=("en", *langs))
     table = []
     # once first, unmeasured: a process's first bitext stage loads the compiled kernels
     closing([build_record(u, h) for u, h in site.pages.items()
              if site.langs[u] in ("en", langs[0])], ("en", langs[0]))
     for other in langs:
-        for links in (False, True):
+        for links in modes:
             records = [build_record(u, h) for u, h in site.pages.items()
                        if site.langs[u] in ("en", other)]
             rows, stats = closing(records, ("en", other), links=links)
-            judged = judge_rows(site, rows, MIN_SCORE)
+            got = kept(rows, stats, f"en-{other}")
+            judged = judge_rows(site, got, 0.0)
             for kind in ("summary", "entry", "home"):
                 j = judged.get(kind, {"right": 0, "wrong": 0, "template": 0})
                 table.append((f"en-{other}", "on" if links else "off", kind, j["right"],
-                              j["wrong"], j["template"], None, stats, len(rows)))
+                              j["wrong"], j["template"], None, stats, len(rows), len(got)))
     return table
 
 
-def run_tldr(langs: list) -> list:
+def run_tldr(langs: list, modes=(False, True), reordered: bool = False) -> list:
     table = []
-    for other in langs:
-        site = real_sites.tldr(SHARED_DATA, other)
+    for code in langs:
+        lang = code.split("-")[0]     # pt-br: fastText's pt
+        load = real_sites.tldr_reordered if reordered else real_sites.tldr
+        site = load(SHARED_DATA, lang, code)
         pages = {p.url: p for p in site.pages}
-        for links in (False, True):
+        for links in modes:
             rows, stats = closing(site.pages, site.langs, site.redirects, links=links)
-            j = judge_tldr(pages, rows)
-            table.append((f"en-{other}", "on" if links else "off", "command", j["right"],
-                          j["wrong"], None, j["unjudged"], stats, len(rows)))
+            got = kept(rows, stats, f"en-{lang}")
+            judged = judge_tldr(pages, got)
+            for kind, j in judged.items():
+                table.append((f"en-{lang}", "on" if links else "off", kind, j["right"],
+                              j["wrong"], None, j.get("unjudged"), stats, len(rows),
+                              len(got)))
     return table
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--site", choices=("summaries", "tldr"), default="summaries")
-    ap.add_argument("--langs", nargs="+", default=None)
+    ap.add_argument("--site", choices=("summaries", "tldr", "tldr-reordered"),
+                    default="summaries")
+    ap.add_argument("--langs", nargs="+", default=None,
+                    help="second languages (tldr: its folder names, e.g. pt-br)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--links", choices=("both", "on", "off"), default="both",
+                    help="the bitext stage with the known link pairs, without, or both")
     args = ap.parse_args(argv)
+    modes = {"both": (False, True), "on": (True,), "off": (False,)}[args.links]
     if args.site == "summaries":
-        table = run_summaries(args.langs or ["fr", "ja", "ru"], args.seed)
+        table = run_summaries(args.langs or ["fr", "ja", "ru"], args.seed, modes)
     else:
         if not (SHARED_DATA / "tldr" / "site").is_dir():
             sys.exit(f"tldr not found under {SHARED_DATA}")
-        table = run_tldr(args.langs or ["fr", "ja", "ru"])
+        table = run_tldr(args.langs or ["fr", "ja", "ru"], modes,
+                         reordered=args.site == "tldr-reordered")
     print(f"{'pair':7} {'links':5} {'pages':8} {'right':>6} {'wrong':>6} {'templ':>6} "
-          f"{'unjdg':>6} {'P':>6} {'rows':>6} {'lists':>6} {'ms/row':>7}")
-    for pair, links, kind, right, wrong, templ, unjudged, stats, n in table:
+          f"{'unjdg':>6} {'P':>6} {'thr':>5} {'estP':>5} {'rows':>6} {'kept':>6} "
+          f"{'kept/pp':>7} {'right/pp':>8} {'lists':>6} {'ms/row':>7}")
+    for pair, links, kind, right, wrong, templ, unjudged, stats, n, n_kept in table:
         p = right / (right + wrong) if right + wrong else 0.0
         align = stats["align"]
         ms = 1000 * stats["timings_s"].get("bitext", 0.0) / max(1, n)
+        est = (stats.get("sentence_precision") or {}).get(pair)
         print(f"{pair:7} {links:5} {kind:8} {right:6d} {wrong:6d} "
               f"{'-' if templ is None else templ:>6} {'-' if unjudged is None else unjudged:>6} "
-              f"{p:6.3f} {n:6d} {align.get('bitext/bitext/reordered_lists', 0):6d} {ms:7.2f}")
+              f"{p:6.3f} {threshold(stats, pair):5.2f} "
+              f"{'-' if est is None else format(est, '.3f'):>5} {n:6d} {n_kept:6d} "
+              f"{n_kept / max(1, stats.get('pairs', 0)):7.2f} "
+              f"{right / max(1, stats.get('pairs', 0)):8.2f} "
+              f"{align.get('bitext/bitext/reordered_lists', 0):6d} {ms:7.2f}")
 
 
 if __name__ == "__main__":

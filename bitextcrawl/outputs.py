@@ -13,6 +13,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 
+from bitextcrawl.bitext.calibration import DEFAULT_PRECISION
 from bitextcrawl.bitext.chunks import PageTrees
 from bitextcrawl.bitext.extract import known_link_pairs, write_bitext
 from bitextcrawl.bitext.langcheck import SentenceLanguageCheck
@@ -49,8 +50,6 @@ def write_json(path: str, obj) -> None:
         json.dump(obj, fh, ensure_ascii=False, indent=2, sort_keys=True, default=str)
 
 
-# The aligner_score the report suggests filtering bitext at (BITEXT_SENTENCE_SCORE_THRESHOLD).
-DEFAULT_SENTENCE_THRESHOLD = 0.3
 
 # Full records (HTML) the bitext stage keeps at a time: pairs are aligned in order and
 # a page recurs in nearby ones (``bitext.pool.ordered_map`` has up to 64 pairs in flight).
@@ -75,7 +74,8 @@ def read_sites(pages) -> tuple[dict, object]:
 
 def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
                samples: dict, workers: int, html_reader=None, shared_pool=None,
-               navigation: dict | None = None) -> dict:
+               navigation: dict | None = None,
+               sentence_precision: float = DEFAULT_PRECISION) -> dict:
     """The bitext files of ``pairs`` (``bitext.extract.write_bitext``); its counts.
     ``html_reader``: the page store's, with which the pool's workers read the HTML;
     ``shared_pool``: a distributed crawl's executor shared by its workers;
@@ -98,13 +98,14 @@ def run_bitext(pairs, by_site: dict, load, config: AlignConfig, output_dir: str,
     return write_bitext(pairs, page_index, output_dir, progress=progress,
                         lang_check=lang_check, compress=config.compress,
                         samples=samples, workers=workers, shared_pool=shared_pool,
-                        page_trees=page_trees, known_links=known_links)
+                        page_trees=page_trees, known_links=known_links,
+                        precision=sentence_precision)
 
 
 def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: PatternDB | None = None,
                 crawl_stats: dict | None = None, bitext: bool = True,
                 redirects: dict | None = None, timeline: list | None = None,
-                workers: int = 1, sentence_threshold: float = DEFAULT_SENTENCE_THRESHOLD,
+                workers: int = 1, sentence_precision: float = DEFAULT_PRECISION,
                 shared_pool=None) -> dict:
     """Align every site's pages and write pairs.jsonl, patterns.json, bitext, report, stats.json.
 
@@ -115,7 +116,8 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
     ``timeline``: the crawl's ``[seconds, responses, pages, pairs]`` points, for the report.
     With ``config.compress``, pairs.jsonl and the bitext files are written ``.gz``.
     ``workers``: processes that align the page pairs for the bitext (``BITEXT_WORKERS``).
-    ``sentence_threshold``: the aligner_score the report suggests filtering bitext at.
+    ``sentence_precision``: the estimated precision of the rows the report's suggested
+    aligner_score filter keeps, per language pair (``bitext.calibration``).
     ``shared_pool``: a distributed crawl's executor for the bitext stage, shared by its
     workers (:mod:`bitextcrawl.store.redis_pool`); the files are the same.
     """
@@ -157,15 +159,16 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
         reader = getattr(pages, "html_reader", None) if load is not None else None
         counts.update(run_bitext(pairs, by_site, load, config, output_dir, samples, workers,
                                  reader() if reader is not None else None, shared_pool,
-                                 navigation))
+                                 navigation, sentence_precision))
         timings["bitext"] += round(time.perf_counter() - t, 3)
 
     langs = tuple(config.langs)
     unpaired = figures.unpaired_pages((p for ps in by_site.values() for p in ps), pairs,
                                       rejected, langs)
     tsv = os.path.join(output_dir, "bitext.tsv" + gz)
+    thresholds, precisions = figures.suggested_filters(counts)
     sentence_scores = (figures.sentence_score_bands(figures.read_bitext_scores(tsv),
-                                                    sentence_threshold)
+                                                    thresholds, precisions)
                        if bitext and os.path.exists(tsv) else {})
     crawl = crawl_stats or {}
     stats = {
@@ -174,7 +177,9 @@ def run_closing(pages, config: AlignConfig, output_dir: str, pattern_db: Pattern
                    "links_not_followed": dict(figures.links_not_followed(crawl)),
                    "other_language_links": figures.other_language_links(crawl),
                    "unpaired": unpaired, "sentence_scores": sentence_scores},
-        "sentence_threshold": sentence_threshold,
+        "sentence_precision_target": sentence_precision,
+        "sentence_thresholds": thresholds,
+        "sentence_precision": precisions,
         "align": dict(counts),
         "timings_s": dict(timings),
         "models": models,

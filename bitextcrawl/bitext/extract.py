@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from functools import partial
 from typing import NamedTuple
 
+from bitextcrawl.bitext.calibration import DEFAULT_PRECISION, RowProbability
 from bitextcrawl.bitext.chunks import PageTrees, align_pair, pair_sentences
 from bitextcrawl.bitext.langcheck import FACTS_KEY, RowChecks
 from bitextcrawl.bitext.pool import _gc_frozen, _run_chunk, ordered_map, pool_size, worker_pool
@@ -401,14 +402,51 @@ def _sampled(rows, samples: dict):
         yield r
 
 
+class _Texts:
+    """``(sentence 1, sentence 2, aligner score)`` of rows, read anew each iteration."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __iter__(self):
+        return ((r["sentence_1"], r["sentence_2"], r["score"]) for r in self.rows)
+
+
+def calibrated(rows, l1: str, l2: str, counts: Counter, output_dir: str,
+               precision: float = DEFAULT_PRECISION):
+    """``rows`` (cleaned, one language pair's) with ``score`` the probability that the
+    row is a translation (``calibration.RowProbability`` fitted on them); the
+    threshold the report suggests (the estimated precision of the rows at or above it
+    at least ``precision``), that precision and the share of right rows estimated in
+    ``counts`` (``bitext/bitext/<l1>-<l2>/suggested_threshold``, ``.../estimated_precision``,
+    ``.../estimated_right_share``). The rows are kept on disk in ``output_dir`` while
+    the model is fitted."""
+    kept = RowSpill(output_dir)
+    try:
+        for r in rows:
+            kept.append(r)
+        model = RowProbability(target_precision=precision).fit(_Texts(kept))
+        counts[f"bitext/bitext/{l1}-{l2}/suggested_threshold"] = model.threshold_
+        counts[f"bitext/bitext/{l1}-{l2}/estimated_precision"] = round(model.precision_, 4)
+        counts[f"bitext/bitext/{l1}-{l2}/estimated_right_share"] = round(
+            model.right_share_, 4)
+        for r, p in zip(kept, model.proba_.tolist()):
+            r["score"] = round(p, 4)
+            yield r
+    finally:
+        kept.close()
+
+
 def write_rows(results: dict, output_dir: str, gz: str, counts: Counter,
-               samples: dict | None = None) -> None:
+               samples: dict | None = None, precision: float = DEFAULT_PRECISION) -> None:
     """``bitext.tsv`` and each language pair's TMX from :func:`bitext_rows`' results, in
-    one pass over each language pair's rows, in language-pair order: checked
-    (:func:`checked_rows`), cleaned and deduplicated (``formats.tmx.iter_clean_rows``),
-    written to the pair's TMX and to ``bitext.tsv``, which also skips the sentence
-    pairs an earlier language pair had. The same files as ``write_tmx`` for each pair
-    and ``write_bitext_tsv`` over them all, with the rows read and cleaned once."""
+    language-pair order: checked (:func:`checked_rows`), cleaned and deduplicated
+    (``formats.tmx.iter_clean_rows``), scored (:func:`calibrated`: ``score`` becomes
+    the probability that the row is a translation, ``precision`` the estimated
+    precision the suggested threshold keeps), written to the pair's TMX and to
+    ``bitext.tsv``, which also skips the sentence pairs an earlier language pair had.
+    The same files as ``write_tmx`` for each pair and ``write_bitext_tsv`` over them
+    all, with the rows read and cleaned once."""
     tsv_seen: set = set()
     with atomic_open(os.path.join(output_dir, "bitext.tsv" + gz)) as tsv:
         tsv.write(TSV_HEADER)
@@ -417,8 +455,9 @@ def write_rows(results: dict, output_dir: str, gz: str, counts: Counter,
             if samples is not None:
                 kept = _sampled(kept, samples)
 
-            def written(kept=kept):
-                for r in iter_clean_rows(kept):
+            def written(kept=kept, l1=l1, l2=l2):
+                for r in calibrated(iter_clean_rows(kept), l1, l2, counts, output_dir,
+                                    precision):
                     key = dedup_key(r["sentence_1"], r["sentence_2"])
                     if key not in tsv_seen:
                         tsv_seen.add(key)
@@ -443,7 +482,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
                  text_similarity: TextSimilaritySource = None, lang_check=None,
                  compress: bool = False, samples: dict | None = None,
                  workers: int = 1, shared_pool=None,
-                 page_trees: PageTrees | None = None, known_links: dict | None = None) -> dict:
+                 page_trees: PageTrees | None = None, known_links: dict | None = None,
+                 precision: float = DEFAULT_PRECISION) -> dict:
     """Write bitext.tsv, bitext.tmx (bitext.<l1>-<l2>.tmx for further pairs), parallel_links.jsonl.
 
     ``text_similarity``: optional content term of the tree aligner's text translation
@@ -456,7 +496,8 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
     executor shared by its workers (``store.redis_pool.RedisTaskPool``), used in place
     of the process pool when another worker is there to take tasks; each worker's share of
     the pairs is counted (``bitext/closing/pairs_aligned/<worker>``). ``page_trees``,
-    ``known_links``: see :func:`bitext_rows`.
+    ``known_links``: see :func:`bitext_rows`. ``precision``: the estimated precision of
+    the rows the suggested threshold of each language pair keeps (:func:`calibrated`).
     """
     gz = ".gz" if compress else ""
     counts: Counter = Counter()
@@ -479,7 +520,7 @@ def write_bitext(pairs, page_index: dict, output_dir: str, progress=_identity,
             counts["bitext/closing/workers"] = len(pool.shares)
             for worker, n in pool.shares.items():
                 counts[f"bitext/closing/pairs_aligned/{worker}"] = n
-    write_rows(results, output_dir, gz, counts, samples)
+    write_rows(results, output_dir, gz, counts, samples, precision)
     if not results:  # keep the output contract: the files exist, empty
         write_tmx(os.path.join(output_dir, "bitext.tmx" + gz), [], "und", "und")
     counts["bitext/bitext/parallel_links"] = links.n

@@ -24,7 +24,7 @@ class ClosingPipeline(SitePipeline):
 
     def __init__(self, crawler, context: CrawlContext | None = None):
         super().__init__(crawler, context)
-        self.sentence_threshold = crawler.settings.getfloat("BITEXT_SENTENCE_SCORE_THRESHOLD")
+        self.sentence_precision = crawler.settings.getfloat("BITEXT_SENTENCE_PRECISION")
         self.jobdir = crawler.settings.get("JOBDIR") or None
 
     def open_spider(self):
@@ -62,7 +62,7 @@ class ClosingPipeline(SitePipeline):
                                 crawl_stats=crawl_stats, redirects=context.store.redirects(),
                                 timeline=self._timeline(),
                                 workers=self.crawler.settings.getint("BITEXT_WORKERS"),
-                                sentence_threshold=self.sentence_threshold,
+                                sentence_precision=self.sentence_precision,
                                 shared_pool=shared_pool)
         except OSError as exc:
             # a full disk (or a quota, a read-only mount): the outputs are written by

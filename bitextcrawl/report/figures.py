@@ -165,16 +165,41 @@ def unpaired_pages(pages, pairs, rejected: dict, langs, examples: int = 3) -> li
 SCORE_BANDS = (0.0, 0.1, 0.3, 0.5, 0.7, 0.9)
 
 
-def sentence_score_bands(rows, threshold: float) -> dict[str, dict]:
-    """Language pair -> ``{bands: [(label, count)], at_or_above: n, total: n}`` of the
-    sentence pairs ``rows`` (``(lang_1, lang_2, score)``)."""
+def suggested_filters(counts) -> tuple[dict[str, float], dict[str, float]]:
+    """Language pair -> the aligner_score the report suggests keeping rows at, and
+    language pair -> the estimated precision of the rows it keeps, from the bitext
+    stage's counts (``bitext/bitext/<l1>-<l2>/suggested_threshold``,
+    ``.../estimated_precision``: ``bitext.extract.calibrated``)."""
+    thresholds, precisions = {}, {}
+    for key, value in counts.items():
+        parts = key.split("/")
+        if len(parts) == 4 and parts[:2] == ["bitext", "bitext"]:
+            if parts[3] == "suggested_threshold":
+                thresholds[parts[2]] = float(value)
+            elif parts[3] == "estimated_precision":
+                precisions[parts[2]] = float(value)
+    return dict(sorted(thresholds.items())), dict(sorted(precisions.items()))
+
+
+def sentence_score_bands(rows, thresholds: dict, precisions: dict | None = None
+                         ) -> dict[str, dict]:
+    """Language pair -> ``{bands: [(label, count)], at_or_above: n, total: n,
+    threshold: t, precision: p}`` of the sentence pairs ``rows`` (``(lang_1, lang_2,
+    score)``): ``at_or_above`` counts the rows at or above the pair's suggested
+    threshold (``thresholds``: language pair -> aligner_score), whose estimated
+    precision is ``precisions``' (None where not known)."""
     out: dict[str, dict] = {}
     for l1, l2, score in rows:
-        entry = out.setdefault(f"{l1}-{l2}", {"bands": Counter(), "at_or_above": 0, "total": 0})
+        pair = f"{l1}-{l2}"
+        entry = out.get(pair)
+        if entry is None:
+            entry = out[pair] = {"bands": Counter(), "at_or_above": 0, "total": 0,
+                                 "threshold": thresholds.get(pair),
+                                 "precision": (precisions or {}).get(pair)}
         band = max(b for b in SCORE_BANDS if score >= b) if score >= 0 else 0.0
         entry["bands"][band] += 1
         entry["total"] += 1
-        entry["at_or_above"] += score >= threshold
+        entry["at_or_above"] += entry["threshold"] is not None and score >= entry["threshold"]
     for entry in out.values():
         edges = list(SCORE_BANDS) + [1.0]
         entry["bands"] = [(f"{lo:.1f}–{hi:.1f}", entry["bands"].get(lo, 0))

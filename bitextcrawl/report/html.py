@@ -203,13 +203,12 @@ def _glance(data: ReportData, pages: dict) -> str:
     parts = [f"<b>{len(data.pairs)} page pairs</b> (every one scored ≥ {threshold:g}; "
              f"{low} under 0.9)"]
     bands = data.sentence_scores or {}
-    sentence_threshold = stats.get("sentence_threshold")
-    if bands and sentence_threshold is not None:
+    if bands:
         total = sum(b["total"] for b in bands.values())
         kept = sum(b["at_or_above"] for b in bands.values())
-        parts.append(f"<b>{total} sentence pairs</b>, {kept} with aligner_score ≥ "
-                     f"{sentence_threshold:g} (the suggested filter: "
-                     "<a href='#sentence-scores'>what a score means</a>)")
+        parts.append(f"<b>{total} sentence pairs</b>, {kept} at or above their language "
+                     "pair's suggested aligner_score filter (<a href='#sentence-scores'>"
+                     "the filters, their estimated precision, what a score means</a>)")
     if crawl:
         failed = figures.failure_total(crawl)
         reasons = figures.links_not_followed(crawl)
@@ -254,23 +253,29 @@ def _truth(data: ReportData) -> list:
     out.append("</div></div>")
     out.append("<div id='sentence-scores'><h3>Sentence pairs by aligner_score</h3>")
     out.append("<p>A sentence pair's <code>aligner_score</code> (bitext.tsv) is the "
-               "sentence aligner's confidence that the two sentences are each other's "
-               "translation inside their aligned blocks, times the page pair's score. It "
-               "ranks rows within one language pair; the same value does not mean the same "
-               "quality in two language pairs (short lines, menus and names score high, "
-               "languages of different scripts low).")
-    threshold = (data.stats or {}).get("sentence_threshold")
-    if threshold is not None:
-        out.append(f" Suggested filter: keep rows with aligner_score ≥ {threshold:g} "
-                   "(BITEXT_SENTENCE_SCORE_THRESHOLD); check a sample of the band just "
-                   "under it before lowering it.")
+               "estimated probability that its two sides translate each other, learnt for "
+               "each language pair from what the site proves: the length ratio of its "
+               "sure rows, the numbers and names both sides carry, and word translations "
+               "learnt from its sure rows, set against the same rows shuffled. It means the "
+               "same in every language pair.")
+    target = (data.stats or {}).get("sentence_precision_target")
+    if target is not None:
+        out.append(f" Suggested filter, per language pair: the aligner_score from which "
+                   f"the rows kept have an estimated precision of at least {target:g} "
+                   "(BITEXT_SENTENCE_PRECISION); an estimate, not a measure: check a "
+                   "sample of the band just under it before lowering it.")
     out.append("</p>")
     if data.sentence_scores:
         bands = [lo for lo, _ in next(iter(data.sentence_scores.values()))["bands"]]
-        rows = [(lp, *(n for _, n in e["bands"]), e["at_or_above"], e["total"])
+
+        def _num(x, fmt):
+            return "-" if x is None else format(x, fmt)
+
+        rows = [(lp, *(n for _, n in e["bands"]), _num(e.get("threshold"), "g"),
+                 e["at_or_above"], _num(e.get("precision"), ".3f"), e["total"])
                 for lp, e in sorted(data.sentence_scores.items())]
-        out.append(_table(rows, ("languages", *bands, f"≥ {threshold:g}" if threshold
-                                 is not None else "kept", "all")))
+        out.append(_table(rows, ("languages", *bands, "suggested filter", "kept",
+                                 "estimated precision", "all")))
     else:
         out.append("<p>none</p>")
     out.append("</div>")

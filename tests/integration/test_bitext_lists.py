@@ -2,7 +2,8 @@
 (``testkit/summaries_site.py``), through the closing pipeline as ``scrapy align`` runs
 it (the page store, two workers: the known link pairs reach the pool's processes).
 
-The rows kept (``aligner_score`` ≥ 0.3) are judged by the blocks the generator made: on
+The rows kept (``aligner_score`` at or above the language pair's suggested filter,
+``stats.json``'s ``sentence_thresholds``) are judged by the blocks the generator made: on
 the summary page, a row is right where both sides are the summaries of one entry. The
 tree alignment alone pairs such a list position by position (5-10% right,
 ``bench/bench_rows.py``); paired by the links of the items to known page pairs, all of
@@ -29,7 +30,8 @@ def test_reordered_summaries_are_paired_by_their_links(tmp_path, other):
     pages = [build_record(u, h) for u, h in site.pages.items()]
     align_pages(pages, ("en", other), tmp_path, workers=2)
     rows = read_bitext_tsv(tmp_path / "bitext.tsv")
-    judged = judge_rows(site, rows)
+    stats = json.loads((tmp_path / "stats.json").read_text(encoding="utf-8"))
+    judged = judge_rows(site, rows, stats["sentence_thresholds"][f"en-{other}"])
     summary, entry = judged["summary"], judged["entry"]
     print(other, judged)
     assert summary["right"] >= 20, summary            # 24 summaries and "read more"

@@ -60,9 +60,19 @@ def test_unpaired_pages_and_why():
 
 
 def test_sentence_score_bands():
+    counts = {"bitext/bitext/en-zh/suggested_threshold": 0.3,
+              "bitext/bitext/en-zh/estimated_precision": 0.975,
+              "bitext/bitext/en-fr/suggested_threshold": 0.96,
+              "bitext/bitext/en-zh/tmx_units": 4}
+    thresholds, precisions = figures.suggested_filters(counts)
+    assert thresholds == {"en-fr": 0.96, "en-zh": 0.3} and precisions == {"en-zh": 0.975}
     bands = figures.sentence_score_bands([("en", "zh", 0.05), ("en", "zh", 0.3),
-                                          ("en", "zh", 0.95), ("en", "zh", 1.0)], 0.3)
+                                          ("en", "zh", 0.95), ("en", "zh", 1.0),
+                                          ("en", "fr", 0.95), ("en", "fr", 0.97)],
+                                         thresholds, precisions)
     assert bands["en-zh"]["at_or_above"] == 3 and bands["en-zh"]["total"] == 4
+    assert bands["en-zh"]["threshold"] == 0.3 and bands["en-zh"]["precision"] == 0.975
+    assert bands["en-fr"]["at_or_above"] == 1 and bands["en-fr"]["precision"] is None
     assert dict(bands["en-zh"]["bands"]) == {"0.0–0.1": 1, "0.1–0.3": 0, "0.3–0.5": 1,
                                              "0.5–0.7": 0, "0.7–0.9": 0, "0.9–1.0": 2}
 

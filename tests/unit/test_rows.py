@@ -33,13 +33,15 @@ def test_row_spill_reads_back_what_went_in(tmp_path):
 
 
 def test_rows_are_written_as_write_tmx_and_write_bitext_tsv_write_them(tmp_path):
-    """extract.write_rows: one pass per language pair gives the files of the two writers,
-    bitext.tsv skipping what an earlier language pair had; checks drop and count."""
+    """extract.write_rows: the files of the two writers, each row scored by the
+    probability fitted on its language pair's rows, bitext.tsv skipping what an earlier
+    language pair had; checks drop and count."""
     from collections import Counter
 
+    from bitextcrawl.bitext.calibration import RowProbability
     from bitextcrawl.bitext.extract import write_rows
     from bitextcrawl.bitext.langcheck import RowChecks
-    from bitextcrawl.formats.tmx import write_tmx
+    from bitextcrawl.formats.tmx import iter_clean_rows, write_tmx
     from bitextcrawl.formats.tsv import write_bitext_tsv
 
     def row(s1, s2, l2, url="http://s.test/a"):
@@ -63,16 +65,30 @@ def test_rows_are_written_as_write_tmx_and_write_bitext_tsv_write_them(tmp_path)
     write_rows(results, str(out), "", counts, samples)
 
     kept_fr = [r for r in fr if r["sentence_1"] not in ("Home", "Accueil")]  # crosswise
+
+    def calibrated(rows):
+        # each row's score: the probability fitted on its language pair's clean rows
+        clean = list(iter_clean_rows(rows))
+        model = RowProbability().fit([(r["sentence_1"], r["sentence_2"], r["score"])
+                                      for r in clean])
+        return [dict(r, score=round(float(p), 4)) for r, p in zip(clean, model.proba_)]
+
     want = tmp_path / "want"
     want.mkdir()
-    assert write_tmx(want / "bitext.tmx", de, "en", "de") == 2
-    assert write_tmx(want / "bitext.en-fr.tmx", kept_fr, "en", "fr") == 2
-    assert write_bitext_tsv(want / "bitext.tsv", de + kept_fr) == 3
+    assert write_tmx(want / "bitext.tmx", calibrated(de), "en", "de") == 2
+    assert write_tmx(want / "bitext.en-fr.tmx", calibrated(kept_fr), "en", "fr") == 2
+    assert write_bitext_tsv(want / "bitext.tsv", calibrated(de) + calibrated(kept_fr)) == 3
     for name in ("bitext.tmx", "bitext.en-fr.tmx", "bitext.tsv"):
         got, expected = (out / name).read_text(), (want / name).read_text()
         if name.endswith(".tmx"):    # written a moment apart
             got, expected = (re.sub('creationdate="[^"]+"', "", t) for t in (got, expected))
         assert got == expected, name
-    assert counts == {"bitext/bitext/dropped/crosswise": 2, "bitext/bitext/en-de/tmx_units": 2,
-                      "bitext/bitext/en-fr/tmx_units": 2, "bitext/bitext/sentence_pairs": 3}
+    filters = {k: v for k, v in counts.items() if k.endswith(
+        ("suggested_threshold", "estimated_precision", "estimated_right_share"))}
+    assert sorted(filters) == [f"bitext/bitext/en-{l2}/{name}" for l2 in ("de", "fr")
+                               for name in ("estimated_precision", "estimated_right_share",
+                                            "suggested_threshold")]
+    assert {k: v for k, v in counts.items() if k not in filters} == {
+        "bitext/bitext/dropped/crosswise": 2, "bitext/bitext/en-de/tmx_units": 2,
+        "bitext/bitext/en-fr/tmx_units": 2, "bitext/bitext/sentence_pairs": 3}
     assert samples[("http://s.test/a", "http://s.test/afr")][0] == ("One  line.", "Une ligne.")

@@ -1,0 +1,350 @@
+"""How likely a bitext row is a translation, per site and language pair, from what the site proves.
+
+The sentence aligner's score (Gale–Church bead probability × chunk score × page pair
+score) ranks the rows of one language pair, but the same value means different quality
+in two pairs: lengths say much about English–French, little about English–Chinese, and a
+list aligned position by position gives wrong rows with confident scores.
+:class:`RowProbability` estimates, for each row, the probability that its two sides
+translate each other, with no labels and no model from outside:
+
+* **Length**, the Gale–Church distance |δ| [Gale & Church 1993], its mean and variance
+  fitted on the language pair's rows instead of fixed constants: ``c`` characters of
+  side 2 per character of side 1, and the variance of ``δ = (c·l1 − l2) /
+  √((l1 + l2/c)/2)``, robustly (the median absolute deviation: the wrong minority
+  weighs nothing). The feature is −|δ| down to ``LENGTH_FLOOR``: the tails of real
+  rows are heavier than the normal's (a URL or a list one side spells out), and a
+  length far off is evidence, not proof.
+* **What translation leaves alone**: the numbers and names (acronyms, capitalised words,
+  URLs, Latin-script terms inside CJK text: ``trees.textcost.anchors``) the two sides
+  share, and those only one side has; the words both sides spell alike (commands,
+  product names).
+* **The site's own lexicon**: word translations linked by competitive linking
+  [Melamed 2000] over the sure rows (``pairing.site_lexicon.SiteLexicon`` over their
+  words; character bigrams of Chinese, Japanese and Korean text, where words are not
+  spaced), and how many of a row's words with a known translation find it on the other
+  side, or miss it. This is what ranks rows of languages whose lengths say little.
+
+The sure rows are those the aligner scored high. The features are combined by a
+logistic regression fitted on half of them (positives), read with a lexicon learnt from
+the other half (a lexicon reads the rows it learnt from too well), against the same
+rows with their second sides shuffled — each
+side 1 against side 2 of the next row (most often its page's next block) and of a row
+far away — as negatives, the trick of training a translation classifier without labels
+(rows of mismatched pairs of the same site). Its log-odds are a likelihood ratio; the
+share of right rows among all of the pair's rows is then found by EM (the mixture
+weight of the two classes, the classifier's likelihood ratios fixed), and each row's
+probability is its posterior under that share. The rows at or above ``threshold_``
+(:meth:`RowProbability.fit`) have an estimated precision (the mean of their
+probabilities) of at least ``target_precision``; ``precision_`` is that estimate.
+
+Pure module over strings: no Scrapy.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Iterable
+
+import numpy as np
+from scipy.special import expit
+
+from bitextcrawl.pairing.site_lexicon import SiteLexicon
+from bitextcrawl.trees.textcost import anchors
+
+__all__ = ["RowProbability", "row_words", "FEATURES", "DEFAULT_PRECISION"]
+
+# The estimated precision of the rows a suggested threshold keeps (BITEXT_SENTENCE_PRECISION).
+DEFAULT_PRECISION = 0.97
+
+FEATURES = ("length", "anchors_shared", "anchors_one_side", "lexicon_found",
+            "lexicon_missed", "words_shared")
+
+_LATIN_WORD = re.compile(r"[^\W\d_]{2,}")
+_CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# The length feature's least value (log P(δ)): a length far off is evidence, not proof
+# (a URL or a code sample one side spells out).
+LENGTH_FLOOR = -4.0
+# Words of a side the lexicon reads (its first, in order): bounds the competitive
+# linking's co-occurrences of a long row.
+MAX_WORDS = 24
+
+
+def row_words(text: str) -> list[str]:
+    """The words of a sentence the lexicon links, lower-cased, in order, once each:
+    letter words of two letters and more; runs of CJK characters (Chinese, Japanese
+    kana, Korean) as their character bigrams (one character alone: itself)."""
+    out: list[str] = []
+    seen: set = set()
+    pos = 0
+    for m in _CJK_RUN.finditer(text):
+        _latin(text[pos:m.start()], out, seen)
+        run = m.group()
+        grams = [run] if len(run) == 1 else [run[k:k + 2] for k in range(len(run) - 1)]
+        for g in grams:
+            if g not in seen:
+                seen.add(g)
+                out.append(g)
+        pos = m.end()
+    _latin(text[pos:], out, seen)
+    return out[:MAX_WORDS]
+
+
+def _latin(text: str, out: list, seen: set) -> None:
+    for w in _LATIN_WORD.findall(text):
+        w = w.lower()
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+
+
+def _title(words: list[str]) -> dict:
+    # SiteLexicon reads a record's title words (``h:`` anchors, two characters and more)
+    return {"title": " ".join(words)}
+
+
+class RowProbability:
+    """The probability that a bitext row is a translation, for one site and language
+    pair (see the module docstring).
+
+    Parameters: ``sure_score``, the aligner score from which a row is sure (the
+    positives and the lexicon's teaching rows; where fewer than ``min_sure`` rows reach
+    it, the best-scored ``min_sure``); ``max_sure``, the sure rows used at most (the
+    best-scored); ``min_pairs`` and ``min_dice``, the lexicon's
+    (:class:`~bitextcrawl.pairing.site_lexicon.SiteLexicon`); ``target_precision``, the
+    estimated precision of the rows kept at ``threshold_``; ``ridge``, the logistic
+    regression's L2 penalty.
+
+    Fitted: ``c_`` and ``var_`` (the length model), ``lexicon_`` (a fitted
+    ``SiteLexicon`` over row words), ``coef_`` and ``intercept_`` (log-odds of right
+    against shuffled, over :data:`FEATURES`), ``right_share_`` (the estimated share of
+    right rows), ``threshold_`` and ``precision_`` (the rows with a probability at or
+    above ``threshold_``: their estimated precision), ``n_sure_`` (the sure rows).
+    """
+
+    def __init__(self, sure_score: float = 0.5, min_sure: int = 40, max_sure: int = 2000,
+                 min_pairs: int = 2, min_dice: float = 0.3,
+                 target_precision: float = DEFAULT_PRECISION, ridge: float = 1.0):
+        self.sure_score = sure_score
+        self.min_sure = min_sure
+        self.max_sure = max_sure
+        self.min_pairs = min_pairs
+        self.min_dice = min_dice
+        self.target_precision = target_precision
+        self.ridge = ridge
+
+    # -- fit ----------------------------------------------------------------------------
+
+    def fit(self, rows: Iterable[tuple[str, str, float]]) -> "RowProbability":
+        """Learn from the language pair's rows, ``(sentence 1, sentence 2, aligner
+        score)`` in the order they were aligned; ``rows`` is read a few times (a list,
+        or a sequence kept on disk). Sets ``proba_``, each row's probability."""
+        scores, l1, l2 = [], [], []
+        for r in rows:
+            scores.append(float(r[2]))
+            l1.append(len(r[0]))
+            l2.append(len(r[1]))
+        self._fit_length(np.array(l1, float), np.array(l2, float))
+        sure = self._sure(np.array(scores))
+        self.n_sure_ = len(sure)
+        wanted = set(sure)
+        sure_rows = [(r[0], r[1]) for k, r in enumerate(rows) if k in wanted]
+        # the classifier learns from rows the lexicon it reads did not learn from (a
+        # lexicon reads the rows it learnt from too well); the rows are then read with
+        # the lexicon of every sure row, which knows more words
+        teach, train = sure_rows[0::2], sure_rows[1::2]
+        self._use_lexicon(self._lexicon(teach))
+        self._fit_classifier(train)
+        self._use_lexicon(self._lexicon(sure_rows))
+        odds = np.concatenate([self.log_odds(batch) for batch in _batches(rows)]
+                              or [np.zeros(0)])
+        self.right_share_ = self._mixture_share(odds)
+        self.proba_ = self._posterior(odds)
+        self._set_threshold(self.proba_)
+        return self
+
+    def _lexicon(self, rows: list) -> SiteLexicon:
+        return SiteLexicon(self.min_pairs, self.min_dice).fit(
+            (_title(row_words(a)), _title(row_words(b))) for a, b in rows)
+
+    def _use_lexicon(self, lexicon: SiteLexicon) -> None:
+        self.lexicon_ = lexicon
+        # side-1 word -> its side-2 translation
+        self._lex_1to2 = {w[2:]: v[2:] for v, w in lexicon.translations_.items()}
+        self._lex_range = set(self._lex_1to2.values())
+
+    def _sure(self, scores: np.ndarray) -> list[int]:
+        """Indexes of the sure rows, in row order: the ``max_sure`` best-scored of those
+        at or above ``sure_score`` (at least the ``min_sure`` best-scored)."""
+        order = np.argsort(-scores, kind="stable")
+        n = int((scores >= self.sure_score).sum())
+        n = min(len(scores), self.max_sure, max(n, self.min_sure))
+        return sorted(order[:n].tolist())
+
+    def _fit_length(self, l1: np.ndarray, l2: np.ndarray) -> None:
+        """``c_`` and ``var_`` over the rows' lengths, the variance robustly (the median
+        absolute deviation of δ: the wrong minority weighs nothing). Over all the rows,
+        not the sure ones alone: those are sure partly because their lengths fit the
+        aligner's fixed model, and their spread is too narrow for the others."""
+        self.c_ = float(min(5.0, max(0.2, l2.sum() / l1.sum()))) if len(l1) and \
+            l1.sum() and l2.sum() else 1.0
+        self.var_ = 6.8   # Gale & Church's, where the rows cannot tell
+        if len(l1) >= 10:
+            e = (self.c_ * l1 - l2) / np.sqrt(np.maximum((l1 + l2 / self.c_) / 2.0, 1.0))
+            mad = float(np.median(np.abs(e - np.median(e))))
+            if mad > 0:
+                self.var_ = (1.4826 * mad) ** 2
+
+    def _negatives(self, train: list) -> list:
+        """Each training row's side 1 against side 2 of the next row and of the row half
+        the list away, where that side 2 differs from its own."""
+        out = []
+        m = len(train)
+        for shift in (1, m // 2):
+            if m < 2 or shift == 0:
+                continue
+            for k in range(m):
+                other = train[(k + shift) % m]
+                if other[1].strip() != train[k][1].strip():
+                    out.append((train[k][0], other[1]))
+        return out
+
+    def _fit_classifier(self, train: list) -> None:
+        negatives = self._negatives(train)
+        if not train or not negatives:
+            # nothing to learn from: every row as likely as the aligner's share says
+            self.coef_ = np.zeros(len(FEATURES))
+            self.intercept_ = 0.0
+            return
+        x = np.vstack([self.features(train), self.features(negatives)])
+        y = np.concatenate([np.ones(len(train)), np.zeros(len(negatives))])
+        # the classes weigh alike: the log-odds are a likelihood ratio
+        w = np.where(y == 1, 1.0, len(train) / len(negatives))
+        self.coef_, self.intercept_ = _logistic(x, y, w, self.ridge)
+        self.intercept_ -= math.log(w[y == 1].sum() / w[y == 0].sum())
+
+    @staticmethod
+    def _mixture_share(odds: np.ndarray, n_iter: int = 200) -> float:
+        """The share π of right rows: EM on the mixture weight, the likelihood ratios
+        fixed (each row's posterior σ(odds + logit π), π their mean)."""
+        if not len(odds):
+            return 0.0
+        share = 0.5
+        for _ in range(n_iter):
+            new = float(expit(odds + math.log(share / (1.0 - share))).mean())
+            new = min(max(new, 1e-4), 1 - 1e-4)
+            if abs(new - share) < 1e-7:
+                share = new
+                break
+            share = new
+        return share
+
+    def _set_threshold(self, proba: np.ndarray) -> None:
+        """The lowest probability whose rows at or above it have a mean probability of
+        at least ``target_precision`` (the best row's, where none does)."""
+        if not len(proba):
+            self.threshold_, self.precision_ = 1.0, 0.0
+            return
+        ranked = np.sort(np.round(proba, 4))[::-1]
+        mean = np.cumsum(ranked) / np.arange(1, len(ranked) + 1)
+        ok = np.flatnonzero(mean >= self.target_precision)
+        k = int(ok[-1]) if len(ok) else 0
+        # ties: every row of the threshold's value is kept
+        self.threshold_ = float(ranked[k])
+        kept = ranked >= self.threshold_
+        self.precision_ = float(ranked[kept].mean())
+
+    # -- use ----------------------------------------------------------------------------
+
+    def features(self, rows) -> np.ndarray:
+        """The :data:`FEATURES` of ``(sentence 1, sentence 2, ...)`` rows, one line each."""
+        out = np.zeros((len(rows), len(FEATURES)))
+        l1 = np.array([len(r[0]) for r in rows], float)
+        l2 = np.array([len(r[1]) for r in rows], float)
+        if len(rows):
+            mean = np.maximum((l1 + l2 / self.c_) / 2.0, 1.0)
+            delta = np.abs(self.c_ * l1 - l2) / np.sqrt(self.var_ * mean)
+            out[:, 0] = -np.minimum(delta, -LENGTH_FLOOR)
+        lex = self._lex_1to2
+        for k, r in enumerate(rows):
+            shared, one_side = _anchor_agreement(r[0], r[1])
+            out[k, 1] = math.log1p(shared)
+            out[k, 2] = math.log1p(one_side)
+            w1 = row_words(r[0])
+            w2 = set(row_words(r[1]))
+            out[k, 5] = math.log1p(sum(1 for w in w1 if w in w2 and len(w) >= 3))
+            if lex:
+                known1 = [lex[w] for w in w1 if w in lex]
+                found = sum(1 for v in known1 if v in w2)
+                known = max(len(known1), len(self._known2(w2)))
+                out[k, 3] = math.log1p(found)
+                out[k, 4] = math.log1p(known - found)
+        return out
+
+    def _known2(self, words2: set) -> set:
+        return words2 & self._lex_range
+
+    def log_odds(self, rows) -> np.ndarray:
+        """log P(features | right) / P(features | shuffled) of each row."""
+        return self.features(rows) @ self.coef_ + self.intercept_
+
+    def _posterior(self, odds: np.ndarray) -> np.ndarray:
+        share = min(max(self.right_share_, 1e-4), 1 - 1e-4)
+        return expit(odds + math.log(share / (1.0 - share)))
+
+    def predict_proba(self, rows) -> np.ndarray:
+        """The probability that each row is a translation."""
+        return self._posterior(self.log_odds(rows))
+
+
+# Rows whose features are made together (fit reads rows a batch at a time).
+BATCH = 4096
+
+
+def _batches(rows):
+    batch: list = []
+    for r in rows:
+        batch.append(r)
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _anchor_agreement(text_1: str, text_2: str) -> tuple[int, int]:
+    """(anchors both sides have, anchors one side has alone): numbers by their digits,
+    names (``trees.textcost.anchors``) found in the other side's text whatever their
+    case there (a Latin term inside Chinese text is a name there, a plain word in the
+    English), so that a name is judged alike from either side."""
+    (n1, m1), (n2, m2) = anchors(text_1), anchors(text_2)
+    shared = len(n1 & n2)
+    one_side = len(n1 ^ n2)
+    low1, low2 = text_1.lower(), text_2.lower()
+    for names, other in ((m1, low2), (m2 - m1, low1)):
+        for name in names:
+            if name in other:
+                shared += 1
+            else:
+                one_side += 1
+    return shared, one_side
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, ridge: float,
+              n_iter: int = 50) -> tuple[np.ndarray, float]:
+    """Weighted L2-penalised logistic regression by Newton's method (the intercept not
+    penalised): (coefficients, intercept)."""
+    n, d = x.shape
+    xa = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(d + 1)
+    penalty = np.full(d + 1, ridge)
+    penalty[-1] = 0.0
+    for _ in range(n_iter):
+        p = expit(xa @ beta)
+        grad = xa.T @ (w * (p - y)) + penalty * beta
+        hess = (xa * (w * p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        beta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return beta[:-1], float(beta[-1])

@@ -1,0 +1,106 @@
+"""The probability that a bitext row is a translation (``bitext/calibration.py``), fitted
+per language pair on constructed rows: translated rows rank above the same rows with
+their sides mismatched, by lengths and shared names where the scripts agree, by the
+lexicon the rows teach where they do not (Chinese, whose lengths say little)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from bitextcrawl.bitext.calibration import RowProbability, row_words
+
+# A small vocabulary of each language: (English, French, Chinese) word by word.
+WORDS = [("file", "fichier", "文件"), ("list", "lister", "列出"), ("show", "afficher", "显示"),
+         ("delete", "supprimer", "删除"), ("create", "créer", "创建"),
+         ("directory", "répertoire", "目录"), ("user", "utilisateur", "用户"),
+         ("package", "paquet", "软件包"), ("version", "version", "版本"),
+         ("network", "réseau", "网络"), ("server", "serveur", "服务器"),
+         ("process", "processus", "进程"), ("archive", "archive", "归档"),
+         ("image", "image", "镜像"), ("config", "configuration", "配置"),
+         ("remote", "distant", "远程"), ("branch", "branche", "分支"),
+         ("log", "journal", "日志"), ("port", "port", "端口"), ("key", "clé", "密钥")]
+
+
+def _rows(lang: int, n: int, seed: int) -> list:
+    """``n`` translated rows of English against language ``lang`` (1: French, 2: Chinese),
+    each 3 to 6 words of the vocabulary; where ``lang`` is French, each row also names a
+    tool and a number both sides carry."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(n):
+        picked = rng.sample(WORDS, rng.randint(3, 6))
+        en = " ".join(w[0] for w in picked)
+        other = ("" if lang == 2 else " ").join(w[lang] for w in picked)
+        if lang == 1:
+            tool = f"Tool{k % 37}"
+            en, other = f"{en} with {tool} {k}.", f"{other} avec {tool} {k}."
+        out.append((en.capitalize(), other, 0.9))
+    return out
+
+
+def _shuffled(rows: list, shift: int) -> list:
+    return [(rows[k][0], rows[(k + shift) % len(rows)][1]) for k in range(len(rows))]
+
+
+def _auc(right: np.ndarray, wrong: np.ndarray) -> float:
+    """The share of (right, wrong) couples the scores order right (ties half)."""
+    r, w = right[:, None], wrong[None, :]
+    return float(((r > w) + 0.5 * (r == w)).mean())
+
+
+def test_row_words_reads_cjk_as_bigrams_and_latin_as_words():
+    assert row_words("列出文件 with ls") == ["列出", "出文", "文件", "with", "ls"]
+    assert row_words("Show the File, show it") == ["show", "the", "file", "it"]
+
+
+def test_each_language_pair_ranks_its_translations_above_shuffled_rows():
+    for lang in (1, 2):
+        rows = _rows(lang, 400, seed=lang)
+        model = RowProbability().fit(rows)
+        test = _rows(lang, 200, seed=10 + lang)
+        right = model.predict_proba(test)
+        wrong = model.predict_proba(_shuffled(test, 7))
+        assert _auc(right, wrong) > 0.95, lang
+        # the log-odds of right against shuffled: a likelihood ratio each side of 1
+        odds_right = model.log_odds(test)
+        odds_wrong = model.log_odds(_shuffled(test, 7))
+        assert np.median(odds_right) > 2 and np.median(odds_wrong) < -2, lang
+        # fitted per pair: the length ratio of the pair's own rows
+        ratio = sum(len(b) for _, b, _ in rows) / sum(len(a) for a, _, _ in rows)
+        assert abs(model.c_ - ratio) < 1e-9
+
+
+def test_chinese_rows_are_ranked_by_the_lexicon_they_teach():
+    rows = _rows(2, 400, seed=3)
+    model = RowProbability().fit(rows)
+    # word translations learnt from the sure rows: English word -> its Chinese bigram
+    learnt = {w[2:]: v[2:] for v, w in model.lexicon_.translations_.items()}
+    assert learnt.get("file") == "文件" and learnt.get("user") == "用户"
+    test = _rows(2, 200, seed=13)
+    same = [(a, b) for a, b, _ in test]
+    wrong = _shuffled(same, 1)
+    assert model.coef_[3] > 0.5     # lexicon_found: a translation found counts for
+    without = RowProbability(min_pairs=10 ** 6).fit(rows)   # no word linked
+    assert len(without.lexicon_) == 0
+    with_lexicon = _auc(model.predict_proba(same), model.predict_proba(wrong))
+    lengths_only = _auc(without.predict_proba(same), without.predict_proba(wrong))
+    assert with_lexicon > 0.95 and with_lexicon > lengths_only + 0.1
+
+
+def test_the_threshold_keeps_rows_at_the_target_precision():
+    rows = _rows(1, 300, seed=5)
+    # a quarter of the rows wrong (side 2 of another row), which the aligner scored
+    # under its sure rows (a list aligned position by position)
+    bad = [(a, b, 0.4) for a, b in _shuffled(rows[:100], 50)]
+    mixed = rows[100:] + bad
+    model = RowProbability(target_precision=0.97).fit(mixed)
+    assert 0.6 < model.right_share_ < 0.9
+    kept = np.round(model.proba_, 4) >= model.threshold_   # as bitext.tsv writes it
+    assert model.precision_ >= 0.97
+    assert kept[:200].sum() >= 190 and kept[200:].sum() <= 0.03 * kept.sum()
+    np.testing.assert_allclose(model.proba_, model.predict_proba(mixed))
+    # without the wrong rows, every row is kept
+    clean = RowProbability(target_precision=0.97).fit(rows)
+    assert (np.round(clean.proba_, 4) >= clean.threshold_).all() and clean.right_share_ > 0.95
