@@ -16,8 +16,9 @@ translate each other, with no labels and no model from outside:
   length far off is evidence, not proof.
 * **What translation leaves alone**: the numbers and names (acronyms, capitalised words,
   URLs, Latin-script terms inside CJK text: ``trees.textcost.anchors``) the two sides
-  share, and those only one side has; the words both sides spell alike (commands,
-  product names).
+  share, and those only one side has; of the words the site keeps untranslated
+  (commands, product names: the words its sure rows spell alike on both sides), those
+  a row has on both sides and those on one side only.
 * **The site's own lexicon**: word translations linked by competitive linking
   [Melamed 2000] over the sure rows (``pairing.site_lexicon.SiteLexicon`` over their
   words; character bigrams of Chinese, Japanese and Korean text, where words are not
@@ -44,6 +45,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from typing import Iterable
 
 import numpy as np
@@ -58,7 +60,7 @@ __all__ = ["RowProbability", "row_words", "FEATURES", "DEFAULT_PRECISION"]
 DEFAULT_PRECISION = 0.97
 
 FEATURES = ("length", "anchors_shared", "anchors_one_side", "lexicon_found",
-            "lexicon_missed", "words_shared")
+            "lexicon_missed", "kept_found", "kept_missed")
 
 _LATIN_WORD = re.compile(r"[^\W\d_]{2,}")
 _CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
@@ -113,18 +115,21 @@ class RowProbability:
     best-scored); ``min_pairs`` and ``min_dice``, the lexicon's
     (:class:`~bitextcrawl.pairing.site_lexicon.SiteLexicon`); ``target_precision``, the
     estimated precision of the rows kept at ``threshold_``; ``ridge``, the logistic
-    regression's L2 penalty.
+    regression's L2 penalty; ``clean_rounds``, its fits again without the sure rows the
+    last one found likelier shuffled than right.
 
     Fitted: ``c_`` and ``var_`` (the length model), ``lexicon_`` (a fitted
     ``SiteLexicon`` over row words), ``coef_`` and ``intercept_`` (log-odds of right
-    against shuffled, over :data:`FEATURES`), ``right_share_`` (the estimated share of
+    against shuffled, over :data:`FEATURES`), ``kept_words_`` (the words the site keeps
+    untranslated), ``right_share_`` (the estimated share of
     right rows), ``threshold_`` and ``precision_`` (the rows with a probability at or
     above ``threshold_``: their estimated precision), ``n_sure_`` (the sure rows).
     """
 
     def __init__(self, sure_score: float = 0.5, min_sure: int = 40, max_sure: int = 2000,
                  min_pairs: int = 2, min_dice: float = 0.3,
-                 target_precision: float = DEFAULT_PRECISION, ridge: float = 1.0):
+                 target_precision: float = DEFAULT_PRECISION, ridge: float = 1.0,
+                 clean_rounds: int = 1):
         self.sure_score = sure_score
         self.min_sure = min_sure
         self.max_sure = max_sure
@@ -132,6 +137,7 @@ class RowProbability:
         self.min_dice = min_dice
         self.target_precision = target_precision
         self.ridge = ridge
+        self.clean_rounds = clean_rounds
 
     # -- fit ----------------------------------------------------------------------------
 
@@ -154,8 +160,10 @@ class RowProbability:
         # the lexicon of every sure row, which knows more words
         teach, train = sure_rows[0::2], sure_rows[1::2]
         self._use_lexicon(self._lexicon(teach))
+        self.kept_words_ = self._kept_words(teach)
         self._fit_classifier(train)
         self._use_lexicon(self._lexicon(sure_rows))
+        self.kept_words_ = self._kept_words(sure_rows)
         odds = np.concatenate([self.log_odds(batch) for batch in _batches(rows)]
                               or [np.zeros(0)])
         self.right_share_ = self._mixture_share(odds)
@@ -166,6 +174,19 @@ class RowProbability:
     def _lexicon(self, rows: list) -> SiteLexicon:
         return SiteLexicon(self.min_pairs, self.min_dice).fit(
             (_title(row_words(a)), _title(row_words(b))) for a, b in rows)
+
+    def _kept_words(self, rows: list) -> frozenset:
+        """The words the site keeps untranslated (commands, product names): found on
+        side 2 of at least ``min_pairs`` rows and of at least half of the rows whose
+        side 1 has them."""
+        n1: Counter = Counter()
+        both: Counter = Counter()
+        for a, b in rows:
+            w1, w2 = row_words(a), set(row_words(b))
+            n1.update(w1)
+            both.update(w for w in w1 if w in w2)
+        return frozenset(w for w, n in both.items()
+                         if n >= self.min_pairs and 2 * n >= n1[w])
 
     def _use_lexicon(self, lexicon: SiteLexicon) -> None:
         self.lexicon_ = lexicon
@@ -210,18 +231,30 @@ class RowProbability:
         return out
 
     def _fit_classifier(self, train: list) -> None:
+        """The logistic regression of ``train`` (sure rows) against them shuffled; then,
+        ``clean_rounds`` times, again without the sure rows it finds likelier shuffled
+        than right (a list the aligner paired position by position with confidence)."""
         negatives = self._negatives(train)
         if not train or not negatives:
             # nothing to learn from: every row as likely as the aligner's share says
             self.coef_ = np.zeros(len(FEATURES))
             self.intercept_ = 0.0
             return
-        x = np.vstack([self.features(train), self.features(negatives)])
-        y = np.concatenate([np.ones(len(train)), np.zeros(len(negatives))])
-        # the classes weigh alike: the log-odds are a likelihood ratio
-        w = np.where(y == 1, 1.0, len(train) / len(negatives))
-        self.coef_, self.intercept_ = _logistic(x, y, w, self.ridge)
-        self.intercept_ -= math.log(w[y == 1].sum() / w[y == 0].sum())
+        right, wrong = self.features(train), self.features(negatives)
+        keep = np.ones(len(train), bool)
+        for k in range(self.clean_rounds + 1):
+            x = np.vstack([right[keep], wrong])
+            y = np.concatenate([np.ones(int(keep.sum())), np.zeros(len(wrong))])
+            # the classes weigh alike: the log-odds are a likelihood ratio
+            w = np.where(y == 1, 1.0, keep.sum() / len(wrong))
+            self.coef_, self.intercept_ = _logistic(x, y, w, self.ridge)
+            self.intercept_ -= math.log(w[y == 1].sum() / w[y == 0].sum())
+            if k == self.clean_rounds:
+                break
+            likelier = right @ self.coef_ + self.intercept_ > 0
+            if likelier.sum() < self.min_sure // 2 or (likelier == keep).all():
+                break
+            keep = likelier
 
     @staticmethod
     def _mixture_share(odds: np.ndarray, n_iter: int = 200) -> float:
@@ -266,13 +299,18 @@ class RowProbability:
             delta = np.abs(self.c_ * l1 - l2) / np.sqrt(self.var_ * mean)
             out[:, 0] = -np.minimum(delta, -LENGTH_FLOOR)
         lex = self._lex_1to2
+        kept = self.kept_words_
         for k, r in enumerate(rows):
             shared, one_side = _anchor_agreement(r[0], r[1])
             out[k, 1] = math.log1p(shared)
             out[k, 2] = math.log1p(one_side)
             w1 = row_words(r[0])
             w2 = set(row_words(r[1]))
-            out[k, 5] = math.log1p(sum(1 for w in w1 if w in w2 and len(w) >= 3))
+            kept1 = kept.intersection(w1)
+            kept2 = kept.intersection(w2)
+            both = len(kept1 & kept2)
+            out[k, 5] = math.log1p(both)
+            out[k, 6] = math.log1p(len(kept1) + len(kept2) - 2 * both)
             if lex:
                 known1 = [lex[w] for w in w1 if w in lex]
                 found = sum(1 for v in known1 if v in w2)
