@@ -46,6 +46,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterable
 
 import numpy as np
@@ -69,35 +70,27 @@ _CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf9
 LENGTH_FLOOR = -4.0
 # Words of a side the lexicon reads (its first, in order): bounds the competitive
 # linking's co-occurrences of a long row.
-MAX_WORDS = 24
+MAX_WORDS = 16
 
 
-def row_words(text: str) -> list[str]:
-    """The words of a sentence the lexicon links, lower-cased, in order, once each:
-    letter words of two letters and more; runs of CJK characters (Chinese, Japanese
-    kana, Korean) as their character bigrams (one character alone: itself)."""
+@lru_cache(maxsize=1 << 16)     # (menus and repeated lines: the same texts again)
+def row_words(text: str) -> tuple[str, ...]:
+    """The words of a sentence the lexicon links, lower-cased, in order, once each (the
+    first ``MAX_WORDS``): letter words of two letters and more; runs of CJK characters
+    (Chinese, Japanese kana, Korean) as their character bigrams (one character alone:
+    itself)."""
+    low = text.lower()
+    if _CJK_RUN.search(low) is None:     # most texts: their words, in C
+        return tuple(dict.fromkeys(_LATIN_WORD.findall(low)))[:MAX_WORDS]
     out: list[str] = []
-    seen: set = set()
     pos = 0
-    for m in _CJK_RUN.finditer(text):
-        _latin(text[pos:m.start()], out, seen)
+    for m in _CJK_RUN.finditer(low):
+        out += _LATIN_WORD.findall(low, pos, m.start())
         run = m.group()
-        grams = [run] if len(run) == 1 else [run[k:k + 2] for k in range(len(run) - 1)]
-        for g in grams:
-            if g not in seen:
-                seen.add(g)
-                out.append(g)
+        out += [run] if len(run) == 1 else [run[k:k + 2] for k in range(len(run) - 1)]
         pos = m.end()
-    _latin(text[pos:], out, seen)
-    return out[:MAX_WORDS]
-
-
-def _latin(text: str, out: list, seen: set) -> None:
-    for w in _LATIN_WORD.findall(text):
-        w = w.lower()
-        if w not in seen:
-            seen.add(w)
-            out.append(w)
+    out += _LATIN_WORD.findall(low, pos)
+    return tuple(dict.fromkeys(out))[:MAX_WORDS]
 
 
 def _title(words: list[str]) -> dict:
