@@ -446,7 +446,7 @@ def write_rows(results: dict, output_dir: str, gz: str, counts: Counter,
     precision the suggested threshold keeps), written to the pair's TMX and to
     ``bitext.tsv``, which also skips the sentence pairs an earlier language pair had.
     The same files as ``write_tmx`` for each pair and ``write_bitext_tsv`` over them
-    all, with the rows read and cleaned once."""
+    all, with the rows checked and cleaned once (kept on disk while the model is fitted)."""
     tsv_seen: set = set()
     with atomic_open(os.path.join(output_dir, "bitext.tsv" + gz)) as tsv:
         tsv.write(TSV_HEADER)
