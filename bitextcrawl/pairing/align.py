@@ -313,7 +313,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     have = set(cands)
     cands += sorted(k for k in known if k not in have)
     # A pair that parallel links alone settled meets the rival its pages' rare evidence
-    # points at: a list's order can be wrong (``unrefuted``).
+    # points at, and in the rounds below the pages nearest in the LSI space and by title
+    # words: a list's order can be wrong (``unrefuted``).
     listed = [k for k in settled if k in evidence.parallel_link
               and k not in evidence.url_pattern and k not in evidence.hreflang]
     cands += rare_rivals(listed, pages1, pages2, set(cands))
@@ -358,7 +359,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         t = time.perf_counter()
         if "content" in stages:
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
-                          key, lexicon, use_structure="structure" in stages, referee=overlaps)
+                          key, lexicon, use_structure="structure" in stages, referee=overlaps,
+                          guessed=frozenset(listed))
         _timed(result, "content", t)
         if overlaps is not None:
             added = scores.cands[len(overlaps):]
