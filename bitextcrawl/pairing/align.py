@@ -133,6 +133,11 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     it; only its words say that nothing was translated. A copy pairs nothing, whatever
     a URL rule or a model says, unless the site declares the two pages each other's
     version (mutual hreflang or language toggle); counted in ``bitext/align/*/copies``.
+
+    Besides ``cands``, every two pages that share a line of prose are asked: a copy need
+    not be among its original's candidates (a page of a pair its evidence settled meets
+    no other, and a long page's ten nearest may all be other pages), and still pairs
+    nothing else.
     """
     # the site's name around its titles, localised on an untranslated page all the same
     ignore = (site_title_words(p.title for p in pages1.values())
@@ -162,7 +167,20 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
                               of(linked, a, pages1, link_words),
                               of(linked, b, pages2, link_words)))
 
-    return {(a, b) for a, b in cands if copied(a, b)}
+    by_line: dict = {}
+    for a in pages1:
+        for line in of(lines, a, pages1, lambda p: prose_lines(p.text)):
+            by_line.setdefault(line, []).append(a)
+    sharing = {(a, b) for b in pages2
+               for line in of(lines, b, pages2, lambda p: prose_lines(p.text))
+               if len(by_line.get(line, ())) <= COPY_LINE_PAGES for a in by_line.get(line, ())}
+    return {(a, b) for a, b in sharing.union(cands) if copied(a, b)}
+
+
+# A line of prose on more pages of one language than this is the site's (a notice, a
+# boilerplate sentence): it finds no page's copies, and asking every pair it joins would
+# cost pages² on a large site.
+COPY_LINE_PAGES = 10
 
 
 def lexicon_candidates(site_lexicon: SiteLexicon, scores: _Scores, settled: list,
