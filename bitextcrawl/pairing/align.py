@@ -133,6 +133,11 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     it; only its words say that nothing was translated. A copy pairs nothing, whatever
     a URL rule or a model says, unless the site declares the two pages each other's
     version (mutual hreflang or language toggle); counted in ``bitext/align/*/copies``.
+
+    Besides ``cands``, every two pages that share a line of prose are asked: a copy need
+    not be among its original's candidates (a page of a pair its evidence settled meets
+    no other, and a long page's ten nearest may all be other pages), and still pairs
+    nothing else.
     """
     # the site's name around its titles, localised on an untranslated page all the same
     ignore = (site_title_words(p.title for p in pages1.values())
@@ -162,7 +167,20 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
                               of(linked, a, pages1, link_words),
                               of(linked, b, pages2, link_words)))
 
-    return {(a, b) for a, b in cands if copied(a, b)}
+    by_line: dict = {}
+    for a in pages1:
+        for line in of(lines, a, pages1, lambda p: prose_lines(p.text)):
+            by_line.setdefault(line, []).append(a)
+    sharing = {(a, b) for b in pages2
+               for line in of(lines, b, pages2, lambda p: prose_lines(p.text))
+               if len(by_line.get(line, ())) <= COPY_LINE_PAGES for a in by_line.get(line, ())}
+    return {(a, b) for a, b in sharing.union(cands) if copied(a, b)}
+
+
+# A line of prose on more pages of one language than this is the site's (a notice, a
+# boilerplate sentence): it finds no page's copies, and asking every pair it joins would
+# cost pages² on a large site.
+COPY_LINE_PAGES = 10
 
 
 def lexicon_candidates(site_lexicon: SiteLexicon, scores: _Scores, settled: list,
@@ -313,7 +331,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     have = set(cands)
     cands += sorted(k for k in known if k not in have)
     # A pair that parallel links alone settled meets the rival its pages' rare evidence
-    # points at: a list's order can be wrong (``unrefuted``).
+    # points at, and in the rounds below the pages nearest in the LSI space and by title
+    # words: a list's order can be wrong (``unrefuted``).
     listed = [k for k in settled if k in evidence.parallel_link
               and k not in evidence.url_pattern and k not in evidence.hreflang]
     cands += rare_rivals(listed, pages1, pages2, set(cands))
@@ -358,7 +377,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         t = time.perf_counter()
         if "content" in stages:
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
-                          key, lexicon, use_structure="structure" in stages, referee=overlaps)
+                          key, lexicon, use_structure="structure" in stages, referee=overlaps,
+                          guessed=frozenset(listed))
         _timed(result, "content", t)
         if overlaps is not None:
             added = scores.cands[len(overlaps):]

@@ -174,7 +174,7 @@ class ETS:
         when the neighbour structure is built; bounds the memory, not the result.
 
     Fitted attributes: ``scores_`` ((u1, u2) -> ETS), ``internal_``, ``external_``
-    (last iteration; pairs without neighbours on either side are absent),
+    (last iteration; pairs neither of whose pages has neighbours are absent),
     ``history_`` (one dict per iteration: ``iteration``, ``mean_change``,
     ``max_change``, ``mean_external``), ``n_iter_``, ``converged_``,
     ``neighbour_pairs_`` (number of (pair, neighbour pair) links Algorithm 1 uses).
@@ -335,21 +335,21 @@ class ETS:
         adj_r, w_r, pop_r = self._side_adjacency(graph, right_idx, pairable_r)
         n_pop = pop_l + pop_r
 
-        nb_l = np.diff(adj_l.indptr)
-        nb_r = np.diff(adj_r.indptr)
         # Denominator of Algorithm 1, max(|PG(e)|, |PG(c)|), with each page counted at its
         # eq. 6 weight (so the weighted sum of line 9 is a weighted average).
         den = np.maximum((adj_l @ w_l)[li], (adj_r @ w_r)[ri]) if n else np.zeros(0)
         # Departure, one rule: PG(·) holds only the neighbours that could pair (in a
-        # candidate pair with internal similarity ≥ T_min), and a pair gets external
-        # similarity only where both pages have such neighbours; otherwise it keeps its
-        # internal similarity. Algorithm 1 counts every neighbour, so on a partly
-        # translated site the untranslated neighbours (which pair with nothing) drag every
-        # true pair to (1 − α)·ITS — on nginx.org's Turkish side, 9 of 10 pairs fell under
-        # T_min — and a page no link leads to (found by deep page recovery) scores 0:
-        # neither is evidence against a pair. Neighbours that could pair but do not pair
-        # with each other still count against.
-        has_nb = (nb_l[li] > 0) & (nb_r[ri] > 0) if n else np.zeros(0, dtype=bool)
+        # candidate pair with internal similarity ≥ T_min). Algorithm 1 counts every
+        # neighbour, so on a partly translated site the untranslated neighbours (which
+        # pair with nothing) drag every true pair to (1 − α)·ITS, most of them under T_min
+        # where a side translates a tenth of its pages: they are no evidence against a pair.
+        # Neighbours that could pair but do not pair with each other still count against,
+        # and so do the neighbours of one page where the other has none: an outdated
+        # translation kept beside the current one, without the links its original has,
+        # is less likely the original's pair. A pair where neither page has such
+        # neighbours keeps its internal similarity; a page no link leads to (found by deep
+        # page recovery) and nothing rivals keeps it too (``stages.neighbours_rank``).
+        has_nb = den > 0 if n else np.zeros(0, dtype=bool)
         # Weight of a neighbour pair q = (x, y): sqrt(W(x)·W(y)). The paper multiplies
         # line 9 by the weights of x and y without saying how they combine; the
         # geometric mean keeps a pair of equally weighted pages at that weight, which

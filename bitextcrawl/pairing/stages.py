@@ -190,9 +190,12 @@ def structure_stage(cands: list, strand1: dict, strand2: dict, use: bool, result
 def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
                   strand1: dict, strand2: dict, config: AlignConfig, result: AlignResult,
                   key: str, lexicon=None, use_structure: bool = True,
-                  referee: np.ndarray | None = None) -> None:
+                  referee: np.ndarray | None = None, guessed: frozenset = frozenset()) -> None:
     """[Germann 2016]: LSI trained on the site's settled and confidently structural pairs; each
     page's nearest pages in the LSI space join the candidates (scored by structure too).
+
+    ``guessed``: settled pairs whose pages meet their nearest pages all the same (a pair
+    that a list's order alone settled: the order can be wrong, ``align.unrefuted``).
 
     ``referee``: the rare evidence the candidates share (``anchors.anchor_overlaps``),
     where that stage is on. A structural pair then teaches the space only where that
@@ -230,7 +233,8 @@ def content_stage(scores: _Scores, settled: list, pages1: dict, pages2: dict,
             scores.terms = SiteTerms(LSIModel().token_cache)
         lsi = LSIModel().fit(pair_texts, texts1 + texts2, site_terms=scores.terms)
         scores.lsi = (pair_texts, texts1 + texts2, lsi)
-    new = content_candidates(lsi, pages1, pages2, scores.cands, settled, training,
+    new = content_candidates(lsi, pages1, pages2, scores.cands,
+                             [k for k in settled if k not in guessed], training,
                              config.content_top_k)
     result.counts[f"bitext/align/{key}/content_candidates"] = len(new)
     if new:
@@ -310,15 +314,30 @@ def anchor_vouched(scores: _Scores) -> np.ndarray:
     return (scores.anchor >= ANCHOR_VOUCHES) & sole_best(scores.cands, scores.anchor)
 
 
-def neighbours_rank(final: dict, internal: dict) -> dict:
+def agreed_pairs(scores: _Scores) -> set:
+    """Candidates that content and the rare evidence both make the sole best of both their
+    pages (:func:`sole_best`): two of the page's own sources agree on its counterpart."""
+    if scores.anchor is None:
+        return set()
+    agree = (sole_best(scores.cands, scores.content) & sole_best(scores.cands, scores.anchor)
+             & (scores.content > 0) & (scores.anchor > 0))
+    return {pair for pair, ok in zip(scores.cands, agree) if ok}
+
+
+def neighbours_rank(final: dict, internal: dict, agreed: set = frozenset()) -> dict:
     """ETS where the neighbours decide between rivals; the internal similarity where they
-    only disagree with a pair nothing rivals.
+    only disagree with a pair nothing rivals, or with a pair its pages' own sources agree
+    on (``agreed``, :func:`agreed_pairs`).
 
     Departure from Liu et al., whose eq. 1 lets the neighbours lower any pair: a page
     whose translation links one page fewer (an outdated translation, a "see also" line
     left out) has near-certain internal similarity and falls under T_min, though no other
     page comes near it. Here a pair that is the best of both its pages by ETS keeps at
-    least its internal similarity; between rivals, ETS decides as in the paper.
+    least its internal similarity; between rivals, ETS decides as in the paper, except
+    against a pair that content and rare evidence both choose: on a partly translated site
+    the neighbours of a page and of its translation differ (links to untranslated pages
+    are plain text on one side), and a rival that shares more linked neighbours by chance
+    outranks the pair its words and names choose.
     """
     best1: dict = {}
     best2: dict = {}
@@ -328,7 +347,8 @@ def neighbours_rank(final: dict, internal: dict) -> dict:
         if v > best2.get(b, (-1.0, None))[0]:
             best2[b] = (v, a)
     return {(a, b): max(v, internal.get((a, b), 0.0))
-            if best1[a][1] == b and best2[b][1] == a else v for (a, b), v in final.items()}
+            if (best1[a][1] == b and best2[b][1] == a) or (a, b) in agreed else v
+            for (a, b), v in final.items()}
 
 
 def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: bool,
@@ -349,7 +369,7 @@ def ets_stage(scores: _Scores, internal: dict, evidence: Evidence, graph, use: b
     rejected = structure_rejects(scores, evidence) if scores.em is not None else set()
     final = {k: v for k, v in final.items() if k not in rejected and k not in untranslated}
     if use:
-        final = neighbours_rank(final, internal)
+        final = neighbours_rank(final, internal, agreed_pairs(scores))
     result.counts[f"bitext/align/{key}/structure_rejected"] = len(rejected)
     result.counts[f"bitext/align/{key}/marked_untranslated"] = len(untranslated)
     chosen = one_to_one_with_evidence(((a, b, s) for (a, b), s in final.items()),

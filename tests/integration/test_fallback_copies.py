@@ -36,3 +36,19 @@ def test_copies_pair_nothing_and_leave_the_original_its_pairs(fallback, opaque):
         print(fallback, opaque, lang, scores)
         assert scores["f1"] >= 0.98, (lang, scores)
         assert not copies & {u for pair in pairs for u in pair}, lang
+
+
+def test_a_copy_outside_its_originals_candidates_pairs_nothing():
+    """Ten languages, copies under a notice, opaque: the Korean copy of a long page is not
+    among its original's candidates (their nearest pages are others), and is still found
+    as a copy (the two share their prose line for line) and pairs with no other page."""
+    langs = ("en", "fr", "de", "es", "zh", "ru", "it", "ko", "pt", "ja")
+    site = generate_manual(ManualSpec(n_pages=40, seed=3, fallback="notice", langs=langs), 8080)
+    records, redirects, url = manual_records(site, real_sites.identifier(), opaque=True)
+    result = align_site(records, AlignConfig(langs=("en", "ko")), redirects=redirects)
+    copies = {url[u] for u in site.fallback_urls}
+    pairs = [(p.url_1, p.url_2) for p in result.pairs]
+    scores = evaluate([(url[a], url[b]) for a, b in site.gold_pairs["ko"]], pairs)
+    print(scores)
+    assert not copies & {u for pair in pairs for u in pair}
+    assert scores["f1"] >= 0.98, scores

@@ -59,6 +59,29 @@ def test_neighbours_rank_rivals_and_do_not_sink_a_pair_nothing_rivals():
     assert out[("e2", "f2")] == 0.8
     assert out[("e2", "f3")] == 0.6             # a rival ETS ranked lower keeps its ETS
     assert out[("e3", "f3")] == 0.3             # f3's best by ETS is e2
+    # a pair its pages' content and rare evidence agree on keeps its internal similarity
+    # against a rival that the neighbours rank higher
+    out = neighbours_rank(final, internal, agreed={("e3", "f3")})
+    assert out[("e3", "f3")] == 0.9
+    assert out[("e2", "f3")] == 0.6
+
+
+def test_agreed_pairs_are_the_sole_best_by_content_and_by_rare_evidence():
+    import numpy as np
+
+    from bitextcrawl.pairing.stages import _Scores, agreed_pairs
+
+    cands = [("e1", "f1"), ("e1", "f2"), ("e2", "f2"), ("e3", "f3"), ("e3", "f4")]
+    zeros = np.zeros(len(cands))
+    scores = _Scores(cands, np.zeros((len(cands), 5)), zeros, zeros,
+                     content=np.array([0.8, 0.3, 0.7, 0.5, 0.5]),
+                     anchor=np.array([0.4, 0.1, 0.3, 0.6, 0.2]))
+    # e1-f1 and e2-f2 are chosen by both; e3's candidates tie on content
+    assert agreed_pairs(scores) == {("e1", "f1"), ("e2", "f2")}
+    scores.anchor = np.array([0.1, 0.4, 0.3, 0.6, 0.2])      # rare evidence says e1-f2
+    assert agreed_pairs(scores) == set()
+    scores.anchor = None
+    assert agreed_pairs(scores) == set()
 
 
 def test_a_list_of_language_names_in_the_text_is_no_untranslated_mark():

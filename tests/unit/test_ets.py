@@ -350,6 +350,18 @@ def test_pair_without_external_evidence_keeps_internal_similarity():
     assert m.external_ == {}
 
 
+def test_the_neighbours_of_one_page_count_against_a_pair_whose_other_page_has_none():
+    # e1 links e2, and (e2, c2) could pair; c1 links nothing (an older translation kept
+    # without the links of its original): (e1, c1) gets no external support
+    g = _two_sided_graph([("e1", "e2")], [])
+    g.add_node("c1", lang="fr")
+    g.add_node("c2", lang="fr")
+    internal = {("e1", "c1"): 0.8, ("e2", "c2"): 0.8}
+    m = ETS(alpha=0.6, n_iter=1, weighting="none").fit(list(internal), internal, g)
+    assert m.scores_[("e1", "c1")] == pytest.approx(0.4 * 0.8)
+    assert m.external_[("e1", "c1")] == 0.0
+
+
 def test_neighbours_that_could_pair_but_do_not_count_against():
     # e1-e2 and c1-c2 are linked; (e2, c3) and (e3, c2) are candidates, (e2, c2) is not:
     # the neighbours of (e1, c1) could pair but do not pair with each other.
