@@ -25,7 +25,7 @@ rule is learned from the crawl's own answers:
   which this rule's tests learn (a page of A that leads into B refutes it);
 * a URL of B *looks unlisted* (rule LISTED) when a fetched page of B lists it as an
   item whose words are in another wanted language A, while the same page lists at least
-  :data:`MIN_LISTED` of B's URLs in B's words and :data:`MIN_LISTED` in A's: an index
+  :data:`LISTED_PER_LANGUAGE` of B's URLs in B's words and :data:`LISTED_PER_LANGUAGE` in A's: an index
   made for B (a manual's module index) describes a page in B where the page is
   translated and in A's words where B's URL serves A's page (a fallback copy); an index
   written in one language throughout says nothing. A page that declares the URL an
@@ -58,7 +58,7 @@ MIN_CONFIRMED = 3
 # Items of a page's list in its own language's words, and in another wanted language's,
 # that make it a listing whose words follow the translations (rule LISTED): one of each
 # could be one item lid.176 misread
-MIN_LISTED = 2
+LISTED_PER_LANGUAGE = 2
 
 Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
 
@@ -214,7 +214,7 @@ class BarAbsence:
     def observe_listing(self, lang: str | None, items) -> int:
         """A fetched page of ``lang`` lists ``items``: (URL of ``lang``, language of the
         item's words or None). Where the page's words follow the translations (both
-        ``lang``'s and another wanted language's, :data:`MIN_LISTED` items each), the URLs
+        ``lang``'s and another wanted language's, :data:`LISTED_PER_LANGUAGE` items each), the URLs
         listed in another wanted language's words look unlisted (rule LISTED). How many
         URLs that adds."""
         if not self.enabled or lang not in self.langs:
@@ -222,7 +222,7 @@ class BarAbsence:
         own = sum(1 for _, words in items if words == lang)
         other = {url: words for url, words in items
                  if words in self.langs and words != lang}
-        if own < MIN_LISTED or len(other) < MIN_LISTED:
+        if own < LISTED_PER_LANGUAGE or len(other) < LISTED_PER_LANGUAGE:
             return 0
         new = {url: words for url, words in other.items()
                if url not in self.answered_urls and url not in self.listed}

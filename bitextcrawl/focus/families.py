@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 # Errors in a row, with no page found, after which a family's links from the pages
 # that linked them are not fetched.
-FAIL_AFTER = 3
+FAMILY_FAIL_AFTER = 3
 _STEM = re.compile(r"[A-Za-z]*")
 
 
@@ -51,7 +51,7 @@ def family(url: str) -> str:
 
 
 class MissingFamilies:
-    def __init__(self, fail_after: int = FAIL_AFTER,
+    def __init__(self, fail_after: int = FAMILY_FAIL_AFTER,
                  unlisted: Callable[[str], bool] | None = None):
         self.fail_after = fail_after
         # unlisted(url): does the index of url's section leave it out?

@@ -50,10 +50,10 @@ from urllib.parse import urlsplit, urlunsplit
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST, TestSlots, schedule_released
 
 # Pages an index must name below its folder (besides itself) to count as a section index.
-MIN_LISTED = 3
+INDEX_MIN_LISTED = 3
 # Unlisted links of one page answered by no page (none by a page) after which that page's
 # other unlisted links are not fetched.
-FAIL_AFTER = 3
+UNLISTED_FAIL_AFTER = 3
 _INDEX_FILE = re.compile(r"^(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
 
 
@@ -98,8 +98,8 @@ def folders_above(key: str) -> list[str]:
 
 
 class SectionIndexes:
-    def __init__(self, enabled: bool = True, fail_after: int = FAIL_AFTER,
-                 min_listed: int = MIN_LISTED):
+    def __init__(self, enabled: bool = True, fail_after: int = UNLISTED_FAIL_AFTER,
+                 min_listed: int = INDEX_MIN_LISTED):
         self.enabled = enabled
         self.fail_after = fail_after
         self.min_listed = min_listed
