@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from bitextcrawl.pages import strand, template
 from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.language import MIN_TEXT_FOR_LID, Identification, normalise_tag
-from bitextcrawl.pages.urls import link_base, link_url, site_of
+from bitextcrawl.pages.urls import link_base, link_resolver, site_of
 from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
     the base language of every declared tag (the first URL declared for it) and the
     variant of those that name one."""
     if resolve is None:
-        resolve = functools.partial(link_url, link_base(doc, base_url))
+        resolve = link_resolver(link_base(doc, base_url))
     links: list[dict] = []
     seen: set[str] = set()
     alternates: dict[str, str] = {}
@@ -183,7 +183,7 @@ def parse_page(url: str, html: str) -> dict:
     hrefs: list = []
     tokens, chunks = strand.linearise(doc, hrefs)
     # each href resolved once, for the links and for where they sit
-    resolve = functools.cache(functools.partial(link_url, link_base(doc, url)))
+    resolve = functools.cache(link_resolver(link_base(doc, url)))
     links, alternates = extract_links(doc, url, resolve)
     root = doc.getroottree().getroot()
     derived = {"link_chunks": template.link_chunks(hrefs, resolve)}

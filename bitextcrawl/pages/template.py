@@ -28,15 +28,14 @@ their chunk texts (``pages.compact``) work the same.
 
 from __future__ import annotations
 
-import functools
 import zlib
 from collections import Counter, defaultdict
 from typing import Iterable
 
 from bitextcrawl.pages.compact import derived_feature
-from bitextcrawl.pages.strand import is_chunk, linearise
+from bitextcrawl.pages.strand import is_chunk, link_hrefs
 from bitextcrawl.pages.text import parse
-from bitextcrawl.pages.urls import link_base, link_url
+from bitextcrawl.pages.urls import link_base, link_resolver
 
 __all__ = ["SiteTemplate", "ContentView", "TemplateBlocks", "link_chunks", "page_chunk_keys",
            "page_link_chunks", "text_key"]
@@ -89,9 +88,7 @@ def page_link_chunks(page) -> tuple:
         if not html:
             return ()
         doc = parse(html)
-        hrefs: list = []
-        linearise(doc, hrefs)
-        return link_chunks(hrefs, functools.partial(link_url, link_base(doc, url)))
+        return link_chunks(link_hrefs(doc), link_resolver(link_base(doc, url)))
     return derived_feature(page, "link_chunks", compute)
 
 

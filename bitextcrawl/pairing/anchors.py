@@ -174,6 +174,12 @@ def _weight(anchors: frozenset[str], idf: Mapping[str, float]) -> float:
     return sum(idf.get(t, 0.0) for t in anchors)
 
 
+def anchor_weights(anchor_sets: Mapping[str, frozenset[str]],
+                   idf: Mapping[str, float]) -> dict[str, float]:
+    """Each set's idf sum (:func:`weighted_overlap`'s ``weights``), once per page."""
+    return {k: _weight(a, idf) for k, a in anchor_sets.items()}
+
+
 def anchor_overlap(page1, page2, idf: Mapping[str, float] | None = None) -> float:
     """Overlap in [0, 1] of the anchors of two pages: weighted Jaccard with ``idf``, plain without."""
     return weighted_overlap(page_anchors(page1), page_anchors(page2), idf)
