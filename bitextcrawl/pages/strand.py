@@ -144,7 +144,7 @@ def link_hrefs(doc) -> list[tuple[str, int]]:
                 title = el.find(".//title")
                 if title is not None:
                     flush()
-                    words = title.text_content()
+                    words = title.xpath("string()")   # (text_content, of any element)
                     text = bool(words) and not words.isspace()
                     flush()
             elif tag not in DROPPED_TAGS:

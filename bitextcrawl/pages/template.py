@@ -34,7 +34,7 @@ from typing import Iterable
 
 from bitextcrawl.pages.compact import derived_feature
 from bitextcrawl.pages.strand import is_chunk, link_hrefs
-from bitextcrawl.pages.text import parse
+from bitextcrawl.pages.text import PLAIN_PARSER, parse
 from bitextcrawl.pages.urls import link_base, link_resolver
 
 __all__ = ["SiteTemplate", "ContentView", "TemplateBlocks", "link_chunks", "page_chunk_keys",
@@ -87,7 +87,7 @@ def page_link_chunks(page) -> tuple:
         url = p.get("url") if isinstance(p, dict) else p.url
         if not html:
             return ()
-        doc = parse(html)
+        doc = parse(html, PLAIN_PARSER)
         return link_chunks(link_hrefs(doc), link_resolver(link_base(doc, url)))
     return derived_feature(page, "link_chunks", compute)
 

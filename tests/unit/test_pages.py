@@ -177,12 +177,13 @@ def test_link_url_kept_per_folder_is_link_url_resolved_afresh():
 
 
 def test_link_hrefs_are_linearises_links():
-    """``strand.link_hrefs`` (the link chunks of a record read without them) finds the
+    """``strand.link_hrefs`` (the link chunks of a record read without them, over lxml.html's
+    tree or the plain parser's) finds the
     ``(href, chunk)`` that ``linearise`` gives: chunks of space only, text in tails, a
     comment's and a script's tail, the title, an image's alt, a link without text, a
     link that ends the page."""
     from bitextcrawl.pages.strand import linearise, link_hrefs
-    from bitextcrawl.pages.text import parse
+    from bitextcrawl.pages.text import PLAIN_PARSER, parse
 
     pages = [
         "<html><head><title> T </title><base href='/b/'></head><body>"
@@ -201,4 +202,5 @@ def test_link_hrefs_are_linearises_links():
         hrefs: list = []
         linearise(parse(html), hrefs)
         assert link_hrefs(parse(html)) == hrefs, html
+        assert link_hrefs(parse(html, PLAIN_PARSER)) == hrefs, html   # lxml's own elements
     assert link_hrefs(parse(pages[0]))   # (the case has links)
