@@ -141,7 +141,8 @@ def site_name(url: str) -> str:
 
 def canonical(url: str) -> str:
     """Fragment removed; the rest as the site wrote it (query order can matter)."""
-    return urldefrag(url)[0]
+    # (urldefrag gives a URL without "#" back as it is: most links, a third of the time)
+    return urldefrag(url)[0] if "#" in url else url
 
 
 def path_segments(url: str) -> list[str]:
