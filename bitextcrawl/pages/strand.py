@@ -85,7 +85,7 @@ def linearise(doc, links: list | None = None) -> tuple[list[str], list[str]]:
             if title is not None:
                 flush()
                 tokens.append(START.format("TITLE"))
-                buf.append(title.text_content() or "")
+                buf.append(title.xpath("string()") or "")   # (text_content, of any element)
                 flush()
                 tokens.append(END.format("TITLE"))
             if el.tail:

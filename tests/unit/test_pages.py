@@ -204,3 +204,21 @@ def test_link_hrefs_are_linearises_links():
         assert link_hrefs(parse(html)) == hrefs, html
         assert link_hrefs(parse(html, PLAIN_PARSER)) == hrefs, html   # lxml's own elements
     assert link_hrefs(parse(pages[0]))   # (the case has links)
+
+
+def test_text_of_is_text_content_of_any_element():
+    """Records are made from the plain parser's tree (``text.PLAIN_PARSER``): an element's
+    text (``text.text_of``) is what lxml.html's ``text_content()`` gives, tails aside."""
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    from bitextcrawl.pages.text import PLAIN_PARSER, parse, text_of
+
+    page = ("<html><head><title>A &amp; B</title></head><body><ul><li><a href='x'>one "
+            "<b>bold</b></a> tail<!-- c --> after <script>s()</script>end</li></ul>"
+            "<dl><dt>term</dt><dd>def <i>it</i></dd></dl></body></html>")
+    plain, rich = parse(page, PLAIN_PARSER), parse(page)
+    assert not isinstance(plain, lxml_html.HtmlElement) and isinstance(rich, lxml_html.HtmlElement)
+    for a, b in zip(plain.iter(etree.Element), rich.iter(etree.Element)):
+        assert a.tag == b.tag and text_of(a) == b.text_content() == text_of(b), b.tag
+    assert text_of(plain.find(".//li")) == "one bold tail after s()end"
