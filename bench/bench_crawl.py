@@ -4,6 +4,7 @@
     python bench/bench_crawl.py --real [--manual-langs fr,ja,ko]   # responses per pair (alias --nginx)
     python bench/bench_crawl.py --real --crawls bitext --manual-langs ''   # whole crawls against plain spiders
     python bench/bench_crawl.py --real --manual-langs '' --sites 'tldr en-ja,nginx en-zh'  # some sites
+    python bench/bench_crawl.py --real --crawls bitext,crawl_only --manual-langs '' --sites 'WET en-fr'
 
 Default: the plain spider follows the same links (same site, same robots.txt, same
 concurrency) and stores nothing; ``plain_lid``, the plain spider a user would write,
@@ -27,6 +28,9 @@ one the issue compares against (every same-site link, fastText labels, URLs pair
 stripping language codes; its F1 is printed) and a bare one that only follows links. The
 whole ``bitext`` crawl, alignment and bitext included, against each, in wall seconds of
 the ``scrapy crawl`` process, with the closing pipeline's share and its bitext stage's.
+``--crawls crawl_only`` adds the ``bitext`` crawl without its closing step
+(``BITEXT_ALIGN_ENABLED=False``): the crawl phase's wall time and CPU per response against
+the labelling and pairing spider's.
 """
 
 from __future__ import annotations
@@ -205,7 +209,11 @@ VARIANTS = [
     ("bitext", []),
     ("unfocused", ["-s", "BITEXT_FOCUS_ENABLED=False", "-s", "BITEXT_DEEP_RECOVERY_ENABLED=False",
                    "-s", "BITEXT_PARALLEL_LINKS_ENABLED=False"]),
+    # ``--crawls crawl_only``: the bitext crawl without its closing step (no pairs), the
+    # crawl phase's cost against the plain spiders'
+    ("crawl_only", ["-s", "BITEXT_ALIGN_ENABLED=False"]),
 ]
+DEFAULT_CRAWLS = ("bitext", "unfocused")
 # ``--set K=V``: settings of every bitext crawl (e.g. BITEXT_RECORD_WORKERS=0 against the default)
 BITEXT_SETTINGS: list[str] = []
 PER_PAIR_TARGET = 2.5  # target: at most two and a half responses per pair found
@@ -251,8 +259,9 @@ def bench_site(name: str, start_url: str, langs: str, gold: list,
                          *BITEXT_SETTINGS], env)
         stats = crawl_stats(out, log)
         # nginx links folders (/en/docs/) and the gold names their index.html
-        scores = evaluate(gold, read_pairs_jsonl(out / "pairs.jsonl", langs.split(",")),
-                          directory_index="index.html")
+        pairs = out / "pairs.jsonl"   # (none without the closing step: crawl_only)
+        scores = evaluate(gold, read_pairs_jsonl(pairs, langs.split(",")) if pairs.exists()
+                          else [], directory_index="index.html")
         responses = int(stats.get("downloader/response_count", 0))
         closing = json.loads((out / "stats.json").read_text(encoding="utf-8")) \
             if (out / "stats.json").exists() else {}
@@ -331,8 +340,16 @@ def whole_crawl_lines(rows: list[dict], plain: list[dict]) -> list[str]:
     issue names (fastText labels, URLs paired by stripping language codes), and the bare
     one that only follows links."""
     bitext = {r["site"]: r for r in rows if r["crawl"] == "bitext"}
+    crawl_only = {r["site"]: r for r in rows if r["crawl"] == "crawl_only"}
     lines = []
     for p in plain:
+        c, lid = crawl_only.get(p["site"]), p.get("lid")
+        if c and lid and lid["wall_s"] and lid["cpu_s"]:
+            lines.append(f"{p['site']}: the crawl alone (no closing step) {c['wall_s']:.1f} s, CPU"
+                         f" {c['cpu_s']:.1f} s ({c['responses']} responses): against the"
+                         f" labelling and pairing spider {c['wall_s'] / lid['wall_s']:.2f}x"
+                         f" wall, CPU per response"
+                         f" {(c['cpu_s'] / c['responses']) / (lid['cpu_s'] / lid['responses']):.2f}x")
         b = bitext.get(p["site"])
         if not b or not p["wall_s"]:
             continue
@@ -410,7 +427,7 @@ def real_sites(manual_langs: list[str], variants: list | None = None) -> None:
     rows, plain = real_site_rows(variants) if SHARED.is_dir() else ([], [])
     rows += manual_rows(manual_langs) if manual_langs else []
     print()
-    print(markdown(rows))
+    print(markdown([r for r in rows if r["crawl"] != "crawl_only"]))
     print()
     print("\n".join(verdicts(rows)))
     print("\n".join(whole_crawl_lines(rows, plain)))
@@ -428,8 +445,9 @@ def main() -> None:
     ap.add_argument("--manual-langs", default="fr",
                     help="with --real: the manual's languages, one crawl pair each (fr,ja,ko);"
                          " empty: no manual")
-    ap.add_argument("--crawls", default=",".join(name for name, _ in VARIANTS),
-                    help="with --real: which crawls of each site (bitext,unfocused)")
+    ap.add_argument("--crawls", default=",".join(DEFAULT_CRAWLS),
+                    help="with --real: which crawls of each site (default %(default)s;"
+                         " crawl_only: the bitext crawl without its closing step)")
     ap.add_argument("--set", action="append", default=[], metavar="K=V",
                     help="a setting of the bitext crawls (repeatable)")
     ap.add_argument("--sites", default="",

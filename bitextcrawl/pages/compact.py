@@ -45,11 +45,15 @@ class Interner(dict):
         return [shared(v, v) if v.__class__ is str else v for v in values]
 
     def link(self, link: dict) -> dict:
-        link = {k: self(v) if k in _SHARED_LINK_FIELDS else v for k, v in link.items()}
         try:
-            return self.setdefault(("link", *link.items()), link)
+            key = ("link", *link.items())
+            kept = self.get(key)
         except TypeError:   # a value that cannot be a key: kept as it is
-            return link
+            key = kept = None
+        if kept is not None:   # (a link seen before: most of a site's)
+            return kept
+        link = {k: self(v) if k in _SHARED_LINK_FIELDS else v for k, v in link.items()}
+        return link if key is None else self.setdefault(key, link)
 
 
 def derived_feature(page, name: str, compute: Callable[[object], object]):

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from bitextcrawl.pages import strand, template
 from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.language import MIN_TEXT_FOR_LID, Identification, normalise_tag
-from bitextcrawl.pages.urls import link_base, link_url, site_of
+from bitextcrawl.pages.text import text_of
+from bitextcrawl.pages.urls import link_base, link_resolver, site_of
 from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
     the base language of every declared tag (the first URL declared for it) and the
     variant of those that name one."""
     if resolve is None:
-        resolve = functools.partial(link_url, link_base(doc, base_url))
+        resolve = link_resolver(link_base(doc, base_url))
     links: list[dict] = []
     seen: set[str] = set()
     alternates: dict[str, str] = {}
@@ -121,7 +122,7 @@ def extract_links(doc, base_url: str, resolve=None) -> tuple[list[dict], dict]:
         if url in seen:
             continue
         seen.add(url)
-        anchor = strand.normalise_space(el.text_content() or "")
+        anchor = strand.normalise_space(text_of(el) or "")
         if not anchor:
             anchor = " ".join(filter(None, (img.get("alt") for img in el.iter("img"))))
         if not anchor:
@@ -158,11 +159,11 @@ def list_item_texts(doc, resolve) -> tuple:
         url = resolve(link.get("href"))
         if url is None or url in seen:
             continue
-        words = (item.text_content() or "").replace(link.text_content() or "", " ", 1)
+        words = (text_of(item) or "").replace(text_of(link) or "", " ", 1)
         if item.tag == "dt":   # a definition list: the item's words are its <dd>s
             sibling = item.getnext()
             while sibling is not None and sibling.tag == "dd":
-                words += " " + (sibling.text_content() or "")
+                words += " " + (text_of(sibling) or "")
                 sibling = sibling.getnext()
         words = strand.normalise_space(words)
         if len(words) >= MIN_TEXT_FOR_LID:
@@ -177,13 +178,13 @@ def content_hash(title: str, text: str) -> str:
 
 def parse_page(url: str, html: str) -> dict:
     """The language-independent part of a record, from HTML alone."""
-    doc = textmod.parse(html)
+    doc = textmod.parse(html, textmod.PLAIN_PARSER)
     title = textmod.title_of(doc)
     main = textmod.main_text(doc)
     hrefs: list = []
     tokens, chunks = strand.linearise(doc, hrefs)
     # each href resolved once, for the links and for where they sit
-    resolve = functools.cache(functools.partial(link_url, link_base(doc, url)))
+    resolve = functools.cache(link_resolver(link_base(doc, url)))
     links, alternates = extract_links(doc, url, resolve)
     root = doc.getroottree().getroot()
     derived = {"link_chunks": template.link_chunks(hrefs, resolve)}

@@ -28,15 +28,14 @@ their chunk texts (``pages.compact``) work the same.
 
 from __future__ import annotations
 
-import functools
 import zlib
 from collections import Counter, defaultdict
 from typing import Iterable
 
 from bitextcrawl.pages.compact import derived_feature
-from bitextcrawl.pages.strand import is_chunk, linearise
-from bitextcrawl.pages.text import parse
-from bitextcrawl.pages.urls import link_base, link_url
+from bitextcrawl.pages.strand import link_hrefs
+from bitextcrawl.pages.text import PLAIN_PARSER, parse
+from bitextcrawl.pages.urls import link_base, link_resolver
 
 __all__ = ["SiteTemplate", "ContentView", "TemplateBlocks", "link_chunks", "page_chunk_keys",
            "page_link_chunks", "text_key"]
@@ -88,10 +87,8 @@ def page_link_chunks(page) -> tuple:
         url = p.get("url") if isinstance(p, dict) else p.url
         if not html:
             return ()
-        doc = parse(html)
-        hrefs: list = []
-        linearise(doc, hrefs)
-        return link_chunks(hrefs, functools.partial(link_url, link_base(doc, url)))
+        doc = parse(html, PLAIN_PARSER)
+        return link_chunks(link_hrefs(doc), link_resolver(link_base(doc, url)))
     return derived_feature(page, "link_chunks", compute)
 
 
@@ -106,9 +103,10 @@ def _strand_without(tokens: list, template: list) -> list:
     out: list = []
     stack: list = []          # [output start, tag, saw template, saw content]
     k = 0
+    n_template = len(template)
     for tok in tokens:
-        if is_chunk(tok):
-            is_template = template[k] if k < len(template) else False
+        if tok.startswith("[Chunk:"):   # (strand.is_chunk: a call per token saved)
+            is_template = template[k] if k < n_template else False
             k += 1
             if stack:
                 stack[-1][2 if is_template else 3] = True

@@ -6,6 +6,7 @@ import ipaddress
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import Callable
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import tldextract
@@ -35,19 +36,30 @@ def link_base(doc, url: str) -> str:
 def link_url(base_url: str, href: str | None) -> str | None:
     """The canonical URL an ``href`` leads to from ``base_url``, or None where it leads to
     no page to fetch (a fragment, a script, a mail address, another scheme, a port that
-    is no number). Kept per folder of the base and href (:func:`_base_key`): a site's
+    is no number). Kept per folder of the base and href (:func:`_folder_key`): a site's
     menus and sidebars link the same hrefs from every page of a folder."""
-    href = (href or "").strip()
-    if not href or href.startswith(_NOT_A_PAGE):
-        return None
-    key = (_base_key(base_url, href), href)
-    got = _RESOLVED.get(key, _UNRESOLVED)
-    if got is _UNRESOLVED:
-        got = _link_url(base_url, href)
-        if len(_RESOLVED) >= RESOLVED_KEPT:
-            _RESOLVED.clear()
-        _RESOLVED[key] = got
-    return got
+    return link_resolver(base_url)(href)
+
+
+def link_resolver(base_url: str) -> Callable[[str | None], str | None]:
+    """``link_url(base_url, href)`` as a function of ``href``, what it reads of the base
+    found once: a page resolves every link it has (a sidebar of every page: hundreds)."""
+    folder = _folder_key(base_url)
+
+    def resolve(href: str | None) -> str | None:
+        href = (href or "").strip()
+        if not href or href.startswith(_NOT_A_PAGE):
+            return None
+        key = (folder if folder is not None and _reads_folder(href) else base_url, href)
+        got = _RESOLVED.get(key, _UNRESOLVED)
+        if got is _UNRESOLVED:
+            got = _link_url(base_url, href)
+            if len(_RESOLVED) >= RESOLVED_KEPT:
+                _RESOLVED.clear()
+            _RESOLVED[key] = got
+        return got
+
+    return resolve
 
 
 def _link_url(base_url: str, href: str) -> str | None:
@@ -69,23 +81,29 @@ _UNRESOLVED = object()
 _NOT_PLAIN_BASE = re.compile(r"[\x00-\x20\x7f?#;]")
 
 
-def _base_key(base_url: str, href: str) -> str:
-    """What of ``base_url`` the resolution of ``href`` reads (``urljoin``). An href with
-    a host or a path of its own, relative or not (``a.html``, ``../b/``, ``/c``,
-    ``//host/d``, ``http://host/e``), reads at most the base's scheme, host and folder:
-    the base up to its path's last ``/``. An href without either (``?q``, ``http://``)
-    reads the whole base, and so does any href from a base with a query, fragment,
-    parameters or a control character."""
-    try:
-        parts = urlsplit(href)      # (kept by the standard library's own cache)
-    except ValueError:
-        return base_url
-    if not parts.netloc and not parts.path or _NOT_PLAIN_BASE.search(base_url):
-        return base_url
+def _folder_key(base_url: str) -> str | None:
+    """What of ``base_url`` the resolution of an href reads (``urljoin``), where the href
+    has a host or a path of its own, relative or not (``a.html``, ``../b/``, ``/c``,
+    ``//host/d``, ``http://host/e``): at most the base's scheme, host and folder, the
+    base up to its path's last ``/``. None where it reads the whole base: a base with a
+    query, fragment, parameters or a control character (and an href without a host or a
+    path, ``?q`` or ``http://``, reads the whole base of any)."""
+    if _NOT_PLAIN_BASE.search(base_url):
+        return None
     netloc = base_url.find("//")
     if netloc < 0 or base_url.find("/", netloc + 2) < 0:
-        return base_url
+        return None
     return base_url[: base_url.rfind("/") + 1]
+
+
+@lru_cache(maxsize=RESOLVED_KEPT)
+def _reads_folder(href: str) -> bool:
+    """Whether ``href`` has a host or a path of its own (:func:`_folder_key`)."""
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return False
+    return bool(parts.netloc or parts.path)
 
 
 @lru_cache(maxsize=65536)
@@ -123,7 +141,8 @@ def site_name(url: str) -> str:
 
 def canonical(url: str) -> str:
     """Fragment removed; the rest as the site wrote it (query order can matter)."""
-    return urldefrag(url)[0]
+    # (urldefrag gives a URL without "#" back as it is: most links, a third of the time)
+    return urldefrag(url)[0] if "#" in url else url
 
 
 def path_segments(url: str) -> list[str]:

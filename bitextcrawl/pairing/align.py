@@ -65,6 +65,7 @@ from bitextcrawl.pages.variants import page_lang
 from bitextcrawl.pairing.anchors import (
     anchor_idf,
     anchor_overlaps,
+    anchor_weights,
     page_anchors,
     weighted_overlap,
 )
@@ -212,6 +213,7 @@ def rare_rivals(pairs: list, pages1: dict, pages2: dict, have: set) -> list:
     a1 = {u: page_anchors(p) for u, p in pages1.items()}
     a2 = {u: page_anchors(p) for u, p in pages2.items()}
     idf = anchor_idf(list(a1.values()) + list(a2.values()))
+    w1, w2 = anchor_weights(a1, idf), anchor_weights(a2, idf)
 
     def index(anchors: dict) -> dict:
         having: dict = {}
@@ -221,9 +223,10 @@ def rare_rivals(pairs: list, pages1: dict, pages2: dict, have: set) -> list:
         most = max(2, RIVAL_ANCHOR_SHARE * len(anchors))
         return {a: us for a, us in having.items() if len(us) <= most}
 
-    def best(got, anchors, having, partner):
+    def best(got, weight, anchors, weights, having, partner):
         met = {u for a in got for u in having.get(a, ())}
-        scored = max(((weighted_overlap(got, anchors[u], idf), u) for u in met), default=None)
+        scored = max(((weighted_overlap(got, anchors[u], idf, (weight, weights[u])), u)
+                      for u in met), default=None)
         if scored and scored[0] >= ANCHOR_VOUCHES and scored[1] != partner:
             return scored[1]
         return None
@@ -231,10 +234,10 @@ def rare_rivals(pairs: list, pages1: dict, pages2: dict, have: set) -> list:
     having1, having2 = index(a1), index(a2)
     out = set()
     for a, b in pairs:
-        rival = best(a1[a], a2, having2, b)
+        rival = best(a1[a], w1[a], a2, w2, having2, b)
         if rival is not None:
             out.add((a, rival))
-        rival = best(a2[b], a1, having1, a)
+        rival = best(a2[b], w2[b], a1, w1, having1, a)
         if rival is not None:
             out.add((rival, b))
     return sorted(out - have)

@@ -100,7 +100,26 @@ def _page_text_anchors(page) -> frozenset[str]:
     text = (_get(page, "title", "") or "") + "\n" + (_get(page, "text", "") or "")
     if not text.strip():
         text = "\n".join(_get(page, "chunks", None) or ())
-    return frozenset(_text_anchors(text))
+    return frozenset(by_line(text, _line_anchors))
+
+
+def by_line(text: str, of_line: Callable[[str], frozenset]) -> set:
+    """``of_line`` of a text whose features no line break cuts (a token, a number): the
+    union of its lines'. With ``of_line`` kept per line, a site's template lines are read
+    once, and a page seen without its template (``pages.template.ContentView``: the
+    page's lines but the template's) reads none again."""
+    out: set = set()
+    for line in text.split("\n"):
+        if line:
+            got = of_line(line)
+            if got:
+                out |= got
+    return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_anchors(line: str) -> frozenset[str]:
+    return frozenset(_text_anchors(line))
 
 
 def page_text_anchors(page) -> frozenset[str]:
@@ -172,6 +191,12 @@ def weighted_overlap(a: frozenset[str], b: frozenset[str],
 
 def _weight(anchors: frozenset[str], idf: Mapping[str, float]) -> float:
     return sum(idf.get(t, 0.0) for t in anchors)
+
+
+def anchor_weights(anchor_sets: Mapping[str, frozenset[str]],
+                   idf: Mapping[str, float]) -> dict[str, float]:
+    """Each set's idf sum (:func:`weighted_overlap`'s ``weights``), once per page."""
+    return {k: _weight(a, idf) for k, a in anchor_sets.items()}
 
 
 def anchor_overlap(page1, page2, idf: Mapping[str, float] | None = None) -> float:

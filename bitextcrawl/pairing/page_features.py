@@ -4,12 +4,13 @@ link targets, rare anchors, text length and chunk count, each read once per reco
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
 from bitextcrawl.pages.compact import derived_feature, html_feature
 from bitextcrawl.pages.strand import chunk_length, is_chunk
 from bitextcrawl.pages.urls import canonical
-from bitextcrawl.pairing.anchors import page_anchors
+from bitextcrawl.pairing.anchors import by_line, page_anchors
 
 __all__ = ["page_field", "page_features", "page_numbers", "page_image_names", "page_text_length",
            "page_chunk_count"]
@@ -49,7 +50,12 @@ def _page_numbers(page) -> frozenset[str]:
     text = page_field(page, "text", "") or ""
     if not text:
         text = "\n".join(page_field(page, "chunks", None) or ())
-    return frozenset(_numbers((page_field(page, "title", "") or "") + "\n" + text))
+    return frozenset(by_line((page_field(page, "title", "") or "") + "\n" + text, _line_numbers))
+
+
+@lru_cache(maxsize=1 << 16)
+def _line_numbers(line: str) -> frozenset[str]:
+    return frozenset(_numbers(line))
 
 
 def page_numbers(page) -> frozenset[str]:

@@ -118,6 +118,9 @@ class _Scores:
     # fitted on: each content round fits its space on the same pages (``content_stage``)
     terms: SiteTerms | None = None
     lsi: tuple | None = None
+    # ``anchor_vouched`` of the candidates and anchor overlaps it was made of (the
+    # internal scores, the known pairs' floor and the structural rejects of a round read it)
+    vouched: tuple | None = None
 
     def extend(self, new: list, strand1: dict, strand2: dict) -> None:
         self.cands = self.cands + new
@@ -311,7 +314,13 @@ def anchor_vouched(scores: _Scores) -> np.ndarray:
     one) are vouched for by neither: structure and content choose between them."""
     if scores.anchor is None:
         return np.zeros(len(scores.cands), dtype=bool)
-    return (scores.anchor >= ANCHOR_VOUCHES) & sole_best(scores.cands, scores.anchor)
+    made = scores.vouched
+    if made is not None and made[0] is scores.cands and made[1] is scores.anchor:
+        return made[2]
+    vouched = (scores.anchor >= ANCHOR_VOUCHES) & sole_best(scores.cands, scores.anchor)
+    vouched.flags.writeable = False
+    scores.vouched = (scores.cands, scores.anchor, vouched)
+    return vouched
 
 
 def agreed_pairs(scores: _Scores) -> set:

@@ -348,7 +348,8 @@ def build_tree(html, base_url: str = "") -> Node:
     ``html`` is the decoded HTML (``PageRecord.html``) or an lxml document; hyperlinks are
     resolved against ``base_url`` (and the page's ``<base href>``), fragments removed.
     """
-    doc = textmod.parse(html) if isinstance(html, str) else html
+    # (lxml's own elements: the tree reads nothing of lxml.html's)
+    doc = textmod.parse(html, textmod.PLAIN_PARSER) if isinstance(html, str) else html
     root_el = doc.getroottree().getroot() if hasattr(doc, "getroottree") else doc
     base = root_el.find(".//base[@href]")
     if base is not None:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pairing.align import marked_untranslated
 from bitextcrawl.pairing.evidence import Evidence, entrance_pairs
-from bitextcrawl.pairing.stages import neighbours_rank
+from bitextcrawl.pairing.stages import _Scores, anchor_vouched, neighbours_rank
 
 H = "http://example.org"
 
@@ -118,3 +120,22 @@ def test_an_unsure_page_is_read_again_on_its_prose():
     assert settle_unsure_languages(site, SiteTemplate().fit(site.pages)) == 1
     assert site.pages[0].lang == "ru" and site.pages[0].lang_method == "content"
     assert site.pages[1].lang == "en"          # a sure reading is left alone
+
+
+def test_anchor_vouched_is_made_once_per_candidates_and_overlaps():
+    """A round reads ``anchor_vouched`` three times (internal scores, the known pairs'
+    floor, the structural rejects): made once, and made again when the candidates or
+    their overlaps are new."""
+    cands = [("a1", "b1"), ("a1", "b2"), ("a2", "b2")]
+    zeros = np.zeros(3)
+    scores = _Scores(cands, np.zeros((3, 5)), zeros, zeros, zeros,
+                     anchor=np.array([0.9, 0.2, 0.5]))
+    first = anchor_vouched(scores)
+    assert first.tolist() == [True, False, True]
+    assert anchor_vouched(scores) is first
+    scores.anchor = np.array([0.9, 0.95, 0.5])      # a new round's overlaps
+    assert anchor_vouched(scores).tolist() == [False, True, False]
+    scores.extend([("a2", "b1")], {u: [] for u in ("a1", "a2")},
+                  {u: [] for u in ("b1", "b2")})
+    scores.anchor = np.append(scores.anchor, 0.99)
+    assert anchor_vouched(scores).tolist() == [False, True, False, True]

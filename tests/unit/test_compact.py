@@ -207,3 +207,23 @@ def test_the_stores_html_reader_reads_in_another_process(tmp_path):
         got, shared = pool.submit(_read_in_worker, reader, urls).result()
     assert got == want and shared
     store.close()
+
+
+def test_text_features_read_line_by_line_are_the_whole_texts():
+    """A page's numbers and identifiers are read per line and kept per line (a template's
+    lines recur on every page, a view has its page's lines): the same sets as read from
+    the whole text, and a view's are those of its own text."""
+    from bitextcrawl.pairing.anchors import _page_text_anchors, _text_anchors
+    from bitextcrawl.pairing.page_features import _numbers, _page_numbers
+
+    text = ("Release 2024\u00a0000 of cfg_main\nmodule_x 12\n345 and $HOME --verbose\n\n"
+            "1 234,5 items (a.b/c) «ngx_http»\r\nlast line 99")
+    page = PageRecord(url="http://s.test/a.html", title="Title v2.1", text=text)
+    whole = "Title v2.1\n" + text
+    assert _page_text_anchors(page) == frozenset(_text_anchors(whole))
+    assert _page_numbers(page) == frozenset(_numbers(whole))
+    assert {"2024", "12", "345", "99"} <= _page_numbers(page)
+    view = PageRecord(url=page.url, title=page.title, text="module_x 12\nlast line 99")
+    assert _page_numbers(view) == frozenset(_numbers("Title v2.1\nmodule_x 12\nlast line 99"))
+    assert _page_text_anchors(view) == frozenset(_text_anchors(
+        "Title v2.1\nmodule_x 12\nlast line 99"))

@@ -385,3 +385,27 @@ def test_real_wet_license_pair(shared_data):
     assert ("http://wet/Licence-fr.html", "http://wet/License-en.html") in al.link_pairs
     assert ("Skip to main content", "Passer au contenu principal") in [
         (a, b) for a, b, _ in al.text_pairs]
+
+
+def test_tree_of_html_is_the_tree_of_its_lxml_html_document():
+    """``build_tree`` parses HTML into lxml's own elements: the same tree, node for node,
+    as from lxml.html's document (comments, entities, a processing instruction, a base
+    element, inline and block text, ALT text)."""
+    from bitextcrawl.pages.text import parse
+    from bitextcrawl.trees.dom import preorder
+
+    html = ("<?xml version='1.0'?><html><head><title>T &amp; t</title><base href='/d/'>"
+            "</head><body><!-- c -->lead<p>Para <b>bold</b> &eacute;t&#233; <a href='x.html#f'>"
+            "link</a><img src='i.png' alt='Alt'></p><?pi x?><ul><li>one</li><li><i>two</i>"
+            "</li></ul><script>s()</script>tail<table><tr><td>cell</td></tr></table>"
+            + "".join(f"<div><span>item {k}</span> of <em>{k}</em></div>" for k in range(20))
+            + "</body></html>")
+    fields = ("tag", "text", "href", "inline", "index", "depth")
+
+    def nodes(tree):
+        return [tuple(getattr(n, f) for f in fields) for n in preorder(tree)]
+
+    got = nodes(build_tree(html, "http://s.test/a/b.html"))
+    assert got == nodes(build_tree(parse(html), "http://s.test/a/b.html"))
+    assert len(got) > 40 and ("a", "link", "http://s.test/d/x.html", True) in \
+        [n[:4] for n in got]

@@ -173,3 +173,52 @@ def test_link_url_kept_per_folder_is_link_url_resolved_afresh():
     for _ in range(2):     # the second time from what was kept
         for base, href in itertools.product(bases, hrefs):
             assert urls.link_url(base, href) == afresh(base, href), (base, href)
+            assert urls.link_resolver(base)(href) == afresh(base, href), (base, href)
+
+
+def test_link_hrefs_are_linearises_links():
+    """``strand.link_hrefs`` (the link chunks of a record read without them, over lxml.html's
+    tree or the plain parser's) finds the
+    ``(href, chunk)`` that ``linearise`` gives: chunks of space only, text in tails, a
+    comment's and a script's tail, the title, an image's alt, a link without text, a
+    link that ends the page."""
+    from bitextcrawl.pages.strand import linearise, link_hrefs
+    from bitextcrawl.pages.text import PLAIN_PARSER, parse
+
+    pages = [
+        "<html><head><title> T </title><base href='/b/'></head><body>"
+        "<a href='a1'>one</a> <a href='a2'></a><p>  </p><p>x<a href='a3'><img alt='pic'></a>"
+        "</p><!-- c -->after comment<script>var a = '<a href=s>';</script>tail"
+        "<div><span> </span><a href='a4'> </a></div><ul><li><a href='a5'>five</a></li>"
+        "<li><a>no href</a> <a href=''>empty</a></li></ul>\u00a0<a href='a6'>six</a>"
+        "<p>\u2003</p><a href='a7'></a></body></html>",
+        "<html><body><div>a</div> <div><a href='x'>x</a></div>\n<p> <a href='w'>w</a></p>"
+        "</body></html>",
+        "<html><head><title></title></head><body><img alt=' '><a href='y'></a>"
+        "<br>text<a href='z'>z</a><noscript><a href='n'>n</a></noscript></body></html>",
+        "<p>fragment <a href='f'>f</a> <b><a href='g'>g</a></b></p>",
+    ]
+    for html in pages:
+        hrefs: list = []
+        linearise(parse(html), hrefs)
+        assert link_hrefs(parse(html)) == hrefs, html
+        assert link_hrefs(parse(html, PLAIN_PARSER)) == hrefs, html   # lxml's own elements
+    assert link_hrefs(parse(pages[0]))   # (the case has links)
+
+
+def test_text_of_is_text_content_of_any_element():
+    """Records are made from the plain parser's tree (``text.PLAIN_PARSER``): an element's
+    text (``text.text_of``) is what lxml.html's ``text_content()`` gives, tails aside."""
+    from lxml import etree
+    from lxml import html as lxml_html
+
+    from bitextcrawl.pages.text import PLAIN_PARSER, parse, text_of
+
+    page = ("<html><head><title>A &amp; B</title></head><body><ul><li><a href='x'>one "
+            "<b>bold</b></a> tail<!-- c --> after <script>s()</script>end</li></ul>"
+            "<dl><dt>term</dt><dd>def <i>it</i></dd></dl></body></html>")
+    plain, rich = parse(page, PLAIN_PARSER), parse(page)
+    assert not isinstance(plain, lxml_html.HtmlElement) and isinstance(rich, lxml_html.HtmlElement)
+    for a, b in zip(plain.iter(etree.Element), rich.iter(etree.Element)):
+        assert a.tag == b.tag and text_of(a) == b.text_content() == text_of(b), b.tag
+    assert text_of(plain.find(".//li")) == "one bold tail after s()end"
