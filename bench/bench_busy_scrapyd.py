@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from bitextcrawl.demo.server import free_port, serve_site  # noqa: E402
 from bitextcrawl.pairing.evaluate import evaluate  # noqa: E402
 from testkit.multilingual import ManualSpec, generate_manual  # noqa: E402
-from tests.integration.scrapyd_nodes import (  # noqa: E402
+from testkit.scrapyd_nodes import (  # noqa: E402
     api,
     build_egg,
     deploy_egg,

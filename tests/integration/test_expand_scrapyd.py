@@ -22,12 +22,20 @@ from contextlib import ExitStack
 import pytest
 
 from bitextcrawl.demo.server import serve_site
+from testkit.scrapyd_nodes import (
+    MISSING,
+    api,
+    build_egg,
+    deploy_egg,
+    running_scrapyd,
+    scrapyd_available,
+)
 from testkit.web import WebSpec, generate_web
 from tests.conftest import FAST_CRAWL, PROJECT_ROOT, read_jsonl
-from tests.integration.scrapyd_nodes import api, build_egg, deploy_egg, running_scrapyd
 from tests.integration.test_expand import scrapy
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration, pytest.mark.slow,
+              pytest.mark.skipif(not scrapyd_available(), reason=MISSING)]
 ROUNDS, TOP_K, MAX_PAGES, DETECT_PAGES = 2, 3, 60, 8
 SETTINGS = {**FAST_CRAWL, "BITEXT_EXPAND_DETECT_PAGES": str(DETECT_PAGES), "RETRY_TIMES": "0"}
 

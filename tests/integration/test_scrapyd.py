@@ -17,9 +17,17 @@ import pytest
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.pairing.evaluate import evaluate
-from tests.integration.scrapyd_nodes import api, build_egg, deploy_egg, running_scrapyd
+from testkit.scrapyd_nodes import (
+    MISSING,
+    api,
+    build_egg,
+    deploy_egg,
+    running_scrapyd,
+    scrapyd_available,
+)
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not scrapyd_available(), reason=MISSING)]
 
 SPEC = SiteSpec(scheme="prefix", n_pairs=30, third_lang=None, seed=41)
 

@@ -1,5 +1,5 @@
-"""Real Scrapyd servers on loopback for the tests: start one in its own folder, build the
-project's egg from a copy of the checkout, deploy it.
+"""Real Scrapyd servers on loopback for the tests and benches: start one in its own folder,
+build the project's egg from a copy of the checkout, deploy it.
 
 ``scrapyd-deploy`` leaves ``build/`` and ``*.egg-info`` where it builds, so the egg is built
 from a copy in a temporary folder, with a ``scrapy.cfg`` of its own.
@@ -16,10 +16,12 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
 from bitextcrawl.demo.server import free_port
-from tests.conftest import PROJECT_ROOT, stop_process
+from testkit.crawls import stop_process
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+MISSING = ("scrapyd / scrapyd-deploy not found on PATH (pip install scrapyd "
+           "scrapyd-client)")
 
 
 def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> dict:
@@ -28,12 +30,16 @@ def api(base: str, endpoint: str, data: list[tuple[str, str]] | None = None) -> 
         return json.loads(resp.read())
 
 
+def scrapyd_available() -> bool:
+    return bool(shutil.which("scrapyd") and shutil.which("scrapyd-deploy"))
+
+
 def scrapyd_tools() -> tuple[str, str]:
-    """``scrapyd`` and ``scrapyd-deploy``, or the test skips."""
+    """``scrapyd`` and ``scrapyd-deploy`` (a test module skips without them:
+    :func:`scrapyd_available`)."""
     exe, deploy = shutil.which("scrapyd"), shutil.which("scrapyd-deploy")
     if exe is None or deploy is None:
-        pytest.skip("scrapyd / scrapyd-deploy not found on PATH (pip install scrapyd "
-                    "scrapyd-client)")
+        raise RuntimeError(MISSING)
     return exe, deploy
 
 
