@@ -72,10 +72,11 @@ def site_input(name: str, data: Path, cache: Path) -> Path:
     return out
 
 
-def export_tree(ref: str, into: Path) -> Path:
-    """The files of commit ``ref`` in ``into`` (``git archive``)."""
+def export_tree(ref: str, into: Path, *paths: str) -> Path:
+    """The files of commit ``ref`` in ``into`` (``git archive``), or only those under
+    ``paths``."""
     into.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, check=True,
+    archive = subprocess.run(["git", "archive", ref, *paths], cwd=ROOT, check=True,
                              capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into

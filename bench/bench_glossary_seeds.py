@@ -72,11 +72,11 @@ def main() -> None:
     argv = [a for a in sys.argv[1:] if a != "--against" and a != args.against]
     columns = {"this tree": run(ROOT, argv)}
     if args.against:
+        from bench_closing_cpu import export_tree
+
         with tempfile.TemporaryDirectory() as tmp:
-            tar = subprocess.run(["git", "archive", args.against, "bitextcrawl"], cwd=ROOT,
-                                 check=True, stdout=subprocess.PIPE).stdout
-            subprocess.run(["tar", "-x", "-C", tmp], input=tar, check=True)
-            columns[args.against] = run(Path(tmp), argv)
+            other = export_tree(args.against, Path(tmp) / "other", "bitextcrawl")
+            columns[args.against] = run(other, argv)
     names = list(columns)
     print("| glossary (opaque, own-order sidebars) | " + " | ".join(names) + " |")
     print("|---" * (len(names) + 1) + "|")

@@ -339,6 +339,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     listed = [k for k in settled if k in evidence.parallel_link
               and k not in evidence.url_pattern and k not in evidence.hreflang]
     cands += rare_rivals(listed, pages1, pages2, set(cands))
+    guessed = frozenset(listed)
+    unlisted = [k for k in settled if k not in guessed]
     _timed(result, "candidates", t)
     result.counts[f"bitext/align/{key}/candidates"] = len(cands)
     if not cands:
@@ -369,8 +371,8 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
             translate = site_lexicon.translate
             # the pages of a pair that lists alone settled meet the pages their titles
             # translate to, as they meet the rival their rare evidence names
-            lexicon_candidates(site_lexicon, scores, [k for k in settled if k not in listed],
-                               pages1, pages2, strand1, strand2, result, key)
+            lexicon_candidates(site_lexicon, scores, unlisted, pages1, pages2, strand1,
+                               strand2, result, key)
         elif round_ >= CONTENT_ROUNDS:
             break
         # the rare evidence of the candidates so far referees the content stage's teachers;
@@ -381,7 +383,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         if "content" in stages:
             content_stage(scores, taught, pages1, pages2, strand1, strand2, config, result,
                           key, lexicon, use_structure="structure" in stages, referee=overlaps,
-                          guessed=frozenset(listed))
+                          guessed=guessed)
         _timed(result, "content", t)
         if overlaps is not None:
             added = scores.cands[len(overlaps):]
