@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 from bitextcrawl.pages.language import base_lang, load_model
 from bitextcrawl.pages.switches import switch_language
+from bitextcrawl.pages.tokens import WORD
 from bitextcrawl.processes import shared_instance
 
 # Texts with fewer letters than this carry no language ("2 615 060", "N/A", "v4.0").
@@ -59,7 +60,7 @@ SCRIPT_MIN_SHARE = 0.2
 UNTRANSLATED_RUN = 3
 # Predictions kept by a SentenceLanguageCheck (texts; cleared when full).
 PREDICTIONS_KEPT = 1 << 16
-_WORD = re.compile(r"[^\W\d_]+")
+_WORD = re.compile(WORD)
 _WS = re.compile(r"\s+")
 _NOISE = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|@\w+|\S*[/_=<>{}$#\\]\S*"
                     r"|\S+\.\S+\.\S+|\d[\d.:,\-/]*")

@@ -1,7 +1,8 @@
 """Words and the tokens a translation leaves alone, shared by pairing and bitext (no Scrapy).
 
 Tokenisation (:func:`tokenize`) is language independent: NFKC, lower case, words of
-letters (two letters or more), digit runs as tokens of their own (``1,234.5`` and
+letters (two letters or more; a word's combining marks, the vowel signs of Devanagari,
+Bengali and the other Brahmic scripts, inside it), digit runs as tokens of their own (``1,234.5`` and
 ``1.234,5`` both give ``1 234 5``: the same tokens whatever the number format of the
 language), and runs of scripts written without spaces (Chinese, Japanese, Thai, Lao,
 Khmer, Myanmar) as overlapping character bigrams. :func:`anchor_tokens`: what a translation
@@ -27,11 +28,41 @@ _NOSPACE = ("\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u31a0-\u31ff\u3400-\u4dbf"
 # A word's letters: word characters but digits, "_" and the no-space scripts, as one class
 # (a lookahead per character took 2.8 times as long; the same matches over all of Unicode).
 _LETTERS = rf"[^\W\d_{_NOSPACE}]"
+
+
+def _mark_ranges() -> str:
+    """The combining marks of the Basic Multilingual Plane (Unicode categories Mn, Mc, Me)
+    outside the no-space scripts, as the inside of a regex class. Python's ``\\w`` leaves
+    them out, so without them "हिन्दी" would read as the letters between its vowel signs."""
+    ranges: list[tuple[int, int]] = []
+    nospace = re.compile(rf"[{_NOSPACE}]")
+    for cp in range(0x10000):
+        c = chr(cp)
+        if unicodedata.category(c)[0] != "M" or nospace.match(c):
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+
+
+# Combining marks and the zero-width (non-)joiner written inside words, as the inside of a
+# regex class (``[{MARKS}]``).
+MARKS = _mark_ranges() + "\u200c\u200d"
+# A word: a letter, then letters and combining marks (the word patterns of other modules).
+WORD = rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])*"
 _TOKEN_RE = re.compile(
     rf"([{_NOSPACE}]+)"                        # 1: no-space script run -> bigrams
     rf"|(\d+)"                                 # 2: digit run
-    rf"|({_LETTERS}+)"                          # 3: word of letters (and marks)
+    rf"|({_LETTERS}+)"                          # 3: word of letters
 )
+# The same where a text has combining marks (a word keeps its marks). Most texts have
+# none once NFKC has composed Latin, Greek and Cyrillic accents, and the pattern above
+# runs faster.
+_MARK_RE = re.compile(rf"[{MARKS}]")
+_TOKEN_MARKS_RE = re.compile(
+    rf"([{_NOSPACE}]+)|(\d+)|({_LETTERS}+(?:[{MARKS}]{_LETTERS}*)*)")
 _NOSPACE_RE = re.compile(rf"[{_NOSPACE}]")
 
 
@@ -48,7 +79,9 @@ def tokens_of(text: str) -> tuple[str, ...]:
     """The tokens of :func:`tokenize`, as a tuple."""
     out: list[str] = []
     append = out.append
-    for run, digits, word in _TOKEN_RE.findall(_normalise(text).lower()):
+    text = _normalise(text).lower()
+    pattern = _TOKEN_RE if _MARK_RE.search(text) is None else _TOKEN_MARKS_RE
+    for run, digits, word in pattern.findall(text):
         if run:
             if len(run) == 1:
                 append(run)

@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Iterable
 
+from bitextcrawl.pages.tokens import WORD
+
 #: Kit & Ng (2007) / [Zhang 2013 §2.1, §3.2]: C(p, w) > 0.1.
 DEFAULT_LOCAL_THRESHOLD = 0.1
 #: [Zhang 2013 §2.1, §3.2]: weak local keys with C(p) > 500 are rescued. C(p) sums C(p,w)·N(p,w)
@@ -84,7 +86,7 @@ _URL_PARTS = re.compile(r"^([^:/?#]*:)?(//[^/?#]*)?([^?#]*)(?:\?([^#]*))?")
 # Separators that may join the two tokens of a locale code such as zh_TW, en-us, tc_chi.
 _RUN_JOINERS = frozenset("-_")
 _MASK = "\x00"
-_SHAPE = re.compile(r"[0-9]+|[^\W\d_]+")
+_SHAPE = re.compile(rf"[0-9]+|{WORD}")
 _MAX_CONTEXTS = 12
 _MAX_EXAMPLES = 5
 

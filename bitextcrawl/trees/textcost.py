@@ -14,10 +14,11 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
+from bitextcrawl.pages.tokens import MARKS
 from bitextcrawl.trees.tree_decoder import _Side
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
+_WORD = re.compile(rf"[^\W\d_][\w'’\-{MARKS}]*", re.UNICODE)
 _URLISH = re.compile(r"(?:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.]+", re.I)
 # What every match of _URLISH holds (the same flags): texts without it are not searched.
 _URL_HINT = re.compile(r"://|www\.|@", re.I)
