@@ -15,8 +15,9 @@ Options (the defaults give the en/fr site with opaque French URLs):
     English first, then the languages it is translated into. An en/fr glossary is written
     by the demo generator's sentence model (``demo/phrases.py``, en/fr/de only); any other
     language set is written, English included, from the manual's parallel text
-    (``testkit/multilingual_text.py``): a one-line description and up to two sentences
-    without slots per entry, titles made of two of its interface labels.
+    (``testkit/multilingual_text.py``, Hindi and Bengali included): a one-line description
+    and up to two sentences without slots per entry, titles made of two of its interface
+    labels.
 ``opaque``
     True: a translation sits at ``/p/<hash>.html``; False: at ``/<lang>/<slug>.html``,
     its English original at ``/en/<slug>.html`` (the site's URL rule ``/xx/X`` - ``/en/X``).
@@ -131,7 +132,7 @@ def _lexicon_entries(rng: random.Random, n_entries: int):
 
 
 def _table_entries(rng: random.Random, n_entries: int):
-    """The same, from the manual's parallel text (every language of ``mt.LANGS``)."""
+    """The same, from the manual's parallel text (every language of ``mt.ALL_LANGS``)."""
     names = [(h, q) for h in _TITLE_HEADS for q in _TITLE_QUALIFIERS]
     names += [(h, q) for h in _TITLE_HEADS for q in _TITLE_HEADS if q != h]
     if n_entries > len(names):

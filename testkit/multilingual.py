@@ -1,10 +1,11 @@
 """A multilingual documentation site served the way real ones are (Apache-manual style).
 
 ``generate_manual(ManualSpec(...), port)`` builds, in memory and deterministically per seed,
-a server manual in up to ten languages (``multilingual_text.LANGS``): one module page per
-module plus a module index, under ``/manual/<lang>/<page>.html``. Every page is written in
-English; each other language translates only a share of the pages (``ManualSpec.shares``),
-sentence by sentence (``multilingual_text.SENTENCES``), while the module index is translated
+a server manual in up to twelve languages (``multilingual_text.LANGS`` by default, Hindi and
+Bengali on request, ``multilingual_text.EXTRA_LANGS``): one module page per module plus a
+module index, under ``/manual/<lang>/<page>.html``. Every page is written in English; each
+other language translates only a share of the pages (``ManualSpec.shares``), sentence by
+sentence (``multilingual_text.SENTENCES``), while the module index is translated
 everywhere; it describes a module in its page's language (English where the page has no
 translation). It reproduces three mechanisms of real multilingual manuals:
 
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 
 from bitextcrawl.demo.generator import Resource
 from testkit.multilingual_text import (
+    ALL_LANGS,
     DESCRIPTIONS,
     LANG_NAMES,
     LANGS,
@@ -57,11 +59,12 @@ from testkit.multilingual_text import (
     UI,
 )
 
-__all__ = ["DEFAULT_SHARES", "LANGS", "ManualSpec", "MultilingualSite", "generate_manual"]
+__all__ = ["ALL_LANGS", "DEFAULT_SHARES", "LANGS", "ManualSpec", "MultilingualSite",
+           "generate_manual"]
 
 # Share of the module pages translated into each language (the index is always translated).
 DEFAULT_SHARES = {"fr": 0.8, "de": 0.7, "es": 0.6, "zh": 0.5, "ru": 0.5, "it": 0.45,
-                  "ko": 0.4, "pt": 0.35, "ja": 0.3}
+                  "ko": 0.4, "pt": 0.35, "ja": 0.3, "hi": 0.4, "bn": 0.35}
 
 _HTML_HEADERS = {"Content-Type": "text/html; charset=utf-8"}
 _SWITCH_RE = re.compile(r"^/manual/([a-z]{2}(?:-[a-z]{2})?)/([a-z]{2})/([\w.-]+\.html)$")
@@ -71,7 +74,7 @@ _LANG_DIR_RE = re.compile(r"^/manual/([a-z]{2})/?$")
 @dataclass
 class ManualSpec:
     n_pages: int = 70                  # module pages in English (the index comes on top)
-    langs: tuple = LANGS               # "en" first; the others translate a share of the pages
+    langs: tuple = LANGS               # "en" first, then any of ALL_LANGS; each translates a share
     shares: dict = field(default_factory=lambda: dict(DEFAULT_SHARES))
     outdated_fraction: float = 0.2     # translations carrying an "out of date" notice
     fallback: str = "bytes"            # an untranslated page's copy: "bytes" or "notice"
@@ -391,8 +394,8 @@ def generate_manual(spec: ManualSpec | None = None, port: int = 8080) -> Multili
     """Build the whole manual for ``spec`` to be served on ``http://spec.host:port``."""
     spec = spec or ManualSpec()
     langs = tuple(spec.langs)
-    if langs[0] != "en" or not set(langs) <= set(LANGS):
-        raise ValueError(f"langs must start with 'en' and come from {LANGS}: {langs}")
+    if langs[0] != "en" or not set(langs) <= set(ALL_LANGS):
+        raise ValueError(f"langs must start with 'en' and come from {ALL_LANGS}: {langs}")
     if spec.fallback not in ("bytes", "notice"):
         raise ValueError(f"fallback is 'bytes' or 'notice', not {spec.fallback!r}")
     rng = random.Random(spec.seed)

@@ -1,10 +1,12 @@
 """The multilingual manual site (demo/multilingual.py): fallbacks, redirecting relative
-language switches, gold, determinism, language of the text, and serving over loopback."""
+language switches, gold, determinism, language of the text (Hindi and Bengali too), and
+serving over loopback."""
 
 from __future__ import annotations
 
 import http.client
 import re
+import unicodedata
 from collections import Counter, deque
 from functools import lru_cache
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -13,6 +15,7 @@ import pytest
 from lxml import html as lxml_html
 
 from bitextcrawl.demo.server import free_port, serve_site
+from testkit import multilingual_text as mt
 from testkit.multilingual import (
     DEFAULT_SHARES,
     LANGS,
@@ -25,8 +28,13 @@ PORT = 8765
 
 
 @lru_cache(maxsize=None)
-def manual(seed: int = 3, n_pages: int = 60) -> MultilingualSite:
-    return generate_manual(ManualSpec(n_pages=n_pages, seed=seed), PORT)
+def manual(seed: int = 3, n_pages: int = 60, langs: tuple = LANGS) -> MultilingualSite:
+    return generate_manual(ManualSpec(n_pages=n_pages, seed=seed, langs=langs), PORT)
+
+
+BRAHMIC = ("en", *mt.EXTRA_LANGS)
+# The Unicode block of each extra language's script.
+SCRIPTS = {"hi": ("\u0900", "\u097f"), "bn": ("\u0980", "\u09ff")}
 
 
 def path_of(url: str) -> str:
@@ -182,13 +190,13 @@ def test_translations_are_sentence_by_sentence():
             assert d1.xpath("//h2/a[1]/text()") == d2.xpath("//h2/a[1]/text()")
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_fasttext_labels_every_language(seed):
+@pytest.mark.parametrize("seed,langs", [(0, LANGS), (1, LANGS), (0, BRAHMIC), (1, BRAHMIC)])
+def test_fasttext_labels_every_language(seed, langs):
     from bitextcrawl.pages.language import LanguageIdentifier
     from bitextcrawl.pages.text import main_text, parse
 
     lid = LanguageIdentifier()
-    s = manual(seed=seed, n_pages=40)
+    s = manual(seed=seed, n_pages=40, langs=langs)
     total, wrong = Counter(), []
     for url, lang in s.page_langs.items():
         if url in s.fallback_urls:
@@ -197,8 +205,40 @@ def test_fasttext_labels_every_language(seed):
         total[lang] += 1
         if label != lang:
             wrong.append((url, lang, label))
-    assert set(total) == set(LANGS) and min(total.values()) >= 10
+    assert set(total) == set(langs) and min(total.values()) >= 10
     assert not wrong, wrong[:5]
+
+
+def test_hindi_and_bengali_are_on_request_and_translate_sentence_by_sentence():
+    s = manual(langs=BRAHMIC)
+    assert s.spec.langs == BRAHMIC and LANGS == manual().spec.langs
+    assert not set(mt.EXTRA_LANGS) & set(LANGS)
+    n_modules = len(s.pages) - 1
+    for lang in mt.EXTRA_LANGS:
+        gold = s.gold_pairs[lang]
+        assert len(gold) == 1 + round(DEFAULT_SHARES[lang] * n_modules)
+        for u1, u2 in gold:
+            assert s.page_langs[u2] == lang and f'lang="{lang}"'.encode() in s.resources[u2].body
+            d1 = lxml_html.fromstring(s.resources[u1].body)
+            d2 = lxml_html.fromstring(s.resources[u2].body)
+            assert len(d1.xpath("//p")) == len(d2.xpath("//p"))
+            assert d1.xpath("//code/text()") == d2.xpath("//code/text()")
+            assert "।" in d2.text_content()
+
+
+def test_every_entry_has_hindi_and_bengali_in_their_scripts():
+    entries = mt.SENTENCES + mt.DESCRIPTIONS + list(mt.UI.values())
+    for entry in entries:
+        assert tuple(entry) == mt.ALL_LANGS
+        for lang, (low, high) in SCRIPTS.items():
+            text = entry[lang]
+            # the same slots as the English text, the language's own script, NFC
+            assert sorted(re.findall(r"\{\w+\}", text)) == \
+                sorted(re.findall(r"\{\w+\}", entry["en"])), text
+            letters = [c for c in text if c.isalpha() and not c.isascii()]
+            assert letters and all(low <= c <= high for c in letters), text
+            assert unicodedata.is_normalized("NFC", text), text
+    assert {mt.LANG_NAMES[lang] for lang in mt.EXTRA_LANGS} == {"हिन्दी", "বাংলা"}
 
 
 @pytest.mark.integration

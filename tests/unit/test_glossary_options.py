@@ -24,7 +24,8 @@ def test_default_is_en_fr_opaque():
     assert set(site.langs.values()) == {"en", "fr"}
 
 
-@pytest.mark.parametrize("langs", [("en", "ja"), ("en", "ru", "zh"), ("en", "fr", "ko")])
+@pytest.mark.parametrize("langs", [("en", "ja"), ("en", "ru", "zh"), ("en", "fr", "ko"),
+                                   ("en", "hi"), ("en", "bn"), ("en", "fr", "hi", "bn")])
 def test_languages_and_real_urls(langs):
     site = glossary_site(n_entries=N, langs=langs, opaque=False)
     assert set(site.golds) == set(langs[1:]) and site.gold == site.golds[langs[1]]
@@ -65,7 +66,7 @@ def test_renamed_slugs():
     assert len(site.gold) == 1 + TAGS + N
 
 
-@pytest.mark.parametrize("langs", [("en", "fr"), ("en", "ja")])
+@pytest.mark.parametrize("langs", [("en", "fr"), ("en", "ja"), ("en", "hi"), ("en", "bn")])
 def test_sidebar_order(langs):
     lang = langs[1]
     own = glossary_site(n_entries=N, langs=langs, opaque=False)
@@ -76,3 +77,31 @@ def test_sidebar_order(langs):
     assert sidebar(same.pages[f"/{lang}/"]) == in_english_order
     assert sidebar(own.pages[f"/{lang}/"]) != in_english_order
     assert sorted(sidebar(own.pages[f"/{lang}/"])) == sorted(in_english_order)
+
+
+@pytest.mark.parametrize("langs", [("en", "hi"), ("en", "bn"), ("en", "fr", "hi", "bn")])
+def test_hindi_and_bengali_at_opaque_urls_with_their_gold(langs):
+    site = glossary_site(n_entries=N, langs=langs, translated=0.8, stale=2)
+    assert set(site.golds) == set(langs[1:])
+    for lang, gold in site.golds.items():
+        assert len(gold) == 1 + TAGS + round(0.8 * N)
+        assert all(other.startswith("/p/") and site.langs[other] == lang for _, other in gold)
+    # one stale translation beside each of the first language's current ones
+    first = [p for p, lang in site.langs.items() if lang == langs[1]]
+    assert len(first) == len(site.golds[langs[1]]) + 2
+    # the home pages in the language's script (its Unicode block), with the danda
+    for lang, (low, high) in (("hi", ("\u0900", "\u097f")), ("bn", ("\u0980", "\u09ff"))):
+        if lang in langs:
+            home = site.pages[site.golds[lang][0][1]]
+            assert "।" in home and sum(low <= c <= high for c in home) > 50
+
+
+def test_fasttext_labels_the_hindi_and_bengali_pages():
+    from bitextcrawl.pages.language import LanguageIdentifier
+    from bitextcrawl.pages.text import main_text, parse
+
+    lid = LanguageIdentifier()
+    site = glossary_site(n_entries=N, langs=("en", "hi", "bn"), translated=0.8)
+    wrong = [(p, lang, label) for p, lang in site.langs.items()
+             for label, _ in [lid.predict(main_text(parse(site.pages[p])))] if label != lang]
+    assert set(site.langs.values()) == {"en", "hi", "bn"} and not wrong, wrong[:5]
