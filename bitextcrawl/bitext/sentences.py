@@ -72,6 +72,8 @@ _CJK_END = re.compile(r"(?P<term>[。！？｡．]+|[!?]+(?=[" + CJK_CHARS + r"]
 _CJK_RE = re.compile("[" + CJK_CHARS + "]")
 # Every character either terminator pattern starts with: a line without one is not split.
 _TERMINATOR = re.compile("[.…!?।॥؟۔。！？｡．]")
+# Terminators that never stand inside a sentence (no abbreviation, decimal or ellipsis).
+_UNAMBIGUOUS_END = frozenset("।॥؟۔")
 _INITIAL = re.compile(r"^[^\W\d_]$")                 # "J." in "J. Smith"
 _DOTTED = re.compile(r"^(?:[^\W\d_]\.)+[^\W\d_]$")   # "U.S", "e.g", "z.B"
 
@@ -115,9 +117,12 @@ def _split_line(line: str, lang: str) -> list[str]:
         if m.end() >= len(line):
             continue
         nxt = line[m.end()]
-        if nxt.islower():
-            continue
         term = m.group("term")
+        # a lower-case word after a period, "!" or "?" goes on the sentence ("e.g. this");
+        # the danda and the Arabic full stop and question mark end it whatever follows
+        # (a Latin-script term in lower case starts the next sentence often)
+        if nxt.islower() and term[0] not in _UNAMBIGUOUS_END:
+            continue
         if term == ".":
             before = line[:m.start()]
             word = before.rsplit(None, 1)[-1] if before.strip() else ""

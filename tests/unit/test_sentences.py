@@ -156,3 +156,14 @@ def test_align_chunks_chinese_english_estimates_the_length_ratio():
     joined = align_sentences(["北京是首都。", "很大。"], ["Beijing is the capital and it is big."],
                              c=3.0)
     assert joined[0][0] == "北京是首都。很大。"
+
+
+def test_a_danda_ends_a_sentence_before_a_lower_case_latin_word():
+    """The lower-case rule ("e.g. this") is the Latin period's: a danda or an Arabic full
+    stop ends the sentence whatever word follows, a Latin-script term included."""
+    assert split_sentences("এই মডিউলটি অনুরোধ পরিচালনা করে। server কনফিগারেশনে ব্যবহার করা যায়।",
+                           "bn") == ["এই মডিউলটি অনুরোধ পরিচালনা করে।",
+                                     "server কনফিগারেশনে ব্যবহার করা যায়।"]
+    assert split_sentences("यह मॉड्यूल अनुरोध सँभालता है। mod_ssl इसके बाद चलता है।", "hi") == [
+        "यह मॉड्यूल अनुरोध सँभालता है।", "mod_ssl इसके बाद चलता है।"]
+    assert split_sentences("Use e.g. this one.", "en") == ["Use e.g. this one."]
