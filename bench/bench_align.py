@@ -128,7 +128,7 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
 # -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
 # renamed after translation), -stale (urls: 10 entries renamed and translated again, the older
 # translation kept under the old slug, paired with nothing).
-GLOSSARY_LANGS = ("fr", "ja", "ru", "zh")
+GLOSSARY_LANGS = ("fr", "ja", "ru", "zh", "hi", "bn")
 
 
 def _glossary_names() -> dict:
@@ -404,7 +404,7 @@ def main() -> None:
                          "tldr-opaque-ja tldr-opaque-ru); each but lett also as "
                          "<name>-reordered (the second language's link lists in its own "
                          "order), and generated glossaries: glossary-<opaque|urls>-"
-                         "<fr|ja|ru|zh>[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
+                         "<fr|ja|ru|zh|hi|bn>[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
                          "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="--ablation: also F1 with every stage and with each single stage "
