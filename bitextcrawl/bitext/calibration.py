@@ -31,26 +31,15 @@ the other half (a lexicon reads the rows it learnt from too well), against the s
 rows with their second sides shuffled — each
 side 1 against side 2 of the next row (most often its page's next block) and of a row
 far away — as negatives, the trick of training a translation classifier without labels
-(rows of mismatched pairs of the same site). Its log-odds rank the rows.
-
-They are not read as a likelihood ratio of right against wrong rows: the sure rows are
-the cleanest translations, and right rows the aligner was less sure of (looser
-translations, a sentence one side words differently) fall far from them, below rows the
-model knows nothing of. The probabilities are calibrated against the language pair's
-own rows instead, with shuffled rows as decoys (the target–decoy estimate of false
-discoveries [Elias & Gygi 2007]; the trait: a wrong row scores like a shuffled one): the
-share of wrong rows is the share of rows under the decoys' median score (one row
-more), twice (Storey's estimate, with λ the decoys' median [Storey, Taylor & Siegmund
-2004]: right rows seldom score under half the shuffled rows), and a row's probability of being wrong is that share
-times the decoys' density over the rows' density at its score, both read from an
-isotonic regression of rows against decoys on the score (monotone: a better score is
-never less likely right).
-
-The rows at or above ``threshold_`` (:meth:`RowProbability.fit`) have an estimated
-precision ``precision_`` of at least ``target_precision``: the mean of their
-probabilities under a uniform prior (one right and one wrong row counted in: a few
-rows the model finds sure do not make a precision of 1), and ``threshold_`` is never
-under ``MIN_THRESHOLD``.
+(rows of mismatched pairs of the same site). Its log-odds are a likelihood ratio; the
+share of right rows among all of the pair's rows is then found by EM (the mixture
+weight of the two classes, the classifier's likelihood ratios fixed), and each row's
+probability is its posterior under that share. The rows at or above ``threshold_``
+(:meth:`RowProbability.fit`) have an estimated precision (the mean of their
+probabilities under a uniform prior: one right and one wrong row counted in, so that a
+few rows the model doubts nothing of make no precision of 1) of at least
+``target_precision``, and ``threshold_`` is never under ``MIN_THRESHOLD``;
+``precision_`` is that estimate.
 
 Pure module over strings: no Scrapy.
 """
@@ -86,9 +75,6 @@ LENGTH_FLOOR = -4.0
 # The rule on the kept rows' mean probability alone would keep such rows where the rest
 # are very sure, spending their margin on rows the model itself expects to be wrong.
 MIN_THRESHOLD = 0.5
-# Rows the decoys are made from at most (evenly spread over the pair's rows): two decoys
-# each (``RowProbability._negatives``), enough to read the decoys' density.
-DECOY_ROWS = 1000
 # Words of a side the lexicon reads (its first, in order): bounds the competitive
 # linking's co-occurrences of a long row.
 MAX_WORDS = 16
@@ -134,13 +120,10 @@ class RowProbability:
 
     Fitted: ``c_`` and ``var_`` (the length model), ``lexicon_`` (a fitted
     ``SiteLexicon`` over row words), ``coef_`` and ``intercept_`` (log-odds of right
-    against shuffled, over :data:`FEATURES`: the score that ranks the rows),
-    ``kept_words_`` (the words the site keeps untranslated), ``wrong_share_`` (the share
-    of wrong rows the decoys estimate), ``knots_`` and ``rows_share_`` (the calibration:
-    the rows' share among rows and weighed decoys at each score), ``right_share_`` (the
-    mean of the rows' probabilities), ``threshold_`` and ``precision_`` (the rows with a
-    probability at or above ``threshold_``: their estimated precision), ``n_sure_`` (the
-    sure rows), ``proba_`` (each row's probability).
+    against shuffled, over :data:`FEATURES`), ``kept_words_`` (the words the site keeps
+    untranslated), ``right_share_`` (the estimated share of
+    right rows), ``threshold_`` and ``precision_`` (the rows with a probability at or
+    above ``threshold_``: their estimated precision), ``n_sure_`` (the sure rows).
     """
 
     def __init__(self, sure_score: float = 0.5, min_sure: int = 40, max_sure: int = 2000,
@@ -183,9 +166,8 @@ class RowProbability:
         self.kept_words_ = self._kept_words(sure_rows)
         odds = np.concatenate([self.log_odds(batch) for batch in _batches(rows)]
                               or [np.zeros(0)])
-        self._calibrate(odds, self.log_odds(self._decoys(rows, len(odds))))
-        self.proba_ = self._proba(odds)
-        self.right_share_ = float(self.proba_.mean()) if len(odds) else 0.0
+        self.right_share_ = self._mixture_share(odds)
+        self.proba_ = self._posterior(odds)
         self._set_threshold(self.proba_)
         return self
 
@@ -274,56 +256,36 @@ class RowProbability:
                 break
             keep = likelier
 
-    def _decoys(self, rows, n: int) -> list:
-        """Shuffled rows (:meth:`_negatives`) of at most ``DECOY_ROWS`` of ``rows``,
-        spread evenly over them."""
-        step = max(1, -(-n // DECOY_ROWS))
-        return self._negatives([(r[0], r[1]) for k, r in enumerate(rows) if k % step == 0])
-
-    def _calibrate(self, odds: np.ndarray, decoys: np.ndarray) -> None:
-        """``wrong_share_`` and ``knots_``/``rows_share_`` (the rows' share among rows
-        and decoys weighed as wrong rows, by score): see the module docstring. Without
-        decoys, nothing is known: every row 0.5."""
-        n, m = len(odds), len(decoys)
-        if not n or not m:
-            self.wrong_share_ = 0.5
-            self.knots_, self.rows_share_ = np.zeros(1), np.full(1, 2.0 / 3.0)
-            return
-        median = float(np.median(decoys))
-        # one wrong row more than counted (Storey's estimate for finite samples): no
-        # share of 0 from rows that happen to score above half the decoys
-        self.wrong_share_ = min(1.0, 2.0 * (float((odds < median).sum()) + 1.0) / n)
-        # the rows weigh one each, the decoys as many wrong rows as the share says
-        points = np.concatenate([odds, decoys])
-        weight = np.concatenate([np.ones(n), np.full(m, self.wrong_share_ * n / m)])
-        is_row = np.concatenate([np.ones(n), np.zeros(m)])
-        knots, at = np.unique(np.round(points, 3), return_inverse=True)
-        w = np.bincount(at, weight)
-        share = np.bincount(at, weight * is_row) / np.maximum(w, 1e-12)
-        some = w > 0        # (decoys weigh nothing where no row is wrong)
-        self.knots_, self.rows_share_ = knots[some], _isotonic(share[some], w[some])
-
-    def _proba(self, odds: np.ndarray) -> np.ndarray:
-        """P(right) of rows of these log-odds: 1 − P(wrong), P(wrong) = the wrong rows'
-        density over the rows' density, (1 − q) / q for q the rows' share."""
-        q = np.interp(odds, self.knots_, self.rows_share_)
-        return np.clip(2.0 - 1.0 / np.maximum(q, 0.5), 0.0, 1.0)
+    @staticmethod
+    def _mixture_share(odds: np.ndarray, n_iter: int = 200) -> float:
+        """The share π of right rows: EM on the mixture weight, the likelihood ratios
+        fixed (each row's posterior σ(odds + logit π), π their mean)."""
+        if not len(odds):
+            return 0.0
+        share = 0.5
+        for _ in range(n_iter):
+            new = float(expit(odds + math.log(share / (1.0 - share))).mean())
+            new = min(max(new, 1e-4), 1 - 1e-4)
+            if abs(new - share) < 1e-7:
+                share = new
+                break
+            share = new
+        return share
 
     def _set_threshold(self, proba: np.ndarray) -> None:
         """The lowest probability, ``MIN_THRESHOLD`` at least, whose rows at or above it
         have an estimated precision of at least ``target_precision`` (the best row's,
         where none does): the mean of their probabilities under a uniform prior (one
         right row and one wrong row more: a handful of rows the model finds sure do not
-        make a precision of 1; on thousands of rows it moves the mean by a hundredth
-        of a percent)."""
+        make a precision of 1; on a thousand rows it moves the mean by a thousandth)."""
         ranked = np.sort(np.round(proba, 4))[::-1]
         ranked = ranked[ranked >= MIN_THRESHOLD]
         if not len(ranked):
             self.threshold_, self.precision_ = MIN_THRESHOLD, 0.0
             return
         mean = (np.cumsum(ranked) + 1.0) / (np.arange(1, len(ranked) + 1) + 2.0)
-        # ties (the calibration's steps): every row of the threshold's value is kept, so
-        # a cut falls where the value changes
+        # ties: every row of the threshold's value is kept, so a cut falls where the
+        # value changes
         end = np.append(ranked[1:] != ranked[:-1], True)
         ok = np.flatnonzero((mean >= self.target_precision) & end)
         self.threshold_ = float(ranked[ok[-1]] if len(ok) else ranked[0])
@@ -369,9 +331,13 @@ class RowProbability:
         """log P(features | right) / P(features | shuffled) of each row."""
         return self.features(rows) @ self.coef_ + self.intercept_
 
+    def _posterior(self, odds: np.ndarray) -> np.ndarray:
+        share = min(max(self.right_share_, 1e-4), 1 - 1e-4)
+        return expit(odds + math.log(share / (1.0 - share)))
+
     def predict_proba(self, rows) -> np.ndarray:
         """The probability that each row is a translation."""
-        return self._proba(self.log_odds(rows))
+        return self._posterior(self.log_odds(rows))
 
 
 # Rows whose features are made together (fit reads rows a batch at a time).
@@ -405,25 +371,6 @@ def _anchor_agreement(text_1: str, text_2: str) -> tuple[int, int]:
             else:
                 one_side += 1
     return shared, one_side
-
-
-def _isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The non-decreasing sequence nearest ``y`` in weighted least squares (pool
-    adjacent violators)."""
-    vals: list[float] = []
-    wts: list[float] = []
-    size: list[int] = []
-    for v, u in zip(y.tolist(), w.tolist()):
-        vals.append(v)
-        wts.append(u)
-        size.append(1)
-        while len(vals) > 1 and vals[-2] > vals[-1]:
-            v, u, k = vals.pop(), wts.pop(), size.pop()
-            total = wts[-1] + u
-            vals[-1] = (vals[-1] * wts[-1] + v * u) / total if total > 0 else v
-            wts[-1] = total
-            size[-1] += k
-    return np.repeat(np.array(vals), size)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, ridge: float,
