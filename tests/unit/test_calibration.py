@@ -106,6 +106,26 @@ def test_the_threshold_keeps_rows_at_the_target_precision():
     assert (np.round(clean.proba_, 4) >= clean.threshold_).all() and clean.right_share_ > 0.95
 
 
+def _looser(rows: list) -> list:
+    """``rows`` as a looser translation words them: the tool and the number only in the
+    first side (the second says "it" and leaves the number out), the aligner less sure."""
+    return [(a, b.split(" avec ")[0] + " avec lui.", 0.4) for a, b, _ in rows]
+
+
+def test_right_rows_looser_than_the_sure_ones_are_kept_by_the_decoys():
+    # the sure rows teach the model, which judges right rows looser than them too
+    # harshly; the pair's rows against shuffled ones (decoys) show that rows scoring so
+    # are more than wrong rows would give: they are kept, most wrong rows are not
+    sure = _rows(1, 300, seed=21)
+    looser = _looser(_rows(1, 100, seed=22))
+    wrong = [(a, b, 0.4) for a, b in _shuffled(_rows(1, 60, seed=23), 17)]
+    model = RowProbability(target_precision=0.97).fit(sure + looser + wrong)
+    kept = np.round(model.proba_, 4) >= model.threshold_
+    assert kept[:300].all() and kept[300:400].mean() >= 0.9
+    assert kept[400:].mean() <= 0.3 and kept[:400].sum() / kept.sum() >= 0.95
+    np.testing.assert_allclose(model.proba_, model.predict_proba(sure + looser + wrong))
+
+
 def test_the_threshold_keeps_no_row_likelier_wrong_than_right():
     # 400 very sure rows and 8 the model finds likelier wrong: the mean probability of
     # them all is above 0.97, yet a row under 0.5 is never suggested
