@@ -324,9 +324,8 @@ class RowProbability:
         is_row = np.concatenate([np.ones(n), np.zeros(m)])
         knots, at = np.unique(np.round(points, 3), return_inverse=True)
         w = np.bincount(at, weight)
-        share = np.bincount(at, weight * is_row) / np.maximum(w, 1e-12)
-        some = w > 0        # (decoys weigh nothing where no row is wrong)
-        self.knots_, self.rows_share_ = knots[some], _isotonic(share[some], w[some])
+        share = np.bincount(at, weight * is_row) / w
+        self.knots_, self.rows_share_ = knots, _isotonic(share, w)
 
     def _proba(self, odds: np.ndarray) -> np.ndarray:
         """P(right) of rows of these log-odds: the posterior, or above ``raise_from_``
