@@ -109,7 +109,7 @@ BITEXT_ALIGN_ENABLED = True              # run the closing pipeline (pairs, bite
 BITEXT_LEXICON = ""                      # optional word1<TAB>word2 file
 BITEXT_ETS_ITERATIONS = 3                # ETS iterations [Liu 2014 Algorithm 2]
 BITEXT_PAIR_THRESHOLD = 0.5   # minimum final score of a pair (T_min of [Liu 2014 Algorithm 3])
-BITEXT_SENTENCE_PRECISION = 0.97        # estimated precision of the rows the report's suggested aligner_score filter keeps, per language pair
+BITEXT_SENTENCE_PRECISION = 0.97        # estimated precision of the rows the report's suggested aligner_score filter keeps, per language pair (the filter is never under 0.5)
 BITEXT_SENTENCE_LANG_CHECK_ENABLED = True # drop sentence pairs whose sides fastText reads as another language
 BITEXT_TIMELINE_INTERVAL = 1.0           # seconds between points of the report's crawl-over-time plot (0 = off)
 BITEXT_COMPRESS_ENABLED = False         # write bitext.tsv.gz, bitext.tmx.gz, pairs.jsonl.gz, parallel_links.jsonl.gz

@@ -34,9 +34,27 @@ far away — as negatives, the trick of training a translation classifier withou
 (rows of mismatched pairs of the same site). Its log-odds are a likelihood ratio; the
 share of right rows among all of the pair's rows is then found by EM (the mixture
 weight of the two classes, the classifier's likelihood ratios fixed), and each row's
-probability is its posterior under that share. The rows at or above ``threshold_``
+probability is its posterior under that share.
+
+The sure rows are the cleanest translations: right rows the aligner was less sure of (a
+sentence one side words differently) fall far from them, and the posterior judges them
+too harshly. The pair's own rows correct that, with shuffled rows as decoys (the
+target–decoy estimate of false discoveries [Elias & Gygi 2007]; the trait: a wrong row
+scores like a shuffled one): the share of wrong rows is the share of rows under the
+decoys' median score (one row more), twice [Storey, Taylor & Siegmund 2004], and a row's
+probability of being wrong is that share times the decoys' density over the rows'
+density at its score (an isotonic regression of rows against decoys on the score). Where
+that probability of being right is higher than the posterior, it is the row's, but only
+for rows scoring above ``DECOY_QUANTILE`` of the decoys: among most shuffled rows, few
+rows of a kind (the items of a list aligned position by position) outnumber what the
+decoys expect by chance, and the classifier's odds alone judge them.
+
+The rows at or above ``threshold_``
 (:meth:`RowProbability.fit`) have an estimated precision (the mean of their
-probabilities) of at least ``target_precision``; ``precision_`` is that estimate.
+probabilities under a uniform prior: one right and one wrong row counted in, so that a
+few rows the model doubts nothing of make no precision of 1) of at least
+``target_precision``, and ``threshold_`` is never under ``MIN_THRESHOLD``;
+``precision_`` is that estimate.
 
 Pure module over strings: no Scrapy.
 """
@@ -69,6 +87,16 @@ _CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf9
 # The length feature's least value (log P(δ)): a length far off is evidence, not proof
 # (a URL or a code sample one side spells out).
 LENGTH_FLOOR = -4.0
+# The least threshold the report suggests: a row under it is likelier wrong than right.
+# The rule on the kept rows' mean probability alone would keep such rows where the rest
+# are very sure, spending their margin on rows the model itself expects to be wrong.
+MIN_THRESHOLD = 0.5
+# Rows the decoys are made from at most (evenly spread over the pair's rows): two decoys
+# each (``RowProbability._negatives``), enough to read the decoys' density.
+DECOY_ROWS = 1000
+# The decoys' quantile from which the decoys may raise a row's probability (see the
+# module docstring): above nine in ten shuffled rows.
+DECOY_QUANTILE = 0.9
 # Words of a side the lexicon reads (its first, in order): bounds the competitive
 # linking's co-occurrences of a long row.
 MAX_WORDS = 16
@@ -115,9 +143,11 @@ class RowProbability:
     Fitted: ``c_`` and ``var_`` (the length model), ``lexicon_`` (a fitted
     ``SiteLexicon`` over row words), ``coef_`` and ``intercept_`` (log-odds of right
     against shuffled, over :data:`FEATURES`), ``kept_words_`` (the words the site keeps
-    untranslated), ``right_share_`` (the estimated share of
-    right rows), ``threshold_`` and ``precision_`` (the rows with a probability at or
-    above ``threshold_``: their estimated precision), ``n_sure_`` (the sure rows).
+    untranslated), ``right_share_`` (the estimated share of right rows, EM's),
+    ``wrong_share_``, ``knots_``, ``rows_share_`` and ``raise_from_`` (the decoys'
+    estimate: :meth:`_calibrate`), ``proba_`` (each row's probability),
+    ``threshold_`` and ``precision_`` (the rows with a probability at or above
+    ``threshold_``: their estimated precision), ``n_sure_`` (the sure rows).
     """
 
     def __init__(self, sure_score: float = 0.5, min_sure: int = 40, max_sure: int = 2000,
@@ -161,7 +191,8 @@ class RowProbability:
         odds = np.concatenate([self.log_odds(batch) for batch in _batches(rows)]
                               or [np.zeros(0)])
         self.right_share_ = self._mixture_share(odds)
-        self.proba_ = self._posterior(odds)
+        self._calibrate(odds, self.log_odds(self._decoys(rows, len(odds))))
+        self.proba_ = self._proba(odds)
         self._set_threshold(self.proba_)
         return self
 
@@ -266,20 +297,66 @@ class RowProbability:
             share = new
         return share
 
-    def _set_threshold(self, proba: np.ndarray) -> None:
-        """The lowest probability whose rows at or above it have a mean probability of
-        at least ``target_precision`` (the best row's, where none does)."""
-        if not len(proba):
-            self.threshold_, self.precision_ = 1.0, 0.0
+    def _decoys(self, rows, n: int) -> list:
+        """Shuffled rows (:meth:`_negatives`) of at most ``DECOY_ROWS`` of ``rows``,
+        spread evenly over them."""
+        step = max(1, -(-n // DECOY_ROWS))
+        return self._negatives([(r[0], r[1]) for k, r in enumerate(rows) if k % step == 0])
+
+    def _calibrate(self, odds: np.ndarray, decoys: np.ndarray) -> None:
+        """``wrong_share_``, ``knots_``/``rows_share_`` (the rows' share among rows and
+        decoys weighed as wrong rows, by score) and ``raise_from_`` (the decoys'
+        ``DECOY_QUANTILE``): see the module docstring. Without decoys, the posterior
+        alone."""
+        n, m = len(odds), len(decoys)
+        if not n or not m:
+            self.wrong_share_ = 1.0 - self.right_share_
+            self.knots_, self.rows_share_ = np.zeros(1), np.full(1, 0.5)
+            self.raise_from_ = math.inf
             return
+        self.raise_from_ = float(np.quantile(decoys, DECOY_QUANTILE))
+        median = float(np.median(decoys))
+        # one wrong row more than counted (Storey's estimate for finite samples): no
+        # share of 0 from rows that happen to score above half the decoys
+        self.wrong_share_ = min(1.0, 2.0 * (float((odds < median).sum()) + 1.0) / n)
+        # the rows weigh one each, the decoys as many wrong rows as the share says
+        points = np.concatenate([odds, decoys])
+        weight = np.concatenate([np.ones(n), np.full(m, self.wrong_share_ * n / m)])
+        is_row = np.concatenate([np.ones(n), np.zeros(m)])
+        knots, at = np.unique(np.round(points, 3), return_inverse=True)
+        w = np.bincount(at, weight)
+        share = np.bincount(at, weight * is_row) / w
+        self.knots_, self.rows_share_ = knots, _isotonic(share, w)
+
+    def _proba(self, odds: np.ndarray) -> np.ndarray:
+        """P(right) of rows of these log-odds: the posterior, or above ``raise_from_``
+        the decoys' estimate where higher: 1 − P(wrong), P(wrong) the wrong rows'
+        density over the rows' density, (1 − q) / q for q the rows' share. Both rise
+        with the log-odds, and so does their combination."""
+        posterior = self._posterior(odds)
+        q = np.interp(odds, self.knots_, self.rows_share_)
+        decoys = np.clip(2.0 - 1.0 / np.maximum(q, 0.5), 0.0, 1.0)
+        return np.where(odds >= self.raise_from_, np.maximum(posterior, decoys), posterior)
+
+    def _set_threshold(self, proba: np.ndarray) -> None:
+        """The lowest probability, ``MIN_THRESHOLD`` at least, whose rows at or above it
+        have an estimated precision of at least ``target_precision`` (the best row's,
+        where none does): the mean of their probabilities under a uniform prior (one
+        right row and one wrong row more: a handful of rows the model finds sure do not
+        make a precision of 1; on a thousand rows it moves the mean by a thousandth)."""
         ranked = np.sort(np.round(proba, 4))[::-1]
-        mean = np.cumsum(ranked) / np.arange(1, len(ranked) + 1)
-        ok = np.flatnonzero(mean >= self.target_precision)
-        k = int(ok[-1]) if len(ok) else 0
-        # ties: every row of the threshold's value is kept
-        self.threshold_ = float(ranked[k])
-        kept = ranked >= self.threshold_
-        self.precision_ = float(ranked[kept].mean())
+        ranked = ranked[ranked >= MIN_THRESHOLD]
+        if not len(ranked):
+            self.threshold_, self.precision_ = MIN_THRESHOLD, 0.0
+            return
+        mean = (np.cumsum(ranked) + 1.0) / (np.arange(1, len(ranked) + 1) + 2.0)
+        # ties: every row of the threshold's value is kept, so a cut falls where the
+        # value changes
+        end = np.append(ranked[1:] != ranked[:-1], True)
+        ok = np.flatnonzero((mean >= self.target_precision) & end)
+        self.threshold_ = float(ranked[ok[-1]] if len(ok) else ranked[0])
+        kept = ranked[ranked >= self.threshold_]
+        self.precision_ = float((kept.sum() + 1.0) / (len(kept) + 2.0))
 
     # -- use ----------------------------------------------------------------------------
 
@@ -326,7 +403,7 @@ class RowProbability:
 
     def predict_proba(self, rows) -> np.ndarray:
         """The probability that each row is a translation."""
-        return self._posterior(self.log_odds(rows))
+        return self._proba(self.log_odds(rows))
 
 
 # Rows whose features are made together (fit reads rows a batch at a time).
@@ -360,6 +437,25 @@ def _anchor_agreement(text_1: str, text_2: str) -> tuple[int, int]:
             else:
                 one_side += 1
     return shared, one_side
+
+
+def _isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The non-decreasing sequence nearest ``y`` in weighted least squares (pool
+    adjacent violators)."""
+    vals: list[float] = []
+    wts: list[float] = []
+    size: list[int] = []
+    for v, u in zip(y.tolist(), w.tolist()):
+        vals.append(v)
+        wts.append(u)
+        size.append(1)
+        while len(vals) > 1 and vals[-2] > vals[-1]:
+            v, u, k = vals.pop(), wts.pop(), size.pop()
+            total = wts[-1] + u
+            vals[-1] = (vals[-1] * wts[-1] + v * u) / total if total > 0 else v
+            wts[-1] = total
+            size[-1] += k
+    return np.repeat(np.array(vals), size)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, ridge: float,

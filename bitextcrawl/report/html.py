@@ -262,8 +262,11 @@ def _truth(data: ReportData) -> list:
     if target is not None:
         out.append(f" Suggested filter, per language pair: the aligner_score from which "
                    f"the rows kept have an estimated precision of at least {target:g} "
-                   "(BITEXT_SENTENCE_PRECISION); an estimate, not a measure: check a "
-                   "sample of the band just under it before lowering it.")
+                   "(BITEXT_SENTENCE_PRECISION), and never under 0.5 (a row under it is "
+                   "likelier wrong than right); the precision is estimated with one right "
+                   "and one wrong row counted in, so that a few rows never make 1. An "
+                   "estimate, not a measure: check a sample of the band just under the "
+                   "filter before lowering it.")
     out.append("</p>")
     if data.sentence_scores:
         bands = [lo for lo, _ in next(iter(data.sentence_scores.values()))["bands"]]

@@ -5,20 +5,27 @@ A real ``redis-server`` on loopback. The queue alone: tasks run by the closer an
 draining worker, a worker that takes a task and dies has it put back. Then two
 ``scrapy crawl bitext`` workers: the pairs of the bitext stage split between them, and
 ``pairs.jsonl``, ``bitext.tsv`` and ``bitext.tmx`` byte for byte those of a local crawl.
+And a summaries site whose list of entries each language orders its own way, closed with
+a drainer in another process: the pairs' known link pairs reach it with their tasks.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 import threading
 import time
 
 import pytest
 
+from bitextcrawl import outputs
 from bitextcrawl.demo.generator import SiteSpec, generate_site
 from bitextcrawl.demo.server import free_port, serve_site
+from bitextcrawl.pages.record import build_record
+from bitextcrawl.pairing.align import AlignConfig
 from bitextcrawl.store.redis_pool import ClosingKeys, Heartbeat, RedisTaskPool, drain, run_one
+from testkit.summaries_site import summaries_site
 from tests.conftest import redis_server, run_crawl, run_workers
 
 pytestmark = pytest.mark.integration
@@ -165,3 +172,43 @@ def test_the_bitext_stage_is_shared_and_the_outputs_are_a_local_crawls(crawls):
     assert len(per_worker) == 2 and sorted(per_worker.values()) == sorted(shares)
     assert stats["bitext/closing/workers"] == 2
     assert sum(shares) >= sum(1 for _ in (crawls["dist"] / "pairs.jsonl").open())
+
+
+def _drain_from(url: str, key: str, worker: str) -> None:
+    import redis
+
+    drain(redis.Redis.from_url(url), key, worker, timeout=30)
+
+
+def test_known_link_pairs_reach_a_drainer_in_another_process(server, redis_url, tmp_path):
+    # the page of all entries lists them in each language's own order: its rows are
+    # paired by the items' links to known page pairs, which travel with the tasks
+    site = summaries_site(seed=5, langs=("en", "fr"))
+    records = [build_record(u, h) for u, h in site.pages.items()]
+    local = outputs.run_closing(records, AlignConfig(langs=("en", "fr")), str(tmp_path / "l"))
+    assert local["align"]["bitext/bitext/reordered_lists"] == 1
+    pool = RedisTaskPool(server, "t8", "closer", timeout=30)
+    pool.reset()
+    helper = multiprocessing.get_context("fork").Process(
+        target=_drain_from, args=(redis_url, "t8", "helper"))
+    helper.start()
+    try:
+        with Heartbeat(server, pool.keys, pool.worker):
+            deadline = time.time() + 20
+            while pool.others() != ["helper"]:
+                assert time.time() < deadline
+                time.sleep(0.05)
+            dist = outputs.run_closing(records, AlignConfig(langs=("en", "fr")),
+                                       str(tmp_path / "d"), shared_pool=pool)
+    finally:
+        pool.finish()
+        helper.join(timeout=30)
+        if helper.is_alive():
+            helper.kill()     # the process this test started
+    align = dist["align"]
+    # every task went through the queue (the closer takes its share from it too, each
+    # task unpickled where it runs); the drainer, in another process, took some or none
+    assert align["bitext/closing/workers"] == 2, align
+    assert align["bitext/bitext/reordered_lists"] == 1
+    assert (tmp_path / "d" / "bitext.tsv").read_bytes() == \
+        (tmp_path / "l" / "bitext.tsv").read_bytes()

@@ -104,3 +104,44 @@ def test_the_threshold_keeps_rows_at_the_target_precision():
     # without the wrong rows, every row is kept
     clean = RowProbability(target_precision=0.97).fit(rows)
     assert (np.round(clean.proba_, 4) >= clean.threshold_).all() and clean.right_share_ > 0.95
+
+
+def _looser(rows: list) -> list:
+    """``rows`` as a looser translation words them: the tool and the number only in the
+    first side (the second says "it" and leaves the number out), the aligner less sure."""
+    return [(a, b.split(" avec ")[0] + " avec lui.", 0.4) for a, b, _ in rows]
+
+
+def test_right_rows_looser_than_the_sure_ones_are_kept_by_the_decoys():
+    # the sure rows teach the model, which judges right rows looser than them too
+    # harshly; the pair's rows against shuffled ones (decoys) show that rows scoring so
+    # are more than wrong rows would give: they are kept, most wrong rows are not
+    sure = _rows(1, 300, seed=21)
+    looser = _looser(_rows(1, 100, seed=22))
+    wrong = [(a, b, 0.4) for a, b in _shuffled(_rows(1, 60, seed=23), 17)]
+    model = RowProbability(target_precision=0.97).fit(sure + looser + wrong)
+    kept = np.round(model.proba_, 4) >= model.threshold_
+    assert kept[:300].all() and kept[300:400].mean() >= 0.9
+    assert kept[400:].mean() <= 0.3 and kept[:400].sum() / kept.sum() >= 0.95
+    np.testing.assert_allclose(model.proba_, model.predict_proba(sure + looser + wrong))
+
+
+def test_the_threshold_keeps_no_row_likelier_wrong_than_right():
+    # 400 very sure rows and 8 the model finds likelier wrong: the mean probability of
+    # them all is above 0.97, yet a row under 0.5 is never suggested
+    model = RowProbability(target_precision=0.97)
+    model._set_threshold(np.array([0.999] * 400 + [0.3] * 8))
+    assert model.threshold_ == 0.999
+    model._set_threshold(np.array([0.2] * 5))
+    assert model.threshold_ == 0.5 and model.precision_ == 0.0
+
+
+def test_a_few_rows_do_not_make_a_precision_of_one():
+    # 30 right rows: the model doubts none, the estimate counts one wrong row in (a
+    # uniform prior on the kept rows' precision); on many rows it is the rows' mean
+    few = RowProbability().fit(_rows(1, 30, seed=41))
+    kept = np.round(few.proba_, 4) >= few.threshold_
+    assert few.precision_ <= (kept.sum() + 1) / (kept.sum() + 2) < 0.99
+    many = RowProbability().fit(_rows(1, 1000, seed=42))
+    kept = np.round(many.proba_, 4) >= many.threshold_
+    assert abs(many.precision_ - many.proba_[kept].mean()) < 1e-3
