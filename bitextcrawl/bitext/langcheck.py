@@ -58,9 +58,9 @@ SCRIPT_MIN_SHARE = 0.2
 # untranslated (one_language). Measured on the real sites (docs/formats.md, "Bitext").
 UNTRANSLATED_RUN = 3
 # Predictions kept by a SentenceLanguageCheck (texts; cleared when full), and sentence
-# pairs' facts (pairs; cleared when full).
+# pairs' facts (pairs; cleared when full: a kilobyte or two each, the texts kept).
 PREDICTIONS_KEPT = 1 << 16
-FACTS_KEPT = 1 << 16
+FACTS_KEPT = 1 << 14
 _WORD = re.compile(r"[^\W\d_]+")
 _WS = re.compile(r"\s+")
 _NOISE = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|@\w+|\S*[/_=<>{}$#\\]\S*"

@@ -155,8 +155,9 @@ def split_sentences(text: str, lang: str = "und") -> list[str]:
 
 
 # Menus, footers and notes recur in the chunks of a site's page pairs: each chunk is
-# split once (bounded; a tuple, shared by the callers of :func:`align_chunks`).
-@lru_cache(maxsize=1 << 16)
+# split once (bounded: the chunk's text is kept with its sentences; a tuple, shared by
+# the callers of :func:`align_chunks`).
+@lru_cache(maxsize=1 << 14)
 def _sentences(text: str, lang: str) -> tuple[str, ...]:
     """:func:`split_sentences` of ``text``, as a tuple."""
     return tuple(split_sentences(text, lang))
