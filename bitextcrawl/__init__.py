@@ -6,7 +6,19 @@ extracts the parallel text inside them.
   :func:`extract_bitext`, :func:`score_pairs` (:mod:`bitextcrawl.api`).
 """
 
+import os
+
 __version__ = "0.1.0"
+
+# One BLAS thread per process unless the user set a number: the closing step's matrices
+# are small (the LSI's Gram matrix of a few hundred training pairs, the row model's
+# features), and the crawl runs processes of its own on the cores (record workers, the
+# bitext pool). On a busy machine a second BLAS thread waits for a core: the LSI's
+# eigendecomposition took many times its one-thread time in a crawl's closing step. Set
+# here, before numpy loads its BLAS: Scrapy imports this package first, and the fork
+# server and the pools' workers inherit the environment.
+for _threads in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 
 __all__ = ["Addon", "read_pages", "page_from_html", "align_pages", "extract_bitext",
            "score_pairs"]

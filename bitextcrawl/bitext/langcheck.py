@@ -58,8 +58,10 @@ SCRIPT_MIN_SHARE = 0.2
 # Rows in a row of one page pair whose two sides read as the same language: a block left
 # untranslated (one_language). Measured on the real sites (docs/formats.md, "Bitext").
 UNTRANSLATED_RUN = 3
-# Predictions kept by a SentenceLanguageCheck (texts; cleared when full).
+# Predictions kept by a SentenceLanguageCheck (texts; cleared when full), and sentence
+# pairs' facts (pairs; cleared when full: a kilobyte or two each, the texts kept).
 PREDICTIONS_KEPT = 1 << 16
+FACTS_KEPT = 1 << 14
 _WORD = re.compile(WORD)
 _WS = re.compile(r"\s+")
 _NOISE = re.compile(r"https?://\S+|www\.\S+|\S+@\S+|@\w+|\S*[/_=<>{}$#\\]\S*"
@@ -117,6 +119,7 @@ class SentenceLanguageCheck:
     def __post_init__(self):
         self.model = load_model(self.model_file)
         self._predictions: dict[str, tuple[str, float]] = {}
+        self._facts: dict[tuple[str, str], SentenceFacts] = {}
 
     def __reduce__(self):
         return shared_instance, (SentenceLanguageCheck, self.model_file, self.min_letters,
@@ -145,8 +148,18 @@ class SentenceLanguageCheck:
         return top, prob, len(_WORD.findall(words)) < self.short_words
 
     def facts(self, text_1: str, text_2: str) -> SentenceFacts:
-        """The :class:`SentenceFacts` of a sentence pair."""
-        return sentence_facts(text_1, text_2, self)
+        """The :class:`SentenceFacts` of a sentence pair, made once per pair (bounded):
+        menus, footers and notes that the template leaves give the same sentence pairs
+        on many page pairs (two of three on WET). The facts are a function of the two
+        texts; those kept are shared, and read only."""
+        key = (text_1, text_2)
+        got = self._facts.get(key)
+        if got is None:
+            got = sentence_facts(text_1, text_2, self)
+            if len(self._facts) >= FACTS_KEPT:
+                self._facts.clear()
+            self._facts[key] = got
+        return got
 
     def reason(self, text: str, lang: str, other_lang: str) -> str | None:
         return self.judge(self.read(text), lang, other_lang)

@@ -159,6 +159,15 @@ def split_sentences(text: str, lang: str = "und") -> list[str]:
     return out
 
 
+# Menus, footers and notes recur in the chunks of a site's page pairs: each chunk is
+# split once (bounded: the chunk's text is kept with its sentences; a tuple, shared by
+# the callers of :func:`align_chunks`).
+@lru_cache(maxsize=1 << 14)
+def _sentences(text: str, lang: str) -> tuple[str, ...]:
+    """:func:`split_sentences` of ``text``, as a tuple."""
+    return tuple(split_sentences(text, lang))
+
+
 # --------------------------------------------------------------------------------------
 # Gale–Church alignment
 # --------------------------------------------------------------------------------------
@@ -323,8 +332,8 @@ def align_chunks(text_pairs: Iterable[Sequence], lang1: str = "und", lang2: str 
     for pair in pairs:
         t1, t2 = pair[0], pair[1]
         chunk_score = float(pair[2]) if len(pair) > 2 and pair[2] is not None else 1.0
-        s1 = split_sentences(t1, lang1)
-        s2_ = split_sentences(t2, lang2)
+        s1 = _sentences(t1, lang1)
+        s2_ = _sentences(t2, lang2)
         for a, b, score in align_sentences(s1, s2_, c=c, s2=s2):
             out.append((a, b, score * chunk_score))
     return out

@@ -22,6 +22,7 @@ script) is already shared there and is not linked. Pure module over page records
 from __future__ import annotations
 
 from collections import Counter
+from itertools import product
 from typing import Iterable, Mapping
 
 from bitextcrawl.pairing.anchors import anchor_idf, page_title_anchors, weighted_overlap
@@ -59,7 +60,7 @@ class SiteLexicon:
             own2 = [v for v in t2 - t1 if not v[2:].isdigit()]
             n1.update(own1)
             n2.update(own2)
-            both.update((w, v) for w in own1 for v in own2)
+            both.update(product(own1, own2))   # (w, v), w outer: in C
         ranked = sorted(((2.0 * c / (n1[w] + n2[v]), c, w, v) for (w, v), c in both.items()
                          if c >= self.min_pairs),
                         key=lambda r: (-r[0], -r[1], r[2], r[3]))

@@ -183,7 +183,8 @@ class _Decoder:
         while tasks:
             task = tasks.pop()
             if task[0] == "forest":
-                cost, tables = self._tables(task[1], task[2])
+                # (the tables the tree's check made already, where it made them)
+                cost, tables = task[3] if len(task) > 3 else self._tables(task[1], task[2])
                 if total is None:
                     total = cost
                 self._trace_forest(task[1], task[2], tables, tasks)
@@ -198,12 +199,22 @@ class _Decoder:
         if not ci and not cj:
             pairs.append((u, v))
             return
-        sub = S[u, v] + (self._cost(ci, cj) if ci and cj else
-                         (self.D[u] - self.dcost if ci else self.I[v] - self.icost))
+        tables = None
+        if len(ci) >= 2 and len(cj) >= 2:
+            # No closed form for these forests (``_single_tree``): the DP of the check
+            # is the one the forest's traceback reads, made once with its tables (the
+            # same operations as ``_forest``, so the same cost).
+            tables = self._tables(ci, cj)
+            forest = tables[0]
+        elif ci and cj:
+            forest = self._cost(ci, cj)
+        else:
+            forest = self.D[u] - self.dcost if ci else self.I[v] - self.icost
+        sub = S[u, v] + forest
         if _close(sub, cost):
             pairs.append((u, v))
             if ci and cj:
-                tasks.append(("forest", ci, cj))
+                tasks.append(("forest", ci, cj) if tables is None else ("forest", ci, cj, tables))
             return
         if ci and _close(self.dcost + self._cost(ci, [v]), cost):
             tasks.append(("forest", ci, [v]))

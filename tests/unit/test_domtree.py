@@ -342,13 +342,20 @@ def _random_tree(rng, n):
     return _number(root)
 
 
+def _random_pairs(seed: int, smallest: int, largest: int, n: int = 60):
+    """``n`` pairs of random trees: (tree 1, tree 2, their sides, random substitution costs)."""
+    rng = random.Random(seed)
+    for _ in range(n):
+        t1 = _random_tree(rng, rng.randint(smallest, largest))
+        t2 = _random_tree(rng, rng.randint(smallest, largest))
+        s1, s2 = _Side.of(t1), _Side.of(t2)
+        yield t1, t2, s1, s2, np.array([[rng.uniform(0.1, 6.0) for _ in s2.nodes]
+                                        for _ in s1.nodes])
+
+
 @pytest.mark.parametrize("splice", [True, False])
 def test_decoder_alignment_is_consistent_and_preserves_order_and_hierarchy(splice):
-    rng = random.Random(3)
-    for _ in range(60):
-        t1, t2 = _random_tree(rng, rng.randint(1, 9)), _random_tree(rng, rng.randint(1, 9))
-        s1, s2 = _Side.of(t1), _Side.of(t2)
-        S = np.array([[rng.uniform(0.1, 6.0) for _ in s2.nodes] for _ in s1.nodes])
+    for t1, t2, s1, s2, S in _random_pairs(3, 1, 9):
         dec = _Decoder(s1, s2, S, 2.3, 2.0, splice)
         dec.run(None)
         total, pairs = dec.trace()
@@ -409,3 +416,35 @@ def test_tree_of_html_is_the_tree_of_its_lxml_html_document():
     assert got == nodes(build_tree(parse(html), "http://s.test/a/b.html"))
     assert len(got) > 40 and ("a", "link", "http://s.test/d/x.html", True) in \
         [n[:4] for n in got]
+
+
+class _TablesAgain(_Decoder):
+    """The traceback with every forest's tables made again (none handed on by the
+    tree's check): the slow path of :meth:`_Decoder.trace`."""
+
+    handed = 0
+
+    def _trace_tree(self, u, v, pairs, tasks):
+        n = len(tasks)
+        super()._trace_tree(u, v, pairs, tasks)
+        if len(tasks) > n and len(tasks[-1]) > 3:
+            type(self).handed += 1
+            tasks[-1] = tasks[-1][:3]
+
+
+@pytest.mark.parametrize("splice", [True, False])
+def test_traceback_with_the_checks_tables_equals_the_tables_made_again(splice):
+    """A tree's check in the traceback makes the tables of forests without a closed form,
+    and the forest's traceback reads them: the same cost as ``_forest``'s, bit for bit,
+    and the same alignment as with the tables made again."""
+    for _, _, s1, s2, S in _random_pairs(5, 5, 30):
+        fast = _Decoder(s1, s2, S, 2.3, 2.0, splice)
+        slow = _TablesAgain(s1, s2, S, 2.3, 2.0, splice)
+        for dec in (fast, slow):
+            dec.run(None)
+        assert fast.trace() == slow.trace()
+        for u, v in itertools.product(range(len(s1.nodes)), range(len(s2.nodes))):
+            ci, cj = fast.ch1[u], fast.ch2[v]
+            if len(ci) >= 2 and len(cj) >= 2:
+                assert fast._tables(ci, cj)[0] == fast._cost(ci, cj)
+    assert _TablesAgain.handed > 50

@@ -16,6 +16,7 @@ from bitextcrawl.bitext.langcheck import (
     is_language_name_pair,
     language_scripts,
     one_language,
+    sentence_facts,
     wrong_script,
 )
 from bitextcrawl.formats.tsv import write_bitext_tsv
@@ -66,6 +67,25 @@ def test_rows_with_facts_read_in_another_process_are_checked_the_same():
     kept = check_rows(with_facts, SentenceLanguageCheck(), counts)
     assert kept == plain and counts == plain_counts and plain_counts
     assert not any(FACTS_KEY in r for r in kept)
+
+
+def test_a_sentence_pairs_facts_are_made_once_and_equal_the_facts_made_afresh(monkeypatch):
+    """SentenceLanguageCheck.facts keeps each pair's facts (menus recur on every page
+    pair): what it returns, kept or not, is what sentence_facts makes of the pair."""
+    import bitextcrawl.bitext.langcheck as langcheck
+
+    monkeypatch.setattr(langcheck, "FACTS_KEPT", 3)
+    check = SentenceLanguageCheck()
+    pairs = [("Home", "Accueil"), ("English", "Français"),
+             ("The server reads its configuration file again.", "Le serveur relit sa configuration."),
+             ("Home", "Accueil"), ("Example configuration", "Пример конфигурации"),
+             ("Home ", "Accueil"), ("2 615 060", "2 615 060"), ("Home", "Accueil")]
+    got = [check.facts(a, b) for a, b in pairs]
+    fresh = SentenceLanguageCheck()
+    assert got == [sentence_facts(a, b, fresh) for a, b in pairs]
+    assert got[3] is got[0]                       # kept: made once
+    assert got[5] is not got[0] and got[5].key == got[0].key   # another text, its own facts
+    assert len(check._facts) <= 3                 # bounded
 
 
 def test_check_rows_decides_from_the_facts_a_row_carries():

@@ -84,3 +84,24 @@ def test_a_pool_that_breaks_does_its_work_here_when_asked_to():
             assert len(pids) == 6 and pids.count(os.getpid()) == pool.tasks_inline > 0
             # and the tasks given after it broke
             assert pool.submit(os.getpid).result() == os.getpid()
+
+
+BLAS_THREADS = """
+import os
+import bitextcrawl
+import numpy
+print(os.environ.get("OPENBLAS_NUM_THREADS"), os.environ.get("MKL_NUM_THREADS"))
+"""
+
+
+@pytest.mark.parametrize("given, expected", [(None, "1 1"), ("2", "2 1")])
+def test_one_blas_thread_per_process_unless_the_user_says(given, expected):
+    """Importing bitextcrawl (which Scrapy does before anything loads numpy) leaves one
+    BLAS thread per process; a number the user set is kept."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    out = subprocess.run([sys.executable, "-c", BLAS_THREADS], env=env, capture_output=True,
+                         text=True, check=True).stdout.split("\n")[0]
+    assert out == expected

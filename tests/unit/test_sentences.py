@@ -167,3 +167,22 @@ def test_a_danda_ends_a_sentence_before_a_lower_case_latin_word():
     assert split_sentences("यह मॉड्यूल अनुरोध सँभालता है। mod_ssl इसके बाद चलता है।", "hi") == [
         "यह मॉड्यूल अनुरोध सँभालता है।", "mod_ssl इसके बाद चलता है।"]
     assert split_sentences("Use e.g. this one.", "en") == ["Use e.g. this one."]
+
+
+def test_chunks_split_once_align_as_split_afresh():
+    """align_chunks splits each chunk text once per language (menus recur on every page
+    pair): its sentence pairs are those of the chunks split afresh."""
+    from bitextcrawl.bitext import sentences as sent
+
+    pairs = [("Home. Contact us.", "Accueil. Contactez-nous.", 0.9),
+             ("The server reads the file. It stops.", "Le serveur lit le fichier. Il s'arrête.", 0.8),
+             ("Home. Contact us.", "Accueil. Contactez-nous.", 0.7)]
+    c = sent.estimate_ratio(pairs)
+    expected = [(a, b, score * chunk)
+                for t1, t2, chunk in pairs
+                for a, b, score in sent.align_sentences(sent.split_sentences(t1, "en"),
+                                                        sent.split_sentences(t2, "fr"), c=c)]
+    sent._sentences.cache_clear()
+    assert sent.align_chunks(pairs, "en", "fr") == expected
+    assert sent._sentences.cache_info().hits == 2      # the third pair's two chunks
+    assert sent._sentences("Home. Contact us.", "en") == ("Home.", "Contact us.")
