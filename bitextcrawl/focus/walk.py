@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bitextcrawl.sites.small_side import SmallSide
+from bitextcrawl.sites.small_side import SMALL_SHARE, SmallSide
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
@@ -32,6 +32,7 @@ class SmallSideWalk:
         self.evidence, self.downloaded, self.stats = evidence, downloaded, stats
         self._schedule, self._page_request = schedule, page_request
         self.probe_priority = probe_priority
+        self.small_share = SMALL_SHARE   # (BITEXT_FOCUS_SMALL_SIDE_SHARE: focus/rules/small_side.py)
         self._side: SmallSide | None = None
         # unlisted(url): does the index of url's section leave it out? (such a link, not
         # fetched, sizes no side: SmallSide.unlisted)
@@ -43,7 +44,8 @@ class SmallSideWalk:
         """The small side, made once the crawl's languages are known: two languages of
         one site (the expand spider crawls many sites at once)."""
         if self._side is None and self.enabled and len(self._langs()) == 2 and self._one_site():
-            self._side = SmallSide(self._langs(), self.evidence.swap, self.evidence.url_lang)
+            self._side = SmallSide(self._langs(), self.evidence.swap, self.evidence.url_lang,
+                                   small_share=self.small_share)
             self._side.unlisted = self.unlisted
         return self._side
 

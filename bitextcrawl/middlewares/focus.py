@@ -62,7 +62,7 @@ from bitextcrawl.focus.yields import YieldLearning
 
 # (the downloader side; settings written before it had its own module name it here)
 from bitextcrawl.middlewares.held_links import HeldLinksMiddleware
-from bitextcrawl.middlewares.focus_rules import active_rules
+from bitextcrawl.middlewares.focus_rules import active_rules, build_rules
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.language import LanguageIdentifier
 from bitextcrawl.signals import held_links, pages_paired
@@ -126,21 +126,42 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.evidence = LinkEvidence(self.langs, state.url_tokens.links,
                                      lambda: state.url_tokens.slots.slots())
         self.yields = YieldLearning()
-        self.no_translation = "switch_absence" in active
-        self.shape = SiteShape(self.langs, one_way="one_way" in active,
-                               switch_absence=self.no_translation,
+        # the site's shape: one-way translation and switch absence, each on where its
+        # rule is (focus/rules/one_way.py, switch_absence.py)
+        self.shape = SiteShape(self.langs, one_way=False, switch_absence=False,
                                pages_by_lang=state.pages_by_lang)
         self.queue = FocusQueue()
+        # the judgement of a link (focus/links.py)
+        self.judge = LinkJudge(
+            self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
+            langs=lambda: self.langs,
+            one_site=lambda: getattr(self.context, "site", None) is not None,
+            start_url=lambda: getattr(self.context, "start_url", "") or "",
+            small_lang=lambda: self.walk.small_lang())
+        self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
+        # walk the small side, guess the big side (focus/walk.py, sites/small_side.py);
+        # on where its rule is
+        self.walk = SmallSideWalk(
+            False, lambda: self.langs,
+            lambda: getattr(self.context, "site", None) is not None, self.evidence,
+            self.queue.downloaded, self.stats, self._schedule,
+            lambda *a, **kw: self.context.page_request(*a, **kw),
+            self.config.bonus + self.config.cross_bonus + self.config.scarce_bonus)
+        parts = self.judge.parts
+        parts.schedule, parts.walk = self._schedule, self.walk
+        # the rules, each with its thresholds, turning on the policies it judges by
+        rules = build_rules(rule_classes, parts, s)
+        self.judge.use_rules(rules)
+        self.no_translation = self.shape.switch_absence
         # bar absence (focus/bars.py): a page's bar of declared alternates lists the
         # translations that exist
-        self.bars = BarAbsence(lambda: self.langs,
-                               enabled="bar_absence" in active)
+        self.bars = parts.bars or BarAbsence(lambda: self.langs, enabled=False)
         self.bar_watch = BarWatch(self.bars, self.evidence, state.original_url, lambda: self.langs,
                                   self.queue.downloaded, self.stats, self._schedule,
                                   words_lang=_WordsLang(s.get("BITEXT_LID_MODEL") or None,
                                                         s.getfloat("BITEXT_LID_MIN_PROB", 0.5)))
         # section indexes (focus/sections.py): a translated section's index names its pages
-        self.sections = SectionIndexes(enabled="section_indexes" in active)
+        self.sections = parts.sections or SectionIndexes(enabled=False)
         self.section_watch = SectionWatch(self.sections, self.evidence.url_lang,
                                           state.original_url, self.queue.downloaded,
                                           self.stats, self._schedule)
@@ -150,24 +171,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # ... nor before the index of its section is in, where it is on its way
         self.queue.families.index_coming = self.sections.index_coming
         self.section_watch.index_in = self._index_in
-        # the judgement of a link (focus/links.py)
-        self.judge = LinkJudge(
-            self.config, self.queue, self.evidence, self.yields, self.shape, self.stats,
-            langs=lambda: self.langs,
-            one_site=lambda: getattr(self.context, "site", None) is not None,
-            start_url=lambda: getattr(self.context, "start_url", "") or "",
-            small_lang=lambda: self.walk.small_lang())
-        self.holding = self.judge.holding   # which languages' links wait (focus/holding.py)
-        self.judge.parts.schedule = self._schedule
-        rules = [cls(self.judge.parts) for cls in rule_classes]
-        self.judge.use_rules(rules)
-        # walk the small side, guess the big side (focus/walk.py, sites/small_side.py)
-        self.walk = SmallSideWalk(
-            "small_side" in active, lambda: self.langs,
-            lambda: getattr(self.context, "site", None) is not None, self.evidence,
-            self.queue.downloaded, self.stats, self._schedule,
-            lambda *a, **kw: self.context.page_request(*a, **kw),
-            self.config.bonus + self.config.cross_bonus + self.config.scarce_bonus)
         # a link its section's index leaves out sizes no side (sites/small_side.py)
         self.walk.unlisted = self.sections.unlisted
         crawler.signals.connect(self.pages_paired, signal=pages_paired)

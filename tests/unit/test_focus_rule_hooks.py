@@ -6,8 +6,11 @@ families) have tests of their own; here they are stand-ins that answer as told."
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from scrapy import Request
+from scrapy.settings import Settings
 
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.evidence import LinkEvidence
@@ -495,3 +498,63 @@ class TestBarAbsence:
         tested = Crawl(bars=Judged("test"))
         assert BarAbsence(tested.parts).request(Request(url("fr")), tested.focus) is None
         assert tested.stats.values["bitext/focus/bar_absence/tested"] == 1
+
+
+class TestThresholds:
+    """A rule's thresholds are settings, read once and passed to it; the rule turns its
+    policy on with them, and a rule left out leaves its policy off."""
+
+    def test_every_threshold_is_a_setting(self):
+        from bitextcrawl.defaults import DEFAULTS
+        from bitextcrawl.middlewares.focus_rules import active_rules
+        classes = active_rules(Settings({}))
+        named = [name for cls in classes for name in cls.thresholds.values()]
+        assert len(named) >= 8 and all(name in DEFAULTS for name in named)
+
+    def test_a_setting_changes_the_rule_s_decision(self):
+        from bitextcrawl.middlewares.focus_rules import build_rules
+        crawl = Crawl()
+        crawl.shape.one_way_enabled = False
+        [rule] = build_rules([OneWaySoFar], crawl.parts, Settings({}))
+        crawl.shape.pages_by_lang["en"] = 3
+        crawl.shape.switch_pages["fr", "en"] = 2
+        case = crawl.case(url("en"), page("en"))
+        assert rule.link(case) == CONTINUE and case.no_bonus
+        fewer = Crawl()
+        [rule] = build_rules([OneWaySoFar], fewer.parts,
+                             Settings({"BITEXT_FOCUS_ONE_WAY_MIN_PAGES": "3"}))
+        fewer.shape.pages_by_lang["en"] = 3
+        fewer.shape.switch_pages["fr", "en"] = 2
+        case = fewer.case(url("en"), page("en"))
+        assert rule.link(case) == CONTINUE and not case.no_bonus   # judged: not one way
+
+    def test_each_rule_turns_its_policy_on_with_its_thresholds(self):
+        from bitextcrawl.middlewares.focus_rules import build_rules
+        crawl = Crawl()
+        crawl.shape.switch_absence = crawl.shape.one_way_enabled = False
+        crawl.parts.walk = SimpleNamespace(enabled=False, small_share=0.5)
+        build_rules([SwitchAbsence, OneWaySoFar, FamilyTests, SectionIndexes, BarAbsence,
+                     SmallSideHolds], crawl.parts, Settings({
+                         "BITEXT_FOCUS_SWITCH_ABSENCE_MIN_PAGES": 4,
+                         "BITEXT_FOCUS_ONE_WAY_MAX_SHARE": 0.2,
+                         "BITEXT_FOCUS_FAMILY_FAIL_AFTER": 5,
+                         "BITEXT_FOCUS_SECTION_INDEXES_MIN_LISTED": 6,
+                         "BITEXT_FOCUS_SECTION_INDEXES_FAIL_AFTER": 7,
+                         "BITEXT_FOCUS_BAR_ABSENCE_MIN_CONFIRMED": 2,
+                         "BITEXT_FOCUS_SMALL_SIDE_SHARE": 0.3}))
+        shape = crawl.shape
+        assert shape.switch_absence and shape.absence_min_pages == 4
+        assert shape.one_way_enabled and shape.one_way_max_share == 0.2
+        assert crawl.queue.families.fail_after == 5
+        assert (crawl.parts.sections.min_listed, crawl.parts.sections.fail_after) == (6, 7)
+        assert crawl.parts.bars.enabled
+        assert all(r.min_confirmed == 2 for r in crawl.parts.bars.rules.values())
+        assert crawl.parts.walk.enabled and crawl.parts.walk.small_share == 0.3
+
+    def test_a_rule_left_out_leaves_its_policy_off(self):
+        from bitextcrawl.middlewares.focus_rules import build_rules
+        crawl = Crawl()
+        crawl.shape.switch_absence = crawl.shape.one_way_enabled = False
+        build_rules([LangBonus], crawl.parts, Settings({}))
+        assert not crawl.shape.switch_absence and not crawl.shape.one_way_enabled
+        assert crawl.parts.bars is None and crawl.parts.sections is None

@@ -5,7 +5,9 @@ describes in another's words, is kept once the rule proved right on this site
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.bars import MIN_CONFIRMED
+from bitextcrawl.focus.bars import BarAbsence as BarPolicy
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.keeps import kept
 from bitextcrawl.focus.rules.small_side import not_sent
 
@@ -13,6 +15,11 @@ from bitextcrawl.focus.rules.small_side import not_sent
 class BarAbsence(FocusRule):
     name = "bar_absence"
     switch = "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"
+    thresholds = {"min_confirmed": "BITEXT_FOCUS_BAR_ABSENCE_MIN_CONFIRMED"}
+
+    def __init__(self, parts: FocusParts, min_confirmed: int = MIN_CONFIRMED):
+        super().__init__(parts)
+        parts.bars = BarPolicy(parts.langs, min_confirmed=max(1, min_confirmed))
 
     def request(self, request, focus):
         bars = focus.bars

@@ -20,7 +20,10 @@ middlewares call the hooks of the active rules in the order of ``BITEXT_FOCUS_RU
 
 A rule reads and writes the crawl's facts through :class:`FocusParts` (the queue, the
 link evidence, the site's shape); facts it publishes for the later rules of one link
-are on the :class:`LinkCase`.
+are on the :class:`LinkCase`. A rule's thresholds are settings (``thresholds``: a
+keyword of its ``__init__`` for each ``BITEXT_FOCUS_*`` setting), read once when the
+crawl starts and passed to ``__init__``, which turns on the policy the rule judges by
+with them: a rule switched off leaves its policy off.
 
 A request here is anything with ``url``, ``priority``, ``meta``, ``dont_filter`` and
 ``replace()`` (a Scrapy request); ``stats`` anything with ``inc_value``/``set_value``.
@@ -138,6 +141,12 @@ class FocusParts:
     scarcest_for: Callable[[Any], str | None] = lambda page: None
     schedule: Callable[[Any], None] = lambda request: None
     extra: dict = field(default_factory=dict)
+    # the policies a rule turns on (None where its rule is off): bar absence
+    # (focus/bars.py), section indexes (focus/sections.py); the walk of the small side
+    # (focus/walk.py), which its rule turns on
+    bars: Any = None
+    sections: Any = None
+    walk: Any = None
 
 
 class FocusRule:
@@ -145,6 +154,8 @@ class FocusRule:
 
     # the setting that switches the rule off (False: it is left out of the active rules)
     switch: str | None = None
+    # keyword of __init__ -> the setting it is read from (BITEXT_FOCUS_*)
+    thresholds: dict[str, str] = {}
 
     def __init__(self, parts: FocusParts):
         self.parts = parts

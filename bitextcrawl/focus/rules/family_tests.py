@@ -6,12 +6,18 @@ since a link waiting for its family's test is no test of its page."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.families import FAMILY_FAIL_AFTER
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.small_side import not_sent
 
 
 class FamilyTests(FocusRule):
     name = "family_tests"
+    thresholds = {"fail_after": "BITEXT_FOCUS_FAMILY_FAIL_AFTER"}
+
+    def __init__(self, parts: FocusParts, fail_after: int = FAMILY_FAIL_AFTER):
+        super().__init__(parts)
+        parts.queue.families.fail_after = max(1, fail_after)
 
     def request(self, request, focus):
         meta = request.meta

@@ -6,14 +6,23 @@ is in, the fewer links below it go out before it judges them."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, LinkCase, Refuse
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, LinkCase, Refuse
 from bitextcrawl.focus.rules.keeps import kept
-from bitextcrawl.focus.sections import index_folder
+from bitextcrawl.focus.sections import INDEX_MIN_LISTED, UNLISTED_FAIL_AFTER, index_folder
+from bitextcrawl.focus.sections import SectionIndexes as SectionPolicy
 
 
 class SectionIndexes(FocusRule):
     name = "section_indexes"
     switch = "BITEXT_FOCUS_SECTION_INDEXES_ENABLED"
+    thresholds = {"min_listed": "BITEXT_FOCUS_SECTION_INDEXES_MIN_LISTED",
+                  "fail_after": "BITEXT_FOCUS_SECTION_INDEXES_FAIL_AFTER"}
+
+    def __init__(self, parts: FocusParts, min_listed: int = INDEX_MIN_LISTED,
+                 fail_after: int = UNLISTED_FAIL_AFTER):
+        super().__init__(parts)
+        parts.sections = SectionPolicy(fail_after=max(1, fail_after),
+                                       min_listed=max(1, min_listed))
 
     def followed(self, request, case: LinkCase | None):
         if case is not None and index_folder(request.url):

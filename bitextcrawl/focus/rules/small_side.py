@@ -5,12 +5,19 @@ with ``BITEXT_FOCUS_HOLD_QUEUED_ENABLED``."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
+from bitextcrawl.sites.small_side import SMALL_SHARE
 
 
 class SmallSideHolds(FocusRule):
     name = "small_side"
     switch = "BITEXT_FOCUS_SMALL_SIDE_ENABLED"
+    thresholds = {"small_share": "BITEXT_FOCUS_SMALL_SIDE_SHARE"}
+
+    def __init__(self, parts: FocusParts, small_share: float = SMALL_SHARE):
+        super().__init__(parts)
+        if parts.walk is not None:
+            parts.walk.enabled, parts.walk.small_share = True, small_share
 
     def request(self, request, focus):
         if not self.parts.config.hold_queued:
