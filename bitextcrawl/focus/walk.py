@@ -130,20 +130,22 @@ class SmallSideWalk:
             self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
             self._probe_answered(request)
 
-    def idle(self) -> int:
-        """The crawl ran dry: how many requests went out again."""
-        released = 0
+    def idle(self) -> list:
+        """The crawl ran dry: the requests to send again (the held requests of the last
+        run, judged again at download; a probe of the big side, past the holding)."""
+        out: list = []
         if self.resumed:
-            # held by the small side when the last run stopped: judged again at download
-            for request in self.resumed:
-                self._schedule(request)
-            released, self.resumed = len(self.resumed), []
+            out, self.resumed = self.resumed, []
         side = self.side
         if side is None:
-            return released
+            return out
         probe = side.probe()
-        released += self.release(probe, "probed")
+        for request in probe:
+            if request.url not in self.downloaded:
+                request.meta["bitext_released"] = True
+                out.append(request)
         if probe:
+            self.stats.inc_value("bitext/focus/small_side/probed", len(probe))
             logger.info("Focus: %d of the big side's pages whose counterpart no page "
                         "links fetched as a probe; %d held", len(probe), len(side.held))
         elif side.done and side.held and not self.stats.get_value("bitext/focus/small_side/left"):
@@ -151,4 +153,17 @@ class SmallSideWalk:
             logger.info("Focus: %d pages of the big side not fetched: no page links "
                         "their counterpart, and the last probe revealed no new one",
                         len(side.held))
-        return released
+        return out
+
+
+def held_by_lang(queue, side: SmallSide | None) -> dict[str, list[str]]:
+    """The held links, by language (the ``held_links`` signal's answer). A big-side link
+    the small side holds counts where the yield holds its language too: which of the two
+    rules judged a link first is the order the requests came in (with several workers,
+    which worker took it), not evidence."""
+    held = queue.held_links()
+    if side is not None:
+        for url, (_, lang, _) in sorted(side.held.items()):
+            if lang in queue.holding and url not in held.get(lang, ()):
+                held.setdefault(lang, []).append(url)
+    return held

@@ -78,6 +78,8 @@ class Crawl:
             start_url=lambda: f"{SITE}/en/", small_lang=lambda: None)
         self.parts = self.judge.parts
         self.parts.schedule = self.scheduled.append
+        self.parts.site_tokens = lambda: state.url_tokens.site
+        self.parts.original_url = state.original_url
         self.focus = FocusState(self.queue, self.evidence, self.yields, self.shape,
                                 lambda: small_side, bars, sections, self.judge.holding.waits)
 
@@ -558,3 +560,127 @@ class TestThresholds:
         build_rules([LangBonus], crawl.parts, Settings({}))
         assert not crawl.shape.switch_absence and not crawl.shape.one_way_enabled
         assert crawl.parts.bars is None and crawl.parts.sections is None
+
+
+class Watch:
+    """A stand-in for a rule's watch (focus/bars.py, focus/sections.py): what it saw."""
+
+    def __init__(self):
+        self.pages, self.errors = [], []
+
+    def page(self, item, *linked_from):
+        self.pages.append((item.url, *linked_from))
+
+    def error(self, link_url, *args):
+        self.errors.append((link_url, *args))
+
+
+class Walk:
+    """A stand-in for the walk of the small side (focus/walk.py)."""
+
+    def __init__(self, idle=()):
+        self.enabled, self.small_share, self.unlisted = False, 0.5, None
+        self.pages, self.errors, self._idle, self.recounted = [], [], list(idle), 0
+
+    def page(self, item, in_scope, probe):
+        self.pages.append((item.url, probe))
+
+    def error(self, request):
+        self.errors.append(request.url)
+
+    def idle(self):
+        return self._idle
+
+    def recount(self):
+        self.recounted += 1
+
+
+class TestWhatComesBack:
+    """The hooks on what comes back: a page stored, an error, an answer, the crawl idle."""
+
+    def test_held_languages_releases_at_idle_what_no_longer_waits(self):
+        crawl = Crawl()
+        rule = HeldLanguages(crawl.parts)
+        crawl.queue.holding.add("en")
+        crawl.queue.held["en"][url("en")] = Request(url("en"))
+        crawl.queue.held["en"][url("en", "done.html")] = Request(url("en", "done.html"))
+        crawl.queue.downloaded.add(url("en", "done.html"))
+        # held while English yields too little (here: by the one-way judgement)
+        crawl.shape.pages_by_lang["en"] = 30
+        crawl.shape.one_way_enabled = True
+        crawl.shape.switch_pages["fr", "en"] = 6
+        assert rule.idle() == [] and "en" in crawl.queue.holding
+        crawl.shape.into_pages["en", "fr"] = 20   # English links back: two-way
+        released = rule.idle()
+        assert [r.url for r in released] == [url("en")]
+        assert released[0].meta["bitext_released"] and "en" not in crawl.queue.holding
+
+    def test_family_tests_release_the_family_once_a_test_finds_a_page(self):
+        crawl = Crawl()
+        rule = FamilyTests(crawl.parts)
+        families = crawl.queue.families
+        assert rule.request(Request(url("en", "ngx_a.html")), crawl.focus) is None
+        assert isinstance(rule.request(Request(url("en", "ngx_b.html")), crawl.focus), Refuse)
+        released = rule.answered(url("en", "ngx_a.html"), True)
+        assert [r.url for r in released] == [url("en", "ngx_b.html")]
+        assert crawl.stats.values["bitext/focus/family/released"] == 1
+        assert not families.waiting.get("site.test/en/ngx")
+
+    def test_family_tests_give_way_at_idle_to_the_next_of_a_family(self):
+        crawl = Crawl()
+        rule = FamilyTests(crawl.parts)
+        rule.request(Request(url("en", "ngx_a.html")), crawl.focus)
+        rule.request(Request(url("en", "ngx_b.html")), crawl.focus)
+        # the test never came back (dropped on its way): the next one goes
+        assert [r.url for r in rule.idle()] == [url("en", "ngx_b.html")]
+
+    def test_section_indexes_learn_a_page_with_the_link_it_answered(self):
+        crawl = Crawl(sections=None)
+        crawl.parts.walk = Walk()
+        rule = SectionIndexes(crawl.parts)
+        rule.watch = watch = Watch()   # type: ignore[assignment]
+        linked = Request(url("en", "a.html"), meta={"bitext_linked_from": url("en", "list.html")})
+        rule.page(page("en", "a.html"), linked)
+        # a link into another language is no test of its page's section; nor a guess
+        into_fr = Request(url("fr", "a.html"), meta={"bitext_linked_from": url("en", "l.html")})
+        rule.page(page("fr", "a.html"), into_fr)
+        guess = Request(url("en", "b.html"), meta={"bitext_linked_from": url("en", "l.html"),
+                                                   "bitext_discovered_by": "pattern"})
+        rule.error(url("en", "b.html"), 404, guess)
+        rule.page(page("en", "c.html"), None)   # (another worker's page)
+        assert watch.pages == [(url("en", "a.html"), url("en", "list.html")),
+                               (url("fr", "a.html"), None), (url("en", "c.html"), None)]
+        assert watch.errors == [(url("en", "b.html"), None)]
+        # an index come in: the sides sized again, and the families' waiting tests go
+        assert rule._index_in() == [] and crawl.parts.walk.recounted == 1
+        assert crawl.queue.families.unlisted == crawl.parts.sections.unlisted
+        assert crawl.parts.walk.unlisted == crawl.parts.sections.unlisted
+
+    def test_section_indexes_and_bars_release_at_idle_what_they_kept_unlearned(self):
+        crawl = Crawl()
+        sections, bars = SectionIndexes(crawl.parts), BarAbsence(crawl.parts)
+        kept = Request(url("en", "kept.html"))
+        crawl.parts.sections.kept[kept.url] = (kept, url("en", "list.html"))
+        assert [r.url for r in sections.idle()] == [kept.url]
+        assert bars.idle() == []
+        bars.watch = watch = Watch()   # type: ignore[assignment]
+        bars.page(page("en"), None)
+        bars.error(url("fr"), 404, None)
+        assert watch.pages == [(page("en").url,)] and watch.errors == [(url("fr"), 404)]
+
+    def test_small_side_hands_its_walk_pages_errors_and_idle(self):
+        crawl = Crawl()
+        crawl.parts.walk = walk = Walk(idle=[Request(url("en", "probe.html"))])
+        rule = SmallSideHolds(crawl.parts)
+        assert walk.enabled
+        rule.page(page("en"), Request(page("en").url))
+        assert walk.pages == []   # (no crawl context: no scope to size the sides by)
+        crawl.parts.in_scope = lambda link_url: True
+        probe = Request(page("fr").url, meta={"bitext_lang_probe": "fr"})
+        rule.page(page("en"), Request(page("en").url))
+        rule.page(page("fr"), probe)
+        assert walk.pages == [(page("en").url, None), (page("fr").url, probe)]
+        rule.error(url("fr"), 404, Request(url("fr")))
+        rule.error(url("fr", "b.html"), 404, None)   # (another worker's answer)
+        assert walk.errors == [url("fr")]
+        assert [r.url for r in rule.idle()] == [url("en", "probe.html")]

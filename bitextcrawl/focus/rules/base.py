@@ -13,10 +13,16 @@ middlewares call the hooks of the active rules in the order of ``BITEXT_FOCUS_RU
 - ``request(request, focus)``: a request about to be downloaded (``focus``: the crawl
   state's ``FocusState``). None lets it go on to the next rule; a :class:`Discard`, a
   :class:`Refuse` or a :class:`Rewrite` decides it.
-- ``page(page)``, ``error(url, status)``, ``idle()``: a page stored, an error answer,
-  the crawl running dry (the requests to schedule). The rules moved so far decide at a
-  link's discovery and before download; these hooks are called for the rules that
-  define them.
+- ``page(page, request)``: a page stored (``request``: the one that fetched it; None for
+  a page another worker of a distributed crawl stored). ``error(url, status, request)``:
+  an error answer, the same. Both are called in the reverse order of the rules, as
+  Scrapy calls ``process_response``: what a rule later in the order learned of a page
+  (an index's listing) is known to the rules before it when they see the page.
+- ``answered(url, found)``: the server answered ``url`` with a page (``found``) or not,
+  as the answer comes in; the requests to schedule.
+- ``idle()``: the crawl running dry: the requests the rule releases, to schedule.
+
+A hook is called only for the rules that define it.
 
 A rule reads and writes the crawl's facts through :class:`FocusParts` (the queue, the
 link evidence, the site's shape); facts it publishes for the later rules of one link
@@ -140,6 +146,13 @@ class FocusParts:
     small_lang: Callable[[], str | None] = lambda: None
     scarcest_for: Callable[[Any], str | None] = lambda page: None
     schedule: Callable[[Any], None] = lambda request: None
+    # the URL a page's content was first seen under, where another (crawl_state.py);
+    # the URL tokens at the site's standard (pages/site.py); is a URL in the crawl's
+    # scope (None: no crawl context); the language a list item's words are in (bars)
+    original_url: Callable[[Any], str | None] = lambda page: None
+    site_tokens: Callable[[], Any] = lambda: None
+    in_scope: Callable[[str], bool] | None = None
+    words_lang: Callable[[str], str | None] | None = None
     extra: dict = field(default_factory=dict)
     # the policies a rule turns on (None where its rule is off): bar absence
     # (focus/bars.py), section indexes (focus/sections.py); the walk of the small side
@@ -169,11 +182,19 @@ class FocusRule:
     def request(self, request, focus) -> RequestVerdict:
         return None
 
-    def page(self, page) -> None:
+    def page(self, page, request) -> None:
         return None
 
-    def error(self, url: str, status: int) -> None:
+    def error(self, url: str, status: int, request) -> None:
         return None
+
+    def answered(self, url: str, found: bool) -> list:
+        return []
 
     def idle(self) -> list:
         return []
+
+
+def defining(rules: list, hook: str) -> list:
+    """The rules of ``rules`` that define ``hook``, in their order."""
+    return [r for r in rules if getattr(type(r), hook) is not getattr(FocusRule, hook)]

@@ -19,6 +19,17 @@ class FamilyTests(FocusRule):
         super().__init__(parts)
         parts.queue.families.fail_after = max(1, fail_after)
 
+    def answered(self, url, found):
+        # a test answered: the whole family after a page, the next test after an error
+        released = self.parts.queue.families.answered(url, found)
+        if released:
+            self.parts.stats.inc_value("bitext/focus/family/released", len(released))
+        return released
+
+    def idle(self):
+        # tests never answered give way; families that waited for an index test on
+        return self.parts.queue.families.stalled()
+
     def request(self, request, focus):
         meta = request.meta
         if not self.parts.config.hold_queued or meta.get("bitext_family_admitted") \

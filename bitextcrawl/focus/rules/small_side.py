@@ -19,6 +19,24 @@ class SmallSideHolds(FocusRule):
         if parts.walk is not None:
             parts.walk.enabled, parts.walk.small_share = True, small_share
 
+    def page(self, page, request):
+        # the held requests it is the counterpart of go; its links size the sides; a
+        # language probe it answered (focus/walk.py)
+        walk = self.parts.walk
+        if walk is None or self.parts.in_scope is None:
+            return
+        probe = request if request is not None \
+            and request.meta.get("bitext_lang_probe") else None
+        walk.page(page, self.parts.in_scope, probe)
+
+    def error(self, url, status, request):
+        if self.parts.walk is not None and request is not None:
+            self.parts.walk.error(request)
+
+    def idle(self):
+        # the requests held when the last run stopped, and probes of the big side
+        return self.parts.walk.idle() if self.parts.walk is not None else []
+
     def request(self, request, focus):
         if not self.parts.config.hold_queued:
             return None
