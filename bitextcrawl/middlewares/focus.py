@@ -103,10 +103,11 @@ class FocusMiddleware(BaseSpiderMiddleware):
         # the rules, each turning on the policy it judges by with its thresholds
         rules = build_rules(rule_classes, parts, s)
         self.judge.use_rules(rules)
-        # hooks on what comes back, in the reverse order (as Scrapy's process_response)
+        # hooks on what comes back and on the crawl running dry, in the reverse order (as
+        # Scrapy's process_response)
         self.page_rules = defining(rules, "page")[::-1]
         self.error_rules = defining(rules, "error")[::-1]
-        self.idle_rules = defining(rules, "idle")
+        self.idle_rules = defining(rules, "idle")[::-1]
         self.bars = parts.bars or BarAbsence(lambda: self.langs, enabled=False)
         self.sections = parts.sections or SectionIndexes(enabled=False)
         for signal, handler in ((pages_paired, self.pages_paired),

@@ -744,13 +744,13 @@ def test_big_side_links_the_small_side_holds_are_recovery_sources_where_the_yiel
     assert mw.held_links()["en"] == [f"{H}/en/p7.html"]
 
 
-def test_what_comes_back_goes_to_the_rules_in_the_reverse_order_idle_in_order(tmp_path):
+def test_what_comes_back_and_idle_go_to_the_rules_in_the_reverse_order(tmp_path):
     mw = FocusMiddleware(make_crawler(tmp_path))
     # (section indexes learn an index's listing before the small side sizes by its links)
     assert [r.name for r in mw.page_rules] == ["bar_absence", "section_indexes", "small_side"]
     assert [r.name for r in mw.error_rules] == ["bar_absence", "section_indexes", "small_side"]
-    assert [r.name for r in mw.idle_rules] == ["held_languages", "small_side", "family_tests",
-                                               "section_indexes", "bar_absence"]
+    assert [r.name for r in mw.idle_rules] == ["bar_absence", "section_indexes", "family_tests",
+                                               "small_side", "held_languages"]
     assert [r.name for r in mw.context.state.focus.answer_rules] == ["family_tests"]
     off = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_SECTION_INDEXES_ENABLED=False))
     assert "section_indexes" not in [r.name for r in off.page_rules + off.idle_rules]

@@ -20,7 +20,10 @@ middlewares call the hooks of the active rules in the order of ``BITEXT_FOCUS_RU
   (an index's listing) is known to the rules before it when they see the page.
 - ``answered(url, found)``: the server answered ``url`` with a page (``found``) or not,
   as the answer comes in; the requests to schedule.
-- ``idle()``: the crawl running dry: the requests the rule releases, to schedule.
+- ``idle()``: the crawl running dry: the requests the rule releases, to schedule (each
+  rule's before the next rule's is asked), in the reverse order too: the rules that keep
+  requests for a test (bars, section indexes, families) give way first, and the
+  languages held are released last, once the others have released what they kept.
 
 A hook is called only for the rules that define it.
 
