@@ -84,12 +84,14 @@ class Crawl:
                                 lambda: small_side, bars, sections, self.judge.holding.waits)
 
     def case(self, url: str, page=None, link: dict | None = None, meta: dict | None = None,
-             response_meta: dict | None = None) -> LinkCase:
+             bonus: bool = False) -> LinkCase:
         """A link to ``url`` found on ``page`` (None: on no stored page), judged as the
-        link judge hands it to the rules."""
+        link judge hands it to the rules (``bonus``: an earlier rule gave the bonus)."""
         lang, evidence = self.evidence.link_language(url, link)
-        return LinkCase(Request(url, meta=meta or {}), response_meta or {},
+        case = LinkCase(Request(url, meta=meta or {}), {},
                         page.url if page is not None else None, page, lang, evidence, LANGS)
+        case.bonus = bonus
+        return case
 
 
 def page(lang: str, name: str = "page.html", **kw) -> PageRecord:
@@ -312,14 +314,12 @@ class TestCounterpartDeferral:
     def test_a_link_whose_counterpart_will_tell_goes_after_it(self):
         crawl = Crawl()
         rule = CounterpartDeferral(crawl.parts)
-        case = crawl.case(url("fr"), page("fr"))
-        case.bonus = True
+        case = crawl.case(url("fr"), page("fr"), bonus=True)
         assert rule.link(case) == CONTINUE and not case.deferred
         crawl.shape.pages_by_lang["en"] = ABSENCE_MIN_PAGES
         crawl.shape.switch_pages["en", "fr"] = ABSENCE_MIN_PAGES
         crawl.shape.unlinked_pages["en", "fr"] = 1   # the site marks missing translations
-        case = crawl.case(url("fr"), page("fr"))
-        case.bonus = True
+        case = crawl.case(url("fr"), page("fr"), bonus=True)
         assert rule.link(case) == CONTINUE and case.deferred and case.request.priority == -5
 
 
@@ -328,11 +328,9 @@ class TestScarceLang:
         crawl = Crawl()
         rule = ScarceLang(crawl.parts)
         crawl.shape.pages_by_lang["en"] += 5   # French is the scarce one
-        into_fr = crawl.case(url("fr"), page("fr"))
-        into_fr.bonus = True
+        into_fr = crawl.case(url("fr"), page("fr"), bonus=True)
         assert rule.link(into_fr) == CONTINUE and into_fr.request.priority == 5
-        into_en = crawl.case(url("en"), page("en"))
-        into_en.bonus = True
+        into_en = crawl.case(url("en"), page("en"), bonus=True)
         assert rule.link(into_en) == CONTINUE and into_en.request.priority == 0
 
 
