@@ -172,13 +172,6 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def pages_by_lang(self):
         return self.shape.pages_by_lang
 
-    @property
-    def into_pages(self):
-        return self.shape.into_pages
-
-    def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
-        return self.evidence.link_language(url, link)
-
     def _sample(self, url: str, lang: str, yielded: bool = False) -> None:
         if self.yields.sample(url, lang, yielded):
             self.stats.inc_value(f"bitext/focus/yield/samples/{lang}")

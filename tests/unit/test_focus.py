@@ -435,7 +435,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     resumed = FocusMiddleware(make_crawler(tmp_path))
     resumed.spider_opened()
     assert resumed.pages_by_lang["en"] == 12
-    assert resumed.into_pages["en", "zh"] == 12
+    assert resumed.shape.into_pages["en", "zh"] == 12
     one_way_site(resumed, english_pages=0)
     assert not resumed.holding.should_hold("en")
 
@@ -544,8 +544,8 @@ def test_a_learned_token_does_not_overrule_a_language_code_in_the_url(tmp_path):
         made(mw, PageRecord(url=f"{H}/cn/docs/http/ngx_http_m{i}.html",
                                          lang="zh"), None)
     made(mw, PageRecord(url=f"{H}/en/index.html", lang="en"), None)
-    assert mw.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
-    assert mw.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
+    assert mw.evidence.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
+    assert mw.evidence.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
 
 
 def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
