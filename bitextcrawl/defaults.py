@@ -60,6 +60,23 @@ BITEXT_FOCUS_BAR_ABSENCE_ENABLED = True  # keep a link whose fetched counterpart
                                          # URL answered no translation, or that an index of its
                                          # language describes in another's words, once 3 tests
                                          # confirmed it
+# The focus rules' thresholds (each read once, passed to its rule)
+BITEXT_FOCUS_ONE_WAY_MIN_PAGES = 10      # one-way translation into a language judged once this many of its
+                                         # pages are stored
+BITEXT_FOCUS_ONE_WAY_MAX_SHARE = 0.05    # ...and at most this share of them link into the other language
+BITEXT_FOCUS_SWITCH_ABSENCE_MIN_PAGES = 10  # switch absence judged once the other language has this many
+                                            # pages stored
+BITEXT_FOCUS_SMALL_SIDE_SHARE = 0.5      # a wanted language is the small side of a partly translated
+                                         # site with at most this share of the other's known URLs
+BITEXT_FOCUS_FAMILY_FAIL_AFTER = 3       # errors in a row of one folder and name stem, with no page
+                                         # found, after which the family's links from the pages that
+                                         # linked them are not fetched
+BITEXT_FOCUS_SECTION_INDEXES_MIN_LISTED = 3  # pages an index must name below its folder to count as
+                                             # a section's index
+BITEXT_FOCUS_SECTION_INDEXES_FAIL_AFTER = 3  # a page's links its section's index leaves out that
+                                             # answered no page, after which its others are kept
+BITEXT_FOCUS_BAR_ABSENCE_MIN_CONFIRMED = 3   # tests that must confirm (none refute) a bar absence
+                                             # rule before the links it judges absent are kept
 # The focus's rules (bitextcrawl/focus/rules/), in the order their hooks run: at a link's
 # discovery, before download; None switches a rule off, and so does its BITEXT_FOCUS_*_ENABLED
 # switch; a dict naming some rules changes only those

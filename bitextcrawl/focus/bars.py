@@ -42,7 +42,8 @@ rule is learned from the crawl's own answers:
   crawl running dry while a rule is unlearned releases them too.
 
 Pure: no Scrapy import. ``middlewares/held_links.py`` asks :meth:`BarAbsence.judge`
-before a request goes out; ``middlewares/focus.py`` feeds the pages and errors. The
+before a request goes out (``focus/rules/bar_absence.py``), whose page and error hooks
+feed :class:`BarWatch`. The
 workers of a distributed crawl share a rule's ``min_confirmed`` tests (``claim_test``,
 ``remote_test``: ``focus/sharing.py``).
 """
@@ -52,6 +53,9 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
+
+from bitextcrawl.pages.language import LanguageIdentifier
 
 # Tests that must confirm (and none refute) before a looks-absent URL is not fetched.
 MIN_CONFIRMED = 3
@@ -423,3 +427,19 @@ class BarWatch:
             self.stats.set_value("bitext/focus/bar_absence/refuted", 1)
             logger.info("Focus: a page's bar of alternates left out a translation that "
                         "exists (%s): bars are not believed on this site", url)
+
+
+class WordsLang:
+    """The language lid.176 reads a list item's words in, with the probability a page's
+    text needs (``BITEXT_LID_MIN_PROB``), for the rule LISTED; the model is loaded at the
+    first call, once per process (``pages/language.py``)."""
+
+    def __init__(self, model_file: str | None, min_prob: float):
+        self.model_file, self.min_prob = model_file, min_prob
+        self._identifier: Any = None
+
+    def __call__(self, words: str) -> str | None:
+        if self._identifier is None:
+            self._identifier = LanguageIdentifier(self.model_file, self.min_prob)
+        lang, prob = self._identifier.predict(words)
+        return lang if lang and prob >= self.min_prob else None

@@ -1,8 +1,9 @@
 """Which links of the crawl wait, pure (no Scrapy): a language whose same-language links
 pay too little, or into which the site translates one way only, is *held* (its links
-kept by the focus, not scheduled; see ``middlewares/focus.py``), and released when its
-yield comes back. :class:`Holding` reads the focus's queue and policies; the middleware
-schedules what it releases. Also the focus's settings (:class:`Priorities`)."""
+kept by the focus, not scheduled; the rule ``focus/rules/held_languages.py``), and
+released when the crawl runs dry and its yield has come back (deep page recovery guesses
+the counterparts of held links first: the ``held_links`` signal). :class:`Holding` reads
+the focus's queue and policies; the middleware schedules what the rule releases. Also the focus's settings (:class:`Priorities`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The judgement of a link the crawl finds, pure (no Scrapy): dropped, followed at a
-priority, or held (see ``middlewares/focus.py`` for the evidence and the yield
-learning). :class:`LinkJudge` hands each link to the active rules in their order
+priority, or held (the evidence: ``focus/evidence.py``; the yield learning:
+``focus/yields.py``). :class:`LinkJudge` hands each link to the active rules in their order
 (``focus/rules/``, ``BITEXT_FOCUS_RULES``), which read and change the focus's queue and
 policies (``focus/queue.py``, ``evidence.py``, ``yields.py``, ``shape.py``); it keeps what
 a page says of its links (scarcity, the yield, the site's shape) and judges queued links

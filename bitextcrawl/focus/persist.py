@@ -34,6 +34,19 @@ def focus_section(queue: FocusQueue, yields: YieldLearning, shape: SiteShape,
         if small_side_held is not None else []}
 
 
+def kept_section(queue: FocusQueue, yields: YieldLearning, shape: SiteShape,
+                 side_held: dict | None, sections_kept: dict) -> dict:
+    """The focus's section with every request a rule keeps: the small side's held ones
+    (``side_held``, None without a small side), a family's links left untested or
+    unbelieved, and the links section indexes keep, each judged again on resume."""
+    held = dict(side_held) if side_held is not None else {}
+    held.update({url: (request, None, None) for waiting in queue.families.waiting.values()
+                 for url, request in waiting.items()})
+    held.update({url: (request, None, None)
+                 for url, (request, _) in sections_kept.items() if request is not None})
+    return focus_section(queue, yields, shape, held)
+
+
 def load_focus_section(state: dict, queue: FocusQueue, yields: YieldLearning,
                        shape: SiteShape, page_request: Callable) -> list:
     """Read the section back into the queue and policies; the small side's held

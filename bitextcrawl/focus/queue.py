@@ -128,8 +128,10 @@ class FocusState:
         self.sharing = None   # FocusSharing (focus/sharing.py): the workers' shared learning
         self.bars = bars   # BarAbsence (focus/bars.py), where on
         self.sections = sections   # SectionIndexes (focus/sections.py), where on
-        # the active rules with a hook before download, in order (focus/rules/)
+        # the active rules with a hook before download, and with one for each answer,
+        # in order (focus/rules/)
         self.request_rules: list = []
+        self.answer_rules: list = []
 
     def no_translation(self, url: str, lang: str) -> bool:
         """Switch absence: the site says ``url`` (in ``lang``) has no translation."""

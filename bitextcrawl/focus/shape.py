@@ -5,7 +5,7 @@
 links into that language: links between ``lang`` pages then lead only to more ``lang``
 pages, worth fetching as counterparts alone — which the other language's switches reach.
 (A news page that links one translation does not make a site two-way: up to
-``ONE_WAY_MAX_SHARE`` of the pages may.)
+``one_way_max_share`` of the pages may.)
 
 **Switch absence.** Where most pages of language A carry a switch into B, a link to a B
 page whose A counterpart (URL tokens swapped) is stored showing B's name without a link
@@ -18,14 +18,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-# One-way translation: judged once this many pages of the language are stored, against
-# this many pages of another language with a switch into it — a small translation
-# (nginx.org's Turkish side: 10 pages, two of them stored when the tenth English page
-# is) has few to show; the silence of the big side is the evidence.
+# One-way translation: judged once this many pages of the language are stored
+# (``BITEXT_FOCUS_ONE_WAY_MIN_PAGES``), against this many pages of another language with a
+# switch into it — a small translation (10 pages, two of them stored when the tenth page of
+# the big side is) has few to show; the silence of the big side is the evidence.
 ONE_WAY_MIN_PAGES = 10
-ONE_WAY_MIN_SWITCHES = 2   # (and half that language's pages)
-ONE_WAY_MAX_SHARE = 0.05
-# Switch absence: judged where the other language has this many pages stored.
+# (and half that language's pages: two pages are the fewest that make a pattern, not a
+# setting)
+ONE_WAY_MIN_SWITCHES = 2
+ONE_WAY_MAX_SHARE = 0.05   # BITEXT_FOCUS_ONE_WAY_MAX_SHARE
+# Switch absence: judged where the other language has this many pages stored
+# (``BITEXT_FOCUS_SWITCH_ABSENCE_MIN_PAGES``).
 ABSENCE_MIN_PAGES = 10
 
 Swap = Callable[[str, str, str], "str | None"]   # (url, lang, other) -> counterpart URL
@@ -36,8 +39,11 @@ class SiteShape:
     def __init__(self, langs: tuple[str, ...], one_way: bool = True,
                  switch_absence: bool = True, pages_by_lang: Counter | None = None):
         self.langs = tuple(langs)
+        # (the rules that judge by them set them: focus/rules/one_way.py, switch_absence.py)
         self.one_way_enabled = one_way
+        self.one_way_min_pages, self.one_way_max_share = ONE_WAY_MIN_PAGES, ONE_WAY_MAX_SHARE
         self.switch_absence = switch_absence
+        self.absence_min_pages = ABSENCE_MIN_PAGES
         # pages per language (the crawl state's, which the crawl's page records feed)
         self.pages_by_lang: Counter = Counter() if pages_by_lang is None else pages_by_lang
         # URL -> (language, languages it has a switch into, languages it names unlinked)
@@ -63,18 +69,18 @@ class SiteShape:
         """Is the site translated one way only, into ``lang``? (Never the small side of a
         partly translated site, ``small_side()``: its pages are the ones to pair.)"""
         n = self.pages_by_lang[lang]
-        if not self.one_way_enabled or n < ONE_WAY_MIN_PAGES \
+        if not self.one_way_enabled or n < self.one_way_min_pages \
                 or (small_side is not None and small_side() == lang):
             return False
         return any(self.switch_pages[other, lang] >= max(
                        ONE_WAY_MIN_SWITCHES, 0.5 * self.pages_by_lang[other])
-                   and self.into_pages[lang, other] <= ONE_WAY_MAX_SHARE * n
+                   and self.into_pages[lang, other] <= self.one_way_max_share * n
                    for other in self.langs if other != lang)
 
     def one_way_so_far(self, lang: str, small_side: SmallSideOf = None) -> bool:
         """Too few ``lang`` pages yet to judge :meth:`one_way`, but what there is points
         that way: another language's pages switch into ``lang``, no ``lang`` page links back."""
-        return (self.one_way_enabled and self.pages_by_lang[lang] < ONE_WAY_MIN_PAGES
+        return (self.one_way_enabled and self.pages_by_lang[lang] < self.one_way_min_pages
                 and not (small_side is not None and small_side() == lang)
                 and any(self.switch_pages[other, lang] >= ONE_WAY_MIN_SWITCHES
                         and not self.into_pages[lang, other]
@@ -90,7 +96,7 @@ class SiteShape:
             return
         for other in self.langs:
             n = self.pages_by_lang[other]
-            if other == lang or n < ABSENCE_MIN_PAGES or self.switch_pages[other, lang] < 0.5 * n:
+            if other == lang or n < self.absence_min_pages or self.switch_pages[other, lang] < 0.5 * n:
                 continue
             counterpart = swap(url, lang, other)
             if counterpart:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bitextcrawl.sites.small_side import SmallSide
+from bitextcrawl.sites.small_side import SMALL_SHARE, SmallSide
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
@@ -32,6 +32,7 @@ class SmallSideWalk:
         self.evidence, self.downloaded, self.stats = evidence, downloaded, stats
         self._schedule, self._page_request = schedule, page_request
         self.probe_priority = probe_priority
+        self.small_share = SMALL_SHARE   # (BITEXT_FOCUS_SMALL_SIDE_SHARE: focus/rules/small_side.py)
         self._side: SmallSide | None = None
         # unlisted(url): does the index of url's section leave it out? (such a link, not
         # fetched, sizes no side: SmallSide.unlisted)
@@ -43,7 +44,8 @@ class SmallSideWalk:
         """The small side, made once the crawl's languages are known: two languages of
         one site (the expand spider crawls many sites at once)."""
         if self._side is None and self.enabled and len(self._langs()) == 2 and self._one_site():
-            self._side = SmallSide(self._langs(), self.evidence.swap, self.evidence.url_lang)
+            self._side = SmallSide(self._langs(), self.evidence.swap, self.evidence.url_lang,
+                                   small_share=self.small_share)
             self._side.unlisted = self.unlisted
         return self._side
 
@@ -128,20 +130,22 @@ class SmallSideWalk:
             self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
             self._probe_answered(request)
 
-    def idle(self) -> int:
-        """The crawl ran dry: how many requests went out again."""
-        released = 0
+    def idle(self) -> list:
+        """The crawl ran dry: the requests to send again (the held requests of the last
+        run, judged again at download; a probe of the big side, past the holding)."""
+        out: list = []
         if self.resumed:
-            # held by the small side when the last run stopped: judged again at download
-            for request in self.resumed:
-                self._schedule(request)
-            released, self.resumed = len(self.resumed), []
+            out, self.resumed = self.resumed, []
         side = self.side
         if side is None:
-            return released
+            return out
         probe = side.probe()
-        released += self.release(probe, "probed")
+        for request in probe:
+            if request.url not in self.downloaded:
+                request.meta["bitext_released"] = True
+                out.append(request)
         if probe:
+            self.stats.inc_value("bitext/focus/small_side/probed", len(probe))
             logger.info("Focus: %d of the big side's pages whose counterpart no page "
                         "links fetched as a probe; %d held", len(probe), len(side.held))
         elif side.done and side.held and not self.stats.get_value("bitext/focus/small_side/left"):
@@ -149,4 +153,17 @@ class SmallSideWalk:
             logger.info("Focus: %d pages of the big side not fetched: no page links "
                         "their counterpart, and the last probe revealed no new one",
                         len(side.held))
-        return released
+        return out
+
+
+def held_by_lang(queue, side: SmallSide | None) -> dict[str, list[str]]:
+    """The held links, by language (the ``held_links`` signal's answer). A big-side link
+    the small side holds counts where the yield holds its language too: which of the two
+    rules judged a link first is the order the requests came in (with several workers,
+    which worker took it), not evidence."""
+    held = queue.held_links()
+    if side is not None:
+        for url, (_, lang, _) in sorted(side.held.items()):
+            if lang in queue.holding and url not in held.get(lang, ()):
+                held.setdefault(lang, []).append(url)
+    return held

@@ -1,8 +1,9 @@
 """Downloader side of focused crawling (``middlewares/focus.py``): each request about to
 go out is handed to the active focus rules with a hook before download, in their order
 (``focus/rules/``, ``BITEXT_FOCUS_RULES``), and dropped, kept or rewritten as the first
-that decides says; then claimed for this worker in a distributed crawl. The answers to
-a family's tests are passed on here (``focus/families.py``)."""
+that decides says; then claimed for this worker in a distributed crawl. Each answer is
+handed to the rules' ``answered`` hooks as it comes in (a family's test,
+``focus/rules/family_tests.py``)."""
 
 from __future__ import annotations
 
@@ -105,10 +106,11 @@ class HeldLinksMiddleware:
                           "the same directory index went out under its other URL")
 
     def response_received(self, response, request, spider=None):
-        """An answer for a family's test: the requests it lets go, scheduled."""
+        """An answer (a page, or not) to the rules' ``answered`` hooks: the requests they
+        let go, scheduled."""
         context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
         focus = context.state.focus if context is not None else None
-        if focus is None:
+        if focus is None or not focus.answer_rules:
             return
         url = (request.meta.get("redirect_urls") or [request.url])[0]
         # a page is found where the answer is an HTML page: a family of links to plain
@@ -116,8 +118,6 @@ class HeldLinksMiddleware:
         mime = response.headers.get(b"Content-Type", b"").decode("latin-1")
         found = response.status < 400 and body_rejection(
             response.body[:4096], mime.split(";", 1)[0].strip().lower(), url) is None
-        released = focus.queue.families.answered(url, found)
-        for waiting in released:
-            context.frontier.schedule(waiting)
-        if released:
-            self.crawler.stats.inc_value("bitext/focus/family/released", len(released))
+        for rule in focus.answer_rules:
+            for waiting in rule.answered(url, found):
+                context.frontier.schedule(waiting)

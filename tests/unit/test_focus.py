@@ -435,7 +435,7 @@ def test_a_resumed_crawl_judges_holding_on_the_counts_of_the_last_run(tmp_path):
     resumed = FocusMiddleware(make_crawler(tmp_path))
     resumed.spider_opened()
     assert resumed.pages_by_lang["en"] == 12
-    assert resumed.into_pages["en", "zh"] == 12
+    assert resumed.shape.into_pages["en", "zh"] == 12
     one_way_site(resumed, english_pages=0)
     assert not resumed.holding.should_hold("en")
 
@@ -544,8 +544,8 @@ def test_a_learned_token_does_not_overrule_a_language_code_in_the_url(tmp_path):
         made(mw, PageRecord(url=f"{H}/cn/docs/http/ngx_http_m{i}.html",
                                          lang="zh"), None)
     made(mw, PageRecord(url=f"{H}/en/index.html", lang="en"), None)
-    assert mw.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
-    assert mw.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
+    assert mw.evidence.link_language(f"{H}/cn/docs/http/ngx_http_x.html", None)[0] == "zh"
+    assert mw.evidence.link_language(f"{H}/en/docs/http/ngx_http_x.html", None) == (None, "")
 
 
 def test_switch_targets_on_their_way_count_for_scarcity(tmp_path):
@@ -742,3 +742,16 @@ def test_big_side_links_the_small_side_holds_are_recovery_sources_where_the_yiel
     assert mw.held_links().get("en") is None       # the yield does not hold English
     mw.queue.holding.add("en")
     assert mw.held_links()["en"] == [f"{H}/en/p7.html"]
+
+
+def test_what_comes_back_and_idle_go_to_the_rules_in_the_reverse_order(tmp_path):
+    mw = FocusMiddleware(make_crawler(tmp_path))
+    # (section indexes learn an index's listing before the small side sizes by its links)
+    assert [r.name for r in mw.page_rules] == ["bar_absence", "section_indexes", "small_side"]
+    assert [r.name for r in mw.error_rules] == ["bar_absence", "section_indexes", "small_side"]
+    assert [r.name for r in mw.idle_rules] == ["bar_absence", "section_indexes", "family_tests",
+                                               "small_side", "held_languages"]
+    assert [r.name for r in mw.context.state.focus.answer_rules] == ["family_tests"]
+    off = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_SECTION_INDEXES_ENABLED=False))
+    assert "section_indexes" not in [r.name for r in off.page_rules + off.idle_rules]
+    assert not off.sections.enabled and off.bars.enabled

@@ -5,7 +5,9 @@ describes in another's words, is kept once the rule proved right on this site
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.bars import MIN_CONFIRMED, BarWatch
+from bitextcrawl.focus.bars import BarAbsence as BarPolicy
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.keeps import kept
 from bitextcrawl.focus.rules.small_side import not_sent
 
@@ -13,6 +15,25 @@ from bitextcrawl.focus.rules.small_side import not_sent
 class BarAbsence(FocusRule):
     name = "bar_absence"
     switch = "BITEXT_FOCUS_BAR_ABSENCE_ENABLED"
+    thresholds = {"min_confirmed": "BITEXT_FOCUS_BAR_ABSENCE_MIN_CONFIRMED"}
+
+    def __init__(self, parts: FocusParts, min_confirmed: int = MIN_CONFIRMED):
+        super().__init__(parts)
+        parts.bars = BarPolicy(parts.langs, min_confirmed=max(1, min_confirmed))
+        # what the pages and answers teach it, and the requests it lets go
+        self.watch = BarWatch(parts.bars, parts.evidence, parts.original_url, parts.langs,
+                              parts.queue.downloaded, parts.stats, parts.schedule,
+                              words_lang=parts.words_lang)
+
+    def page(self, page, request):
+        self.watch.page(page)
+
+    def error(self, url, status, request):
+        self.watch.error(url, status)
+
+    def idle(self):
+        # the crawl ran dry while a rule is unlearned: its kept requests go
+        return self.parts.bars.stalled()
 
     def request(self, request, focus):
         bars = focus.bars

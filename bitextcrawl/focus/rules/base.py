@@ -13,14 +13,26 @@ middlewares call the hooks of the active rules in the order of ``BITEXT_FOCUS_RU
 - ``request(request, focus)``: a request about to be downloaded (``focus``: the crawl
   state's ``FocusState``). None lets it go on to the next rule; a :class:`Discard`, a
   :class:`Refuse` or a :class:`Rewrite` decides it.
-- ``page(page)``, ``error(url, status)``, ``idle()``: a page stored, an error answer,
-  the crawl running dry (the requests to schedule). The rules moved so far decide at a
-  link's discovery and before download; these hooks are called for the rules that
-  define them.
+- ``page(page, request)``: a page stored (``request``: the one that fetched it; None for
+  a page another worker of a distributed crawl stored). ``error(url, status, request)``:
+  an error answer, the same. Both are called in the reverse order of the rules, as
+  Scrapy calls ``process_response``: what a rule later in the order learned of a page
+  (an index's listing) is known to the rules before it when they see the page.
+- ``answered(url, found)``: the server answered ``url`` with a page (``found``) or not,
+  as the answer comes in; the requests to schedule.
+- ``idle()``: the crawl running dry: the requests the rule releases, to schedule (each
+  rule's before the next rule's is asked), in the reverse order too: the rules that keep
+  requests for a test (bars, section indexes, families) give way first, and the
+  languages held are released last, once the others have released what they kept.
+
+A hook is called only for the rules that define it.
 
 A rule reads and writes the crawl's facts through :class:`FocusParts` (the queue, the
 link evidence, the site's shape); facts it publishes for the later rules of one link
-are on the :class:`LinkCase`.
+are on the :class:`LinkCase`. A rule's thresholds are settings (``thresholds``: a
+keyword of its ``__init__`` for each ``BITEXT_FOCUS_*`` setting), read once when the
+crawl starts and passed to ``__init__``, which turns on the policy the rule judges by
+with them: a rule switched off leaves its policy off.
 
 A request here is anything with ``url``, ``priority``, ``meta``, ``dont_filter`` and
 ``replace()`` (a Scrapy request); ``stats`` anything with ``inc_value``/``set_value``.
@@ -137,7 +149,20 @@ class FocusParts:
     small_lang: Callable[[], str | None] = lambda: None
     scarcest_for: Callable[[Any], str | None] = lambda page: None
     schedule: Callable[[Any], None] = lambda request: None
+    # the URL a page's content was first seen under, where another (crawl_state.py);
+    # the URL tokens at the site's standard (pages/site.py); is a URL in the crawl's
+    # scope (None: no crawl context); the language a list item's words are in (bars)
+    original_url: Callable[[Any], str | None] = lambda page: None
+    site_tokens: Callable[[], Any] = lambda: None
+    in_scope: Callable[[str], bool] | None = None
+    words_lang: Callable[[str], str | None] | None = None
     extra: dict = field(default_factory=dict)
+    # the policies a rule turns on (None where its rule is off): bar absence
+    # (focus/bars.py), section indexes (focus/sections.py); the walk of the small side
+    # (focus/walk.py), which its rule turns on
+    bars: Any = None
+    sections: Any = None
+    walk: Any = None
 
 
 class FocusRule:
@@ -145,6 +170,8 @@ class FocusRule:
 
     # the setting that switches the rule off (False: it is left out of the active rules)
     switch: str | None = None
+    # keyword of __init__ -> the setting it is read from (BITEXT_FOCUS_*)
+    thresholds: dict[str, str] = {}
 
     def __init__(self, parts: FocusParts):
         self.parts = parts
@@ -158,11 +185,19 @@ class FocusRule:
     def request(self, request, focus) -> RequestVerdict:
         return None
 
-    def page(self, page) -> None:
+    def page(self, page, request) -> None:
         return None
 
-    def error(self, url: str, status: int) -> None:
+    def error(self, url: str, status: int, request) -> None:
         return None
+
+    def answered(self, url: str, found: bool) -> list:
+        return []
 
     def idle(self) -> list:
         return []
+
+
+def defining(rules: list, hook: str) -> list:
+    """The rules of ``rules`` that define ``hook``, in their order."""
+    return [r for r in rules if getattr(type(r), hook) is not getattr(FocusRule, hook)]

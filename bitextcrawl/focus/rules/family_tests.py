@@ -6,12 +6,29 @@ since a link waiting for its family's test is no test of its page."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.families import FAMILY_FAIL_AFTER
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.small_side import not_sent
 
 
 class FamilyTests(FocusRule):
     name = "family_tests"
+    thresholds = {"fail_after": "BITEXT_FOCUS_FAMILY_FAIL_AFTER"}
+
+    def __init__(self, parts: FocusParts, fail_after: int = FAMILY_FAIL_AFTER):
+        super().__init__(parts)
+        parts.queue.families.fail_after = max(1, fail_after)
+
+    def answered(self, url, found):
+        # a test answered: the whole family after a page, the next test after an error
+        released = self.parts.queue.families.answered(url, found)
+        if released:
+            self.parts.stats.inc_value("bitext/focus/family/released", len(released))
+        return released
+
+    def idle(self):
+        # tests never answered give way; families that waited for an index test on
+        return self.parts.queue.families.stalled()
 
     def request(self, request, focus):
         meta = request.meta

@@ -22,6 +22,15 @@ class HeldLanguages(FocusRule):
             return DROP
         return CONTINUE
 
+    def idle(self):
+        """Held links whose URL now names another wanted language go with it; then the
+        held links of each language whose yield has come back (``focus/holding.py``)."""
+        released: list = []
+        holding = self.parts.holding
+        holding.rejudge_held(self.parts.site_tokens(), released.append)
+        holding.release_languages(released.append)
+        return released
+
     def request(self, request, focus):
         if not self.parts.config.hold_queued:
             return None

@@ -7,12 +7,22 @@ the thresholds: ``focus/shape.py``)."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import CONTINUE, FocusRule, LinkCase
+from bitextcrawl.focus.rules.base import CONTINUE, FocusParts, FocusRule, LinkCase
+from bitextcrawl.focus.shape import ONE_WAY_MAX_SHARE, ONE_WAY_MIN_PAGES
 
 
 class OneWaySoFar(FocusRule):
     name = "one_way"
     switch = "BITEXT_FOCUS_ONE_WAY_ENABLED"
+    thresholds = {"min_pages": "BITEXT_FOCUS_ONE_WAY_MIN_PAGES",
+                  "max_share": "BITEXT_FOCUS_ONE_WAY_MAX_SHARE"}
+
+    def __init__(self, parts: FocusParts, min_pages: int = ONE_WAY_MIN_PAGES,
+                 max_share: float = ONE_WAY_MAX_SHARE):
+        super().__init__(parts)
+        shape = parts.shape
+        shape.one_way_enabled = True
+        shape.one_way_min_pages, shape.one_way_max_share = max(1, min_pages), max_share
 
     def link(self, case: LinkCase) -> str:
         parts = self.parts

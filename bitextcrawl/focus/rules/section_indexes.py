@@ -6,14 +6,71 @@ is in, the fewer links below it go out before it judges them."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, LinkCase, Refuse
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, LinkCase, Refuse
 from bitextcrawl.focus.rules.keeps import kept
-from bitextcrawl.focus.sections import index_folder
+from bitextcrawl.focus.sections import (
+    INDEX_MIN_LISTED,
+    UNLISTED_FAIL_AFTER,
+    SectionWatch,
+    index_folder,
+)
+from bitextcrawl.focus.sections import SectionIndexes as SectionPolicy
 
 
 class SectionIndexes(FocusRule):
     name = "section_indexes"
     switch = "BITEXT_FOCUS_SECTION_INDEXES_ENABLED"
+    thresholds = {"min_listed": "BITEXT_FOCUS_SECTION_INDEXES_MIN_LISTED",
+                  "fail_after": "BITEXT_FOCUS_SECTION_INDEXES_FAIL_AFTER"}
+
+    def __init__(self, parts: FocusParts, min_listed: int = INDEX_MIN_LISTED,
+                 fail_after: int = UNLISTED_FAIL_AFTER):
+        super().__init__(parts)
+        parts.sections = SectionPolicy(fail_after=max(1, fail_after),
+                                       min_listed=max(1, min_listed))
+        # what the pages and answers teach it, and the requests it lets go
+        self.watch = SectionWatch(parts.sections, parts.evidence.url_lang, parts.original_url,
+                                  parts.queue.downloaded, parts.stats, parts.schedule)
+        self.watch.index_in = self._index_in
+        # a family of links that led to an error is not tested again where the index of
+        # its section leaves the link out (focus/families.py), nor before the index of its
+        # section is in, where it is on its way; and such a link sizes no side of a partly
+        # translated site (sites/small_side.py)
+        families = parts.queue.families
+        families.unlisted, families.index_coming = parts.sections.unlisted, \
+            parts.sections.index_coming
+        if parts.walk is not None:
+            parts.walk.unlisted = parts.sections.unlisted
+
+    def _index_in(self) -> list:
+        """A section's index was answered or found: the sides sized again, and the
+        families' tests that waited for it."""
+        if self.parts.walk is not None:
+            self.parts.walk.recount()
+        return self.parts.queue.families.index_answered()
+
+    def page(self, page, request):
+        self.watch.page(page, self.section_link(request))
+
+    def error(self, url, status, request):
+        self.watch.error(url, self.section_link(request))
+
+    def idle(self):
+        # tests that never came back give way; the links of pages still unlearned go
+        return self.parts.sections.stalled()
+
+    def section_link(self, request) -> str | None:
+        """The page whose link ``request`` was, where this rule would have judged it and
+        its URL names the page's own language: its answer is that page's test. (A page's
+        link into another language is no claim that its own translation has the page: a
+        download page links a list of links that has no translation.)"""
+        if request is None:
+            return None
+        page = request.meta.get("bitext_linked_from")
+        if page is None or not self.parts.queue.ordinary_link(request):
+            return None
+        url_lang = self.parts.evidence.url_lang
+        return page if url_lang(request.url) == url_lang(page) else None
 
     def followed(self, request, case: LinkCase | None):
         if case is not None and index_folder(request.url):

@@ -5,12 +5,37 @@ with ``BITEXT_FOCUS_HOLD_QUEUED_ENABLED``."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import FocusRule, Refuse
+from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
+from bitextcrawl.sites.small_side import SMALL_SHARE
 
 
 class SmallSideHolds(FocusRule):
     name = "small_side"
     switch = "BITEXT_FOCUS_SMALL_SIDE_ENABLED"
+    thresholds = {"small_share": "BITEXT_FOCUS_SMALL_SIDE_SHARE"}
+
+    def __init__(self, parts: FocusParts, small_share: float = SMALL_SHARE):
+        super().__init__(parts)
+        if parts.walk is not None:
+            parts.walk.enabled, parts.walk.small_share = True, small_share
+
+    def page(self, page, request):
+        # the held requests it is the counterpart of go; its links size the sides; a
+        # language probe it answered (focus/walk.py)
+        walk = self.parts.walk
+        if walk is None or self.parts.in_scope is None:
+            return
+        probe = request if request is not None \
+            and request.meta.get("bitext_lang_probe") else None
+        walk.page(page, self.parts.in_scope, probe)
+
+    def error(self, url, status, request):
+        if self.parts.walk is not None and request is not None:
+            self.parts.walk.error(request)
+
+    def idle(self):
+        # the requests held when the last run stopped, and probes of the big side
+        return self.parts.walk.idle() if self.parts.walk is not None else []
 
     def request(self, request, focus):
         if not self.parts.config.hold_queued:

@@ -6,12 +6,18 @@ and again before download for a link whose counterpart was stored since
 
 from __future__ import annotations
 
-from bitextcrawl.focus.rules.base import CONTINUE, DROP, Discard, FocusRule, LinkCase
+from bitextcrawl.focus.rules.base import CONTINUE, DROP, Discard, FocusParts, FocusRule, LinkCase
+from bitextcrawl.focus.shape import ABSENCE_MIN_PAGES
 
 
 class SwitchAbsence(FocusRule):
     name = "switch_absence"
     switch = "BITEXT_FOCUS_SWITCH_ABSENCE_ENABLED"
+    thresholds = {"min_pages": "BITEXT_FOCUS_SWITCH_ABSENCE_MIN_PAGES"}
+
+    def __init__(self, parts: FocusParts, min_pages: int = ABSENCE_MIN_PAGES):
+        super().__init__(parts)
+        parts.shape.switch_absence, parts.shape.absence_min_pages = True, max(1, min_pages)
 
     def link(self, case: LinkCase) -> str:
         parts = self.parts
