@@ -35,6 +35,23 @@ BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
 class Command(ScrapyCrawlCommand):
 
+    def long_desc(self) -> str:
+        """The description ``scrapy crawl -h`` prints: Scrapy's, and the arguments of
+        bitextcrawl's spiders, which Scrapy's ``-a NAME=VALUE`` does not name."""
+        return (
+            "Run a spider of the current project, by name. bitextcrawl's spiders: "
+            "'scrapy crawl bitext -a start_url=URL -a langs=en,fr[,de...] "
+            "[-a start_urls=URL,URL|FILE] [-a max_pages=N]' crawls one site and pairs its "
+            "translated pages, the first language with each of the others; "
+            "'scrapy crawl expand -a seeds=FILE -a langs=en,fr [-a rounds=R] "
+            "[-a top_k=K]' crawls seed sites and the sites they link to. Name yourself "
+            "before crawling a site that is not yours (-s USER_AGENT='name "
+            "(+mailto:you@example.org)'); -s BITEXT_OUTPUT_DIR=DIR sets where the "
+            "outputs go (default output/SITE). Exit status: 0 pairs in every language, "
+            "1 failed, 2 refused before crawling, 3 a language without a page or a pair (the "
+            "WARNING says what the crawl saw), 4 outputs not written, 130 interrupted. "
+            "See docs/first-crawl.md.")
+
     def add_options(self, parser):
         super().add_options(parser)
         use_help_formatter(parser)
