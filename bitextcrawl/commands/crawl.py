@@ -25,12 +25,31 @@ import sys
 from scrapy.addons import AddonManager
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
+from scrapy.utils.project import inside_project
 
 from bitextcrawl.commands import fail, use_help_formatter
 from bitextcrawl.config import getbool
 from bitextcrawl.preflight import check_redis_of
 
 BITEXTCRAWL_SPIDERS = ("bitext", "expand")
+
+
+def unknown_spider(name: str, spiders, in_project: bool) -> str:
+    """The one-line error for a spider name the project does not have: the spiders it
+    has, and for bitextcrawl's own spiders how to get them: the add-on in a project, a
+    project at all outside one (the installed package's ``crawl`` runs in any folder,
+    where Scrapy's own would refuse to)."""
+    how = ('switch it on in the project\'s settings: ADDONS = {"bitextcrawl.Addon": 0}'
+           if in_project else
+           "crawl from a Scrapy project (scrapy startproject NAME, then ADDONS = "
+           '{"bitextcrawl.Addon": 0} in NAME/settings.py) or from bitextcrawl\'s checkout')
+    hint = f"; to crawl with bitextcrawl, {how}" if name in BITEXTCRAWL_SPIDERS else ""
+    if not in_project:
+        return f"no spider named {name!r}: this folder is in no Scrapy project (no scrapy.cfg){hint}"
+    if not spiders:
+        return f"no spider named {name!r}: this project has no spider{hint}"
+    return (f"no spider named {name!r} in this project: run one of "
+            + ", ".join(sorted(spiders)) + f" (scrapy list){hint}")
 
 
 class Command(ScrapyCrawlCommand):
@@ -66,10 +85,7 @@ class Command(ScrapyCrawlCommand):
         try:
             spidercls = loader.load(args[0])
         except KeyError:
-            hint = ("; to crawl with bitextcrawl, switch it on in the project's settings: "
-                    'ADDONS = {"bitextcrawl.Addon": 0}') if args[0] in BITEXTCRAWL_SPIDERS else ""
-            fail("crawl", f"no spider named {args[0]!r} in this project: run one of "
-                          + ", ".join(sorted(loader.list())) + f" (scrapy list){hint}")
+            fail("crawl", unknown_spider(args[0], loader.list(), inside_project()))
         check = getattr(spidercls, "check_arguments", None)
         if check is None:
             return
