@@ -107,7 +107,8 @@ class Command(ScrapyCommand):
         return "INPUT... --langs en,fr -o DIR"
 
     def short_desc(self) -> str:
-        return "Align pages from pages.jsonl / .lett / .warc files into pairs and bitext"
+        return ("Align pages from pages.jsonl / .lett / .warc files or a crawl's pages.sqlite "
+                "into pairs and bitext")
 
     def add_options(self, parser):
         super().add_options(parser)

@@ -25,6 +25,7 @@ import sys
 from scrapy.addons import AddonManager
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
+from scrapy.utils.project import inside_project
 
 from bitextcrawl.commands import fail, use_help_formatter
 from bitextcrawl.config import getbool
@@ -33,7 +34,42 @@ from bitextcrawl.preflight import check_redis_of
 BITEXTCRAWL_SPIDERS = ("bitext", "expand")
 
 
+def unknown_spider(name: str, spiders, in_project: bool) -> str:
+    """The one-line error for a spider name the project does not have: the spiders it
+    has, and for bitextcrawl's own spiders how to get them: the add-on in a project, a
+    project at all outside one (the installed package's ``crawl`` runs in any folder,
+    where Scrapy's own would refuse to)."""
+    how = ('switch it on in the project\'s settings: ADDONS = {"bitextcrawl.Addon": 0}'
+           if in_project else
+           "crawl from a Scrapy project (scrapy startproject NAME, then ADDONS = "
+           '{"bitextcrawl.Addon": 0} in NAME/settings.py) or from bitextcrawl\'s checkout')
+    hint = f"; to crawl with bitextcrawl, {how}" if name in BITEXTCRAWL_SPIDERS else ""
+    if not in_project:
+        return f"no spider named {name!r}: this folder is in no Scrapy project (no scrapy.cfg){hint}"
+    if not spiders:
+        return f"no spider named {name!r}: this project has no spider{hint}"
+    return (f"no spider named {name!r} in this project: run one of "
+            + ", ".join(sorted(spiders)) + f" (scrapy list){hint}")
+
+
 class Command(ScrapyCrawlCommand):
+
+    def long_desc(self) -> str:
+        """The description ``scrapy crawl -h`` prints: Scrapy's, and the arguments of
+        bitextcrawl's spiders, which Scrapy's ``-a NAME=VALUE`` does not name."""
+        return (
+            "Run a spider of the current project, by name. bitextcrawl's spiders: "
+            "'scrapy crawl bitext -a start_url=URL -a langs=en,fr[,de...] "
+            "[-a start_urls=URL,URL|FILE] [-a max_pages=N]' crawls one site and pairs its "
+            "translated pages, the first language with each of the others; "
+            "'scrapy crawl expand -a seeds=FILE -a langs=en,fr [-a rounds=R] "
+            "[-a top_k=K]' crawls seed sites and the sites they link to. Name yourself "
+            "before crawling a site that is not yours (-s USER_AGENT='name "
+            "(+mailto:you@example.org)'); -s BITEXT_OUTPUT_DIR=DIR sets where the "
+            "outputs go (default output/SITE). Exit status: 0 pairs in every language, "
+            "1 failed, 2 refused before crawling, 3 a language without a page or a pair (the "
+            "WARNING says what the crawl saw), 4 outputs not written, 130 interrupted. "
+            "See docs/first-crawl.md.")
 
     def add_options(self, parser):
         super().add_options(parser)
@@ -49,10 +85,7 @@ class Command(ScrapyCrawlCommand):
         try:
             spidercls = loader.load(args[0])
         except KeyError:
-            hint = ("; to crawl with bitextcrawl, switch it on in the project's settings: "
-                    'ADDONS = {"bitextcrawl.Addon": 0}') if args[0] in BITEXTCRAWL_SPIDERS else ""
-            fail("crawl", f"no spider named {args[0]!r} in this project: run one of "
-                          + ", ".join(sorted(loader.list())) + f" (scrapy list){hint}")
+            fail("crawl", unknown_spider(args[0], loader.list(), inside_project()))
         check = getattr(spidercls, "check_arguments", None)
         if check is None:
             return

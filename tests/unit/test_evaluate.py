@@ -116,3 +116,49 @@ def test_read_pairs_jsonl_for_two_languages_in_the_gold_order(tmp_path):
         {"url_1": "e3", "url_2": "r3", "lang_1": "en", "lang_2": "ru"}]) + "\n")
     assert read_pairs_jsonl(path) == [("e1", "z1"), ("z2", "e2"), ("e3", "r3")]
     assert read_pairs_jsonl(path, ("en", "zh")) == [("e1", "z1"), ("e2", "z2")]
+
+
+def _run_evaluate(capsys, **options):
+    """``scrapy evaluate`` with ``options`` (its argparse names); (exit status, stdout,
+    stderr)."""
+    import argparse
+
+    from bitextcrawl.commands.evaluate import Command
+
+    opts = argparse.Namespace(**{"langs": None, "base": None, "directory_index": None,
+                                 **options})
+    try:
+        Command().run([], opts)
+        status = 0
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_evaluate_command_langs_scores_the_gold_language_pair_only(tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join(json.dumps(p) for p in [
+        {"url_1": "e1", "url_2": "r1", "lang_1": "en", "lang_2": "ru"},
+        {"url_1": "e1", "url_2": "z1", "lang_1": "en", "lang_2": "zh"}]) + "\n")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("e1\tr1\n")
+    status, out, err = _run_evaluate(capsys, gold=str(gold), pairs=str(pairs))
+    assert status == 0 and json.loads(out)["precision"] == 0.5
+    assert "2 language pairs (en-ru, en-zh)" in err and "--langs" in err
+    status, out, err = _run_evaluate(capsys, gold=str(gold), pairs=str(pairs), langs="en,ru")
+    assert status == 0 and json.loads(out)["precision"] == 1.0 and err == ""
+    status, out, err = _run_evaluate(capsys, gold=str(gold), pairs=str(pairs),
+                                     langs="en,ru,zh")
+    assert status == 2 and err.count("\n") == 1 and "two languages" in err
+
+
+def test_evaluate_command_malformed_gold_is_one_line(tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"url_1": "e1", "url_2": "r1", "lang_1": "en",
+                                 "lang_2": "ru"}) + "\n")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("e1 r1\n")
+    status, out, err = _run_evaluate(capsys, gold=str(gold), pairs=str(pairs))
+    assert status == 2 and out == ""
+    assert err == f"scrapy evaluate: error: cannot read input: {gold}:1: expected url_1<TAB>url_2\n"

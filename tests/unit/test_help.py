@@ -83,3 +83,16 @@ def test_a_help_line_ending_in_a_colon_is_not_a_heading(monkeypatch):
     text = parser.format_help()
     assert headings(text) == ["Usage", "Options", "More Options"], text
     assert "  --y Y          why:\n" in text
+
+
+def test_scrapy_crawl_h_names_the_bitext_spider_arguments():
+    """Scrapy's ``-a NAME=VALUE`` names no argument: the description says which ones
+    bitextcrawl's spiders take, and the exit statuses of a crawl."""
+    env = {**os.environ, "COLUMNS": "80"}
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "-h"], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = " ".join(proc.stdout.split())
+    for needed in ("scrapy crawl bitext -a start_url=URL -a langs=en,fr", "-a max_pages=N",
+                   "scrapy crawl expand -a seeds=FILE", "USER_AGENT", "3 a language"):
+        assert needed in text, (needed, proc.stdout)
