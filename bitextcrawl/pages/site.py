@@ -406,9 +406,9 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     chain ends at a page to its aliases. Links and hreflang alternates of the result
     point at canonical URLs; a link to a directory index document (``a/index.html``)
     points at the page its folder's URL names (``a/``: ``pages.urls.page_name``, the
-    name a crawl gives a page downloaded under either). ``langs`` (the languages asked for): each page's language
-    as pairing them counts it (:func:`label_variants`), before anything else; None: the
-    languages as the records have them.
+    name a crawl gives a page downloaded under either). ``langs`` (the languages asked
+    for): each page's language as pairing them counts it (:func:`label_variants`),
+    before anything else; None: the languages as the records have them.
     """
     by_url: dict = {}
     for p in pages:
