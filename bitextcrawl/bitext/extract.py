@@ -29,6 +29,7 @@ from bitextcrawl.formats.jsonl import JsonlSink
 from bitextcrawl.formats.tmx import dedup_key, iter_clean_rows, write_tmx
 from bitextcrawl.formats.tsv import HEADER as TSV_HEADER
 from bitextcrawl.formats.tsv import tsv_line
+from bitextcrawl.pages.urls import page_name
 from bitextcrawl.trees.dom import TreeCache, release
 from bitextcrawl.trees.domtree import (
     EM_SAMPLE,
@@ -172,18 +173,22 @@ def known_link_pairs(pairs, page_index) -> dict:
         if pair.url_1 not in page_index or pair.url_2 not in page_index:
             continue
         p1, p2 = record(pair.url_1), record(pair.url_2)
-        names2 = frozenset((pair.url_2, p2.url, *(p2.aliases or ())))
+        names2 = frozenset(map(page_name, (pair.url_2, p2.url, *(p2.aliases or ()))))
         got = partners[(pair.lang_1, pair.lang_2)]
-        for name in (pair.url_1, p1.url, *(p1.aliases or ())):
+        for name in map(page_name, (pair.url_1, p1.url, *(p1.aliases or ()))):
             got[name] = got[name] | names2 if name in got else names2
     out = {}
     for pair in pairs:
         partner = partners.get((pair.lang_1, pair.lang_2))
         if not partner or pair.url_1 not in page_index or pair.url_2 not in page_index:
             continue
+        # (a link to a directory index document is to the page its folder names)
         links1 = [link["url"] for link in record(pair.url_1).links or ()]
-        links2 = {link["url"] for link in record(pair.url_2).links or ()}
-        found = {(a, b) for a in links1 if a in partner for b in partner[a] if b in links2}
+        links2: dict = {}   # page name -> the URLs linking it from page 2
+        for link in record(pair.url_2).links or ():
+            links2.setdefault(page_name(link["url"]), set()).add(link["url"])
+        found = {(a, b) for a in links1 for name in partner.get(page_name(a), ())
+                 for b in links2.get(name, ())}
         if found:
             out[(pair.url_1, pair.url_2)] = tuple(sorted(found))
     return out

@@ -42,19 +42,18 @@ distributed crawl share a page's ``fail_after`` tests (``claim_test``, ``remote_
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from bitextcrawl.focus.bars import FETCH, KEEP, TEST, TestSlots, schedule_released
+from bitextcrawl.pages.urls import INDEX_DOCUMENT
 
 # Pages an index must name below its folder (besides itself) to count as a section index.
 INDEX_MIN_LISTED = 3
 # Unlisted links of one page answered by no page (none by a page) after which that page's
 # other unlisted links are not fetched.
 UNLISTED_FAIL_AFTER = 3
-_INDEX_FILE = re.compile(r"^(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
 
 
 def page_key(url: str) -> str:
@@ -62,7 +61,7 @@ def page_key(url: str) -> str:
     parts = urlsplit(url)
     path = parts.path or "/"
     head, _, name = path.rpartition("/")
-    if _INDEX_FILE.match(name):
+    if INDEX_DOCUMENT.match(name):
         path = head + "/"
     return urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
 

@@ -18,7 +18,7 @@ from bitextcrawl.pages import strand, template
 from bitextcrawl.pages import text as textmod
 from bitextcrawl.pages.language import MIN_TEXT_FOR_LID, Identification, normalise_tag
 from bitextcrawl.pages.text import text_of
-from bitextcrawl.pages.urls import link_base, link_resolver, site_of
+from bitextcrawl.pages.urls import link_base, link_resolver, page_name, site_of
 from bitextcrawl.pages.variants import tag_variant
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,12 @@ class PageRecord:
     stored_content: bytes | None = field(default=None, repr=False, compare=False)
     # Transient: what several stages of a crawl derive from the record, made once.
     derived: dict = field(default_factory=dict, repr=False, compare=False)
+    # Transient, for the WARC writer: the URL the page was downloaded from where its name
+    # differs (a directory index document, ``pages.urls.page_name``); "" where it is ``url``.
+    fetched_url: str = field(default="", repr=False, compare=False)
 
-    TRANSIENT = ("body", "http_headers", "warc_member", "stored_content", "derived")
+    TRANSIENT = ("body", "http_headers", "warc_member", "stored_content", "derived",
+                 "fetched_url")
 
     def to_dict(self) -> dict:
         # Shallow on purpose: dataclasses.asdict deep-copies the HTML and every link.
@@ -283,4 +287,16 @@ def record_from_body(url: str, body: bytes, identify, count, *, content_type: st
                           content_type=mime or "text/html", **fields)
     if not record.text_length:
         count("bad/no_text")
+    return named(record)
+
+
+def named(record: PageRecord) -> PageRecord:
+    """``record`` under its page's name (:func:`~bitextcrawl.pages.urls.page_name`): a
+    page downloaded as ``dir/index.html`` is the page ``dir/``, its downloaded URL kept
+    among its aliases (as a redirect's source is), in ``fetched_url`` for the WARC."""
+    name = page_name(record.url)
+    if name != record.url:
+        record.fetched_url = record.url
+        record.aliases = sorted({*record.aliases, record.url} - {name})
+        record.url = name
     return record

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_parts
 from bitextcrawl.pages.prose import is_copy, prose, prose_lines
 from bitextcrawl.pages.template import TEMPLATE_MIN_PAGES
-from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, path_segments
+from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, page_name, path_segments
 from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
 
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
@@ -404,9 +404,11 @@ def canonical_pages(pages, confident: float = CONFIDENT,
     Pages without text are never grouped (an empty page's hash says nothing).
     ``redirects`` (requested URL -> target, as the crawl saw them) add the URLs whose
     chain ends at a page to its aliases. Links and hreflang alternates of the result
-    point at canonical URLs. ``langs`` (the languages asked for): each page's language
-    as pairing them counts it (:func:`label_variants`), before anything else; None: the
-    languages as the records have them.
+    point at canonical URLs; a link to a directory index document (``a/index.html``)
+    points at the page its folder's URL names (``a/``: ``pages.urls.page_name``, the
+    name a crawl gives a page downloaded under either). ``langs`` (the languages asked
+    for): each page's language as pairing them counts it (:func:`label_variants`),
+    before anything else; None: the languages as the records have them.
     """
     by_url: dict = {}
     for p in pages:
@@ -471,17 +473,26 @@ def canonical_pages(pages, confident: float = CONFIDENT,
             resolve[source] = resolve[target]
             chosen[resolve[target]][1].add(source)
 
+    def resolved(url: str) -> str:
+        got = resolve.get(url)
+        if got is None:
+            got = resolve.get(page_name(url))
+            if got is None:
+                return url
+            resolve[url] = got   # a directory index document: the page its folder names
+        return got
+
     out = []
     for head, aliases in chosen.values():
         aliases = sorted(aliases)
         links, seen = [], set()
         for link in head.links:
-            url = resolve.get(link["url"], link["url"])
+            url = resolved(link["url"])
             if url in seen:
                 continue
             seen.add(url)
             links.append(link if url == link["url"] else {**link, "url": url})
-        hreflang = {lang: resolve.get(u, u) for lang, u in head.hreflang.items()}
+        hreflang = {lang: resolved(u) for lang, u in head.hreflang.items()}
         if (aliases == head.aliases and hreflang == head.hreflang and len(links) == len(head.links)
                 and all(a is b for a, b in zip(links, head.links))):
             out.append(head)   # the same record: not copied (100 MiB on 100,000 pages)

@@ -145,6 +145,30 @@ def canonical(url: str) -> str:
     return urldefrag(url)[0] if "#" in url else url
 
 
+# The file a server answers a folder's URL with (``dir/`` -> ``dir/index.html``): its
+# directory index document, under one of these names on nearly every server.
+INDEX_DOCUMENT = re.compile(r"^(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
+
+
+@lru_cache(maxsize=65536)
+def page_name(url: str) -> str:
+    """The name a page downloaded from ``url`` is known by: a directory index document
+    (``http://h/a/index.html``, no query) is named by its folder (``http://h/a/``), the
+    URL a server answers with the same page; any other URL is its own name.
+
+    A fixed rule, so that a page linked under both spellings gets one name whichever
+    of them went out first (the crawl downloads a directory index once, under the
+    spelling it meets first: ``focus/rules/index_aliases.py``). The folder is the
+    spelling computable from either URL (a folder's document may be ``index.htm`` or
+    ``index.php``)."""
+    if "?" in url or "#" in url:
+        return url
+    head, sep, name = url.rpartition("/")
+    if sep and head.count("/") >= 2 and INDEX_DOCUMENT.match(name):
+        return head + "/"
+    return url
+
+
 def path_segments(url: str) -> list[str]:
     """The non-empty segments of a URL's path: ``/en/docs/x.html`` -> ``en``, ``docs``,
     ``x.html``."""

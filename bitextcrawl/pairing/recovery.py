@@ -9,10 +9,11 @@ the crawl's pages and answers and requests the URLs it guesses.
 from __future__ import annotations
 
 import logging
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from urllib.parse import urlsplit
+
+from bitextcrawl.pages.urls import page_name
 
 logger = logging.getLogger("bitextcrawl.pipelines.pairing")
 
@@ -21,18 +22,15 @@ NO_CAP = 10 ** 9
 # Guesses into a language, to start with, per page of it stored (their misses cost at
 # most a quarter response per pair its pages can make); the cap of 2 x STOP_AFTER holds.
 GUESSES_PER_TARGET_PAGE = 0.25
-# Directory index file names: ``dir/index.html`` and ``dir/`` are one page on nearly every server.
-_INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|asp|aspx|shtml|jsp)$", re.I)
 
 
 def index_aliases(url: str) -> list[str]:
     """Other spellings of a directory index URL: ``a/index.html`` <-> ``a/``."""
-    base = url.split("?", 1)[0].split("#", 1)[0]
-    if base != url:
+    if "?" in url or "#" in url:
         return []
-    m = _INDEX_FILE.search(url)
-    if m:
-        return [url[:m.start() + 1]]
+    name = page_name(url)   # (one page on nearly every server)
+    if name != url:
+        return [name]
     if url.endswith("/"):
         return [url + "index.html", url + "index.htm"]
     return []

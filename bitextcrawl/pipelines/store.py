@@ -72,8 +72,8 @@ class PageStorePipeline(SitePipeline):
             if item.warc_member is not None and self.warc.gzip:   # a record worker's
                 self.warc.write_member(item.warc_member)
             elif item.body is not None:
-                self.warc.write_response(item.url, item.status, item.http_headers or [],
-                                         item.body, item.fetched_at)
+                self.warc.write_response(item.fetched_url or item.url, item.status,
+                                         item.http_headers or [], item.body, item.fetched_at)
         # the raw bytes are in the WARC now, the encoded content in the store: free them
         item.body = item.warc_member = item.stored_content = None
         self.stats.inc_value("bitext/pages/stored")

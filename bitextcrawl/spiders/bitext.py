@@ -227,7 +227,7 @@ class BitextSpider(scrapy.Spider):
         if not self.context.take_page():
             stats.inc_value("bitext/pages/over_max_pages")
             return
-        if page.requested_url and page.requested_url != page.url:
+        if page.requested_url and page.requested_url != (page.fetched_url or page.url):
             stats.inc_value("bitext/http/redirected")
         duplicate = self.context.state.learn_page(page)
         yield page

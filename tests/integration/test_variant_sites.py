@@ -14,6 +14,7 @@ import pytest
 
 from bitextcrawl.demo.server import serve_directory
 from bitextcrawl.formats.jsonl import write_jsonl
+from bitextcrawl.pages.urls import page_name
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate, read_gold
 from testkit.real_sites import identifier
@@ -184,7 +185,10 @@ def test_crawl_two_variants_never_mixed(tmp_path):
     pairs = read_jsonl(out / "pairs.jsonl")
     assert not [p for p in pairs if "/zh-cn/" in p["url_1"] + p["url_2"]], pairs
     assert {(p["lang_1"], p["lang_2"]) for p in pairs} == {("en", "zh-tw")}
-    assert {(p["url_1"], p["url_2"]) for p in pairs} == expected_pairs(base, "zh-tw")
+    # (the homes, downloaded as /en/index.html and /zh-tw/index.html, are named /en/ and
+    # /zh-tw/: pages.urls.page_name)
+    assert {(p["url_1"], p["url_2"]) for p in pairs} == {
+        (page_name(a), page_name(b)) for a, b in expected_pairs(base, "zh-tw")}
     langs = {page["url"][len(base):]: page["lang"] for page in read_pages(out)}
     assert langs["/chinese/park.html"] == "zh-tw"
     assert {lang for path, lang in langs.items() if path.startswith("/zh-tw/")} == {"zh-tw"}

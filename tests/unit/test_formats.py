@@ -49,9 +49,10 @@ def test_warc_round_trip(tmp_path):
     _write_sample(path)
     stats = collections.Counter()
     pages = list(iter_warc_pages(path, stats=stats))
-    assert [p.url for p in pages] == ["http://example.org/en/index.html",
-                                      "http://example.org/fr/index.html"]
+    # a directory index document is named by its folder (pages.urls.page_name)
+    assert [p.url for p in pages] == ["http://example.org/en/", "http://example.org/fr/"]
     en, fr = pages
+    assert en.aliases == ["http://example.org/en/index.html"]
     assert en.status == 200 and en.title == "Welcome"
     assert en.content_language == "en" and en.lang == "en"
     assert en.fetched_at == pytest.approx(1_700_000_000.25, abs=1e-5)
@@ -74,7 +75,7 @@ def test_warc_append_after_reopen(tmp_path):
         w.flush()
     assert w.closed
     urls = [p.url for p in iter_pages(path)]
-    assert urls == ["http://example.org/en/index.html", "http://example.org/fr/index.html",
+    assert urls == ["http://example.org/en/", "http://example.org/fr/",
                     "http://example.org/en/about.html"]
 
 
