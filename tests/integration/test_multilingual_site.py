@@ -50,7 +50,7 @@ def crawls(served, tmp_path_factory):
             pairs = [json.loads(line) for line in (out / "pairs.jsonl").open(encoding="utf-8")]
             predicted = [(p["url_1"], p["url_2"]) for p in pairs
                          if (p["lang_1"], p["lang_2"]) == ("en", lang)]
-            scores = evaluate(site.gold_pairs[lang], predicted)
+            scores = evaluate(site.gold_pairs[lang], predicted, directory_index="index.html")
             print(f"en-{lang}: P={scores['precision']:.3f} R={scores['recall']:.3f} "
                   f"F1={scores['f1']:.3f} ({len(predicted)} pairs, "
                   f"{len(site.gold_pairs[lang])} gold)")

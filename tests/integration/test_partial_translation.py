@@ -77,7 +77,7 @@ def test_fallback_copies_cost_their_tests_alone(tmp_path):
         hits = dict(server.hits)
     pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").open(encoding="utf-8")]
     predicted = [(p["url_1"], p["url_2"]) for p in pairs]
-    scores = evaluate(site.gold_pairs["ja"], predicted)
+    scores = evaluate(site.gold_pairs["ja"], predicted, directory_index="index.html")
     assert scores["tp"] == len(site.gold_pairs["ja"]), scores
     untranslated = {p for p in site.pages if p not in site.translated["ja"]}
     paths = {path for (_, path) in hits}
