@@ -70,7 +70,7 @@ from typing import Iterable
 import numpy as np
 from scipy.special import expit
 
-from bitextcrawl.pages.tokens import MARKS
+from bitextcrawl.pages.tokens import WORD_OF_TWO
 from bitextcrawl.pairing.site_lexicon import SiteLexicon
 from bitextcrawl.trees.textcost import anchors
 
@@ -82,7 +82,7 @@ DEFAULT_PRECISION = 0.97
 FEATURES = ("length", "anchors_shared", "anchors_one_side", "lexicon_found",
             "lexicon_missed", "kept_found", "kept_missed")
 
-_LATIN_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])+")
+_LATIN_WORD = re.compile(WORD_OF_TWO)
 _CJK_RUN = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 # The length feature's least value (log P(δ)): a length far off is evidence, not proof
 # (a URL or a code sample one side spells out).

@@ -12,7 +12,7 @@ import re
 from collections import Counter
 
 from bitextcrawl.pages.language import CJK_CHARS
-from bitextcrawl.pages.tokens import MARKS
+from bitextcrawl.pages.tokens import WORD_OF_TWO
 
 # What a language ID reads of a page of lists: words, not identifiers, paths or numbers.
 _IDENTIFIER = re.compile(r"[_$\d/\\.:=<>{}()\[\]@#%&|*]")
@@ -66,7 +66,7 @@ def copied_share(lines_1: frozenset, lines_2: frozenset) -> float:
     return shared / max(sum(map(len, lines_1)), sum(map(len, lines_2)))
 
 
-_TITLE_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])+")
+_TITLE_WORD = re.compile(WORD_OF_TWO)
 
 
 def title_words(title: str, ignore: frozenset = frozenset()) -> frozenset:

@@ -50,8 +50,10 @@ def _mark_ranges() -> str:
 # Combining marks and the zero-width (non-)joiner written inside words, as the inside of a
 # regex class (``[{MARKS}]``).
 MARKS = _mark_ranges() + "\u200c\u200d"
-# A word: a letter, then letters and combining marks (the word patterns of other modules).
+# A word: a letter, then letters and combining marks (the word patterns of other modules),
+# and a word of two characters or more (one letter alone is no word of a title or a row).
 WORD = rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])*"
+WORD_OF_TWO = rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])+"
 _TOKEN_RE = re.compile(
     rf"([{_NOSPACE}]+)"                        # 1: no-space script run -> bigrams
     rf"|(\d+)"                                 # 2: digit run

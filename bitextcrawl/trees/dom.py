@@ -20,7 +20,7 @@ from urllib.parse import urljoin
 
 from bitextcrawl.pages import strand
 from bitextcrawl.pages import text as textmod
-from bitextcrawl.pages.tokens import MARKS
+from bitextcrawl.pages.tokens import WORD_OF_TWO
 from bitextcrawl.pages.urls import canonical
 
 TEXT_TAG = "#text"
@@ -39,7 +39,7 @@ CODE_TAGS = CODE_BLOCK_TAGS | {"code", "kbd", "samp", "tt", "var"}
 LIST_TAGS = frozenset({"ul", "ol", "dl", "menu", "table", "tbody", "thead"})
 ITEM_TAGS = frozenset({"li", "dt", "dd", "tr"})
 _SKIP_HREF = ("#", "javascript:", "mailto:", "tel:", "data:")
-_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{MARKS}])+")
+_WORD = re.compile(WORD_OF_TWO)
 
 
 # --------------------------------------------------------------------------------------
