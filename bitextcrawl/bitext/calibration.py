@@ -68,6 +68,7 @@ from functools import lru_cache
 from typing import Iterable
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 from scipy.special import expit
 
 from bitextcrawl.pages.tokens import WORD_OF_TWO
@@ -326,7 +327,7 @@ class RowProbability:
         knots, at = np.unique(np.round(points, 3), return_inverse=True)
         w = np.bincount(at, weight)
         share = np.bincount(at, weight * is_row) / w
-        self.knots_, self.rows_share_ = knots, _isotonic(share, w)
+        self.knots_, self.rows_share_ = knots, isotonic_regression(share, weights=w).x
 
     def _proba(self, odds: np.ndarray) -> np.ndarray:
         """P(right) of rows of these log-odds: the posterior, or above ``raise_from_``
@@ -437,25 +438,6 @@ def _anchor_agreement(text_1: str, text_2: str) -> tuple[int, int]:
             else:
                 one_side += 1
     return shared, one_side
-
-
-def _isotonic(y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """The non-decreasing sequence nearest ``y`` in weighted least squares (pool
-    adjacent violators)."""
-    vals: list[float] = []
-    wts: list[float] = []
-    size: list[int] = []
-    for v, u in zip(y.tolist(), w.tolist()):
-        vals.append(v)
-        wts.append(u)
-        size.append(1)
-        while len(vals) > 1 and vals[-2] > vals[-1]:
-            v, u, k = vals.pop(), wts.pop(), size.pop()
-            total = wts[-1] + u
-            vals[-1] = (vals[-1] * wts[-1] + v * u) / total if total > 0 else v
-            wts[-1] = total
-            size[-1] += k
-    return np.repeat(np.array(vals), size)
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, ridge: float,
