@@ -119,7 +119,7 @@ def marked_untranslated(cands, pages1: dict, pages2: dict, l1: str, l2: str,
                  or l1 in page_named_unlinked(pages2[b], langs))}
 
 
-def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
+def copied_pairs(cands, pages1: dict, pages2: dict, shared_lines: bool = True) -> set:
     """Candidates one of whose pages is the other's prose, line for line, without its
     template (:func:`~bitextcrawl.pages.prose.is_copy`): an untranslated copy served under
     the other language's URL, whatever its label and its URL rule say.
@@ -138,7 +138,7 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
     Besides ``cands``, every two pages that share a line of prose are asked: a copy need
     not be among its original's candidates (a page of a pair its evidence settled meets
     no other, and a long page's ten nearest may all be other pages), and still pairs
-    nothing else.
+    nothing else. ``shared_lines=False`` asks ``cands`` only.
     """
     # the site's name around its titles, localised on an untranslated page all the same
     ignore = (site_title_words(p.title for p in pages1.values())
@@ -168,6 +168,8 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
                               of(linked, a, pages1, link_words),
                               of(linked, b, pages2, link_words)))
 
+    if not shared_lines:
+        return {(a, b) for a, b in cands if copied(a, b)}
     by_line: dict = {}
     for a in pages1:
         for line in of(lines, a, pages1, lambda p: prose_lines(p.text)):
@@ -176,6 +178,24 @@ def copied_pairs(cands, pages1: dict, pages2: dict) -> set:
                for line in of(lines, b, pages2, lambda p: prose_lines(p.text))
                if len(by_line.get(line, ())) <= COPY_LINE_PAGES for a in by_line.get(line, ())}
     return {(a, b) for a, b in sharing.union(cands) if copied(a, b)}
+
+
+def without_copies(copies: set, pages1: dict, pages2: dict,
+                   evidence: Evidence) -> tuple[dict, dict, Evidence]:
+    """``pages1``, ``pages2`` and ``evidence`` without the pages of ``copies``; a page the
+    site declares another page's version of (a mutual hreflang) stays."""
+    declared = {u for k, v in evidence.hreflang.items() if v >= 1.0 for u in k}
+    gone1 = {a for a, _ in copies} - declared
+    gone2 = {b for _, b in copies} - declared
+
+    def kept(found: dict) -> dict:
+        return {k: v for k, v in found.items() if k[0] not in gone1 and k[1] not in gone2}
+
+    return ({u: p for u, p in pages1.items() if u not in gone1},
+            {u: p for u, p in pages2.items() if u not in gone2},
+            Evidence(url_pattern=kept(evidence.url_pattern), hreflang=kept(evidence.hreflang),
+                     entrance=kept(evidence.entrance),
+                     parallel_link=kept(evidence.parallel_link)))
 
 
 # A line of prose on more pages of one language than this is the site's (a notice, a
@@ -320,11 +340,18 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     if not pages1 or not pages2:
         return []
     evidence = known_evidence(pages1, pages2, l1, l2, site, config, result, pattern_db, load)
-    known = evidence.known()
-    settled = evidence.settled()
     # Structure, content and the candidate filters compare the pages without the template.
     template = template or SiteTemplate().fit(site.pages)
     pages1, pages2 = template.views(pages1), template.views(pages2)
+    # An untranslated copy and its original pair nothing (``copied_pairs``): they leave
+    # the language pair before anything is fitted. Left in, each copy is a pair of
+    # identical structure, length and words, and the length ratio, the structural model
+    # and the LSI space learn from it what a translation of this site looks like.
+    copies = {k for k in copied_pairs((), pages1, pages2) if evidence.hreflang.get(k, 0.0) < 1.0}
+    if copies:
+        pages1, pages2, evidence = without_copies(copies, pages1, pages2, evidence)
+    known = evidence.known()
+    settled = evidence.settled()
 
     t = time.perf_counter()
     # Pages of a settled pair get no other candidates; a single parallel-link proposal
@@ -354,8 +381,15 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
     if "ets" in stages and graph is None:
         graph = build_site_graph(site.pages, links=template.content_links)
+    # copies of short pages, found by their words among the candidates
+    copies |= {k for k in copied_pairs(cands, pages1, pages2, shared_lines=False)
+               if evidence.hreflang.get(k, 0.0) < 1.0}
+    result.counts[f"bitext/align/{key}/copies"] = len(copies)
+    # a copy and its original pair nothing else either: the site served the copy
+    # because that language has no translation of the original
+    copied1 = {a for a, _ in copies}
+    copied2 = {b for _, b in copies}
     chosen: list = []
-    copies = None
     learned: dict = {}
     for round_ in range(MOST_CONTENT_ROUNDS if "content" in stages else 1):
         # From round 2: the pairs the round before chose teach the site's LSI space too
@@ -395,15 +429,6 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * floored[k]) if k in floored else v
                     for k, v in internal.items()}
         t = time.perf_counter()
-        if copies is None:
-            # the site's own declaration (a mutual hreflang or toggle) stands
-            copies = {k for k in copied_pairs(scores.cands, pages1, pages2)
-                      if evidence.hreflang.get(k, 0.0) < 1.0}
-            result.counts[f"bitext/align/{key}/copies"] = len(copies)
-        # a copy and its original pair nothing else either: the site served the copy
-        # because that language has no translation of the original
-        copied1 = {a for a, _ in copies}
-        copied2 = {b for _, b in copies}
         untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2,
                                            evidence) | copies | {
             (a, b) for a, b in scores.cands if (a in copied1 or b in copied2)
