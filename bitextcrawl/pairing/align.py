@@ -381,14 +381,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
 
     if "ets" in stages and graph is None:
         graph = build_site_graph(site.pages, links=template.content_links)
-    # copies of short pages, found by their words among the candidates
-    copies |= {k for k in copied_pairs(cands, pages1, pages2, shared_lines=False)
-               if evidence.hreflang.get(k, 0.0) < 1.0}
-    result.counts[f"bitext/align/{key}/copies"] = len(copies)
-    # a copy and its original pair nothing else either: the site served the copy
-    # because that language has no translation of the original
-    copied1 = {a for a, _ in copies}
-    copied2 = {b for _, b in copies}
+    asked = 0      # candidates asked whether they are copies of short pages (by words)
     chosen: list = []
     learned: dict = {}
     for round_ in range(MOST_CONTENT_ROUNDS if "content" in stages else 1):
@@ -429,6 +422,15 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * floored[k]) if k in floored else v
                     for k, v in internal.items()}
         t = time.perf_counter()
+        copies |= {k for k in copied_pairs(scores.cands[asked:], pages1, pages2,
+                                           shared_lines=False)
+                   if evidence.hreflang.get(k, 0.0) < 1.0}
+        asked = len(scores.cands)
+        result.counts[f"bitext/align/{key}/copies"] = len(copies)
+        # a copy and its original pair nothing else either: the site served the copy
+        # because that language has no translation of the original
+        copied1 = {a for a, _ in copies}
+        copied2 = {b for _, b in copies}
         untranslated = marked_untranslated(scores.cands, pages1, pages2, l1, l2,
                                            evidence) | copies | {
             (a, b) for a, b in scores.cands if (a in copied1 or b in copied2)

@@ -43,6 +43,21 @@ def test_partly_translated_opaque_glossary(lang, fallback):
     assert result.counts[f"bitext/align/en-{lang}/site_lexicon_words"] > 0
 
 
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_a_few_copies_teach_the_models_nothing(lang):
+    """Nine entries in ten translated, the tenth served as an English copy under a notice:
+    each copy is the closest pair there is (the same structure, length and words), and
+    the length ratio, the structural model and the LSI space must not learn from it what
+    this site's translations look like (``align.without_copies``)."""
+    site = glossary_site(langs=("en", lang), translated=0.9, fallback=True)
+    result = align_site(_records(site), AlignConfig(langs=("en", lang)))
+    scores = evaluate([(site.url(a), site.url(b)) for a, b in site.gold],
+                      [(p.url_1, p.url_2) for p in result.pairs])
+    print(lang, scores, result.counts[f"bitext/align/en-{lang}/copies"])
+    assert result.counts[f"bitext/align/en-{lang}/copies"] == 85 - round(0.9 * 85)
+    assert scores["f1"] >= 0.97, scores
+
+
 def test_every_pair_of_one_multilingual_run_as_good_as_alone():
     """One alignment of four languages pairs each as well as its own alignment does."""
     langs = ("en", "fr", "ja", "ru")
