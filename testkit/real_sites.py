@@ -9,6 +9,9 @@ answers it. Nothing here is tuned to a site: each loader only says where the fil
 from __future__ import annotations
 
 import functools
+import hashlib
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +41,7 @@ class RealSite:
     langs: tuple
     redirects: dict = field(default_factory=dict)
     silver: bool = False          # the gold holds only the pairs it is sure of (WET, tldr)
+    unpaired: frozenset = frozenset()   # pages with no counterpart: any pair of one is wrong
 
 
 def identifier():
@@ -215,6 +219,87 @@ def tldr_opaque_reordered(data: Path, lang: str = "fr", code: str | None = None,
                       folders=("en", "p"), silver=True)
 
 
+# Copies variants: one in COPY_SHARE of the English command pages that the second language
+# does not translate is served under that language's URL all the same, as a static site
+# generator's fallback serves it: the English article inside the template of a translated
+# page of the same platform, under a notice in that language, without alternates or a
+# language switch. The copies and their originals pair nothing.
+COPY_SHARE = 4
+COPY_NOTICES = {"fr": "Cette page n'a pas encore été traduite.",
+                "ja": "このページはまだ翻訳されていません。",
+                "ru": "Эта страница ещё не переведена."}
+_ARTICLE = re.compile(r'<article class="command">.*?</article>', re.S)
+_TITLE = re.compile(r"<title>([^<—]*?) — ([^<]*)</title>")
+_ALTERNATES = re.compile(r'<link rel="alternate"[^>]*>\n?')
+_SWITCH = re.compile(r'<nav class="lang-switch".*?</nav>\n?', re.S)
+
+
+def _tldr_with_copies(src: Path, code: str, gold: Path, out: Path) -> list[str]:
+    """``src`` copied to ``out`` with copies of untranslated English pages under
+    ``/<code>/`` (one in ``COPY_SHARE`` by a hash of the path); the originals' paths."""
+    shutil.copytree(src, out)
+    originals = []
+    translated = {line.split("\t")[0] for line in gold.read_text(encoding="utf-8").splitlines()
+                  if line.strip()}
+    for english in sorted((src / "en").glob("*/*.html")):
+        rel = english.relative_to(src / "en")
+        path = f"/en/{rel.as_posix()}"
+        if (path in translated or english.name == "index.html"
+                or int(hashlib.sha1(path.encode()).hexdigest(), 16) % COPY_SHARE):
+            continue
+        # the template: the next translated page of the platform in name order
+        own = sorted(p for p in (src / code / rel.parent).glob("*.html") if p.name != "index.html")
+        if not own:
+            continue
+        template = next((p for p in own if p.name > rel.name), own[-1]).read_text(encoding="utf-8")
+        page = english.read_text(encoding="utf-8")
+        article = _ARTICLE.search(page).group(0)
+        name, _ = _TITLE.search(page).groups()
+        notice = f'<p class="notice">{COPY_NOTICES[code]}</p>\n'
+        copy = _ARTICLE.sub(lambda _: notice + article, template, count=1)
+        copy = _TITLE.sub(lambda m: f"<title>{name} — {m.group(2)}</title>", copy, count=1)
+        copy = _SWITCH.sub("", _ALTERNATES.sub("", copy))
+        (out / code / rel).write_text(copy, encoding="utf-8")
+        originals.append(path)
+    return originals
+
+
+def _copies_of(pages, originals: list[str]) -> frozenset:
+    """The copies (the pages with the notice) and their originals, by URL."""
+    notices = tuple(COPY_NOTICES.values())
+    copies = {p.url for p in pages if p.html and any(n in p.html for n in notices)}
+    return frozenset(copies | {"http://tldr.test" + path for path in originals})
+
+
+def tldr_copies(data: Path, lang: str = "fr", code: str | None = None,
+                workdir: str | None = None) -> RealSite:
+    """``tldr`` with copies of untranslated pages under the other language's URLs."""
+    code = code or lang
+    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-copies-{code}-"))
+    gold = data / "tldr" / "gold" / f"en-{code}.tsv"
+    originals = _tldr_with_copies(data / "tldr" / "site", code, gold, out / "site")
+    pages = _tldr_records(out / "site", ("en", code))
+    return RealSite(f"tldr en-{code} copies", pages, read_gold(gold, base="http://tldr.test/"),
+                    ("en", lang), redirects=directory_index_redirects(pages), silver=True,
+                    unpaired=_copies_of(pages, originals))
+
+
+def tldr_opaque_copies(data: Path, lang: str = "fr", code: str | None = None,
+                       workdir: str | None = None) -> RealSite:
+    """``tldr_copies`` made opaque by the data's own ``make_opaque.py``."""
+    code = code or lang
+    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-copies-{code}-"))
+    gold = data / "tldr" / "gold" / f"en-{code}.tsv"
+    originals = _tldr_with_copies(data / "tldr" / "site", code, gold, out / "copies")
+    subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"), str(out / "copies"),
+                    str(gold), str(out / "opaque")], check=True, capture_output=True, timeout=300)
+    pages = _tldr_records(out / "opaque" / "site", ("en", "p"))
+    return RealSite(f"tldr opaque en-{code} copies", pages,
+                    read_gold(out / "opaque" / "gold.tsv", base="http://tldr.test/"),
+                    ("en", lang), redirects=directory_index_redirects(pages), silver=True,
+                    unpaired=_copies_of(pages, originals))
+
+
 def lett(data: Path) -> RealSite:
     """The WMT16 lett file; its ``expected`` pairs are what Bitextor outputs, not a human gold."""
     pages = list(iter_lett_pages(data / "lett" / "v2.lett.gz", identify=identifier()))
@@ -228,7 +313,7 @@ def score(site: RealSite, stages: tuple) -> float:
                         redirects=site.redirects)
     pairs = [(p.url_1, p.url_2) for p in result.pairs]
     if site.silver:
-        return evaluate_silver(site.gold, pairs)["f1"]
+        return evaluate_silver(site.gold, pairs, unpaired=site.unpaired)["f1"]
     return evaluate(site.gold, pairs, directory_index="index.html")["f1"]
 
 
@@ -266,5 +351,9 @@ SITES = {
        for code in TLDR_CODES},
     **{f"tldr-opaque-{code}-reordered": (functools.partial(tldr_opaque_reordered, lang=code),
                                          "tldr") for code in TLDR_CODES},
+    **{f"tldr-{code}-copies": (functools.partial(tldr_copies, lang=code), "tldr")
+       for code in TLDR_CODES},
+    **{f"tldr-opaque-{code}-copies": (functools.partial(tldr_opaque_copies, lang=code), "tldr")
+       for code in TLDR_CODES},
 }
 

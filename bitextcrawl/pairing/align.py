@@ -50,6 +50,7 @@ from bitextcrawl.pages.prose import (
     same_prose,
     same_title,
     site_title_words,
+    title_words,
 )
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.site import (
@@ -135,10 +136,10 @@ def copied_pairs(cands, pages1: dict, pages2: dict, shared_lines: bool = True) -
     a URL rule or a model says, unless the site declares the two pages each other's
     version (mutual hreflang or language toggle); counted in ``bitext/align/*/copies``.
 
-    Besides ``cands``, every two pages that share a line of prose are asked: a copy need
-    not be among its original's candidates (a page of a pair its evidence settled meets
-    no other, and a long page's ten nearest may all be other pages), and still pairs
-    nothing else. ``shared_lines=False`` asks ``cands`` only.
+    Besides ``cands``, every two pages that share a line of prose or a title word are
+    asked: a copy need not be among its original's candidates (a page of a pair its
+    evidence settled meets no other, and a long page's ten nearest may all be other
+    pages), and still pairs nothing else. ``shared_lines=False`` asks ``cands`` only.
     """
     # the site's name around its titles, localised on an untranslated page all the same
     ignore = (site_title_words(p.title for p in pages1.values())
@@ -177,6 +178,14 @@ def copied_pairs(cands, pages1: dict, pages2: dict, shared_lines: bool = True) -
     sharing = {(a, b) for b in pages2
                for line in of(lines, b, pages2, lambda p: prose_lines(p.text))
                if len(by_line.get(line, ())) <= COPY_LINE_PAGES for a in by_line.get(line, ())}
+    # and every two pages whose titles share a word: a short page's copy may share no
+    # line long enough to compare
+    by_word: dict = {}
+    for a, page in pages1.items():
+        for word in title_words(page.title, ignore):
+            by_word.setdefault(word, []).append(a)
+    sharing.update((a, b) for b, page in pages2.items() for word in title_words(page.title, ignore)
+                   if len(by_word.get(word, ())) <= COPY_LINE_PAGES for a in by_word.get(word, ()))
     return {(a, b) for a, b in sharing.union(cands) if copied(a, b)}
 
 
@@ -198,9 +207,9 @@ def without_copies(copies: set, pages1: dict, pages2: dict,
                      parallel_link=kept(evidence.parallel_link)))
 
 
-# A line of prose on more pages of one language than this is the site's (a notice, a
-# boilerplate sentence): it finds no page's copies, and asking every pair it joins would
-# cost pages² on a large site.
+# A line of prose (or a title word) on more pages of one language than this is the
+# site's (a notice, a boilerplate sentence): it finds no page's copies, and asking every
+# pair it joins would cost pages² on a large site.
 COPY_LINE_PAGES = 10
 
 

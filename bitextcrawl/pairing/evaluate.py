@@ -111,15 +111,17 @@ def evaluate(gold: list[Pair], predicted: list[Pair], ordered: bool = True,
 
 
 def evaluate_silver(gold: list[Pair], predicted: list[Pair],
-                    found_pages: set[str] | None = None) -> dict:
+                    found_pages: set[str] | None = None,
+                    unpaired: Iterable[str] = ()) -> dict:
     """Precision and recall against a partial ("silver") gold such as WET's.
 
     A silver gold holds only the pairs it is sure of, so a predicted pair is *judged*
-    only where it touches a gold URL, and a gold pair is *findable* only where both of
-    its pages were found (``found_pages``; every gold pair when None).
+    only where it touches a gold URL or one of ``unpaired`` (pages known to have no
+    counterpart, such as untranslated copies), and a gold pair is *findable* only where
+    both of its pages were found (``found_pages``; every gold pair when None).
     """
     gold_set = set(gold)
-    gold_urls = {u for pair in gold_set for u in pair}
+    gold_urls = {u for pair in gold_set for u in pair} | set(unpaired)
     predicted_set = set(predicted)
     judged = [p for p in predicted if p[0] in gold_urls or p[1] in gold_urls]
     findable = [g for g in gold_set if found_pages is None
