@@ -403,7 +403,8 @@ def main() -> None:
                          "nginx-opaque lett tldr-fr tldr-ja tldr-ru tldr-opaque-fr "
                          "tldr-opaque-ja tldr-opaque-ru); each but lett also as "
                          "<name>-reordered (the second language's link lists in its own "
-                         "order), and generated glossaries: glossary-<opaque|urls>-"
+                         "order); tldr[-opaque]-<fr|ja|ru>-copies (copies of untranslated "
+                         "pages under the other language's URLs); and generated glossaries: glossary-<opaque|urls>-"
                          "<fr|ja|ru|zh|hi|bn>[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
                          "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
     ap.add_argument("--leave-one-out", action="store_true",
