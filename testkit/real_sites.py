@@ -126,11 +126,13 @@ def tldr(data: Path, lang: str = "fr", code: str | None = None) -> RealSite:
                     redirects=directory_index_redirects(pages), silver=True)
 
 
-def _tldr_opaque_files(data: Path, code: str, out: Path) -> Path:
-    """``out/site`` and ``out/gold.tsv`` written by the data's own ``make_opaque.py``."""
+def _tldr_opaque_files(data: Path, code: str, out: Path, site: Path | None = None) -> Path:
+    """``out/site`` and ``out/gold.tsv`` written by the data's own ``make_opaque.py`` (from
+    ``site``, the data's tldr site by default)."""
     subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"),
-                    str(data / "tldr" / "site"), str(data / "tldr" / "gold" / f"en-{code}.tsv"),
-                    str(out)], check=True, capture_output=True, timeout=300)
+                    str(site or data / "tldr" / "site"),
+                    str(data / "tldr" / "gold" / f"en-{code}.tsv"), str(out)],
+                   check=True, capture_output=True, timeout=300)
     return out
 
 
@@ -272,31 +274,21 @@ def _copies_of(pages, originals: list[str]) -> frozenset:
 
 
 def tldr_copies(data: Path, lang: str = "fr", code: str | None = None,
-                workdir: str | None = None) -> RealSite:
-    """``tldr`` with copies of untranslated pages under the other language's URLs."""
+                workdir: str | None = None, opaque: bool = False) -> RealSite:
+    """``tldr`` with copies of untranslated pages under the other language's URLs;
+    ``opaque``: then made opaque by the data's own ``make_opaque.py``."""
     code = code or lang
     out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-copies-{code}-"))
     gold = data / "tldr" / "gold" / f"en-{code}.tsv"
-    originals = _tldr_with_copies(data / "tldr" / "site", code, gold, out / "site")
-    pages = _tldr_records(out / "site", ("en", code))
-    return RealSite(f"tldr en-{code} copies", pages, read_gold(gold, base="http://tldr.test/"),
-                    ("en", lang), redirects=directory_index_redirects(pages), silver=True,
-                    unpaired=_copies_of(pages, originals))
-
-
-def tldr_opaque_copies(data: Path, lang: str = "fr", code: str | None = None,
-                       workdir: str | None = None) -> RealSite:
-    """``tldr_copies`` made opaque by the data's own ``make_opaque.py``."""
-    code = code or lang
-    out = Path(workdir or tempfile.mkdtemp(prefix=f"tldr-opaque-copies-{code}-"))
-    gold = data / "tldr" / "gold" / f"en-{code}.tsv"
     originals = _tldr_with_copies(data / "tldr" / "site", code, gold, out / "copies")
-    subprocess.run([sys.executable, str(data / "tldr" / "make_opaque.py"), str(out / "copies"),
-                    str(gold), str(out / "opaque")], check=True, capture_output=True, timeout=300)
-    pages = _tldr_records(out / "opaque" / "site", ("en", "p"))
-    return RealSite(f"tldr opaque en-{code} copies", pages,
-                    read_gold(out / "opaque" / "gold.tsv", base="http://tldr.test/"),
-                    ("en", lang), redirects=directory_index_redirects(pages), silver=True,
+    site, folders = out / "copies", ("en", code)
+    if opaque:
+        _tldr_opaque_files(data, code, out / "opaque", site)
+        site, folders, gold = out / "opaque" / "site", ("en", "p"), out / "opaque" / "gold.tsv"
+    pages = _tldr_records(site, folders)
+    return RealSite(f"tldr {'opaque ' if opaque else ''}en-{code} copies", pages,
+                    read_gold(gold, base="http://tldr.test/"), ("en", lang),
+                    redirects=directory_index_redirects(pages), silver=True,
                     unpaired=_copies_of(pages, originals))
 
 
@@ -353,7 +345,7 @@ SITES = {
                                          "tldr") for code in TLDR_CODES},
     **{f"tldr-{code}-copies": (functools.partial(tldr_copies, lang=code), "tldr")
        for code in TLDR_CODES},
-    **{f"tldr-opaque-{code}-copies": (functools.partial(tldr_opaque_copies, lang=code), "tldr")
-       for code in TLDR_CODES},
+    **{f"tldr-opaque-{code}-copies": (functools.partial(tldr_copies, lang=code, opaque=True),
+                                      "tldr") for code in TLDR_CODES},
 }
 

@@ -1,6 +1,6 @@
 """tldr with untranslated copies: one in four English command pages that a language does
 not translate is served under that language's URL all the same, inside a translated
-page's template under a notice (``testkit.real_sites.tldr_opaque_copies``), then made
+page's template under a notice (``testkit.real_sites.tldr_copies``), then made
 opaque by the data's own script. The copies are the closest pairs there are (the same
 structure, length and words); they and their originals must pair nothing, and teach the
 length ratio, the structural model and the LSI space nothing (``align.without_copies``).
@@ -12,8 +12,8 @@ import pytest
 
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate_silver
-from tests.conftest import SHARED_DATA
 from testkit import real_sites
+from tests.conftest import SHARED_DATA
 
 pytestmark = pytest.mark.integration
 
@@ -23,7 +23,7 @@ def test_opaque_tldr_with_copies_pairs_as_well_as_without(lang, tmp_path):
     if not (SHARED_DATA / "tldr" / "site").is_dir():
         pytest.skip(f"real data not found at {SHARED_DATA / 'tldr'} (../shared/data beside "
                     f"the project)")
-    site = real_sites.tldr_opaque_copies(SHARED_DATA, lang=lang, workdir=str(tmp_path))
+    site = real_sites.tldr_copies(SHARED_DATA, lang=lang, workdir=str(tmp_path), opaque=True)
     result = align_site(site.pages, AlignConfig(langs=site.langs), redirects=site.redirects)
     pairs = [(p.url_1, p.url_2) for p in result.pairs]
     scores = evaluate_silver(site.gold, pairs, unpaired=site.unpaired)
