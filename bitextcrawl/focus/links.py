@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Holding, Priorities
+from bitextcrawl.focus.marks import mark, marked, marks
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.rules.base import DROP, FOLLOW, FocusParts, FocusRule, LinkCase
 from bitextcrawl.focus.shape import SiteShape
@@ -160,11 +161,10 @@ class LinkJudge:
                 queue.untranslated[url] = lang
                 continue
             if url in queue.promoted or url in queue.untranslated or not self.config.promote \
-                    or request.meta.get("bitext_same_page"):
+                    or marks(request.meta).same_page:
                 # (a link of its page's language had that language's bonus already)
                 continue
-            meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
-                    "bitext_same_lang": lang}
+            meta = marked(request.meta, promoted=True, chain=lang, same_lang=lang)
             queue.promoted.add(url)
             out.append(request.replace(
                 priority=request.priority + self.config.bonus, dont_filter=True, meta=meta))
@@ -180,11 +180,9 @@ class LinkJudge:
                         self.langs)
         if case.ordinary:
             # what the rules before download and yield learning read of an ordinary link
-            if lang == page.lang:
-                request.meta["bitext_same_lang"] = lang
-            if lang is None:
-                request.meta["bitext_same_page"] = True
-            request.meta["bitext_chain"] = case.chain
+            mark(request.meta, chain=case.chain,
+                 same_lang=lang if lang == page.lang else marks(request.meta).same_lang,
+                 same_page=lang is None or marks(request.meta).same_page)
         for rule in self.link_rules:
             verdict = rule.link(case)
             if verdict == DROP:

@@ -59,6 +59,7 @@ from scrapy import signals
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.focus.marks import carrying
 from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
@@ -140,8 +141,7 @@ class UrlPairingPipeline(SitePipeline):
             # a held link whose counterpart exists: now the page is worth its download
             self.stats.inc_value(STAT + "held_requested")
             self._crawl(self.context.page_request(held[1], discovered_by="pattern",
-                                                  bitext_expected_lang=held[0][1],
-                                                  bitext_released=True))
+                                                  **carrying(released=True)))
 
     def response_received(self, response, request, spider=None):
         # (a URL a link's request got answered for is no guess: the crawl state's
@@ -345,6 +345,4 @@ class UrlPairingPipeline(SitePipeline):
         return self.context.frontier.enqueued > enqueued
 
     def _guess(self, target: str, key: tuple) -> None:
-        self._crawl(self.context.page_request(target, discovered_by="pattern",
-                                              bitext_expected_lang=key[2],
-                                              bitext_pattern=key[0]))
+        self._crawl(self.context.page_request(target, discovered_by="pattern"))

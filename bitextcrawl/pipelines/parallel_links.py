@@ -382,9 +382,8 @@ class ParallelLinkPipeline(SitePipeline):
         pairs, and request their targets not stored, tried or scheduled yet; the number
         of requests made."""
         targets = self.index.follow(proposals, u1, u2)
-        for url, lang, depth in targets:
+        for url, _lang, depth in targets:
             request = self.context.page_request(url, discovered_by="parallel_link",
-                                                bitext_expected_lang=lang,
-                                                bitext_parallel_pair=[u1, u2], depth=depth)
+                                                depth=depth)
             self._requests.append(request)   # scheduled by the reactor's thread
         return len(targets)

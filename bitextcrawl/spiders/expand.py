@@ -50,6 +50,7 @@ from bitextcrawl.sites.detect import detect_bilingual, detection_order
 from bitextcrawl.sites.expansion import Expansion, SiteResult, read_seeds, site_root
 from bitextcrawl.sites.graph import CRITERION_NAMES
 from bitextcrawl.sites.rounds import RoundPlanner, align_site, site_pairs
+from bitextcrawl.signals import site_mark
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 
 # (the sites' side; names this module had before it had its own)
@@ -274,7 +275,7 @@ class ExpandSpider(BitextSpider):
         self.sites[site] = crawl
         self.site_pipelines.open_site(crawl)
         self.crawler.stats.inc_value("bitext/expand/sites")
-        return [crawl.page_request(url, discovered_by="start", bitext_expand_hop=0)
+        return [crawl.page_request(url, discovered_by="start", check="root")
                 for url in crawl.start_urls]
 
     def in_scope(self, url: str) -> bool:
@@ -285,20 +286,24 @@ class ExpandSpider(BitextSpider):
         """As the ``bitext`` spider counts it; and the site keeps why (a failed check)."""
         super().on_error(failure)
         request = getattr(failure, "request", None)
-        site = self.sites.get((request.meta.get("bitext_expand_site") if request else None)
-                              or "")
+        site = self._site_of(request.meta) if request is not None else None
         if site is not None and not (request.meta.get("bitext_held")):
             site.no_response(failure_kind(failure))
+
+    def _site_of(self, meta) -> SiteCrawl | None:
+        """The site a request (its ``meta``) was made for."""
+        mark = site_mark(meta)
+        return self.sites.get(mark.site) if mark is not None else None
 
     def _answered(self, request) -> None:
         """The crawl's and the request's site's crawl state both keep the answered URLs."""
         super()._answered(request)
-        site = self.sites.get(request.meta.get("bitext_expand_site") or "")
+        site = self._site_of(request.meta)
         if site is not None:
             site.context.state.answer(request.url, request.meta.get("redirect_urls", ()))
 
     def parse(self, response):
-        asked = self.sites.get(response.meta.get("bitext_expand_site") or "")
+        asked = self._site_of(response.meta)
         if asked is not None:
             asked.responses += 1
         page = response.meta.get("bitext_page")
@@ -315,7 +320,8 @@ class ExpandSpider(BitextSpider):
         site.learn(page)
         yield page
         checking = site.phase == CHECK
-        from_root = checking and response.meta.get("bitext_expand_hop") == 0
+        mark = site_mark(response.meta)
+        from_root = checking and mark is not None and mark.check == "root"
         if from_root:
             site.check_urls.add(page.url)
         links = detection_order(page.links, self.langs) if from_root else page.links
