@@ -18,12 +18,11 @@ from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPT
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.urls import site_name, site_of
+from bitextcrawl.sites.phases import CHECK, CRAWL, FAILED
 from bitextcrawl.signals import SITE_MARK, SiteMark, SiteSignals, site_mark
 
 if TYPE_CHECKING:
     from bitextcrawl.spiders.expand import ExpandSpider
-
-CHECK, CRAWL, DROPPED, FAILED, CLOSED = "check", "crawl", "dropped", "failed", "closed"
 
 
 def failure_kind(failure) -> str:
@@ -136,6 +135,12 @@ class SiteCrawl:
 
     def pages(self) -> list:
         return list(self.context.store)
+
+    def finish(self) -> list:
+        """The round's end: the site's pages, its store closed."""
+        pages = self.pages()
+        self.context.close()
+        return pages
 
     def fail(self) -> None:
         """No check request reached the site (connection refused, DNS, robots.txt): why
