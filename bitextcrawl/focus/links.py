@@ -110,11 +110,24 @@ class LinkJudge:
         self.link_rules = [r for r in rules if type(r).link is not FocusRule.link]
         self.followed_rules = [r for r in rules if type(r).followed is not FocusRule.followed]
 
+    def scheduled(self, request):
+        """A request handed to the frontier (``Frontier.schedule``), on its way to the
+        scheduler: judged as a link found is once its ``link`` hooks are through
+        (:meth:`unfiltered`), unless the rules judged it already (a link found, kept by
+        a rule and released, or sent again once a rewrite failed; a request the focus
+        made itself). Every request is judged once, whichever way it comes."""
+        if marks(request.meta).judged:
+            return request
+        request = self.unfiltered(request)
+        mark(request.meta, judged=True)
+        return request
+
     def unfiltered(self, request, case: LinkCase | None = None):
         """``request`` on its way to the scheduler (a link followed, ``case``, or a
-        counterpart guessed from a stored page): made to pass the dupefilter if an
-        earlier request for its URL was held back at download (the filter saw that one,
-        nobody downloaded it); then as the rules that see it make it."""
+        request the frontier schedules, a counterpart guessed from a stored page or a
+        parallel link among them): made to pass the dupefilter if an earlier request for
+        its URL was held back at download (the filter saw that one, nobody downloaded
+        it); then as the rules that see it make it."""
         queue = self.queue
         if request.url in queue.filtered and request.url not in queue.downloaded:
             request = request.replace(dont_filter=True)
@@ -180,9 +193,11 @@ class LinkJudge:
                         self.langs)
         if case.ordinary:
             # what the rules before download and yield learning read of an ordinary link
-            mark(request.meta, chain=case.chain,
+            mark(request.meta, judged=True, chain=case.chain,
                  same_lang=lang if lang == page.lang else marks(request.meta).same_lang,
                  same_page=lang is None or marks(request.meta).same_page)
+        else:
+            mark(request.meta, judged=True)
         for rule in self.link_rules:
             verdict = rule.link(case)
             if verdict == DROP:

@@ -36,6 +36,9 @@ class Marks:
     family_admitted: bool = False
     # a language probe of the small side (focus/walk.py): the language it looks for
     lang_probe: str | None = None
+    # judged by the rules on its way to the scheduler (focus/links.py): a copy handed to
+    # the frontier again (released, a rewrite undone) is not judged twice
+    judged: bool = False
 
 
 NONE = Marks()

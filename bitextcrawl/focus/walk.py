@@ -108,7 +108,8 @@ class SmallSideWalk:
             logger.info("Focus: no link names %s pages yet: %s requested as a language probe",
                         lang, url)
             self._schedule(self._page_request(url, priority=self.probe_priority,
-                                              **carrying(lang_probe=lang, released=True)))
+                                              **carrying(lang_probe=lang, released=True,
+                                                                  judged=True)))
 
     def _probe_answered(self, request, links=()) -> None:
         """A language probe came back (a page linking ``links``, or an error): once

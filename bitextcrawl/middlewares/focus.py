@@ -142,7 +142,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context.state.add_section("focus", self._state, shared=True)
         context.add_idle_task("held_links", self.release_held)
         context.frontier.add_own_keeps(self._keeps_own)
-        context.frontier.add_guess_hook(self.judge.unfiltered)
+        context.frontier.judge = self.judge.scheduled
 
     @classmethod
     def from_crawler(cls, crawler):

@@ -165,7 +165,7 @@ class UrlPairingPipeline(SitePipeline):
     # ---- deep page recovery ---------------------------------------------------------------
 
     def _crawl(self, request) -> None:
-        self.context.frontier.schedule(request, guess=True)
+        self.context.frontier.schedule(request)
 
     def _recovery_sources(self) -> tuple[list, dict]:
         """Pages whose counterparts are guessed: the unpaired stored pages and the links the

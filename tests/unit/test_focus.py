@@ -756,3 +756,33 @@ def test_what_comes_back_and_idle_go_to_the_rules_in_the_reverse_order(tmp_path)
     off = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_SECTION_INDEXES_ENABLED=False))
     assert "section_indexes" not in [r.name for r in off.page_rules + off.idle_rules]
     assert not off.sections.enabled and off.bars.enabled
+
+
+def test_every_request_the_frontier_schedules_is_judged_once(tmp_path):
+    """One judge path: a request handed to the frontier that no rule has judged (a
+    parallel link) is judged as a followed link is: its URL held at download and never
+    downloaded, it goes past the dupefilter; queued low and asked for higher, it is
+    promoted. A request the rules judged already (a link the spider followed, handed to
+    the frontier again once released) goes as it is: judged once."""
+    crawler = make_crawler(tmp_path)
+    scheduled = with_engine(crawler)
+    mw = FocusMiddleware(crawler)
+    frontier = mw.context.frontier
+    held, queued = f"{H}/en/held.html", f"{H}/en/queued.html"
+    mw.queue.filtered.add(held)   # held at download: the dupefilter saw it
+    mw.request_scheduled(Request(queued, priority=-2))
+    found = {"bitext_discovered_by": "parallel_link"}
+    frontier.schedule(Request(held, meta=dict(found)))
+    frontier.schedule(Request(queued, priority=40, meta=dict(found)))
+    assert [r.dont_filter for r in scheduled] == [True, True]
+    assert marks(scheduled[1].meta).promoted
+    assert all(marks(r.meta).judged for r in scheduled)
+    # a link the spider followed: judged there; handed to the frontier, not again
+    again = f"{H}/cn/again.html"
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    followed = mw.get_processed_request(link_request(again), zh_page)
+    assert marks(followed.meta).judged and not followed.dont_filter
+    mw.queue.filtered.add(again)
+    frontier.schedule(followed)
+    assert scheduled[-1] is followed and not followed.dont_filter
+    assert crawler.stats.get_value("bitext/focus/promoted") == 1
