@@ -7,6 +7,8 @@ needs a reference to another.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pydispatch.robustapply import robustApply
 
 from bitextcrawl.pages.urls import site_of
@@ -40,13 +42,31 @@ request_discarded = object()
 closing_started = object()
 
 
+class SiteMark(NamedTuple):
+    """What a request of an expand crawl carries (``request.meta["bitext_expand"]``): the
+    site it was made for, and its part in that site's check (``spiders/expand.py``):
+    ``"root"`` (a start URL), ``"link"`` (a link of the root requested for the check),
+    ``"held"`` (a link held back until the check ends), or ``""``."""
+    site: str
+    check: str = ""
+
+
+SITE_MARK = "bitext_expand"
+
+
+def site_mark(meta) -> SiteMark | None:
+    """The expand crawl's mark of a request's (or response's) ``meta``, if any."""
+    return meta.get(SITE_MARK)
+
+
 def event_site(kwargs: dict) -> str | None:
-    """The site a signal's event is about: the site a request was made for (the expand
-    spider's ``bitext_expand_site``), else the site of its URL, of a response's or of a
+    """The site a signal's event is about: the site a request was made for (an expand
+    crawl's :class:`SiteMark`), else the site of its URL, of a response's or of a
     rewritten link's source; None for an event of no one site (``pages_paired``)."""
     request = kwargs.get("request")
     if request is not None:
-        return request.meta.get("bitext_expand_site") or site_of(request.url)
+        mark = site_mark(request.meta)
+        return mark.site if mark is not None else site_of(request.url)
     response = kwargs.get("response")
     if response is not None:
         return site_of(response.url)

@@ -3,7 +3,10 @@ request is scheduled, and where the idle-time work runs.
 
 Every component that adds requests of its own (deep page recovery's guesses, parallel
 links, held links released, a redirect rewrite undone, the frontier journal's replays, the
-expand spider's rounds) hands them to :meth:`Frontier.schedule`. The work done when the
+expand spider's rounds) hands them to :meth:`Frontier.schedule`, which hands each to the
+focus's judge first (``Frontier.judge``, the focus middleware's ``LinkJudge.scheduled``):
+the focus's rules judge a request once, whether the spider or the frontier schedules it,
+and a request they judged already (a held link released) goes as it is. The work done when the
 crawl runs dry is a list of ordered *idle tasks*, registered by the components with
 :meth:`Frontier.add_idle_task` under the names and orders of :data:`IDLE_ORDER`:
 
@@ -91,7 +94,10 @@ class Frontier:
         self.crawler = crawler
         self.owner = owner     # the crawler's crawl context: its tasks run on spider_idle
         self._tasks: dict[object, list[_Task]] = {}
-        self._guess_hooks: list[Callable] = []
+        # ``judge(request) -> request``: the focus's judgement of a request on its way to
+        # the scheduler (FocusMiddleware's), which every request scheduled here goes
+        # through; None without the focus
+        self.judge: Callable | None = None
         self._running: set[Deferred] = set()   # idle work beside the reactor
         self._resume: dict[object, int] = {}   # key -> the task its next pass starts at
         self._passes: dict[object, IdlePasses] = {}    # key -> its passes (the rule's)
@@ -125,17 +131,13 @@ class Frontier:
 
     # ---- scheduling ---------------------------------------------------------------------
 
-    def add_guess_hook(self, hook: Callable) -> None:
-        """``hook(request) -> request``, applied to every guessed request (deep page
-        recovery's): the focus lets one past the dupefilter where an earlier copy was held."""
-        self._guess_hooks.append(hook)
-
-    def schedule(self, request, guess: bool = False) -> bool:
-        """Schedule ``request`` (a guess: through the guess hooks first); True if it
-        reached the scheduler's queue (the dupefilter did not drop it)."""
-        if guess:
-            for hook in self._guess_hooks:
-                request = hook(request)
+    def schedule(self, request) -> bool:
+        """Schedule ``request``, judged by the focus first (``judge``: the rules that see
+        every request on its way to the scheduler, as they see a link the spider
+        follows; a request they judged already goes as it is); True if it reached the
+        scheduler's queue (the dupefilter did not drop it)."""
+        if self.judge is not None:
+            request = self.judge(request)
         self._dropped = None
         self.crawler.engine.crawl(request)
         if self._dropped is request:

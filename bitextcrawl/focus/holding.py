@@ -11,25 +11,22 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bitextcrawl.focus.marks import mark, marks
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
-# Meta of a link that waited for the one-way judgement alone (``Holding.waits``), and of
-# its copy released: judged again at download by every rule but that one.
-ONE_WAY_WAIT, ONE_WAY_WAITED = "bitext_one_way_wait", "bitext_one_way_waited"
-
-
 def mark_released(request) -> None:
     """A held request goes out: past the focus's holding rules where it was held by one
-    of them (``bitext_released``); where it only waited for the one-way judgement, the
-    other rules judge it again (the small side's holding among them)."""
-    if request.meta.pop(ONE_WAY_WAIT, None):
-        request.meta[ONE_WAY_WAITED] = True
+    of them (``Marks.released``); where it only waited for the one-way judgement
+    (``Holding.waits``), the other rules judge it again (the small side's holding among
+    them), all but that one."""
+    if marks(request.meta).one_way_wait:
+        mark(request.meta, one_way_wait=False, one_way_waited=True)
     else:
-        request.meta["bitext_released"] = True
+        mark(request.meta, released=True)
 
 
 @dataclass

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.holding import Holding, Priorities
+from bitextcrawl.focus.marks import mark, marked, marks
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.rules.base import DROP, FOLLOW, FocusParts, FocusRule, LinkCase
 from bitextcrawl.focus.shape import SiteShape
@@ -109,11 +110,24 @@ class LinkJudge:
         self.link_rules = [r for r in rules if type(r).link is not FocusRule.link]
         self.followed_rules = [r for r in rules if type(r).followed is not FocusRule.followed]
 
+    def scheduled(self, request):
+        """A request handed to the frontier (``Frontier.schedule``), on its way to the
+        scheduler: judged as a link found is once its ``link`` hooks are through
+        (:meth:`unfiltered`), unless the rules judged it already (a link found, kept by
+        a rule and released, or sent again once a rewrite failed; a request the focus
+        made itself). Every request is judged once, whichever way it comes."""
+        if marks(request.meta).judged:
+            return request
+        request = self.unfiltered(request)
+        mark(request.meta, judged=True)
+        return request
+
     def unfiltered(self, request, case: LinkCase | None = None):
         """``request`` on its way to the scheduler (a link followed, ``case``, or a
-        counterpart guessed from a stored page): made to pass the dupefilter if an
-        earlier request for its URL was held back at download (the filter saw that one,
-        nobody downloaded it); then as the rules that see it make it."""
+        request the frontier schedules, a counterpart guessed from a stored page or a
+        parallel link among them): made to pass the dupefilter if an earlier request for
+        its URL was held back at download (the filter saw that one, nobody downloaded
+        it); then as the rules that see it make it."""
         queue = self.queue
         if request.url in queue.filtered and request.url not in queue.downloaded:
             request = request.replace(dont_filter=True)
@@ -160,11 +174,10 @@ class LinkJudge:
                 queue.untranslated[url] = lang
                 continue
             if url in queue.promoted or url in queue.untranslated or not self.config.promote \
-                    or request.meta.get("bitext_same_page"):
+                    or marks(request.meta).same_page:
                 # (a link of its page's language had that language's bonus already)
                 continue
-            meta = {**request.meta, "bitext_promoted": True, "bitext_chain": lang,
-                    "bitext_same_lang": lang}
+            meta = marked(request.meta, promoted=True, chain=lang, same_lang=lang)
             queue.promoted.add(url)
             out.append(request.replace(
                 priority=request.priority + self.config.bonus, dont_filter=True, meta=meta))
@@ -180,11 +193,11 @@ class LinkJudge:
                         self.langs)
         if case.ordinary:
             # what the rules before download and yield learning read of an ordinary link
-            if lang == page.lang:
-                request.meta["bitext_same_lang"] = lang
-            if lang is None:
-                request.meta["bitext_same_page"] = True
-            request.meta["bitext_chain"] = case.chain
+            mark(request.meta, judged=True, chain=case.chain,
+                 same_lang=lang if lang == page.lang else marks(request.meta).same_lang,
+                 same_page=lang is None or marks(request.meta).same_page)
+        else:
+            mark(request.meta, judged=True)
         for rule in self.link_rules:
             verdict = rule.link(case)
             if verdict == DROP:

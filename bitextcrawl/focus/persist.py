@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bitextcrawl.focus.marks import carrying
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
@@ -61,9 +62,10 @@ def load_focus_section(state: dict, queue: FocusQueue, yields: YieldLearning,
             queue.requested.add(url)
     for lang, url, priority, depth in state.get("held", []):
         request = page_request(url, priority=priority, depth=depth,
-                               bitext_chain=lang).replace(dont_filter=True)
+                               **carrying(chain=lang, judged=True)).replace(dont_filter=True)
         queue.held[lang][url] = request
     if state.get("held"):
         logger.info("Focus: %d held links back from the last run", len(state["held"]))
-    return [page_request(url, priority=priority, depth=depth).replace(dont_filter=True)
+    return [page_request(url, priority=priority, depth=depth, **carrying(judged=True))
+            .replace(dont_filter=True)
             for url, priority, depth in state.get("small_side_held", [])]

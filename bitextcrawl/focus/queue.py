@@ -11,6 +11,7 @@ from typing import Any
 
 from bitextcrawl.focus.evidence import LinkEvidence
 from bitextcrawl.focus.families import MissingFamilies
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.focus.shape import SiteShape
 from bitextcrawl.focus.yields import YieldLearning
 
@@ -74,7 +75,7 @@ class FocusQueue:
         counterpart guessed from a stored page (judged by its own evidence)."""
         meta = request.meta
         return meta.get("bitext_discovered_by") in ("link", None) \
-            and not meta.get("bitext_lang_probe") and request.url not in self.switch_targets
+            and not marks(meta).lang_probe and request.url not in self.switch_targets
 
     def held_links(self) -> dict[str, list[str]]:
         return {lang: list(held) for lang, held in self.held.items() if held}
@@ -92,7 +93,7 @@ class FocusQueue:
 
     def scheduled(self, request) -> None:
         """A request went to the scheduler (the dupefilter has not judged it yet)."""
-        if request.meta.get("bitext_promoted"):
+        if marks(request.meta).promoted:
             self.promoted.add(request.url)   # (a copy replayed after a crash, too)
             self.queued[request.url] = (request.priority, id(request))
         else:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bitextcrawl.focus.marks import mark
 from bitextcrawl.focus.queue import FocusQueue
 from bitextcrawl.focus.yields import YieldLearning
 
@@ -166,7 +167,7 @@ class FocusSharing:
         for held in self.queue.held.values():
             request = held.pop(url, None)
             if request is not None and url not in self.queue.downloaded:
-                request.meta["bitext_released"] = True
+                mark(request.meta, released=True)
                 self.schedule(request)
                 self.stats.inc_value("bitext/focus/shared/released_switch_target")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from bitextcrawl.focus.marks import carrying, mark, marks
 from bitextcrawl.sites.small_side import SMALL_SHARE, SmallSide
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
@@ -60,7 +61,7 @@ class SmallSideWalk:
         for request in requests:
             if request.url not in self.downloaded:
                 if not rejudge:
-                    request.meta["bitext_released"] = True
+                    mark(request.meta, released=True)
                 self._schedule(request)
         if requests:
             self.stats.inc_value(f"bitext/focus/small_side/{stat}", len(requests))
@@ -107,7 +108,8 @@ class SmallSideWalk:
             logger.info("Focus: no link names %s pages yet: %s requested as a language probe",
                         lang, url)
             self._schedule(self._page_request(url, priority=self.probe_priority,
-                                              bitext_lang_probe=lang, bitext_released=True))
+                                              **carrying(lang_probe=lang, released=True,
+                                                                  judged=True)))
 
     def _probe_answered(self, request, links=()) -> None:
         """A language probe came back (a page linking ``links``, or an error): once
@@ -125,7 +127,7 @@ class SmallSideWalk:
             return
         self.release(side.gone((request.meta.get("redirect_urls") or [request.url])[0]),
                      "released_after_lang_probe", rejudge=True)
-        if request.meta.get("bitext_lang_probe"):
+        if marks(request.meta).lang_probe:
             # the language is not where the URL tokens said: the sizing ends here
             self.stats.inc_value("bitext/focus/small_side/lang_probes_failed")
             self._probe_answered(request)
@@ -142,7 +144,7 @@ class SmallSideWalk:
         probe = side.probe()
         for request in probe:
             if request.url not in self.downloaded:
-                request.meta["bitext_released"] = True
+                mark(request.meta, released=True)
                 out.append(request)
         if probe:
             self.stats.inc_value("bitext/focus/small_side/probed", len(probe))

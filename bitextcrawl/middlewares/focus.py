@@ -17,6 +17,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.request import request_from_dict
 
+from bitextcrawl.focus.marks import mark, marks
 from bitextcrawl.config import getbool
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
 from bitextcrawl.context import CrawlContext
@@ -141,7 +142,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         context.state.add_section("focus", self._state, shared=True)
         context.add_idle_task("held_links", self.release_held)
         context.frontier.add_own_keeps(self._keeps_own)
-        context.frontier.add_guess_hook(self.judge.unfiltered)
+        context.frontier.judge = self.judge.scheduled
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -193,7 +194,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         self.error_answer(url, response.status, request)
         if self.sharing is not None:
             self.sharing.error(url, response.status)
-        lang = request.meta.get("bitext_chain")
+        lang = marks(request.meta).chain
         if lang:   # a broken same-language link: yielded nothing
             self._sample(url, lang)
 
@@ -276,7 +277,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
         if self.context is None:   # (no spider of ours fed the crawl state)
             self.state.learn_page(item)
         self.learn_page(item, response)
-        chain = response.meta.get("bitext_chain") if response is not None else None
+        chain = marks(response.meta).chain if response is not None else None
         if chain:
             other_wanted = item.lang in self.langs and item.lang != chain
             self._sample(item.url, chain, yielded=other_wanted)
@@ -304,6 +305,7 @@ class FocusMiddleware(BaseSpiderMiddleware):
     def get_processed_request(self, request, response):
         if response is None:
             return request
-        request.meta.setdefault("bitext_linked_from", response.url)   # (focus/sections.py)
+        if marks(request.meta).linked_from is None:   # (focus/sections.py)
+            mark(request.meta, linked_from=response.url)
         return self.judge.request(request, response.meta,
                                   getattr(response.request, "url", None))

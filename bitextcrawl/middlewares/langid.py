@@ -91,7 +91,7 @@ class LanguageIdMiddleware:
         if 300 <= response.status < 400 and b"Location" in response.headers:
             self._check_redirect_loop(request, response)
             return response
-        if response.status != 200 or request.meta.get("bitext_raw"):
+        if response.status != 200:
             return response
         content_language = response.headers.get(b"Content-Language")
         content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")

@@ -32,6 +32,10 @@ from bitextcrawl.signals import url_rewritten
 
 logger = logging.getLogger(__name__)
 
+# The meta of a request a learned rule rewrote: the URL it was rewritten from; "" for a
+# link sent again as the page wrote it, once its rewrite failed. Either is not rewritten.
+REWRITTEN_FROM = "bitext_rewritten_from"
+
 
 class RedirectRewriteMiddleware(BaseSpiderMiddleware):
     def __init__(self, crawler, min_seen: int):
@@ -56,7 +60,7 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
         return cls(crawler, s.getint("BITEXT_REDIRECT_LEARN_MIN"))
 
     def response_downloaded(self, response, request, spider=None):
-        source = request.meta.get("bitext_rewritten_from")
+        source = request.meta.get(REWRITTEN_FROM)
         if source and response.status >= 400 and request.url == self._first_hop(request):
             self._failed(request, source)
         elif source:
@@ -94,10 +98,10 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
             self.stats.inc_value("bitext/redirects/rules_dropped")
             self._publish("redirect_contradicted", source)
         meta = {k: v for k, v in request.meta.items()
-                if k not in ("bitext_rewritten_from", "redirect_urls", "redirect_times",
+                if k not in (REWRITTEN_FROM, "redirect_urls", "redirect_times",
                              "redirect_ttl", "redirect_reasons")}
         CrawlContext.frontier_of(self.crawler).schedule(request.replace(
-            url=source, dont_filter=True, meta={**meta, "bitext_no_rewrite": True}))
+            url=source, dont_filter=True, meta={**meta, REWRITTEN_FROM: ""}))
 
     def get_processed_request(self, request, response):
         return rewritten(self.crawler, self.rules, request)
@@ -108,8 +112,7 @@ class RedirectRewriteMiddleware(BaseSpiderMiddleware):
 
 def rewritable(request) -> bool:
     """A GET the site may redirect: not rewritten already, nor sent back as written."""
-    return request.method == "GET" and not request.meta.get("bitext_no_rewrite") \
-        and not request.meta.get("bitext_rewritten_from")
+    return request.method == "GET" and REWRITTEN_FROM not in request.meta
 
 
 def rewritten(crawler, rules: RedirectRules, request):
@@ -123,7 +126,7 @@ def rewritten(crawler, rules: RedirectRules, request):
     crawler.stats.inc_value("bitext/redirects/rewritten")
     crawler.signals.send_catch_log(url_rewritten, source=request.url, target=new)
     return request.replace(url=new, meta={**request.meta, "redirect_urls": [request.url],
-                                          "bitext_rewritten_from": request.url})
+                                          REWRITTEN_FROM: request.url})
 
 
 class QueuedRewriteMiddleware:

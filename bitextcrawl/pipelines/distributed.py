@@ -59,9 +59,9 @@ class DistributedUrlPairingPipeline(UrlPairingPipeline):
 
     def spider_idle(self) -> bool:
         if self.recovery and self.learner is not None:
-            self.urls_by_lang = {lang: urls for lang, urls
-                                 in self.context.store.urls_by_lang().items()
-                                 if lang in self.langs}
+            self.pairs.urls_by_lang = {lang: urls for lang, urls
+                                       in self.context.store.urls_by_lang().items()
+                                       if lang in self.langs}
         return super().spider_idle()
 
 

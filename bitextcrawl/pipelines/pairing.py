@@ -45,63 +45,54 @@ URL that index left out led nowhere: ``focus/sections.py``),
 ``deferred`` (left for a later round by the probe size), ``over_budget``
 (by the round cap or ``max_pages``).
 
-The guesses and their budgets are :class:`bitextcrawl.pairing.recovery.RecoveryGuesses`
-(pure); this pipeline keeps the pages stored, the pairs learned online, and requests
-what it guesses.
+The pages stored and the pairs learned online are
+:class:`bitextcrawl.pairing.online.OnlinePairs`, the guesses and their budgets
+:class:`bitextcrawl.pairing.recovery.RecoveryGuesses` (both pure); this pipeline feeds
+them the crawl's pages and answers, and requests what it guesses.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 
 from scrapy import signals
 
 from bitextcrawl.config import getbool
 from bitextcrawl.context import CrawlContext
+from bitextcrawl.focus.marks import carrying
 from bitextcrawl.pipelines.base import SitePipeline
-from bitextcrawl.pages.switches import link_named_language, page_named_unlinked
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pages.site import token_languages
-from bitextcrawl.pairing.recovery import NO_CAP, STAT, RecoveryGuesses, folder
+from bitextcrawl.pairing.online import OnlinePairs
+from bitextcrawl.pairing.recovery import NO_CAP, STAT, RecoveryGuesses
 from bitextcrawl.signals import held_links, pages_paired
 
 logger = logging.getLogger(__name__)
 
-# Patterns are re-learned after BITEXT_PATTERN_RELEARN_EVERY new pages, or half the
-# pages known when that is more.
-RELEARN_GROWTH = 2
+
 class UrlPairingPipeline(SitePipeline):
     enabled_by = "BITEXT_PATTERNS_ENABLED"
 
     def __init__(self, crawler, context: CrawlContext | None = None):
         super().__init__(crawler, context)
         s = crawler.settings
-        self.relearn_every = max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY"))
         self.recovery = getbool(s, "BITEXT_DEEP_RECOVERY_ENABLED")
         self.max_per_round = s.getint("BITEXT_RECOVERY_MAX_PER_ROUND")
         self.guesses = RecoveryGuesses(self.stats, self.max_per_round,
                                        max(1, s.getint("BITEXT_RECOVERY_STOP_AFTER")),
                                        s.getfloat("BITEXT_RECOVERY_MIN_SUCCESS"))
-        self.urls_by_lang: dict[str, list[str]] = {}
-        self.known: set[str] = set()         # stored URLs in the wanted languages
-        self.duplicates: set[str] = set()    # stored under another URL already (same content)
-        # which URL tokens name which language here, and |w| of [Zhang 2013] (distinct
-        # contents, all languages): the crawl state's, which the crawl's pages feed
-        self.url_tokens = self.context.state.url_tokens
-        self.linked_from: dict[str, set[str]] = defaultdict(set)  # URL -> langs linking to it
-        self.untranslated: dict[str, frozenset] = {}  # URL -> langs its switch bar shows unlinked
-        self.notified: set[str] = set()      # paired URLs the focus middleware was told about
-        self.seq: dict[str, int] = {}        # stored URL -> arrival order
-        self.dirs: set[tuple[str, str]] = set()  # (language, folder) of stored pages
+        state = self.context.state
+        # the pages to pair, paired as they arrive (pairing/online.py); the pages that
+        # brought pairs, to the focus middleware (``pages_paired``)
+        self.pairs = OnlinePairs(
+            self.langs, max(1, s.getint("BITEXT_PATTERN_RELEARN_EVERY")), state.url_tokens,
+            self.stats, lambda urls: self.context.signals.send_catch_log(
+                signal=pages_paired, urls=urls), state.duplicate)
         self.skipped_unlisted: set[str] = set()  # guesses a section's index advised against
-        self.new_pages = 0
-        self.learner = None
         self.context.add_idle_task("deep_recovery", self.spider_idle)
         self.context.state.add_section("recovery", self.guesses.to_state, shared=True)
-        self.context.state.on_stored_record(self._observe)
+        self.context.state.on_stored_record(self.pairs.observe)
         # the pages and answers of the other workers of a distributed crawl
-        self.context.state.on_remote_record(self._add_page)
+        self.context.state.on_remote_record(self.pairs.add)
         self.context.state.on_fact("recovery_outcome", self._remote_outcome)
         self.context.state.on_fact("answered", self.context.state.answered.add)
         self.context.signals.connect(self.response_received, signal=signals.response_received)
@@ -109,19 +100,16 @@ class UrlPairingPipeline(SitePipeline):
     def open_spider(self):
         # read as the crawl starts; read-only here: the closing pipeline updates it
         self.pattern_db = self.context.pattern_db
-        store = self.context.store
         # a resumed crawl starts from what is stored
-        self.urls_by_lang = {k: v for k, v in store.urls_by_lang().items() if k in self.langs}
-        self.context.replay_store()   # every stored page to _observe (a resumed crawl)
+        self.pairs.load(self.context.store.urls_by_lang())
+        self.context.replay_store()   # every stored page observed (a resumed crawl)
         self.guesses.load(self.context.state_section("recovery", {}))
-        self.known = {u for urls in self.urls_by_lang.values() for u in urls}
-        for lang, urls in self.urls_by_lang.items():
-            for url in urls:
-                self.seq[url] = len(self.seq) + 1
-                self.dirs.add((lang, folder(url)))
-        self.learner = self.context.url_pattern_learner(keep_parsed=True)
-        if any(self.urls_by_lang.values()):
-            self._fit()
+        self.pairs.start(self.context.url_pattern_learner(keep_parsed=True))
+
+    @property
+    def learner(self):
+        """The URL-pattern learner (``OnlinePairs``'s)."""
+        return self.pairs.learner
 
     # ---- outcomes of the guesses ---------------------------------------------------------
 
@@ -136,12 +124,11 @@ class UrlPairingPipeline(SitePipeline):
         self._request_held(self.guesses.remote_outcome(url, tuple(key), ok))
 
     def _request_held(self, held: tuple | None) -> None:
-        if held is not None and held[1] not in self.known:
+        if held is not None and held[1] not in self.pairs.known:
             # a held link whose counterpart exists: now the page is worth its download
             self.stats.inc_value(STAT + "held_requested")
             self._crawl(self.context.page_request(held[1], discovered_by="pattern",
-                                                  bitext_expected_lang=held[0][1],
-                                                  bitext_released=True))
+                                                  **carrying(released=True)))
 
     def response_received(self, response, request, spider=None):
         # (a URL a link's request got answered for is no guess: the crawl state's
@@ -171,115 +158,27 @@ class UrlPairingPipeline(SitePipeline):
                 self.stats.inc_value(STAT + "wrong_language")
                 self.stats.inc_value(STAT + "failed")
                 self._outcome(requested, False)
-        self._observe(item)
-        self._add_page(item)
+        self.pairs.observe(item)
+        self.pairs.add(item)
         return item
-
-    def _add_page(self, item) -> None:
-        """A stored page of a wanted language among the URLs to pair (a page of this
-        worker's, or of another worker of a distributed crawl)."""
-        if item.lang not in self.langs:
-            return
-        for link in item.links:
-            # an ordinary link (not a language switch) from a page of this language to a
-            # page of another: the site's way of saying "no translation of it here"
-            if not link_named_language(link):
-                self.linked_from[link["url"]].add(item.lang)
-        if item.url in self.known:
-            return
-        self.urls_by_lang.setdefault(item.lang, []).append(item.url)
-        self.known.add(item.url)
-        self.seq[item.url] = len(self.seq) + 1
-        self.dirs.add((item.lang, folder(item.url)))
-        if self.context.state.duplicate(item):
-            self.duplicates.add(item.url)
-        self._pair_now(item.url, item.lang)
-        self.new_pages += 1
-        # Every fit reads all URLs: a fixed step would cost O(n²) over a crawl and
-        # block the reactor for a minute on a 20k-page site; growing it with the
-        # site keeps the total linear (half more: the fits read 3 URLs a page stored,
-        # where a tenth more read 11; between fits, new pages are paired by the patterns
-        # already learned). The idle pass re-learns on everything.
-        if self.learner is not None and \
-                self.new_pages >= max(self.relearn_every, len(self.known) // RELEARN_GROWTH):
-            self.relearn()
-
-    # ---- pairs, for the focus middleware ---------------------------------------------------
-
-    def _notify(self, urls) -> None:
-        """Tell the focus middleware which pages brought pairs: of a pair, the page stored
-        first (the other one was found from it, or would have been)."""
-        new = [u for u in urls if u not in self.notified]
-        if new:
-            self.notified.update(new)
-            self.context.signals.send_catch_log(signal=pages_paired, urls=new)
-
-    def _pair_now(self, url: str, lang: str) -> None:
-        """A page whose counterpart (by the patterns learned so far) is stored: both paired."""
-        if not hasattr(self.learner, "pairs_"):
-            return
-        for target, _, _ in self.learner.counterpart_targets(url, lang, self.langs):
-            if target in self.known:
-                self._notify((target,))
-                self.notified.add(url)
-                return
-
-    def _observe(self, item) -> None:
-        """Every stored page, whatever its language: what its switch bar says."""
-        if item.lang in self.langs:
-            unlinked = page_named_unlinked(item, self.langs)
-            if unlinked:  # its switch bar says it has no translation into these
-                self.untranslated[item.url] = unlinked
-
-    def _fit(self) -> None:
-        self.learner.fit(self.urls_by_lang, site_size=self.url_tokens.site_size,
-                         token_langs=token_languages(self.url_tokens.site))
-
-    def relearn(self) -> None:
-        self.new_pages = 0
-        self._fit()
-        self.stats.set_value("bitext/patterns/learned",
-                             sum(1 for p in self.learner.patterns_ if p.credible))
-        pairs = self.learner.pairs()
-        self.stats.set_value("bitext/patterns/pairs", len(pairs))
-        seq = self.seq
-        firsts = []
-        for pair in pairs:
-            a, b = pair.url_1, pair.url_2
-            if a in self.notified or b in self.notified:
-                self.notified.update((a, b))
-                continue
-            first = a if seq.get(a, 0) <= seq.get(b, 0) else b
-            firsts.append(first)
-            self.notified.add(b if first == a else a)
-        self._notify(firsts)
-
-    def unpaired(self):
-        paired = set()
-        for pair in self.learner.pairs():
-            paired.add(pair.url_1)
-            paired.add(pair.url_2)
-        for lang, urls in self.urls_by_lang.items():
-            for url in urls:
-                if url not in paired and url not in self.duplicates:
-                    yield url, lang
 
     # ---- deep page recovery ---------------------------------------------------------------
 
     def _crawl(self, request) -> None:
-        self.context.frontier.schedule(request, guess=True)
+        self.context.frontier.schedule(request)
 
     def _recovery_sources(self) -> tuple[list, dict]:
         """Pages whose counterparts are guessed: the unpaired stored pages and the links the
         focus middleware holds, as ``(url, lang, held)``; and the pages of each language."""
-        sizes = {lang: len(self.urls_by_lang.get(lang, ())) for lang in self.langs}
-        sources = [(url, lang, False) for url, lang in self.unpaired()]
+        pairs = self.pairs
+        sizes = {lang: len(pairs.urls_by_lang.get(lang, ())) for lang in self.langs}
+        sources = [(url, lang, False) for url, lang in pairs.unpaired()]
         for _, answer in self.context.signals.send_catch_log(signal=held_links):
             for lang, urls in (answer or {}).items():
                 if lang in self.langs:
                     # (the focus holds the links of every site an expand crawl crawls)
                     held = [url for url in urls
-                            if url not in self.known and self.context.in_scope(url)]
+                            if url not in pairs.known and self.context.in_scope(url)]
                     sources.extend((url, lang, True) for url in held)
                     # held links are pages of that language too: a language whose links
                     # the focus holds back is not the scarce side
@@ -316,18 +215,19 @@ class UrlPairingPipeline(SitePipeline):
     def spider_idle(self) -> bool:
         """The idle task ``deep_recovery``: a round of guesses; True if some reached the
         scheduler's queue (a guess the dupefilter drops brings nothing)."""
-        if not self.recovery or self.learner is None:
+        pairs = self.pairs
+        if not self.recovery or pairs.learner is None:
             return False
-        self.relearn()
+        pairs.relearn()
         budget = self.max_per_round if self.max_per_round > 0 else NO_CAP
         left = self.context.budget_left()
         if left is not None:
             budget = min(budget, left)
         sources, sizes = self._recovery_sources()
         candidates, target_dirs, skipped_stopped = self.guesses.candidates(
-            sources, lambda url, lang: self.learner.counterpart_targets(url, lang, self.langs),
-            self.known, self._skip_guess,
-            self.untranslated, self.linked_from, self._doubtful_guess)
+            sources, lambda url, lang: pairs.learner.counterpart_targets(url, lang, self.langs),
+            pairs.known, self._skip_guess, pairs.untranslated, pairs.linked_from,
+            self._doubtful_guess)
         if not candidates:
             return False
         if budget <= 0:
@@ -335,7 +235,7 @@ class UrlPairingPipeline(SitePipeline):
             return False
         enqueued = self.context.frontier.enqueued
         scheduled, left, per_direction = self.guesses.round(
-            candidates, target_dirs, sizes, self.dirs, budget, self._guess)
+            candidates, target_dirs, sizes, pairs.dirs, budget, self._guess)
         if scheduled:
             self.stats.inc_value(STAT + "rounds")
             logger.info("Deep page recovery: requesting %d counterpart URLs (%s; %d left for "
@@ -345,6 +245,4 @@ class UrlPairingPipeline(SitePipeline):
         return self.context.frontier.enqueued > enqueued
 
     def _guess(self, target: str, key: tuple) -> None:
-        self._crawl(self.context.page_request(target, discovered_by="pattern",
-                                              bitext_expected_lang=key[2],
-                                              bitext_pattern=key[0]))
+        self._crawl(self.context.page_request(target, discovered_by="pattern"))

@@ -54,8 +54,10 @@ budget cut it; its progress (``progress``: pairs aligned, proposals decided) is 
 what the frontier's rule reads (:mod:`bitextcrawl.idle_rule`).
 
 What the rounds know of the crawl (stored pages, the frontier, the pairs known, proposed
-and verified) is :class:`bitextcrawl.pairing.link_index.LinkIndex`; this pipeline feeds it
-the crawl's records and requests, and runs the rounds' alignments.
+and verified) is :class:`bitextcrawl.pairing.link_index.LinkIndex`; their tree aligner and
+alignments are :class:`bitextcrawl.pairing.link_rounds.LinkRounds`. This pipeline feeds the
+index the crawl's records and requests, runs a round in a thread beside the reactor and
+schedules its requests.
 """
 
 from __future__ import annotations
@@ -63,10 +65,6 @@ from __future__ import annotations
 import logging
 import os
 import time
-from contextlib import contextmanager
-from functools import partial
-from itertools import islice
-from typing import TYPE_CHECKING
 
 from scrapy import signals
 from twisted.internet.defer import inlineCallbacks
@@ -75,36 +73,10 @@ from twisted.internet.threads import deferToThread
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pipelines.base import SitePipeline
 from bitextcrawl.pages.record import PageRecord
-from bitextcrawl.pairing.link_index import STAT, LinkIndex, pair_task
-from bitextcrawl.processes import ProcessPool
-
-if TYPE_CHECKING:
-    from bitextcrawl.trees.domtree import TreeAligner
+from bitextcrawl.pairing.link_index import STAT, LinkIndex
+from bitextcrawl.pairing.link_rounds import CRAWL_TRAINING_PAIRS, LinkRounds
 
 logger = logging.getLogger(__name__)
-
-# Per-pair bound on decoding time inside the crawl (the closing pipeline allows 30 s).
-ALIGN_TIME_LIMIT = 5.0
-# Pairs that train the tree aligner inside the crawl (the closing pipeline uses 25):
-# training is done while the crawl waits.
-CRAWL_TRAINING_PAIRS = 10
-# Pairs per worker aligned between two checks of the round's time
-# (BITEXT_PARALLEL_LINKS_ROUND_SECONDS).
-BATCH = 4
-
-
-def _batches(pairs: list, workers: int):
-    """``pairs`` a few at a time: enough to keep ``workers`` busy, few enough that the
-    round's time is checked often."""
-    size = BATCH * max(1, workers)
-    for k in range(0, len(pairs), size):
-        yield pairs[k:k + size]
-
-
-def _map(pool, fn, tasks: list) -> list:
-    """``fn`` over ``tasks``, in order, in the round's pool or here (a pool that broke
-    has its remaining work done here)."""
-    return list((pool.map if pool is not None else map)(fn, tasks))
 
 
 class ParallelLinkPipeline(SitePipeline):
@@ -113,11 +85,6 @@ class ParallelLinkPipeline(SitePipeline):
     def __init__(self, crawler, context: CrawlContext | None = None):
         super().__init__(crawler, context)
         s = crawler.settings
-        self.per_round = max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND"))
-        # decoding a pair of big pages can take seconds, and the crawl waits for a round:
-        # a round stops after this many seconds (checked between batches)
-        self.round_seconds = s.getfloat("BITEXT_PARALLEL_LINKS_ROUND_SECONDS")
-        self.workers = s.getint("BITEXT_WORKERS") or os.cpu_count() or 1
         self.use_patterns = s.getbool("BITEXT_PATTERNS_ENABLED")
         self.index = LinkIndex(self.langs, self.context.in_scope, self.stats,
                                s.getint("BITEXT_TRAP_MAX_REPEATS"),
@@ -125,9 +92,11 @@ class ParallelLinkPipeline(SitePipeline):
                                tokens=self.context.state.url_tokens.links)
         self.index.answered = self.context.state.answered
         self.index.leads_nowhere = self._leads_nowhere
-        self.aligner: TreeAligner | None = None
-        self.trained_on = 0
-        self.trained_with: tuple | None = None     # the known pairs of the last training
+        # the rounds' tree aligner and alignments (pairing/link_rounds.py)
+        self.rounds = LinkRounds(self.index, self.stats,
+                                 max(1, s.getint("BITEXT_PARALLEL_LINKS_PER_ROUND")),
+                                 s.getfloat("BITEXT_PARALLEL_LINKS_ROUND_SECONDS"),
+                                 s.getint("BITEXT_WORKERS") or os.cpu_count() or 1)
         self._requests: list = []                  # the round's requests, made in its thread
         # after deep page recovery, only when it requested nothing (the engine is idle)
         self.context.add_idle_task("parallel_links", self.spider_idle, when_idle=True,
@@ -179,81 +148,6 @@ class ParallelLinkPipeline(SitePipeline):
         """Stored records of ``urls`` (the store's batched lookup)."""
         return self.context.store.get_many(sorted(urls)) if urls else {}
 
-    @contextmanager
-    def _pool(self, tasks: int):
-        """The round's processes (``BITEXT_WORKERS``, from the fork server, a few ms to
-        start): the crawl waits for the round, and the record workers are idle then.
-        None where this process does: one worker, or fewer than two pairs to align."""
-        if self.workers <= 1 or tasks < 2:
-            yield None
-            return
-        self.stats.max_value(STAT + "workers", self.workers)
-        with ProcessPool(self.workers, inline_if_broken=True) as pool:
-            yield pool
-        if pool.tasks_inline:
-            self.stats.inc_value(STAT + "pool_broken_tasks", pool.tasks_inline)
-
-    def _train(self, known, records, pool) -> None:
-        """Train the tree aligner (§4.2) on known pairs that pass verification (step 2)
-        under the current parameters (at first, the aligner's initial tag prior); again
-        when twice as many pairs are known, up to ``CRAWL_TRAINING_PAIRS``.
-
-        The pairs to verify go out a batch at a time, as many as are still wanted: the
-        same training pairs as verifying one by one, in the same order."""
-        from bitextcrawl.trees.domtree import TreeAligner
-        from bitextcrawl.pairing.parallel_links import round_pair
-
-        fresh = self.aligner is None
-        base = self.aligner or TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT)
-        training: list[tuple] = []
-        first: dict[int, dict | None] = {}    # the verifications' counts: EM's first E-step
-        candidates = iter(known)
-        while len(training) < CRAWL_TRAINING_PAIRS:
-            batch = list(islice(candidates, CRAWL_TRAINING_PAIRS - len(training)))
-            if not batch:
-                break
-            decode = [p for p in batch if self.index.verified.get(p) is None]
-            results = dict(zip(decode, _map(
-                pool, partial(round_pair, base, verify=True, counts=fresh),
-                [pair_task(p, records) for p in decode])))
-            for pair in batch:
-                if pair in results:
-                    result = self.index.counted(results[pair], pair, verify=True)
-                    if result is None:
-                        continue
-                    if fresh:
-                        first[len(training)] = result[1]
-                elif pair[0] not in records or pair[1] not in records:
-                    continue
-                training.append(pair_task(pair, records))
-        if not training:
-            return
-
-        def e_step(aligner, limit=None) -> list:
-            # the pairs verified just now were decoded under the initial parameters: the
-            # first E-step takes their counts
-            given = training[:limit]
-            todo = [k for k in range(len(given)) if k not in first]
-            out = [(first.get(k), None) for k in range(len(given))]
-            for k, result in zip(todo, _map(pool, partial(round_pair, aligner, counts=True),
-                                                 [given[k] for k in todo])):
-                out[k] = (result[1] if isinstance(result, tuple) else None, None)
-            first.clear()
-            return out
-
-        self.aligner = TreeAligner(n_iter=3, time_limit=ALIGN_TIME_LIMIT).fit_with(e_step)
-        self.trained_on = len(training)
-
-    def _needs_training(self, known: list) -> bool:
-        """Train at the first round, and again when twice as many pairs are known as
-        trained it, up to ``CRAWL_TRAINING_PAIRS``; never twice on the same known pairs
-        (the training pairs, their verifications and so the aligner would be the same)."""
-        if self.trained_with == tuple(known):
-            return False
-        want = min(CRAWL_TRAINING_PAIRS, len(known))
-        return self.aligner is None or (self.trained_on < CRAWL_TRAINING_PAIRS
-                                        and want >= 2 * self.trained_on)
-
     def progress(self) -> tuple[int, int]:
         """What the rounds decided for good (pairs aligned, proposals verified or
         rejected): counts that only grow, read by the frontier's rule."""
@@ -291,13 +185,13 @@ class ParallelLinkPipeline(SitePipeline):
         align, the proposals to verify, the known pairs, their records, whether the tree
         aligner is trained again; None when there is nothing to align or verify."""
         known = self.known_pairs()
-        todo, pending = self.index.plan(known, self.per_round)
+        todo, pending = self.index.plan(known, self.rounds.per_round)
         if not todo and not pending:
             return None
         self.stats.inc_value(STAT + "rounds")
-        training = self._needs_training(known)
+        training = self.rounds.needs_training(known)
         if training:
-            self.trained_with = tuple(known)
+            self.rounds.trained_with = tuple(known)
             self.stats.inc_value(STAT + "trainings")
         need = {u for pair in todo + pending for u in pair}
         if training:
@@ -313,8 +207,9 @@ class ParallelLinkPipeline(SitePipeline):
 
         self._requests = []
         try:
-            with self._pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
-                result = self._work(start, todo, pending, known, records, pool, training)
+            with self.rounds.pool(len(todo) + len(pending) + (2 if training else 0)) as pool:
+                result = self.rounds.work(start, todo, pending, known, records, pool,
+                                          training, self._follow_aligned_links)
         finally:
             clear_round_trees()
         requests, self._requests = self._requests, []
@@ -322,69 +217,13 @@ class ParallelLinkPipeline(SitePipeline):
             return requests, 0, False
         return requests, result[1], result[2]
 
-    def _work(self, start, todo, pending, known, records, pool, training):
-        """The round's alignments, a batch of ``BATCH`` pairs at a time between checks of
-        the round's time (after the first batch: a round always decides something)."""
-        from bitextcrawl.pairing import parallel_links as links
-
-        if training:
-            self._train(known, records, pool)
-        if self.aligner is None:
-            return None
-
-        scheduled = verified = aligned = batches = 0
-        cut = len(todo) == self.per_round or len(pending) == self.per_round
-
-        def spent() -> bool:
-            return batches > 0 and time.monotonic() - start > self.round_seconds
-
-        for batch in _batches(pending, self.workers):
-            if spent():
-                cut = True
-                break
-            batches += 1
-            results = _map(pool, partial(links.round_pair, self.aligner, verify=True),
-                                [pair_task(p, records) for p in batch])
-            for pair, result in zip(batch, results):
-                if isinstance(result, str):     # no tree, or the decoder failed
-                    self.index.verified[pair] = False
-                verified += self.index.counted(result, pair, verify=True) is not None
-
-        todo = [p for p in todo if self.index.verified.get(p) is not False]
-        for batch in _batches(todo, self.workers):
-            if spent():
-                cut = True
-                break
-            batches += 1
-            self.index.aligned.update(batch)
-            # step 2 for the pairs that have not been through it (URL patterns, hreflang)
-            verify = [self.index.verified.get(p) is None for p in batch]
-            results = _map(pool, links.proposing_round_pair, [
-                (self.aligner, pair_task(p, records), v) for p, v in zip(batch, verify)])
-            for (u1, u2), result, v in zip(batch, results, verify):
-                result = self.index.counted(result, (u1, u2), verify=v)
-                if result is None:
-                    continue
-                self.stats.inc_value(STAT + "aligned")
-                aligned += 1
-                scheduled += self._follow_aligned_links(result[2], u1, u2)
-        if scheduled:
-            self.stats.inc_value(STAT + "scheduled", scheduled)
-        if cut:
-            self.stats.inc_value(STAT + "rounds_cut")
-        logger.info("Parallel links: %d pairs aligned, %d proposals verified, %d pages "
-                    "requested (%.1fs%s)", aligned, verified, scheduled,
-                    time.monotonic() - start, ", more left" if cut else "")
-        return scheduled, verified, cut
-
     def _follow_aligned_links(self, proposals, u1: str, u2: str) -> int:
         """Propose the aligned links of the pair (u1, u2) (``links.link_proposals``) as
         pairs, and request their targets not stored, tried or scheduled yet; the number
         of requests made."""
         targets = self.index.follow(proposals, u1, u2)
-        for url, lang, depth in targets:
+        for url, _lang, depth in targets:
             request = self.context.page_request(url, discovered_by="parallel_link",
-                                                bitext_expected_lang=lang,
-                                                bitext_parallel_pair=[u1, u2], depth=depth)
+                                                depth=depth)
             self._requests.append(request)   # scheduled by the reactor's thread
         return len(targets)

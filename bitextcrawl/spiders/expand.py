@@ -27,7 +27,9 @@ goes through three phases, each ended by the crawl running dry (``spider_idle``)
 
 Then :class:`~bitextcrawl.sites.expansion.Expansion` ranks the sites linked from the set
 (default ΣLinkEvidence, :mod:`bitextcrawl.sites.evidence`; or the paper's ΣWeightedPageRank,
-ΣPageRank, ΣLinkout), and the top K start the next round. ``expansion.jsonl`` and
+ΣPageRank, ΣLinkout), and the top K start the next round. The phases and rounds are
+:class:`~bitextcrawl.sites.phases.SitePhases` (pure), run when the crawl runs dry (the
+frontier's idle task ``expand_rounds``); this spider crawls the sites. ``expansion.jsonl`` and
 ``sites.jsonl`` in the output dir are rewritten after each round. Round state lives in
 memory: an expand crawl is not resumable with ``JOBDIR``.
 """
@@ -37,24 +39,24 @@ from __future__ import annotations
 import logging
 import os
 
-from scrapy.exceptions import DontCloseSpider, DropItem, NotConfigured
+from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from bitextcrawl import config
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.pairing.url_patterns import PatternDB
 from bitextcrawl.pipelines.closing import ClosingPipeline
-from bitextcrawl.sites.detect import detect_bilingual, detection_order
-from bitextcrawl.sites.expansion import Expansion, SiteResult, read_seeds, site_root
+from bitextcrawl.sites.detect import detection_order
+from bitextcrawl.sites.expansion import Expansion, read_seeds, site_root
 from bitextcrawl.sites.graph import CRITERION_NAMES
-from bitextcrawl.sites.rounds import RoundPlanner, align_site, site_pairs
+from bitextcrawl.sites.rounds import RoundPlanner
+from bitextcrawl.signals import site_mark
 from bitextcrawl.spiders.bitext import BitextSpider, settings_langs, whole_number
 
-# (the sites' side; names this module had before it had its own)
-from bitextcrawl.spiders.expand_sites import (CHECK, CLOSED, CRAWL, DROPPED, FAILED,
-                                              HoldMiddleware, SiteCrawl, failure_kind)
+# (the sites' side and their phases; names this module had before they had their own)
+from bitextcrawl.sites.phases import CHECK, CLOSED, CRAWL, DROPPED, FAILED, SitePhases
+from bitextcrawl.spiders.expand_sites import HoldMiddleware, SiteCrawl, failure_kind
 
 __all__ = ["CHECK", "CLOSED", "CRAWL", "DROPPED", "FAILED", "ExpandSpider", "HoldMiddleware",
            "SiteCrawl", "SitePipelines", "failure_kind", "seed_list"]
@@ -203,7 +205,6 @@ class ExpandSpider(BitextSpider):
         self._rounds_arg, self._top_k_arg, self._criterion_arg = rounds, top_k, criterion
         self.sites: dict[str, SiteCrawl] = {}
         self.site_pipelines: SitePipelines | None = None
-        self.round = 0
 
     check_arguments = classmethod(check_arguments)
 
@@ -221,7 +222,13 @@ class ExpandSpider(BitextSpider):
         # the rounds advance as the frontier's last idle task (extensions/frontier.py);
         # not stoppable by the frontier's rule: each site's tasks have a rule of their
         # own, and the rounds are bounded (BITEXT_EXPAND_ROUNDS)
-        spider.context.add_idle_task("expand_rounds", spider.spider_idle, stoppable=False)
+        phases, frontier = spider.phases, spider.context.frontier
+        phases.schedule = frontier.schedule
+        phases.open_site = lambda site, urls, replaces: spider.open_site(
+            site, urls, replaces=replaces)
+        phases.site_idle = lambda site: spider.site_pipelines.site_idle(site)
+        phases.close_pipelines = lambda site: spider.site_pipelines.close_site(site)
+        spider.context.add_idle_task("expand_rounds", phases.idle, stoppable=False)
         if crawler.settings.get("JOBDIR"):
             logger.warning("JOBDIR: an expand crawl keeps its rounds in memory; an interrupted "
                            "one restarts from the seeds (pages already stored are kept)")
@@ -239,23 +246,27 @@ class ExpandSpider(BitextSpider):
         self.rounds = int(self._rounds_arg if self._rounds_arg is not None
                           else s.getint("BITEXT_EXPAND_ROUNDS"))
         self.detect_pages = s.getint("BITEXT_EXPAND_DETECT_PAGES")
-        self.check_seeds = config.getbool(s, "BITEXT_EXPAND_CHECK_SEEDS_ENABLED")
-        self.replace_failed = config.getbool(s, "BITEXT_EXPAND_REPLACE_FAILED_ENABLED")
         self.expansion = Expansion(
             criterion=self._criterion_arg or s.get("BITEXT_EXPAND_CRITERION"),
             top_k=int(self._top_k_arg if self._top_k_arg is not None
                       else s.getint("BITEXT_EXPAND_TOP_K")))
-        self.planner = RoundPlanner(self.expansion, self.langs)
-        self.align_enabled = s.getbool("BITEXT_ALIGN_ENABLED")
         self.pattern_db_path = config.pattern_db_path(s)
         # imported here: Scrapy's spider loader imports this module for every crawl, and
         # the pairing models' imports (scipy, networkx) would delay them all
         from bitextcrawl.pairing.align import AlignConfig
 
-        self.align_config = AlignConfig.from_settings(s, self.langs)
+        # the sites' phases and the rounds (sites/phases.py)
+        self.phases = SitePhases(
+            RoundPlanner(self.expansion, self.langs), self.rounds,
+            config.getbool(s, "BITEXT_EXPAND_CHECK_SEEDS_ENABLED"),
+            config.getbool(s, "BITEXT_EXPAND_REPLACE_FAILED_ENABLED"), self.output_dir,
+            self.pattern_db_path, AlignConfig.from_settings(s, self.langs),
+            s.getbool("BITEXT_ALIGN_ENABLED"))
+        self.phases.sites = self.sites
 
     # ------------------------------------------------------------------ requests
     async def start(self):
+        self.phases.stats = self.crawler.stats   # (set once the crawl starts)
         by_site: dict[str, list[str]] = {}
         for url in self.seed_urls:
             by_site.setdefault(site_of(url), []).append(url)
@@ -267,14 +278,14 @@ class ExpandSpider(BitextSpider):
     def open_site(self, site: str, start_urls: list[str], seed: bool = False,
                   replaces: str = "") -> list:
         """Start crawling a site in the current round: its check requests."""
-        crawl = SiteCrawl(self, site, list(dict.fromkeys(start_urls)), self.round, seed=seed,
-                          replaces=replaces)
-        if seed and not self.check_seeds:
+        crawl = SiteCrawl(self, site, list(dict.fromkeys(start_urls)), self.phases.round,
+                          seed=seed, replaces=replaces)
+        if seed and not self.phases.check_seeds:
             crawl.phase = CRAWL
         self.sites[site] = crawl
         self.site_pipelines.open_site(crawl)
         self.crawler.stats.inc_value("bitext/expand/sites")
-        return [crawl.page_request(url, discovered_by="start", bitext_expand_hop=0)
+        return [crawl.page_request(url, discovered_by="start", check="root")
                 for url in crawl.start_urls]
 
     def in_scope(self, url: str) -> bool:
@@ -285,20 +296,24 @@ class ExpandSpider(BitextSpider):
         """As the ``bitext`` spider counts it; and the site keeps why (a failed check)."""
         super().on_error(failure)
         request = getattr(failure, "request", None)
-        site = self.sites.get((request.meta.get("bitext_expand_site") if request else None)
-                              or "")
+        site = self._site_of(request.meta) if request is not None else None
         if site is not None and not (request.meta.get("bitext_held")):
             site.no_response(failure_kind(failure))
+
+    def _site_of(self, meta) -> SiteCrawl | None:
+        """The site a request (its ``meta``) was made for."""
+        mark = site_mark(meta)
+        return self.sites.get(mark.site) if mark is not None else None
 
     def _answered(self, request) -> None:
         """The crawl's and the request's site's crawl state both keep the answered URLs."""
         super()._answered(request)
-        site = self.sites.get(request.meta.get("bitext_expand_site") or "")
+        site = self._site_of(request.meta)
         if site is not None:
             site.context.state.answer(request.url, request.meta.get("redirect_urls", ()))
 
     def parse(self, response):
-        asked = self.sites.get(response.meta.get("bitext_expand_site") or "")
+        asked = self._site_of(response.meta)
         if asked is not None:
             asked.responses += 1
         page = response.meta.get("bitext_page")
@@ -315,7 +330,8 @@ class ExpandSpider(BitextSpider):
         site.learn(page)
         yield page
         checking = site.phase == CHECK
-        from_root = checking and response.meta.get("bitext_expand_hop") == 0
+        mark = site_mark(response.meta)
+        from_root = checking and mark is not None and mark.check == "root"
         if from_root:
             site.check_urls.add(page.url)
         links = detection_order(page.links, self.langs) if from_root else page.links
@@ -324,121 +340,7 @@ class ExpandSpider(BitextSpider):
             from_root, checking)
 
     # ------------------------------------------------------------------ rounds
-    def spider_idle(self):
-        """Advance the round when the crawl runs dry: recovery, check, close, next round."""
-        busy = False
-        for site in self._sites(CRAWL):
-            busy = self.site_pipelines.site_idle(site) or busy
-        if busy or (self._sites(CHECK) and self.check_sites()):
-            raise DontCloseSpider
-        if not self._sites(CRAWL, DROPPED, FAILED):
-            return  # nothing left of the last round: the spider closes
-        self.finish_round()
-        if self.round < self.rounds:
-            if self.next_round():
-                raise DontCloseSpider
-        else:
-            self.round += 1
-            ranking = self.expansion.rank(self.round)  # the next ranking, not crawled
-            self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
-        self.write_outputs()
-
     def closed(self, reason):
         """Every site's store closed (an interrupted crawl leaves some open)."""
         for site in self.sites.values():
             site.context.close()
-
-    def _sites(self, *phases) -> list[SiteCrawl]:
-        return [s for s in self.sites.values() if s.phase in phases]
-
-    def check_sites(self) -> int:
-        """Bilingual-site check of every site still being checked [Shi 2006 §3 step 1];
-        returns how many sites passed (their held links are released) or were opened in
-        place of a site that could not be checked."""
-        stats = self.crawler.stats
-        passed = 0
-        for site in self._sites(CHECK):
-            if not site.responses and site.errors:
-                passed += self.check_failed(site)
-                continue
-            site.detection = detect_bilingual(site.pages(), self.langs, site=site.site)
-            stats.inc_value("bitext/expand/checked")
-            if site.detection.bilingual or (site.seed and not self.check_seeds):
-                stats.inc_value("bitext/expand/bilingual")
-                passed += 1
-                for request in site.crawl():
-                    self.context.frontier.schedule(request)
-                logger.info("Round %d: %s is bilingual (%s); crawling it", self.round,
-                            site.site, site.detection.evidence["reason"])
-            else:
-                stats.inc_value("bitext/expand/dropped")
-                self.site_pipelines.close_site(site)
-                site.end(DROPPED)
-                logger.info("Round %d: %s dropped, not bilingual (%s)", self.round,
-                            site.site, site.detection.evidence["reason"])
-        return passed
-
-    def check_failed(self, site: SiteCrawl) -> int:
-        """A site no check request reached (connection refused, DNS, robots.txt): reported,
-        and the next site of the round's ranking opened in its place (a failed
-        check does not waste a place of the top K). Returns 1 if a site was opened."""
-        site.fail()
-        logger.info("Round %d: %s could not be checked (%s)", self.round, site.site,
-                    site.failure)
-        if site.seed or not self.replace_failed:
-            return 0
-        nxt = self.planner.replacement(self.round, list(self.sites))
-        if nxt is None:
-            return 0
-        self.crawler.stats.inc_value("bitext/expand/replaced")
-        logger.info("Round %d: %s takes the place of %s", self.round, nxt, site.site)
-        for request in self.open_site(nxt, self.planner.start_urls(nxt), replaces=site.site):
-            self.context.frontier.schedule(request)
-        return 1
-
-    def finish_round(self) -> None:
-        """Close every site of the round: alignment, C(w), outlinks, verdict (§2.3 step 1)."""
-        stats = self.crawler.stats
-        pattern_db = PatternDB(self.pattern_db_path)
-        for site in sorted(self._sites(CRAWL, DROPPED, FAILED), key=lambda s: s.site):
-            if site.phase == FAILED:
-                site.phase = CLOSED
-                self.planner.close_failed(site)
-                continue
-            bilingual = site.phase == CRAWL
-            if bilingual:
-                self.site_pipelines.close_site(site)
-            pages = site.pages()
-            site.context.close()
-
-            def align(result: SiteResult, site=site, pages=pages) -> None:
-                align_site(site, pages, self.align_config, self.align_enabled, pattern_db,
-                           result)
-                stats.inc_value("bitext/expand/added")
-
-            self.planner.close_site(site, pages, bilingual, align,
-                                    lambda site=site: site_pairs(site.output_dir,
-                                                                 self.align_enabled))
-            site.phase = CLOSED
-        stats.set_value("bitext/expand/rounds", self.round)
-        stats.set_value("bitext/expand/members", len(self.expansion.members))
-        self.write_outputs()
-
-    def next_round(self) -> bool:
-        """Rank the sites linked from the set and start crawling the top K (§2.3 step 2)."""
-        self.round += 1
-        ranking, chosen = self.planner.next_sites(self.round)
-        self.crawler.stats.set_value("bitext/expand/ranked", len(ranking))
-        if not chosen:
-            logger.info("Round %d: no site left to explore", self.round)
-            return False
-        logger.info("Round %d: crawling %d of %d ranked sites: %s", self.round, len(chosen),
-                    len(ranking), ", ".join(chosen))
-        for site in chosen:
-            for request in self.open_site(site, self.planner.start_urls(site)):
-                self.context.frontier.schedule(request)
-        return True
-
-    def write_outputs(self) -> None:
-        """``expansion.jsonl`` and ``sites.jsonl`` (sites/rounds.py)."""
-        self.planner.write(self.output_dir)

@@ -18,12 +18,11 @@ from twisted.internet.error import (ConnectionRefusedError, DNSLookupError, TCPT
 
 from bitextcrawl.context import CrawlContext
 from bitextcrawl.pages.urls import site_name, site_of
-from bitextcrawl.signals import SiteSignals
+from bitextcrawl.sites.phases import CHECK, CRAWL, FAILED
+from bitextcrawl.signals import SITE_MARK, SiteMark, SiteSignals, site_mark
 
 if TYPE_CHECKING:
     from bitextcrawl.spiders.expand import ExpandSpider
-
-CHECK, CRAWL, DROPPED, FAILED, CLOSED = "check", "crawl", "dropped", "failed", "closed"
 
 
 def failure_kind(failure) -> str:
@@ -86,9 +85,11 @@ class SiteCrawl:
         return site_of(url) == self.site
 
     def page_request(self, url: str, discovered_by: str = "link", link: dict | None = None,
-                     priority: int = 0, **meta):
+                     priority: int = 0, check: str = "", **meta):
+        """A request of this site (``check``: its part in the site's check, ``SiteMark``)."""
+        meta[SITE_MARK] = SiteMark(self.site, check)
         return self.spider.page_request(url, discovered_by=discovered_by, link=link,
-                                        priority=priority, bitext_expand_site=self.site, **meta)
+                                        priority=priority, **meta)
 
     def link_requests(self, links, from_root: bool, checking: bool):
         """The requests of a page's links (followable ones): while the site is checked, the
@@ -98,9 +99,9 @@ class SiteCrawl:
             if from_root and self.check_budget > 0 and url not in self.check_urls:
                 self.check_budget -= 1
                 self.check_urls.add(url)
-                yield self.page_request(url, link=link, bitext_expand_hop=1)
+                yield self.page_request(url, link=link, check="link")
             elif checking:
-                yield self.page_request(url, link=link, bitext_expand_hold=True)
+                yield self.page_request(url, link=link, check="held")
             else:
                 yield self.page_request(url, link=link)
 
@@ -135,6 +136,12 @@ class SiteCrawl:
     def pages(self) -> list:
         return list(self.context.store)
 
+    def finish(self) -> list:
+        """The round's end: the site's pages, its store closed."""
+        pages = self.pages()
+        self.context.close()
+        return pages
+
     def fail(self) -> None:
         """No check request reached the site (connection refused, DNS, robots.txt): why
         is kept, its crawl ends and nothing more is read of it."""
@@ -156,10 +163,10 @@ class HoldMiddleware(BaseSpiderMiddleware):
     ordered or dropped them); the spider releases them if the site proves bilingual."""
 
     def get_processed_request(self, request, response):
-        if response is None or not request.meta.get("bitext_expand_hold"):
+        mark = site_mark(request.meta)
+        if response is None or mark is None or mark.check != "held":
             return request
-        sites = getattr(self.crawler.spider, "sites", {})
-        site = sites.get(request.meta.get("bitext_expand_site"))
+        site = getattr(self.crawler.spider, "sites", {}).get(mark.site)
         if site is not None and site.phase == CHECK:
             if site.hold(request):
                 self.crawler.stats.inc_value("bitext/expand/held")

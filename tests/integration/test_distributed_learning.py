@@ -21,6 +21,7 @@ import pytest
 
 from bitextcrawl.demo.server import free_port, serve_site
 from bitextcrawl.demo.site_model import Resource
+from bitextcrawl.focus.marks import carrying, marks
 from tests.conftest import PROJECT_ROOT, crawl_command, redis_server
 
 pytestmark = pytest.mark.integration
@@ -190,7 +191,7 @@ def test_a_link_held_by_one_worker_is_released_by_the_other_once(tmp_path):
         # a queued English request reaches worker 1's downloader: held there (it has
         # passed the shared dupefilter: no other worker could fetch it by itself)
         with pytest.raises(IgnoreRequest):
-            d1.process_request(Request(f"{H}/en/x.html", meta={"bitext_chain": "en"}))
+            d1.process_request(Request(f"{H}/en/x.html", meta=carrying(chain="en")))
         held = {"en": [f"{H}/en/y.html", f"{H}/en/x.html"]}
         assert f1.held_links() == held
         # worker 2 learns it all from Redis: the pages (the site is one-way to it too)
@@ -209,7 +210,7 @@ def test_a_link_held_by_one_worker_is_released_by_the_other_once(tmp_path):
         released = {r.url: r for r in s2}
         assert set(released) == set(held["en"])
         copy = released[f"{H}/en/x.html"]   # (past the shared dupefilter: claimed)
-        assert copy.dont_filter and copy.meta.get("bitext_released")
+        assert copy.dont_filter and marks(copy.meta).released
         assert d2.process_request(copy) is None             # worker 2 requests it
         # worker 1 looks: two-way for it too; its own copy of the link held at download
         # is refused (worker 2 requested it), so the page is requested once
@@ -261,7 +262,7 @@ def test_a_switch_target_held_by_a_worker_that_never_saw_the_switch_goes_out(tmp
         assert f2.get_processed_request(switch, response) is not None
         # worker 1 has not looked yet: it holds its ordinary link's request at download
         with pytest.raises(IgnoreRequest):
-            d1.process_request(Request(f"{H}/en/z.html", meta={"bitext_chain": "en"}))
+            d1.process_request(Request(f"{H}/en/z.html", meta=carrying(chain="en")))
         assert f"{H}/en/z.html" in f1.held_links()["en"]
         x2.state.sync()                  # worker 2 learns of it: a switch target, sent
         (released,) = [r for r in s2 if r.url == f"{H}/en/z.html"]

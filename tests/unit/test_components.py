@@ -757,9 +757,9 @@ def test_parallel_link_rounds_with_no_time_each_decide_a_batch_and_train_once(
     assert decided == len(pipeline.index.verified)
     known = pipeline.known_pairs()
     assert s["bitext/parallel_links/trainings"] < s["bitext/parallel_links/rounds"]
-    assert pipeline.trained_with == tuple(known)
+    assert pipeline.rounds.trained_with == tuple(known)
     # few of the known pairs passed verification (trained_on small): the doubling rule
     # asks for training, but the same known pairs would give the same aligner
-    pipeline.trained_on = 1
-    assert not pipeline._needs_training(known)
-    assert pipeline._needs_training(known + [(f"{site.start_url}new", f"{site.start_url}nouveau")])
+    pipeline.rounds.trained_on = 1
+    assert not pipeline.rounds.needs_training(known)
+    assert pipeline.rounds.needs_training(known + [(f"{site.start_url}new", f"{site.start_url}nouveau")])

@@ -55,7 +55,7 @@ def test_every_component_reads_the_one_url_token_learner(tmp_path):
     focus, pairing, parallel = components(crawler)
     assert focus.evidence.tokens is state.url_tokens.links
     assert parallel.index.tokens is state.url_tokens.links
-    assert pairing.url_tokens is state.url_tokens
+    assert pairing.pairs.url_tokens is state.url_tokens
     assert focus.shape.pages_by_lang is state.pages_by_lang
 
 
@@ -91,7 +91,7 @@ def test_the_same_content_under_a_second_url_is_a_duplicate_for_spider_and_pipel
     for path in ("/en/a.html", "/en/a/index.html"):
         pairing.process_item(parsed(crawler, page(path, "en", text="same words"))[0])
     assert state.content_seen == {"hash of same words": f"{H}/en/a.html"}
-    assert pairing.duplicates == {f"{H}/en/a/index.html"}
+    assert pairing.pairs.duplicates == {f"{H}/en/a/index.html"}
     assert crawler.stats.get_value("bitext/links/skipped_duplicate_page") == 1
 
 

@@ -16,6 +16,7 @@ from bitextcrawl.pages.record import build_record
 from bitextcrawl.pipelines.closing import ClosingPipeline
 from bitextcrawl.pipelines.pairing import UrlPairingPipeline
 from bitextcrawl.pipelines.store import PageStorePipeline
+from bitextcrawl.signals import SITE_MARK, SiteMark
 from bitextcrawl.spiders.expand import CHECK, CRAWL, ExpandSpider, HoldMiddleware, SitePipelines
 
 SITE = "http://a.org"
@@ -108,7 +109,7 @@ def test_site_pipelines_route_items_and_signals(crawler):
     spider = crawler.spider
     requests = spider.open_site(SITE, [SITE + "/en/", SITE + "/"], seed=True)
     assert [r.url for r in requests] == [SITE + "/en/", SITE + "/"]
-    assert all(r.meta["bitext_expand_site"] == SITE and r.meta["bitext_expand_hop"] == 0
+    assert all(r.meta[SITE_MARK] == SiteMark(SITE, "root")
                for r in requests)
     site = spider.sites[SITE]
     rec = RecordingPipeline.instances[0]
@@ -139,7 +140,7 @@ def test_real_pipelines_open_per_site(crawler):
     assert all(p.context is site.context for p in site.pipelines)
     assert site.context is not CrawlContext.from_crawler(crawler)
     assert site.context.in_scope(SITE + "/fr/") and not site.context.in_scope("http://b.org/")
-    assert site.context.page_request(SITE + "/fr/").meta["bitext_expand_site"] == SITE
+    assert site.context.page_request(SITE + "/fr/").meta[SITE_MARK].site == SITE
     assert site.pipelines[0].store is site.context.store
     pipes.close_spider()  # an interrupted crawl: every open site is flushed, its store closed
     assert not pipes.sites and site.context.closed
@@ -154,12 +155,12 @@ def test_check_phase_follows_root_links_and_holds_the_rest(crawler):
     root = build_record(SITE + "/en/", html(
         "en", ("/en/news.html", "News"), ("/en/about.html", "About"), ("/fr/", "Français"),
         ("http://b.org/", "Partner")))
-    request = Request(SITE + "/", meta={"bitext_page": root, "bitext_expand_hop": 0})
+    request = Request(SITE + "/", meta={"bitext_page": root, SITE_MARK: SiteMark(SITE, "root")})
     response = HtmlResponse(SITE + "/en/", body=b"", request=request)
     out = list(spider.parse(response))
     assert out[0] is root
-    followed = [r for r in out[1:] if "bitext_expand_hop" in r.meta]
-    held = [r for r in out[1:] if r.meta.get("bitext_expand_hold")]
+    followed = [r for r in out[1:] if r.meta[SITE_MARK].check == "link"]
+    held = [r for r in out[1:] if r.meta[SITE_MARK].check == "held"]
     # The language switch first, within the budget of 2; the rest waits for the verdict.
     assert [r.url for r in followed] == [SITE + "/fr/", SITE + "/en/news.html"]
     assert [r.url for r in held] == [SITE + "/en/about.html"]

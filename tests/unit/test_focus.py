@@ -8,6 +8,7 @@ from scrapy.http import HtmlResponse
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
+from bitextcrawl.focus.marks import carrying, marks
 from bitextcrawl.middlewares.focus import FocusMiddleware
 from bitextcrawl.pages.record import PageRecord
 from bitextcrawl.pages.urls import UrlLanguageTokens
@@ -125,7 +126,7 @@ def test_same_language_links_held_once_they_yield_nothing(tmp_path):
     for i in range(10):  # the host is no language's token
         mw.tokens.learn(f"{H}/cn/p{i}.html", "zh")
     for i in range(5):  # five English pages reached from English pages, none paired
-        response, page = response_of(f"{H}/en/s{i}.html", "en", bitext_chain="en")
+        response, page = response_of(f"{H}/en/s{i}.html", "en", **carrying(chain="en"))
         made(mw, page, response)
     response, _ = response_of(f"{H}/en/a.html", "en")
     # no contrast yet: nothing of any language yielded (as on a site with opaque URLs)
@@ -258,7 +259,7 @@ def test_switch_absence_is_checked_at_download_for_a_link_queued_unmarked(tmp_pa
     with pytest.raises(IgnoreRequest):
         downloader.process_request(Request(f"{H}/ru/x.html"))
     assert mw.stats.get_value("bitext/focus/dropped_no_translation") == 1
-    probe = Request(f"{H}/ru/x.html", meta={"bitext_lang_probe": "ru"})
+    probe = Request(f"{H}/ru/x.html", meta=carrying(lang_probe="ru"))
     assert downloader.process_request(probe) is None
 
 
@@ -363,14 +364,14 @@ def test_a_switch_target_is_never_held(tmp_path):
     downloader = HeldLinksMiddleware(crawler)
     one_way_site(mw, english_pages=10)
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
-    queued = Request(f"{H}/en/x.html", meta={"bitext_chain": "en"})  # queued before
+    queued = Request(f"{H}/en/x.html", meta=carrying(chain="en"))  # queued before
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
     zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
     for url in (f"{H}/en/x.html", f"{H}/en/y.html"):
         assert mw.get_processed_request(link_request(url, "english"), zh_page) is not None
     assert downloader.process_request(queued) is None
     assert mw.held_links() == {}
-    other = Request(f"{H}/en/z.html", meta={"bitext_chain": "en"})
+    other = Request(f"{H}/en/z.html", meta=carrying(chain="en"))
     try:
         downloader.process_request(other)
         raise AssertionError("an ordinary English link should be held")
@@ -390,7 +391,7 @@ def test_queued_requests_are_not_held_where_the_dupefilter_is_shared(tmp_path):
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None
     assert "en" in mw.queue.holding
     assert downloader.process_request(Request(f"{H}/en/x.html",
-                                              meta={"bitext_chain": "en"})) is None
+                                              meta=carrying(chain="en"))) is None
 
 
 def test_a_request_held_at_download_outlives_a_copy_the_dupefilter_drops(tmp_path):
@@ -407,7 +408,7 @@ def test_a_request_held_at_download_outlives_a_copy_the_dupefilter_drops(tmp_pat
     en_page, _ = response_of(f"{H}/en/q1.html", "en")
     assert mw.get_processed_request(link_request(f"{H}/en/y.html"), en_page) is None  # holding
     try:
-        downloader.process_request(Request(f"{H}/en/x.html", meta={"bitext_chain": "en"}))
+        downloader.process_request(Request(f"{H}/en/x.html", meta=carrying(chain="en")))
         raise AssertionError("a queued English request should be held")
     except IgnoreRequest:
         pass
@@ -518,8 +519,8 @@ def test_an_ordinary_link_into_the_other_language_gets_no_bonus(tmp_path):
     ordinary = mw.get_processed_request(link_request(f"{H}/en/books.html"), zh_page)
     switch = mw.get_processed_request(link_request(f"{H}/en/p1.html", "english"), zh_page)
     assert ordinary.priority == 0 and switch.priority == 30
-    assert ordinary.meta["bitext_untranslated"]
-    en_page, _ = response_of(f"{H}/en/books.html", "en", bitext_untranslated=True)
+    assert marks(ordinary.meta).untranslated
+    en_page, _ = response_of(f"{H}/en/books.html", "en", **carrying(untranslated=True))
     assert mw.get_processed_request(link_request(f"{H}/en/more.html"), en_page).priority == 0
     assert mw.stats.get_value("bitext/focus/untranslated_link") == 2
 
@@ -634,7 +635,7 @@ def test_queued_links_of_a_side_that_looks_one_way_wait_at_download(tmp_path):
     mw.holding.release_languages(released.append)
     assert [r.url for r in released] == [f"{H}/en/b.html"]
     # judged again by the other rules (here the small side's holding), not waiting again
-    assert not released[0].meta.get("bitext_released")
+    assert not marks(released[0].meta).released
     with pytest.raises(IgnoreRequest, match="small side"):
         downloader.process_request(released[0])
 
@@ -755,3 +756,33 @@ def test_what_comes_back_and_idle_go_to_the_rules_in_the_reverse_order(tmp_path)
     off = FocusMiddleware(make_crawler(tmp_path, BITEXT_FOCUS_SECTION_INDEXES_ENABLED=False))
     assert "section_indexes" not in [r.name for r in off.page_rules + off.idle_rules]
     assert not off.sections.enabled and off.bars.enabled
+
+
+def test_every_request_the_frontier_schedules_is_judged_once(tmp_path):
+    """One judge path: a request handed to the frontier that no rule has judged (a
+    parallel link) is judged as a followed link is: its URL held at download and never
+    downloaded, it goes past the dupefilter; queued low and asked for higher, it is
+    promoted. A request the rules judged already (a link the spider followed, handed to
+    the frontier again once released) goes as it is: judged once."""
+    crawler = make_crawler(tmp_path)
+    scheduled = with_engine(crawler)
+    mw = FocusMiddleware(crawler)
+    frontier = mw.context.frontier
+    held, queued = f"{H}/en/held.html", f"{H}/en/queued.html"
+    mw.queue.filtered.add(held)   # held at download: the dupefilter saw it
+    mw.request_scheduled(Request(queued, priority=-2))
+    found = {"bitext_discovered_by": "parallel_link"}
+    frontier.schedule(Request(held, meta=dict(found)))
+    frontier.schedule(Request(queued, priority=40, meta=dict(found)))
+    assert [r.dont_filter for r in scheduled] == [True, True]
+    assert marks(scheduled[1].meta).promoted
+    assert all(marks(r.meta).judged for r in scheduled)
+    # a link the spider followed: judged there; handed to the frontier, not again
+    again = f"{H}/cn/again.html"
+    zh_page, _ = response_of(f"{H}/cn/p1.html", "zh")
+    followed = mw.get_processed_request(link_request(again), zh_page)
+    assert marks(followed.meta).judged and not followed.dont_filter
+    mw.queue.filtered.add(again)
+    frontier.schedule(followed)
+    assert scheduled[-1] is followed and not followed.dont_filter
+    assert crawler.stats.get_value("bitext/focus/promoted") == 1

@@ -14,8 +14,9 @@ from scrapy.settings import Settings
 
 from bitextcrawl.crawl_state import CrawlState
 from bitextcrawl.focus.evidence import LinkEvidence
-from bitextcrawl.focus.holding import ONE_WAY_WAIT, Priorities
+from bitextcrawl.focus.holding import Priorities
 from bitextcrawl.focus.links import LinkJudge
+from bitextcrawl.focus.marks import carrying, marked, marks
 from bitextcrawl.focus.queue import FocusQueue, FocusState
 from bitextcrawl.focus.rules.bar_absence import BarAbsence
 from bitextcrawl.focus.rules.base import CONTINUE, DROP, FOLLOW, Discard, LinkCase, Refuse, Rewrite
@@ -129,7 +130,7 @@ class TestPromote:
         low = rule.followed(Request(url("en"), priority=5), None)
         assert not low.dont_filter and url("en") not in crawl.queue.promoted
         high = rule.followed(Request(url("en"), priority=10), None)
-        assert high.dont_filter and high.meta["bitext_promoted"]
+        assert high.dont_filter and marks(high.meta).promoted
         assert url("en") in crawl.queue.promoted
         # (once: the next copy is not promoted again)
         assert not rule.followed(Request(url("en"), priority=40), None).dont_filter
@@ -271,7 +272,7 @@ class TestUntranslatedLinks:
         crawl = Crawl()
         case = crawl.case(url("en"), page("fr"))
         assert UntranslatedLinks(crawl.parts).link(case) == CONTINUE
-        assert case.no_bonus and case.request.meta["bitext_untranslated"]
+        assert case.no_bonus and marks(case.request.meta).untranslated
         assert crawl.queue.untranslated[url("en")] == "en"
 
     def test_the_same_language_links_of_an_untranslated_page_get_none_either(self):
@@ -348,14 +349,14 @@ class TestHeldLanguages:
     def test_a_queued_link_of_a_language_held_since_waits_at_download(self):
         crawl = Crawl()
         rule = HeldLanguages(crawl.parts)
-        meta = {"bitext_chain": "en", "bitext_same_lang": "en"}
+        meta = carrying(chain="en", same_lang="en")
         assert rule.request(Request(url("en"), meta=dict(meta)), crawl.focus) is None
         crawl.queue.holding.add("en")
         assert isinstance(rule.request(Request(url("en"), meta=dict(meta)), crawl.focus),
                           Refuse)
         held = crawl.queue.held["en"][url("en")]
         assert held.dont_filter and url("en") in crawl.queue.filtered
-        released = {**meta, "bitext_released": True}
+        released = marked(meta, released=True)
         assert rule.request(Request(url("en", "b.html"), meta=released), crawl.focus) is None
         assert HeldLanguages(Crawl(hold_queued=False).parts).request(
             Request(url("en"), meta=dict(meta)), crawl.focus) is None
@@ -364,11 +365,11 @@ class TestHeldLanguages:
         crawl = Crawl()
         crawl.shape.pages_by_lang["en"] = 3
         crawl.shape.switch_pages["fr", "en"] = 2
-        meta = {"bitext_chain": "en", "bitext_same_lang": "en"}
+        meta = carrying(chain="en", same_lang="en")
         verdict = HeldLanguages(crawl.parts).request(Request(url("en"), meta=meta),
                                                      crawl.focus)
         assert isinstance(verdict, Refuse) and "one way" in verdict.reason
-        assert crawl.queue.held["en"][url("en")].meta[ONE_WAY_WAIT]
+        assert marks(crawl.queue.held["en"][url("en")].meta).one_way_wait
 
 
 class Side:
@@ -400,7 +401,7 @@ class TestSmallSideHolds:
         side = Side(holds=True)
         crawl = Crawl(small_side=side)
         rule = SmallSideHolds(crawl.parts)
-        assert rule.request(Request(url("en"), meta={"bitext_released": True}),
+        assert rule.request(Request(url("en"), meta=carrying(released=True)),
                             crawl.focus) is None
         crawl.queue.add_switch_target(url("en"))
         assert rule.request(Request(url("en")), crawl.focus) is None
@@ -426,7 +427,7 @@ class TestFamilyTests:
         crawl.queue.families = Families(admit=False)   # type: ignore[assignment]
         verdict = rule.request(Request(url("en")), crawl.focus)
         assert isinstance(verdict, Refuse)
-        assert crawl.queue.families.waiting[0].meta["bitext_family_admitted"]
+        assert marks(crawl.queue.families.waiting[0].meta).family_admitted
         # it sizes no side of the site: what that releases is scheduled
         assert side.unsent == [url("en")]
         assert [r.url for r in crawl.scheduled] == [url("fr", "released.html")]
@@ -435,7 +436,7 @@ class TestFamilyTests:
         crawl = Crawl()
         rule = FamilyTests(crawl.parts)
         crawl.queue.families = Families(admit=False)   # type: ignore[assignment]
-        for meta in ({"bitext_family_admitted": True}, {"retry_times": 1},
+        for meta in (carrying(family_admitted=True), {"retry_times": 1},
                      {"bitext_discovered_by": "pattern"}):
             assert rule.request(Request(url("en"), meta=meta), crawl.focus) is None
         crawl.queue.families = Families(admit=True)   # type: ignore[assignment]
@@ -461,7 +462,7 @@ class TestSectionIndexes:
         sections = Judged("keep")
         crawl = Crawl(sections=sections)
         rule = SectionIndexes(crawl.parts)
-        verdict = rule.request(Request(url("en"), meta={"bitext_linked_from": url("en", "a")}),
+        verdict = rule.request(Request(url("en"), meta=carrying(linked_from=url("en", "a"))),
                                crawl.focus)
         assert isinstance(verdict, Refuse) and sections.copies[0].dont_filter
         assert crawl.stats.values["bitext/focus/sections/kept"] == 1
@@ -493,7 +494,7 @@ class TestBarAbsence:
     def test_a_probe_a_retry_or_a_test_goes(self):
         crawl = Crawl(bars=Judged("keep"))
         rule = BarAbsence(crawl.parts)
-        for meta in ({"bitext_lang_probe": True}, {"retry_times": 1}):
+        for meta in (carrying(lang_probe="fr"), {"retry_times": 1}):
             assert rule.request(Request(url("fr"), meta=meta), crawl.focus) is None
         tested = Crawl(bars=Judged("test"))
         assert BarAbsence(tested.parts).request(Request(url("fr")), tested.focus) is None
@@ -611,7 +612,7 @@ class TestWhatComesBack:
         crawl.shape.into_pages["en", "fr"] = 20   # English links back: two-way
         released = rule.idle()
         assert [r.url for r in released] == [url("en")]
-        assert released[0].meta["bitext_released"] and "en" not in crawl.queue.holding
+        assert marks(released[0].meta).released and "en" not in crawl.queue.holding
 
     def test_family_tests_release_the_family_once_a_test_finds_a_page(self):
         crawl = Crawl()
@@ -637,12 +638,12 @@ class TestWhatComesBack:
         crawl.parts.walk = Walk()
         rule = SectionIndexes(crawl.parts)
         rule.watch = watch = Watch()   # type: ignore[assignment]
-        linked = Request(url("en", "a.html"), meta={"bitext_linked_from": url("en", "list.html")})
+        linked = Request(url("en", "a.html"), meta=carrying(linked_from=url("en", "list.html")))
         rule.page(page("en", "a.html"), linked)
         # a link into another language is no test of its page's section; nor a guess
-        into_fr = Request(url("fr", "a.html"), meta={"bitext_linked_from": url("en", "l.html")})
+        into_fr = Request(url("fr", "a.html"), meta=carrying(linked_from=url("en", "l.html")))
         rule.page(page("fr", "a.html"), into_fr)
-        guess = Request(url("en", "b.html"), meta={"bitext_linked_from": url("en", "l.html"),
+        guess = Request(url("en", "b.html"), meta={**carrying(linked_from=url("en", "l.html")),
                                                    "bitext_discovered_by": "pattern"})
         rule.error(url("en", "b.html"), 404, guess)
         rule.page(page("en", "c.html"), None)   # (another worker's page)
@@ -674,7 +675,7 @@ class TestWhatComesBack:
         rule.page(page("en"), Request(page("en").url))
         assert walk.pages == []   # (no crawl context: no scope to size the sides by)
         crawl.parts.in_scope = lambda link_url: True
-        probe = Request(page("fr").url, meta={"bitext_lang_probe": "fr"})
+        probe = Request(page("fr").url, meta=carrying(lang_probe="fr"))
         rule.page(page("en"), Request(page("en").url))
         rule.page(page("fr"), probe)
         assert walk.pages == [(page("en").url, None), (page("fr").url, probe)]

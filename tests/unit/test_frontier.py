@@ -97,12 +97,13 @@ def test_work_beside_the_reactor_keeps_the_crawl_open_until_it_ends(crawler):
                      "deep_recovery", "parallel_links"]
 
 
-def test_guesses_go_through_the_guess_hooks(crawler):
+def test_every_request_goes_through_the_judge(crawler):
     frontier = CrawlContext.from_crawler(crawler).frontier
-    frontier.add_guess_hook(lambda r: r.replace(dont_filter=True))
-    frontier.schedule(Request("http://a.org/x"), guess=True)
+    frontier.schedule(Request("http://a.org/w"))   # (no judge: as it is)
+    frontier.judge = lambda r: r.replace(dont_filter=True)
+    frontier.schedule(Request("http://a.org/x"))
     frontier.schedule(Request("http://a.org/y"))
-    assert [r.dont_filter for r in crawler.engine.crawled] == [True, False]
+    assert [r.dont_filter for r in crawler.engine.crawled] == [False, True, True]
 
 
 def test_a_crawler_without_a_crawl_context_has_a_frontier_of_its_own():

@@ -60,7 +60,9 @@ LAZY = {
         "the crawl starts without the pairing models (tests/unit/test_preload.py)",
     ("bitextcrawl.pipelines.closing", "bitextcrawl.pairing.align"):
         "the crawl starts without the pairing models (tests/unit/test_preload.py)",
-    ("bitextcrawl.pipelines.parallel_links", "bitextcrawl.trees.domtree"):
+    ("bitextcrawl.pairing.link_rounds", "bitextcrawl.trees.domtree"):
+        "the crawl starts without the tree aligner (tests/unit/test_preload.py)",
+    ("bitextcrawl.pairing.link_rounds", "bitextcrawl.pairing.parallel_links"):
         "the crawl starts without the tree aligner (tests/unit/test_preload.py)",
     ("bitextcrawl.pipelines.parallel_links", "bitextcrawl.pairing.parallel_links"):
         "the crawl starts without the tree aligner (tests/unit/test_preload.py)",

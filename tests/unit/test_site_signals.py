@@ -7,7 +7,7 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.signals import SiteSignals, url_rewritten
+from bitextcrawl.signals import SITE_MARK, SiteMark, SiteSignals, url_rewritten
 
 
 class Recorder:
@@ -30,7 +30,7 @@ def test_each_site_hears_its_own_events_on_the_crawlers_bus():
         bus.connect(rec.response_received, signal=signals.response_received)
         bus.connect(rec.url_rewritten, signal=url_rewritten)
     # a redirect into b.org of a request made for a.org is a.org's
-    asked = Request("http://www.b.org/x", meta={"bitext_expand_site": a.site})
+    asked = Request("http://www.b.org/x", meta={SITE_MARK: SiteMark(a.site)})
     crawler.signals.send_catch_log(signals.response_received, request=asked,
                                    response=HtmlResponse(asked.url, body=b""), spider=None)
     own = Request("http://b.org/y")

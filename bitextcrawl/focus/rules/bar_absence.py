@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bitextcrawl.focus.bars import MIN_CONFIRMED, BarWatch
 from bitextcrawl.focus.bars import BarAbsence as BarPolicy
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.keeps import kept
 from bitextcrawl.focus.rules.small_side import not_sent
@@ -38,7 +39,7 @@ class BarAbsence(FocusRule):
     def request(self, request, focus):
         bars = focus.bars
         if bars is None or not bars.active() \
-                or request.meta.get("bitext_lang_probe") or request.meta.get("retry_times"):
+                or marks(request.meta).lang_probe or request.meta.get("retry_times"):
             return None
         stats = ("bitext/focus/bar_absence/tested", "bitext/focus/bar_absence/kept")
         if not kept(self.parts, focus, request, stats, lambda copy: bars.judge(

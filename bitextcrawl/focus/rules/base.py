@@ -7,9 +7,11 @@ middlewares call the hooks of the active rules in the order of ``BITEXT_FOCUS_RU
 - ``link(case)``: a link found on a page (:class:`LinkCase`). ``CONTINUE`` hands it to
   the next rule; ``FOLLOW`` settles it (the later rules' ``link`` hooks are skipped);
   ``DROP`` drops it (or keeps it aside: a held link).
-- ``followed(request, case)``: a request the focus schedules: a link followed
-  (``case``) or a counterpart guessed from a stored page (``case`` None). The request
-  to schedule (the same, or a copy).
+- ``followed(request, case)``: a request on its way to the scheduler: a link followed
+  (``case``), or a request handed to the frontier that no rule has judged yet (``case``
+  None: a counterpart guessed from a stored page, a parallel link, a new site's start
+  page). The request to schedule (the same, or a copy). Each request is judged once
+  (``Marks.judged``): a request a rule kept and released goes as it is.
 - ``request(request, focus)``: a request about to be downloaded (``focus``: the crawl
   state's ``FocusState``). None lets it go on to the next rule; a :class:`Discard`, a
   :class:`Refuse` or a :class:`Rewrite` decides it.

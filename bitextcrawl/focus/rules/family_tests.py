@@ -7,6 +7,7 @@ since a link waiting for its family's test is no test of its page."""
 from __future__ import annotations
 
 from bitextcrawl.focus.families import FAMILY_FAIL_AFTER
+from bitextcrawl.focus.marks import marked, marks
 from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.focus.rules.small_side import not_sent
 
@@ -32,12 +33,12 @@ class FamilyTests(FocusRule):
 
     def request(self, request, focus):
         meta = request.meta
-        if not self.parts.config.hold_queued or meta.get("bitext_family_admitted") \
+        if not self.parts.config.hold_queued or marks(meta).family_admitted \
                 or meta.get("retry_times") or meta.get("redirect_urls") \
                 or not focus.queue.ordinary_link(request):
             return None
         waiting = request.replace(dont_filter=True,
-                                  meta={**meta, "bitext_family_admitted": True})
+                                  meta=marked(meta, family_admitted=True))
         if focus.queue.families.admit(request.url, waiting):
             return None
         focus.queue.filtered.add(request.url)

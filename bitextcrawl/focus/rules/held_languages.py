@@ -7,7 +7,7 @@ counterpart. Released when the crawl runs dry and the yield has come back."""
 
 from __future__ import annotations
 
-from bitextcrawl.focus.holding import ONE_WAY_WAIT, ONE_WAY_WAITED
+from bitextcrawl.focus.marks import mark, marks
 from bitextcrawl.focus.rules.base import CONTINUE, DROP, FocusRule, LinkCase, Refuse
 
 
@@ -35,19 +35,20 @@ class HeldLanguages(FocusRule):
         if not self.parts.config.hold_queued:
             return None
         queue, url, meta = focus.queue, request.url, request.meta
-        lang = meta.get("bitext_chain") or queue.untranslated.get(url)
+        facts = marks(meta)
+        lang = facts.chain or queue.untranslated.get(url)
         # (a switch target is a counterpart: the switch's own request may have been
         # dropped by the dupefilter in favour of this one)
-        if not lang or meta.get("bitext_released") or meta.get(ONE_WAY_WAITED) \
+        if not lang or facts.released or facts.one_way_waited \
                 or url in queue.switch_targets \
-                or not focus.holds(lang, meta.get("bitext_same_lang") == lang):
+                or not focus.holds(lang, facts.same_lang == lang):
             return None
         # a copy that the dupefilter lets through when released (this one was seen)
         held = request.replace(dont_filter=True, meta=dict(meta))
         if lang in queue.holding:
             reason = f"held: links between {lang} pages yield too little"
         else:   # (released to be judged by the other rules: focus/holding.py)
-            held.meta[ONE_WAY_WAIT] = True
+            mark(held.meta, one_way_wait=True)
             reason = f"waits: the site looks translated one way into {lang} so far"
         if queue.hold(url, held, lang):
             self.parts.stats.inc_value("bitext/focus/held")

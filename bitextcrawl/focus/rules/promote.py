@@ -5,6 +5,7 @@ distributed profile, where the other copy may go to another worker)."""
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import marked
 from bitextcrawl.focus.rules.base import Discard, FocusRule, LinkCase
 
 
@@ -21,7 +22,7 @@ class Promote(FocusRule):
             queue.promoted.add(url)
             self.parts.stats.inc_value("bitext/focus/promoted")
             return request.replace(dont_filter=True,
-                                   meta={**request.meta, "bitext_promoted": True})
+                                   meta=marked(request.meta, promoted=True))
         return request
 
     def request(self, request, focus):

@@ -6,6 +6,7 @@ is in, the fewer links below it go out before it judges them."""
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.focus.rules.base import FocusParts, FocusRule, LinkCase, Refuse
 from bitextcrawl.focus.rules.keeps import kept
 from bitextcrawl.focus.sections import (
@@ -66,7 +67,7 @@ class SectionIndexes(FocusRule):
         download page links a list of links that has no translation.)"""
         if request is None:
             return None
-        page = request.meta.get("bitext_linked_from")
+        page = marks(request.meta).linked_from
         if page is None or not self.parts.queue.ordinary_link(request):
             return None
         url_lang = self.parts.evidence.url_lang
@@ -87,6 +88,6 @@ class SectionIndexes(FocusRule):
             return None
         stats = ("bitext/focus/sections/tested", "bitext/focus/sections/kept")
         if kept(self.parts, focus, request, stats, lambda copy: sections.judge(
-                request.url, meta.get("bitext_linked_from"), copy)):
+                request.url, marks(meta).linked_from, copy)):
             return Refuse("kept: the index of its section does not name it")
         return None

@@ -5,6 +5,7 @@ with ``BITEXT_FOCUS_HOLD_QUEUED_ENABLED``."""
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.focus.rules.base import FocusParts, FocusRule, Refuse
 from bitextcrawl.sites.small_side import SMALL_SHARE
 
@@ -26,7 +27,7 @@ class SmallSideHolds(FocusRule):
         if walk is None or self.parts.in_scope is None:
             return
         probe = request if request is not None \
-            and request.meta.get("bitext_lang_probe") else None
+            and marks(request.meta).lang_probe else None
         walk.page(page, self.parts.in_scope, probe)
 
     def error(self, url, status, request):
@@ -41,7 +42,7 @@ class SmallSideHolds(FocusRule):
         if not self.parts.config.hold_queued:
             return None
         side = focus.small_side()
-        if side is None or request.meta.get("bitext_released") \
+        if side is None or marks(request.meta).released \
                 or request.meta.get("bitext_discovered_by") not in ("link", None) \
                 or request.url in focus.queue.switch_targets:
             return None

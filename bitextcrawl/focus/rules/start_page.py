@@ -6,6 +6,7 @@ link (``untranslated.py``), none. Every such link is followed."""
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import mark
 from bitextcrawl.focus.rules.base import CONTINUE, FOLLOW, FocusRule, LinkCase
 from bitextcrawl.focus.rules.untranslated import untranslated_link
 
@@ -28,7 +29,7 @@ class StartPageLinks(FocusRule):
         parts, request, lang = self.parts, case.request, case.lang
         stats = parts.stats
         if untranslated_link(case.page, lang, case.evidence, case.langs):
-            request.meta["bitext_untranslated"] = True
+            mark(request.meta, untranslated=True)
             parts.queue.untranslated[request.url] = lang
             stats.inc_value("bitext/focus/untranslated_link")
         elif lang in case.langs:

@@ -6,6 +6,7 @@ and again before download for a link whose counterpart was stored since
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.focus.rules.base import CONTINUE, DROP, Discard, FocusParts, FocusRule, LinkCase
 from bitextcrawl.focus.shape import ABSENCE_MIN_PAGES
 
@@ -28,7 +29,7 @@ class SwitchAbsence(FocusRule):
         return CONTINUE
 
     def request(self, request, focus):
-        same = request.meta.get("bitext_same_lang") or self._link_lang(focus, request)
+        same = marks(request.meta).same_lang or self._link_lang(focus, request)
         if same and focus.no_translation(request.url, same):
             return Discard("dropped_no_translation",
                            "no translation: the counterpart page has no switch to it")

@@ -7,6 +7,7 @@ their language."""
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import mark, marks
 from bitextcrawl.focus.rules.base import CONTINUE, FocusRule, LinkCase
 
 
@@ -27,9 +28,9 @@ class UntranslatedLinks(FocusRule):
         if untranslated_link(page, lang, case.assumed_evidence, case.langs):
             queue.untranslated[url] = lang
         if url in queue.untranslated or (
-                lang in (None, page.lang) and (case.response_meta.get("bitext_untranslated")
+                lang in (None, page.lang) and (marks(case.response_meta).untranslated
                                                or case.response_url in queue.untranslated)):
-            case.request.meta["bitext_untranslated"] = True
+            mark(case.request.meta, untranslated=True)
             self.parts.stats.inc_value("bitext/focus/untranslated_link")
             case.no_bonus = True
         return CONTINUE
