@@ -29,15 +29,17 @@ The sure rows are those the aligner scored high. The features are combined by a
 logistic regression fitted on half of them (positives), read with a lexicon learnt from
 the other half (a lexicon reads the rows it learnt from too well), against the same
 rows with their second sides shuffled — each
-side 1 against the side 2 of the next row (most often its page's next block) and of the
-rows next to it in the order of side 2's length — as negatives, the trick of training a
-translation classifier without labels (rows of mismatched pairs of the same site). The
-shuffled rows are made like the aligner's own wrong rows: those pair neighbouring
-blocks of a page (a list or a heading paired one place off, a sentence an older
-translation says differently), whose lengths fit (Gale–Church paired them because they
-do). Shuffled rows of any length teach the classifier that a fitting length makes a
-row right, and it then finds no fault with a wrong row that only its words betray;
-that matters most where lengths say least, between scripts.
+side 1 against the side 2 of the rows next to it in the order of side 2's length — as
+negatives, the trick of training a translation classifier without labels (rows of
+mismatched pairs of the same site). The shuffled sides are of the length a right side
+would have, as the aligner's own wrong rows are (Gale–Church paired them because their
+lengths fit): shuffled rows of any length teach the classifier that a fitting length
+makes a row right, and it then finds no fault with a wrong row that only its words
+betray (a list or a heading paired one place off, a sentence an older translation says
+differently); that matters most where lengths say least, between scripts. (The next
+row's side 2 as a shuffled side too, the aligner's neighbouring block, makes the
+classifier as wary of the near-identical sentences of a list of counters or a page's
+examples, whose right rows it then leaves out.)
 
 The sure rows are the cleanest translations: right rows the aligner was less sure of (a
 sentence one side words differently) fall far from them, and the posterior judges them
@@ -246,16 +248,14 @@ class RowProbability:
                 self.var_ = (1.4826 * mad) ** 2
 
     def _negatives(self, train: list) -> list:
-        """Each training row's side 1 against the side 2 of the next row (in the rows'
-        order: most often its page's next block) and of its neighbours in the order of
-        side 2's length (the next shorter and the next longer, ties in row order),
-        where that side 2 differs from its own: mismatched rows like the aligner's
-        wrong rows (module docstring)."""
+        """Each training row's side 1 against the side 2 of its neighbours in the order of
+        side 2's length (the next shorter and the next longer, ties in row order), where
+        that side 2 differs from its own: mismatched rows whose lengths fit as well as
+        the aligner's wrong rows do (module docstring)."""
         m = len(train)
         order = sorted(range(m), key=lambda k: (len(train[k][1]), k))
-        pairs = [(k, k + 1) for k in range(m - 1)]
-        pairs += [(order[p], order[p + shift]) for shift in (1, -1) for p in range(m)
-                  if 0 <= p + shift < m]
+        pairs = [(order[p], order[p + shift]) for shift in (1, -1) for p in range(m)
+                 if 0 <= p + shift < m]
         return [(train[k][0], train[q][1]) for k, q in pairs
                 if train[q][1].strip() != train[k][1].strip()]
 
