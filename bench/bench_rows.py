@@ -26,6 +26,13 @@ value for every pair, where a tree has no such map):
   (a command's name is not translated).
 * ``tldr-reordered``: the same, the second language's pages with their link lists
   (sidebars, index lists) in that language's own order (``testkit.real_sites``).
+* ``glossary``: the generated glossary of ``testkit/glossary.py`` in English and each
+  second language (written from the manual's parallel text, URLs ``/<lang>/<slug>``,
+  sidebars in each language's own order); the rows judged by the manual's units
+  (``glossary.judge_rows``): the line's kind is ``all``.
+* ``nginx``: the real nginx.org documentation in English and each second language
+  (``--langs cn ja``: its folder names, ``cn`` Chinese), with no judge: ``unjdg``
+  counts the kept rows, which ``--rows FILE`` writes out to be read by hand.
 
 ``links``: ``on`` is the bitext stage as it is; ``off`` gives it no known link pairs
 (``outputs.known_link_pairs`` returns none), every list aligned by the tree alignment
@@ -54,6 +61,8 @@ from bitextcrawl.formats.tsv import read_bitext_tsv  # noqa: E402
 from bitextcrawl.pages.record import build_record  # noqa: E402
 from bitextcrawl.pairing.align import AlignConfig  # noqa: E402
 from testkit import real_sites  # noqa: E402
+from testkit.glossary import glossary_site  # noqa: E402
+from testkit.glossary import judge_rows as judge_glossary  # noqa: E402
 from testkit.summaries_site import judge_rows, summaries_site  # noqa: E402
 
 SHARED_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
@@ -170,19 +179,64 @@ def run_tldr(langs: list, modes=(False, True), reordered: bool = False) -> list:
     return table
 
 
+def run_glossary(langs: list, seed: int, modes=(False, True)) -> list:
+    table = []
+    identify = real_sites.identifier()
+    for other in langs:
+        if other == "fr":
+            # an en/fr glossary is written by the demo's sentence model, not the
+            # manual's units the judge reads
+            print("glossary: en-fr has no judge, left out", file=sys.stderr)
+            continue
+        site = glossary_site(seed=seed, langs=("en", other), opaque=False)
+        pages = [build_record(site.url(p), h, identify) for p, h in sorted(site.pages.items())]
+        for links in modes:
+            rows, stats = closing(pages, ("en", other), links=links)
+            got = kept(rows, stats, f"en-{other}")
+            j = judge_glossary(other, got)
+            table.append((f"en-{other}", "on" if links else "off", "all", j["right"],
+                          j["wrong"], None, None, stats, len(rows), len(got)))
+    return table
+
+
+def run_nginx(codes: list, modes=(False, True), rows_out: str | None = None) -> list:
+    table = []
+    for code in codes:
+        lang = {"cn": "zh"}.get(code, code)
+        site = real_sites.nginx(SHARED_DATA, code, lang)
+        for links in modes:
+            rows, stats = closing(site.pages, site.langs, site.redirects, links=links)
+            got = kept(rows, stats, f"en-{lang}")
+            if rows_out:
+                with open(f"{rows_out}.en-{lang}.{'on' if links else 'off'}.tsv", "w",
+                          encoding="utf-8") as fh:
+                    fh.writelines(f"{r['score']}\t{r['sentence_1']}\t{r['sentence_2']}\n"
+                                  for r in got)
+            table.append((f"en-{lang}", "on" if links else "off", "all", 0, 0, None,
+                          len(got), stats, len(rows), len(got)))
+    return table
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--site", choices=("summaries", "tldr", "tldr-reordered"),
+    ap.add_argument("--site", choices=("summaries", "tldr", "tldr-reordered", "glossary",
+                                       "nginx"),
                     default="summaries")
     ap.add_argument("--langs", nargs="+", default=None,
                     help="second languages (tldr: its folder names, e.g. pt-br)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--links", choices=("both", "on", "off"), default="both",
                     help="the bitext stage with the known link pairs, without, or both")
+    ap.add_argument("--rows", default=None,
+                    help="nginx: write the kept rows to FILE.en-<lang>.<links>.tsv")
     args = ap.parse_args(argv)
     modes = {"both": (False, True), "on": (True,), "off": (False,)}[args.links]
     if args.site == "summaries":
         table = run_summaries(args.langs or ["fr", "ja", "ru"], args.seed, modes)
+    elif args.site == "glossary":
+        table = run_glossary(args.langs or ["zh", "ja"], args.seed, modes)
+    elif args.site == "nginx":
+        table = run_nginx(args.langs or ["cn", "ja"], modes, args.rows)
     else:
         if not (SHARED_DATA / "tldr" / "site").is_dir():
             sys.exit(f"tldr not found under {SHARED_DATA}")

@@ -159,6 +159,45 @@ def _renamed_slug(slug: str, used: set) -> str:
     return new
 
 
+_PUNCT = str.maketrans({"：": ":", "（": "(", "）": ")", "，": ",", "。": ".", "、": ","})
+
+
+def _flat(text: str) -> str:
+    """A text with its spaces left out and its full-width punctuation as ASCII: how two
+    renderings of one line (a title, a "see also" line) compare across spacing rules."""
+    return "".join(text.translate(_PUNCT).split()).rstrip(".")
+
+
+def _labels(lang: str) -> list:
+    """(English label, its ``lang`` translation) of the manual's interface labels, the
+    longest English first (a title's parts, the template's words)."""
+    got = {_label(k, "en"): _label(k, lang) for k in mt.UI if k != "outdated"}
+    return sorted(got.items(), key=lambda kv: -len(kv[0]))
+
+
+def judge_rows(lang: str, rows: list) -> dict:
+    """Rows of a glossary written from the manual's parallel text (languages other than
+    en/fr) judged right or wrong: ``right`` where both sides lie in one of the manual's
+    units (a sentence, a description, an interface label) in English and in ``lang``,
+    or where side 2 is side 1 with every interface label in it translated (titles,
+    "see also" lines, tag headings, page titles: the generator builds them so); else
+    ``wrong``. Rows are dicts with ``sentence_1`` and ``sentence_2``."""
+    units = [(_flat(u["en"]), _flat(u[lang])) for u in mt.SENTENCES + mt.DESCRIPTIONS]
+    units += [(_flat(u["en"]), _flat(u[lang])) for u in mt.UI.values()]
+    labels = _labels(lang)
+    out = {"right": 0, "wrong": 0}
+    for r in rows:
+        s1, s2 = _flat(r["sentence_1"]), _flat(r["sentence_2"])
+        right = any(s1 in a and s2 in b for a, b in units)
+        if not right:
+            text = r["sentence_1"]
+            for en, other in labels:
+                text = text.replace(en, "\0%s\0" % other)
+            right = _flat(text.replace("\0", "")) == s2
+        out["right" if right else "wrong"] += 1
+    return out
+
+
 def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test",
                   langs: tuple = ("en", "fr"), opaque: bool = True, translated: float = 1.0,
                   renamed: int = 0, sidebar_order: str = "own",

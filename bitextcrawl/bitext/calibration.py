@@ -29,12 +29,17 @@ The sure rows are those the aligner scored high. The features are combined by a
 logistic regression fitted on half of them (positives), read with a lexicon learnt from
 the other half (a lexicon reads the rows it learnt from too well), against the same
 rows with their second sides shuffled — each
-side 1 against side 2 of the next row (most often its page's next block) and of a row
-far away — as negatives, the trick of training a translation classifier without labels
-(rows of mismatched pairs of the same site). Its log-odds are a likelihood ratio; the
-share of right rows among all of the pair's rows is then found by EM (the mixture
-weight of the two classes, the classifier's likelihood ratios fixed), and each row's
-probability is its posterior under that share.
+side 1 against the side 2 of the rows next to it in the order of side 2's length — as
+negatives, the trick of training a translation classifier without labels (rows of
+mismatched pairs of the same site). The shuffled sides are of the length a right side
+would have, as the aligner's own wrong rows are (Gale–Church paired them because their
+lengths fit): shuffled rows of any length teach the classifier that a fitting length
+makes a row right, and it then finds no fault with a wrong row that only its words
+betray (a list or a heading paired one place off, a sentence an older translation says
+differently); that matters most where lengths say least, between scripts. (The next
+row's side 2 as a shuffled side too, the aligner's neighbouring block, makes the
+classifier as wary of the near-identical sentences of a list of counters or a page's
+examples, whose right rows it then leaves out.)
 
 The sure rows are the cleanest translations: right rows the aligner was less sure of (a
 sentence one side words differently) fall far from them, and the posterior judges them
@@ -243,18 +248,16 @@ class RowProbability:
                 self.var_ = (1.4826 * mad) ** 2
 
     def _negatives(self, train: list) -> list:
-        """Each training row's side 1 against side 2 of the next row and of the row half
-        the list away, where that side 2 differs from its own."""
-        out = []
+        """Each training row's side 1 against the side 2 of its neighbours in the order of
+        side 2's length (the next shorter and the next longer, ties in row order), where
+        that side 2 differs from its own: mismatched rows whose lengths fit as well as
+        the aligner's wrong rows do (module docstring)."""
         m = len(train)
-        for shift in (1, m // 2):
-            if m < 2 or shift == 0:
-                continue
-            for k in range(m):
-                other = train[(k + shift) % m]
-                if other[1].strip() != train[k][1].strip():
-                    out.append((train[k][0], other[1]))
-        return out
+        order = sorted(range(m), key=lambda k: (len(train[k][1]), k))
+        pairs = [(order[p], order[p + shift]) for shift in (1, -1) for p in range(m)
+                 if 0 <= p + shift < m]
+        return [(train[k][0], train[q][1]) for k, q in pairs
+                if train[q][1].strip() != train[k][1].strip()]
 
     def _fit_classifier(self, train: list) -> None:
         """The logistic regression of ``train`` (sure rows) against them shuffled; then,
@@ -424,20 +427,63 @@ def _batches(rows):
 
 def _anchor_agreement(text_1: str, text_2: str) -> tuple[int, int]:
     """(anchors both sides have, anchors one side has alone): numbers by their digits,
-    names (``trees.textcost.anchors``) found in the other side's text whatever their
-    case there (a Latin term inside Chinese text is a name there, a plain word in the
-    English), so that a name is judged alike from either side."""
+    names (``trees.textcost.anchors``; identifiers, words joined by underscores, which
+    code keeps in any language; and the Latin words of a CJK text, written against its
+    characters with no space as often as not) found in the other side's text whatever
+    their case there (a Latin term inside Chinese text is a name there, a plain word in
+    the English), so that a name is judged alike from either side. A name is found as a
+    word of the other text (:func:`_has_word`), not inside a longer one: the "en" a
+    Chinese menu item carries is not in "documentation", nor "acpi" in "acpi_listen"."""
     (n1, m1), (n2, m2) = anchors(text_1), anchors(text_2)
+    m1, m2 = m1 | _latin_names(text_1), m2 | _latin_names(text_2)
     shared = len(n1 & n2)
     one_side = len(n1 ^ n2)
     low1, low2 = text_1.lower(), text_2.lower()
     for names, other in ((m1, low2), (m2 - m1, low1)):
         for name in names:
-            if name in other:
+            if _has_word(other, name) or (name.endswith("s") and len(name) > 3
+                                          and _has_word(other, name[:-1])):
                 shared += 1
             else:
                 one_side += 1
     return shared, one_side
+
+
+# A word joined by underscores (``limit_req``, ``ngx_http_core_module``): an identifier.
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+")
+# A Latin word of two letters or more (inside CJK text: a name).
+_ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*[A-Za-z0-9]")
+
+
+def _latin_names(text: str) -> frozenset:
+    """The names ``anchors`` leaves out: identifiers, and in a CJK text its Latin words
+    (``anchors`` reads words by spaces, and "nginx进程" is one)."""
+    if _CJK_RUN.search(text) is not None:
+        return frozenset(m.lower() for m in _ASCII_WORD.findall(text))
+    if "_" in text:
+        return frozenset(m.lower() for m in _IDENTIFIER.findall(text))
+    return frozenset()
+
+
+def _is_word_char(c: str) -> bool:
+    return c == "_" or (c.isascii() and c.isalnum())
+
+
+def _has_word(text: str, word: str) -> bool:
+    """``word`` is in ``text`` with no Latin letter, digit or underscore just before it,
+    nor just after it but a plural's "s" (a CJK character next to it is a boundary:
+    Chinese writes a Latin name against its own characters)."""
+    n = len(word)
+    at = text.find(word)
+    while at >= 0:
+        end = at + n
+        if at == 0 or not _is_word_char(text[at - 1]):
+            if end < len(text) and text[end] == "s":
+                end += 1
+            if end >= len(text) or not _is_word_char(text[end]):
+                return True
+        at = text.find(word, at + 1)
+    return False
 
 
 def _logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray, ridge: float,

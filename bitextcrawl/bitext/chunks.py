@@ -156,7 +156,9 @@ def chunk_pairs(alignment, tree1, tree2, min_score: float = 0.5, *,
     order differently are paired by what they link to and say, not by the tree
     alignment; their chunk pairs come after the others.
     """
-    listed = reordered_lists(tree1, tree2, known_links, skipped) if known_links else None
+    listed = reordered_lists(tree1, tree2, known_links, skipped,
+                             aligned=_aligned_chunks(alignment, min_score)) \
+        if known_links else None
     chunks1 = [n for n in preorder(tree1) if n.is_chunk]
     chunks2 = [n for n in preorder(tree2) if n.is_chunk]
     if listed:
@@ -273,8 +275,24 @@ def _shared_matrix(sets1: list, sets2: list) -> np.ndarray:
     return out
 
 
-def reordered_lists(tree1, tree2, known_links: tuple, skipped: Counter | None = None
-                    ) -> ListPairs:
+def _aligned_chunks(alignment, min_score: float) -> set:
+    """``(id(chunk 1), id(chunk 2))`` of the chunk pairs the tree alignment keeps."""
+    return {(id(u), id(v)) for u, v, score in alignment.node_pairs
+            if score >= min_score and u.is_chunk and v.is_chunk}
+
+
+def _alignment_agrees(linked: list, items1: list, items2: list, aligned: set) -> bool:
+    """Every item pair ``(i, j)`` of ``linked`` (matched by their links) has a chunk
+    pair the tree alignment kept."""
+    for i, j in linked:
+        side2 = {id(n) for n in _item_chunks(items2[j])}
+        if not any((id(a), b) in aligned for a in _item_chunks(items1[i]) for b in side2):
+            return False
+    return True
+
+
+def reordered_lists(tree1, tree2, known_links: tuple, skipped: Counter | None = None,
+                    aligned: set | None = None) -> ListPairs:
     """The lists the two pages order differently, their items paired as a set.
 
     Departure from [Shi 2006 §4.1], whose alignment keeps sibling order: a tag's index or
@@ -288,7 +306,11 @@ def reordered_lists(tree1, tree2, known_links: tuple, skipped: Counter | None = 
     ``scipy.optimize.linear_sum_assignment``) on their evidence: ``LINK_EVIDENCE`` per
     known link pair they share, plus their shared numbers and names (codes, Latin terms
     in another script). Where the link-matched items keep their order on both sides the
-    list is left to the tree alignment, as before. Otherwise each matched item pair with
+    list is left to the tree alignment, unless ``aligned`` (the chunk pairs the tree
+    alignment kept, ``(id(chunk 1), id(chunk 2))``) pairs an item with another than the
+    one its links name: a list one language has with items missing (entries left
+    untranslated) keeps its order, and an alignment by position shifts its items past
+    each gap. Otherwise each matched item pair with
     evidence gives its chunks as chunk pairs (one to one where the items have as many,
     else joined), scored ``e / (e + ITEM_SCORE_HALF)``, and items without evidence give
     none: their position says nothing in a list whose order differs. ``skipped``
@@ -334,9 +356,10 @@ def reordered_lists(tree1, tree2, known_links: tuple, skipped: Counter | None = 
         if not links.any():
             continue
         rows, cols = linear_sum_assignment(links, maximize=True)
-        linked = [int(c) for r, c in zip(rows, cols) if links[r, c] > 0]
-        if all(a < b for a, b in zip(linked, linked[1:])):
-            continue      # the same order on both sides: the tree alignment's
+        linked = [(int(r), int(c)) for r, c in zip(rows, cols) if links[r, c] > 0]
+        if all(a[1] < b[1] for a, b in zip(linked, linked[1:])) and (
+                aligned is None or _alignment_agrees(linked, items1, items2, aligned)):
+            continue      # the same order on both sides, and aligned so: the tree's
         evidence = links * LINK_EVIDENCE
         evidence += _shared_matrix([_item_anchors(c) for c in items1],
                                    [_item_anchors(c) for c in items2])

@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from bitextcrawl.bitext.calibration import RowProbability, row_words
+from bitextcrawl.bitext.calibration import RowProbability, _anchor_agreement, row_words
 
 # A small vocabulary of each language: (English, French, Chinese) word by word.
 WORDS = [("file", "fichier", "文件"), ("list", "lister", "列出"), ("show", "afficher", "显示"),
@@ -145,3 +145,44 @@ def test_a_few_rows_do_not_make_a_precision_of_one():
     many = RowProbability().fit(_rows(1, 1000, seed=42))
     kept = np.round(many.proba_, 4) >= many.threshold_
     assert abs(many.precision_ - many.proba_[kept].mean()) < 1e-3
+
+
+def _rows_with_fitting_wrong(seed: int = 0, n_right: int = 600, n_wrong: int = 120):
+    """Translated rows of a made-up language pair (each word rendered by one word of the
+    other language), aligner scores 0.5–0.95, and wrong rows as the aligner makes them:
+    a side 1 against the side 2 of another row of about the same length, scored as
+    high. Returns (rows in a random order, which are right)."""
+    rng = random.Random(seed)
+    words = ["".join(rng.choice("bcdfghklmnprstvz") + rng.choice("aeiou")
+                     for _ in range(rng.randint(2, 4))) for _ in range(150)]
+    other = {w: "q" + w[::-1] + rng.choice(("", "e", "en")) for w in words}
+    right = []
+    for _ in range(n_right):
+        said = [rng.choice(words) for _ in range(rng.randint(2, 14))]
+        right.append((" ".join(said).capitalize() + ".",
+                      " ".join(other[w] for w in said).capitalize() + ".",
+                      rng.uniform(0.5, 0.95)))
+    by_length = sorted(range(n_right), key=lambda k: len(right[k][1]))
+    wrong = [(right[by_length[p]][0], right[by_length[p + 1]][1], rng.uniform(0.5, 0.95))
+             for p in rng.sample(range(n_right - 1), n_wrong)]
+    rows = [(r, True) for r in right] + [(r, False) for r in wrong]
+    rng.shuffle(rows)
+    return [r for r, _ in rows], np.array([y for _, y in rows])
+
+
+def test_wrong_rows_whose_lengths_fit_are_told_by_their_words():
+    # the aligner's wrong rows have lengths that fit: only the words tell them
+    rows, right = _rows_with_fitting_wrong()
+    model = RowProbability().fit(rows)
+    assert model.proba_[~right].mean() < 0.5 < model.proba_[right].mean()
+    kept = model.proba_ >= model.threshold_
+    assert right[kept].mean() >= 0.95 and kept[right].mean() >= 0.9
+
+
+def test_a_name_is_found_as_a_word_of_the_other_side():
+    # a Chinese menu item's "[en]" is not in "documentation"; an identifier is a name
+    assert _anchor_agreement("documentation", "安全漏洞 [en]") == (0, 1)
+    assert _anchor_agreement("limit_req", "指令") == (0, 1)
+    assert _anchor_agreement("Sets the limit_req zone", "设置limit_req区域") == (1, 0)
+    assert _anchor_agreement("Restart nginx", "重启nginx进程") == (1, 0)
+    assert _anchor_agreement("List the APIs", "Lister les API")[1] == 0
