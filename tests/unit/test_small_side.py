@@ -216,3 +216,34 @@ def test_links_a_section_index_leaves_out_size_no_side():
     unlisted.add(f"{H}/fr/linux_packages.html")   # a page no link named, fetched: counts
     side.found(f"{H}/fr/linux_packages.html", "fr")
     assert side.sizes["fr"] == known + 2
+
+
+def test_a_variant_named_by_its_tag_in_the_urls_is_walked_as_the_small_side():
+    """A partial translation under ``/pt-br/``: its tag is one URL token, the counterpart
+    of ``/en/X`` is ``/pt-br/X`` (not ``/pt/X`` nor ``/br/X``), and a held English page is
+    released once its ``/pt-br/`` counterpart is fetched."""
+    from bitextcrawl.focus.evidence import LinkEvidence
+    from bitextcrawl.pages.urls import UrlLanguageTokens
+
+    tokens = UrlLanguageTokens(min_pages=3)
+    evidence = LinkEvidence(("en", "pt-br"), tokens)
+    # before any page is learned, the tag is the code the crawl asked for
+    assert evidence.url_lang(f"{H}/pt-br/common/a.html") == "pt-br"
+    for i in range(5):
+        tokens.learn(f"{H}/en/common/p{i}.html", "en")
+        tokens.learn(f"{H}/pt-br/common/p{i}.html", "pt-br")
+    assert tokens.token_of("pt-br") == "pt-br"
+    assert evidence.swap(f"{H}/en/common/a.html", "en", "pt-br") == f"{H}/pt-br/common/a.html"
+    assert evidence.swap(f"{H}/pt-br/common/a.html", "pt-br", "en") == f"{H}/en/common/a.html"
+    side = SmallSide(("en", "pt-br"), evidence.swap, evidence.url_lang)
+    for i in range(40):
+        side.see(f"{H}/en/common/p{i}.html")
+    for i in range(6):
+        side.see(f"{H}/pt-br/common/p{i}.html")
+    for lang in ("en", "pt-br"):
+        for i in range(3):
+            side.found(f"{H}/{lang}/index{i}.html", lang)
+    assert side.small() == "pt-br"
+    assert not side.worth(f"{H}/en/common/p3.html", "en")
+    side.hold(f"{H}/en/common/p3.html", "en", "r3")
+    assert side.found(f"{H}/pt-br/common/p3.html", "pt-br") == ["r3"]
