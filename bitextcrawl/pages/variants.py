@@ -150,19 +150,21 @@ def asked_variant(lang: str | None, langs) -> str | None:
     """The variant ``langs`` asks for that a page or link of ``lang`` counts as, where the
     declaration is less specific than the request: a base language (``zh``) or a script
     (``zh-hans``) counts as the one variant of it asked for (``zh-cn``: of the variants
-    asked, the only one of that base, written in that script), where ``langs`` does not
-    ask for ``lang`` itself. A user who asks for ``zh-cn`` from a site that declares no
+    asked, the only one of that base, written in that script), and a region (``zh-cn``)
+    as the one script asked for that is written there (``zh-hans``), where ``langs``
+    does not ask for ``lang`` itself. A user who asks for ``zh-cn`` from a site that declares no
     variant (or only its script) means its Chinese; a page declared ``zh-tw`` is never
     ``zh-cn``. None where no such variant, or more than one, is asked for."""
     if not lang or lang in langs:
         return None
     base = base_lang(lang)
     asked = [x for x in langs if x != base and base_lang(x) == base]
-    if lang != base:
-        if not _is_script(lang):
-            return None
+    if lang != base and _is_script(lang):
         regions = SCRIPT_REGIONS.get(lang, frozenset())
         asked = [x for x in asked if not _is_script(x) and x.split("-", 1)[1] in regions]
+    elif lang != base:   # a region: the one script asked for that is written there
+        region = lang.split("-", 1)[1]
+        asked = [x for x in asked if region in SCRIPT_REGIONS.get(x, frozenset())]
     return asked[0] if len(asked) == 1 and base not in langs else None
 
 

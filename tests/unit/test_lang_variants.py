@@ -261,6 +261,10 @@ def test_a_page_declaring_no_variant_counts_as_the_one_variant_asked_for():
     assert page_lang(_page("http://x/a.html", lang="zh", html_lang="zh-Hans"),
                      ("en", "zh-cn", "zh-sg")) == "zh"
     assert page_lang(zh, ("en", "pt-br")) == "zh"
+    # a region declared, a script asked for: the script written there
+    assert page_lang(_page("http://x/zh-cn/a.html", lang="zh"), ("en", "zh-hans")) == "zh-hans"
+    assert page_lang(_page("http://x/zh-tw/a.html", lang="zh"), ("en", "zh-hans")) == "zh"
+    assert page_lang(_page("http://x/pt-pt/a.html", lang="pt"), ("en", "pt-br")) == "pt"
 
 
 def test_label_variants_on_a_site_declaring_no_variant():
