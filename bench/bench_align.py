@@ -127,8 +127,9 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
 # then -same (every sidebar in English order; default: each language's own order),
 # -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
 # renamed after translation), -stale (urls: 10 entries renamed and translated again, the older
-# translation kept under the old slug, paired with nothing).
-GLOSSARY_LANGS = ("fr", "ja", "ru", "zh", "hi", "bn")
+# translation kept under the old slug, paired with nothing). A language named with a region
+# (pt-br, zh-cn) is named so in its URLs and in every page's <html lang>, as Hugo names it.
+GLOSSARY_LANGS = ("fr", "ja", "ru", "zh", "hi", "bn", "pt-br", "zh-cn")
 
 
 def _glossary_names() -> dict:
@@ -147,7 +148,8 @@ def _glossary_names() -> dict:
                                                translated=0.6 if partial else 1.0,
                                                fallback=fallback,
                                                renamed=10 if moved == "renamed" else 0,
-                                               stale=10 if moved == "stale" else 0)
+                                               stale=10 if moved == "stale" else 0,
+                                               html_lang="-" in lang)
     return names
 
 
@@ -404,8 +406,9 @@ def main() -> None:
                          "tldr-opaque-ja tldr-opaque-ru); each but lett also as "
                          "<name>-reordered (the second language's link lists in its own "
                          "order); tldr[-opaque]-<fr|ja|ru>-copies (copies of untranslated "
-                         "pages under the other language's URLs); and generated glossaries: glossary-<opaque|urls>-"
-                         "<fr|ja|ru|zh|hi|bn>[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
+                         "pages under the other language's URLs); and generated glossaries: "
+                         "glossary-<opaque|urls>-<fr|ja|ru|zh|hi|bn|pt-br|zh-cn>"
+                         "[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
                          "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="--ablation: also F1 with every stage and with each single stage "

@@ -200,7 +200,7 @@ REAL_CRAWLS = [
     for code in ("it", "tr", "ja", "he")] + [
     # partial translations of 1,010 English pages, crawled from the English side
     (f"tldr en-{lang}", "tldr/site", "/en/", f"en,{lang}", f"tldr/gold/en-{lang}.tsv")
-    for lang in ("fr", "de", "es", "ru", "zh", "ja")]
+    for lang in ("fr", "de", "es", "ru", "zh", "ja", "pt-br")]
 # The sites the plain spiders crawl too (the whole-crawl comparison)
 PLAIN_COMPARED = ("nginx en-zh", "nginx en-ru", "WET en-fr")
 # Both crawls pair at close; unfocused turns off everything that chooses which links to

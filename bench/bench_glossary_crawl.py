@@ -3,13 +3,16 @@ glossary (``testkit/glossary.py``), F1 per language of the one crawl, and the sa
 ``pages.jsonl`` aligned again offline with ``scrapy align`` (the two must agree).
 
     python bench/bench_glossary_crawl.py [--langs en es zh it pt ru ja] [--translated 0.8]
-        [--stale 5] [--urls] [--fallback] [--out DIR]
+        [--stale 5] [--urls] [--fallback] [--html-lang] [--out DIR]
 
 The glossary: short entries inside a heavy template, a sidebar of every entry in each
 language's own order, opaque URLs (``/p/<hash>.html``; ``--urls``: ``/xx/X``), one plain
 link from the English home to each other language's home; each language translates
 ``--translated`` of the entries; ``--stale`` entries of the first other language were
-renamed and translated again, the older translation kept under the old name.
+renamed and translated again, the older translation kept under the old name. A language
+named with a region (``--langs en pt-br zh-cn``) is named so in its URL folder and, with
+``--html-lang``, in every page's ``<html lang>`` (as Hugo names languages), and the crawl
+asks for it by that code.
 """
 
 from __future__ import annotations
@@ -49,11 +52,13 @@ def main() -> None:
     parser.add_argument("--urls", action="store_true", help="the site's URLs, not opaque ones")
     parser.add_argument("--fallback", action="store_true",
                         help="untranslated entries served as English copies under a notice")
+    parser.add_argument("--html-lang", action="store_true",
+                        help="every page declares its language's code in <html lang>")
     parser.add_argument("--out", help="keep the crawl's output here (default: a temp dir)")
     args = parser.parse_args()
     langs = tuple(args.langs)
     site = glossary_site(langs=langs, opaque=not args.urls, translated=args.translated,
-                         stale=args.stale, fallback=args.fallback)
+                         stale=args.stale, fallback=args.fallback, html_lang=args.html_lang)
     with tempfile.TemporaryDirectory(prefix="bench-glossary-") as tmp:
         out = Path(args.out or tmp)
         site.write(out / "site")

@@ -12,7 +12,11 @@ home with one plain link (the only way into that side). No page has a language s
 Options (the defaults give the en/fr site with opaque French URLs):
 
 ``langs``
-    English first, then the languages it is translated into. An en/fr glossary is written
+    English first, then the languages it is translated into, each by the code the site
+    gives it (its URL folder, its ``<html lang>``, the key of its gold): a bare code
+    (``pt``, ``zh``), or a language tag with a region as a static site generator's
+    configuration names a language (``pt-br``, ``zh-cn``), its text the base language's.
+    An en/fr glossary is written
     by the demo generator's sentence model (``demo/phrases.py``, en/fr/de only); any other
     language set is written, English included, from the manual's parallel text
     (``testkit/multilingual_text.py``, Hindi and Bengali included): a one-line description
@@ -40,6 +44,9 @@ Options (the defaults give the en/fr site with opaque French URLs):
     the same, as a static site generator's fallback does: the English entry (title, text,
     links) under a notice in that language, inside that language's template and sidebar.
     Such copies are in no gold: a copy is not a translation.
+``html_lang``
+    True: every page declares its language's code in ``<html lang>`` (``lang="pt-br"``);
+    False: no page declares a language.
 ``sidebar_order``
     ``"own"``: each language's sidebar sorted by its own titles (a static site generator's
     default), so the n-th items of two sidebars are mostly not translations;
@@ -201,7 +208,7 @@ def judge_rows(lang: str, rows: list) -> dict:
 def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test",
                   langs: tuple = ("en", "fr"), opaque: bool = True, translated: float = 1.0,
                   renamed: int = 0, sidebar_order: str = "own",
-                  fallback: bool = False, stale: int = 0) -> Glossary:
+                  fallback: bool = False, stale: int = 0, html_lang: bool = False) -> Glossary:
     """The glossary of the module's doc; the same arguments give the same site."""
     if langs[0] != "en" or len(langs) < 2 or len(set(langs)) != len(langs):
         raise ValueError(f"langs must be English and other languages: {langs}")
@@ -209,19 +216,23 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         raise ValueError(f"sidebar_order is 'own' or 'same', not {sidebar_order!r}")
     rng = random.Random(seed)
     site = Glossary(host)
-    if set(langs) <= {"en", "fr"}:
+    # the language each code's text is written in (``pt-br``: ``pt``)
+    text_lang = {lang: lang.split("-", 1)[0] for lang in langs}
+    if set(text_lang.values()) <= {"en", "fr"}:
         titles, slugs, plans = _lexicon_entries(rng, n_entries)
-        ui = UI
+        ui = {lang: UI[text_lang[lang]] for lang in langs}
     else:
         titles, slugs, plans = _table_entries(rng, n_entries)
-        ui = {lang: {k: _label(v, lang) for k, v in _TABLE_UI.items()} for lang in langs}
+        ui = {lang: {k: _label(v, text_lang[lang]) for k, v in _TABLE_UI.items()}
+              for lang in langs}
     others = langs[1:]
     # Which entries each language has (English: all), drawn apart from the site's own
     # random numbers so that the options leave the rest of the site as it is.
     has = {"en": set(range(n_entries))}
     for lang in others:
         count = round(translated * n_entries)
-        has[lang] = set(random.Random(f"glossary-{seed}-{lang}").sample(range(n_entries), count))
+        has[lang] = set(random.Random(f"glossary-{seed}-{text_lang[lang]}").sample(
+            range(n_entries), count))
     # the entries with a page in each language: the translated ones, or all of them
     served = {lang: set(range(n_entries)) if fallback else has[lang] for lang in langs}
     candidates = sorted(has[others[0]])
@@ -250,7 +261,7 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         return _opaque(own) if opaque else own
 
     def term(lang, i):
-        return titles[i](lang if i in has[lang] else "en")
+        return titles[i](text_lang[lang] if i in has[lang] else "en")
 
     def page(lang: str, title: str, main: str, extra: str = "") -> str:
         u = ui[lang]
@@ -261,7 +272,8 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
                           if kind == "entry" or (lang == others[0] and i in retranslated))
         menu = "".join(f'<li><a href="{path(lang, "tag", t)}">{u["tag"]} {t + 1}</a></li>'
                        for t in range(TAGS))
-        return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title} — '
+        declared = f' lang="{lang}"' if html_lang else ""
+        return (f'<!DOCTYPE html>\n<html{declared}><head><meta charset="utf-8"><title>{title} — '
                 f'{u["site"]}</title></head><body>\n<div class="top"><a href="{path(lang, "home")}">'
                 f'{u["site"]}</a><ul class="menu"><li><a href="{path(lang, "home")}">'
                 f'{u["home"]}</a></li>{menu}</ul></div>\n<div class="wrap"><div class="sidebar">'
@@ -280,20 +292,23 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
                 continue
             links = ", ".join(mention(lang, j) for j in see)
             words = lang if i in has[lang] else "en"
-            notice = "" if words == lang else f'<p class="notice">{mt.UI["outdated"][lang]}</p>\n'
-            main = (f"{notice}<h1>{term(lang, i)}</h1>\n<p>{text(words)}</p>\n"
+            notice = "" if words == lang else \
+                f'<p class="notice">{mt.UI["outdated"][text_lang[lang]]}</p>\n'
+            main = (f"{notice}<h1>{term(lang, i)}</h1>\n<p>{text(text_lang[words])}</p>\n"
                     f'<p>{ui[words]["see"]}: {links}.</p>\n<p><a href="{path(lang, "tag", tag)}">'
                     f'{u["tag"]} {tag + 1}</a></p>\n')
             site.pages[path(lang, "entry", i)] = page(lang, term(lang, i), main)
             if lang == others[0] and i in retranslated:
                 site.pages[path(lang, "stale", i)] = page(
-                    lang, term(lang, i), f"<h1>{term(lang, i)}</h1>\n<p>{text(words)}</p>\n")
+                    lang, term(lang, i),
+                    f"<h1>{term(lang, i)}</h1>\n<p>{text(text_lang[words])}</p>\n")
         for t in range(TAGS):
             items = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
                             for i, plan in enumerate(plans) if plan[2] == t and i in served[lang])
             site.pages[path(lang, "tag", t)] = page(
                 lang, f'{u["tag"]} {t + 1}', f'<h1>{u["tag"]} {t + 1}</h1>\n<ul>{items}</ul>\n')
-        homes = "".join('<p><a href="%s">%s</a></p>\n' % (path(o, "home"), mt.LANG_NAMES[o])
+        homes = "".join('<p><a href="%s">%s</a></p>\n' % (path(o, "home"),
+                                                           mt.LANG_NAMES[text_lang[o]])
                         for o in others) if lang == "en" else ""
         site.pages[path(lang, "home")] = page(
             lang, u["site"], f'<h1>{u["site"]}</h1>\n<p>{u["intro"]}</p>\n', homes)

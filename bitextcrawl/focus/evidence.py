@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bitextcrawl.pages.language import base_lang, lang_code
+from bitextcrawl.pages.language import base_lang, lang_code, requested_lang, variant_code
 from bitextcrawl.pages.site import slot_language
 from bitextcrawl.pages.switches import link_named_language
-from bitextcrawl.pages.urls import UrlLanguageTokens, url_language_tokens
+from bitextcrawl.pages.urls import UrlLanguageTokens, is_tag_token, url_language_tokens
 from bitextcrawl.pages.variants import link_lang
 
 
@@ -83,9 +83,14 @@ class LinkEvidence:
         return {self._code(t) for t in url_language_tokens(url)} & set(self.langs)
 
     def _code(self, token: str) -> str | None:
-        """The language a URL token is the code of (``en``, ``fra``), if any."""
+        """The language a URL token is the code of (``en``, ``fra``), if any; a variant's
+        tag (``pt-br``) is the code of that variant where the crawl asks for it, else of
+        its base language (``requested_lang``)."""
         if token not in self.token_codes:
-            self.token_codes[token] = lang_code(token)
+            code = lang_code(token)
+            if code is not None and is_tag_token(token):
+                code = requested_lang(variant_code(token) or code, self.langs)
+            self.token_codes[token] = code
         return self.token_codes[token]
 
     def url_lang(self, url: str) -> str | None:

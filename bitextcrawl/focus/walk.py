@@ -10,7 +10,9 @@ What it does with the pages and answers the crawl gets:
   the language code swapped is requested as a language probe (:meth:`page`);
 * an error answer: the sizing waits for nothing that will not come (:meth:`error`);
 * the crawl runs dry: the requests held when the last run stopped are judged again, and
-  probes of the big side go out while they reveal small-side URLs (:meth:`idle`).
+  probes of the big side go out while they reveal small-side URLs (:meth:`idle`); in a
+  crawl of three languages or more, a language no page of which came in is probed
+  (:class:`~bitextcrawl.sites.small_side.LanguageProbes`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import logging
 from collections.abc import Callable
 
 from bitextcrawl.focus.marks import carrying, mark, marks
-from bitextcrawl.sites.small_side import SMALL_SHARE, SmallSide
+from bitextcrawl.sites.small_side import SMALL_SHARE, LanguageProbes, SmallSide
 
 logger = logging.getLogger("bitextcrawl.middlewares.focus")
 
@@ -35,6 +37,7 @@ class SmallSideWalk:
         self.probe_priority = probe_priority
         self.small_share = SMALL_SHARE   # (BITEXT_FOCUS_SMALL_SIDE_SHARE: focus/rules/small_side.py)
         self._side: SmallSide | None = None
+        self._probes: LanguageProbes | None = None
         # unlisted(url): does the index of url's section leave it out? (such a link, not
         # fetched, sizes no side: SmallSide.unlisted)
         self.unlisted: Callable[[str], bool] = lambda url: False
@@ -49,6 +52,14 @@ class SmallSideWalk:
                                    small_share=self.small_share)
             self._side.unlisted = self.unlisted
         return self._side
+
+    @property
+    def probes(self) -> LanguageProbes | None:
+        """The language probes of a crawl of three languages or more of one site."""
+        if self._probes is None and self.enabled and len(self._langs()) > 2 \
+                and self._one_site():
+            self._probes = LanguageProbes(self._langs(), self.evidence.swap)
+        return self._probes
 
     def small_lang(self) -> str | None:
         """The small side's language, if the site has one."""
@@ -84,6 +95,8 @@ class SmallSideWalk:
         answered, if it did."""
         side = self.side
         if side is None:
+            if self.probes is not None:
+                self.probes.page(item.url, item.lang)
             return
         links: list = []
         if item.lang in self._langs():
@@ -140,6 +153,13 @@ class SmallSideWalk:
             out, self.resumed = self.resumed, []
         side = self.side
         if side is None:
+            probes = self.probes
+            for url, lang in probes.idle(self.downloaded) if probes is not None else ():
+                self.stats.inc_value("bitext/focus/lang_probes")
+                logger.info("Focus: no page of %s came in: %s requested as a language probe",
+                            lang, url)
+                out.append(self._page_request(url, priority=self.probe_priority,
+                                              bitext_lang_probe=lang, bitext_released=True))
             return out
         probe = side.probe()
         for request in probe:

@@ -5,7 +5,8 @@ identified by fastText lid.176 on its main text, so the spider and the focus
 middleware know the language before they follow its links. A page of a language variant
 the crawl asks for (``langs=en,pt-br``) is labelled with it where its own declarations
 name it (``pages.variants.page_lang``; the site's other pages' hreflang add to them at
-the close). Bad input is counted under ``bitext/bad/*`` or ``bitext/skipped/*`` and
+the close); a page that declares none counts as the one variant asked for of its
+language while no page of its site fetched so far declares a variant of it. Bad input is counted under ``bitext/bad/*`` or ``bitext/skipped/*`` and
 passed on without a record; the crawl goes on.
 
 With ``BITEXT_RECORD_WORKERS`` (default: the machine's cores but one) the records are
@@ -28,10 +29,10 @@ from scrapy.http import TextResponse
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from bitextcrawl.context import ATTRIBUTE as CONTEXT_ATTRIBUTE
-from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier
+from bitextcrawl.pages.language import DeclarationAgreement, LanguageIdentifier, base_lang
 from bitextcrawl.pages.record import language_fields, record_from_body
 from bitextcrawl.pages.urls import site_of
-from bitextcrawl.pages.variants import page_lang
+from bitextcrawl.pages.variants import declared_variants, page_lang
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ class LanguageIdMiddleware:
         self.identifier = identifier
         self.workers = workers  # RecordWorkers, or None: records made in this process
         self.agreement: dict[str, DeclarationAgreement] = {}  # per site
+        # per site, the languages of which its pages fetched so far declare a variant
+        self.declaring: dict[str, set] = {}
         # the page store writes a WARC: a record worker makes the response's WARC record
         self.warc_in_worker = crawler.settings.getbool("BITEXT_WARC_ENABLED") and \
             bool(crawler.settings.get("BITEXT_PAGE_STORE"))
@@ -154,7 +157,10 @@ class LanguageIdMiddleware:
             return response
         context = getattr(self.crawler, CONTEXT_ATTRIBUTE, None)
         if context is not None and context.langs:
-            record.lang = page_lang(record, context.langs)
+            declaring = self.declaring.setdefault(site_of(record.url), set())
+            if any(base_lang(x) != x for x in context.langs):
+                declaring.update(base_lang(v) for v in declared_variants(record))
+            record.lang = page_lang(record, context.langs, declaring=declaring)
         if record.warc_member is None:   # the WARC record is made from these
             record.body = response.body
             record.http_headers = headers if headers is not None else _headers(response)

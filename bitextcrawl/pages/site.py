@@ -26,7 +26,12 @@ from bitextcrawl.pages.language import LANG_ALIASES, base_lang, lang_code, tag_p
 from bitextcrawl.pages.prose import is_copy, prose, prose_lines
 from bitextcrawl.pages.template import TEMPLATE_MIN_PAGES
 from bitextcrawl.pages.urls import UrlLanguageTokens, follow_redirects, page_name, path_segments
-from bitextcrawl.pages.variants import hreflang_claims, page_lang, page_variant
+from bitextcrawl.pages.variants import (
+    declaring_languages,
+    hreflang_claims,
+    page_lang,
+    page_variant,
+)
 
 # fastText labels at or above this are trusted as they are (as in pages/language.py).
 CONFIDENT = 0.9
@@ -384,11 +389,14 @@ def label_variants(records: list, langs) -> tuple[list, int]:
     are labelled with a variant. Records whose language does not change are not copied."""
     claims = hreflang_claims(records)
     out, variants = [], 0
+    # (a page declaring no variant counts as the one asked for on a site declaring none)
+    declaring = declaring_languages(records, claims) if any(
+        base_lang(x) != x for x in langs) else frozenset()
     for p in records:
         got = claims.get(p.url, set())
         if p.requested_url and p.requested_url != p.url:
             got = got | claims.get(p.requested_url, set())
-        lang = page_lang(p, langs, got)
+        lang = page_lang(p, langs, got, declaring)
         variants += lang != base_lang(lang)
         out.append(p if lang == p.lang else dataclasses.replace(p, lang=lang))
     return out, variants

@@ -11,6 +11,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import tldextract
 
+from bitextcrawl.pages.variants import URL_SCRIPTS
+
 # The bundled public-suffix snapshot: no download at run time.
 _extract = tldextract.TLDExtract(suffix_list_urls=())
 
@@ -197,15 +199,32 @@ def follow_redirects(url: str, redirects: dict, stop=(), max_hops: int = 20) -> 
 
 _TOKEN_SPLIT = re.compile(r"[/.\-_?&=:]+")
 _TOKEN_KEEP = re.compile(r"([/.\-_?&=:]+)")
+# A language tag with a region or a script, as sites write a variant's code in a URL
+# (``pt-br``, ``zh_CN``, ``zh-hant``, ``es-419``): a token of its own besides its parts.
+# Scripts are the ones a URL may carry (``ngx_http`` is no tag).
+_TAG = (r"(?<![a-z0-9])[a-z]{2,3}[-_](?:[a-z]{2}|[0-9]{3}|" + "|".join(sorted(URL_SCRIPTS))
+        + r")(?![a-z0-9])")
+_TAG_TOKEN = re.compile(_TAG)
+_TAG_TOKEN_ANY_CASE = re.compile(_TAG, re.I | re.A)
 
 
 @lru_cache(maxsize=65536)
 def url_language_tokens(url: str) -> frozenset[str]:
-    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live.
+    """Short alphabetic tokens of host, path and query: where ``en``/``fra``/``de`` live;
+    a language tag with a region or script (``pt-br``, ``zh_cn``) is a token too, besides
+    ``pt`` and ``br``: the code of a variant, whose counterpart URLs swap it whole.
     (Cached: the focus middleware asks twice for every link it sees.)"""
     parts = urlsplit(url)
     text = f"{parts.hostname or ''}/{parts.path}?{parts.query}".lower()
-    return frozenset(t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha())
+    tokens = {t for t in _TOKEN_SPLIT.split(text) if 2 <= len(t) <= 3 and t.isalpha()}
+    if "-" in text or "_" in text:
+        tokens.update(_TAG_TOKEN.findall(text))
+    return frozenset(tokens)
+
+
+def is_tag_token(token: str) -> bool:
+    """Is a URL token a language tag with a region or script (``pt-br``, ``zh_cn``)?"""
+    return "-" in token or "_" in token
 
 
 class UrlLanguageTokens:
@@ -282,13 +301,26 @@ class UrlLanguageTokens:
         return {lang for t in url_language_tokens(url) if (lang := self.token_lang(t))}
 
     def token_of(self, lang: str) -> str | None:
-        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh)."""
+        """The URL token that names ``lang`` on most pages (``en`` for /en/, ``cn`` for zh,
+        ``pt-pt`` for pt where ``pt`` alone is also in ``/pt-br/``); for a variant
+        (``pt-br``), its own tag where that names it (``pt-br`` or ``pt_br``, not ``pt``
+        nor ``br``, which its pages carry as often)."""
         if lang in self._token_of:
             return self._token_of[lang]
-        best, most = None, 0
+        best, most = None, (0, False)
+        own = lang.replace("_", "-") if is_tag_token(lang) else None
         for token, counts in self.counts.items():
-            if self.token_lang(token) == lang and counts[lang] > most:
-                best, most = token, counts[lang]
+            if self.token_lang(token) != lang:
+                continue
+            tag = is_tag_token(token)
+            if tag and token.replace("_", "-") == own:
+                best = token
+                break
+            if tag and token[:len(lang)] != lang:
+                continue   # (another language's tag: a word of a slug, ``my-db``)
+            # (a plain token before a tag its pages carry as often: ``pt`` of ``/pt-pt/``)
+            if (counts[lang], not tag) > most:
+                best, most = token, (counts[lang], not tag)
         self._token_of[lang] = best
         return best
 
@@ -313,10 +345,16 @@ class UrlLanguageTokens:
             return None
         parts = urlsplit(url)
         tail = parts.path + ("?" + parts.query if parts.query else "")
+        head = url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)]
+        if is_tag_token(a):
+            # a variant's tag, whole (``/pt-br/`` -> ``/en/``)
+            hits = [m for m in _TAG_TOKEN_ANY_CASE.finditer(tail) if m.group().lower() == a]
+            if len(hits) != 1:
+                return None
+            return head + tail[:hits[0].start()] + b + tail[hits[0].end():]
         pieces = _TOKEN_KEEP.split(tail)
         hits = [i for i in range(0, len(pieces), 2) if pieces[i].lower() == a]
         if len(hits) != 1:
             return None
         pieces[hits[0]] = b
-        return url[:len(url) - len(tail) - (len(parts.fragment) + 1 if parts.fragment else 0)] \
-            + "".join(pieces)
+        return head + "".join(pieces)

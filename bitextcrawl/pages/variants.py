@@ -121,14 +121,12 @@ def _get(page, name, default=None):
     return getattr(page, name, default)
 
 
-def page_variant(page, claims: Iterable[str] = (), base: str | None = None) -> str | None:
-    """The variant of its language a page's declarations name (see the module docstring),
-    or None. ``page``: a page record (or its dict); ``claims``: variants other pages'
-    hreflang declare for it (:func:`hreflang_claims`); ``base``: the language to read
-    them for, if not the page's."""
+def declared_variants(page, claims: Iterable[str] = (), base: str | None = None) -> list[str]:
+    """The variants of its language a page's declarations name, each time one does (see the
+    module docstring); arguments as :func:`page_variant`."""
     base = base or base_lang(_get(page, "lang"))
     if not base or base == "und":
-        return None
+        return []
     url = _get(page, "url") or ""
     declared = list(url_variants(url))
     urls = {url, _get(page, "requested_url") or url}
@@ -137,14 +135,63 @@ def page_variant(page, claims: Iterable[str] = (), base: str | None = None) -> s
     declared.append(tag_variant(_get(page, "html_lang")))
     declared += [tag_variant(t) for t in (_get(page, "content_language") or "").split(",")]
     declared += list(claims)
-    return _agreed([v for v in declared if v and base_lang(v) == base])
+    return [v for v in declared if v and base_lang(v) == base]
 
 
-def page_lang(page, langs, claims: Iterable[str] = ()) -> str:
+def page_variant(page, claims: Iterable[str] = (), base: str | None = None) -> str | None:
+    """The variant of its language a page's declarations name (see the module docstring),
+    or None. ``page``: a page record (or its dict); ``claims``: variants other pages'
+    hreflang declare for it (:func:`hreflang_claims`); ``base``: the language to read
+    them for, if not the page's."""
+    return _agreed(declared_variants(page, claims, base))
+
+
+def asked_variant(lang: str | None, langs) -> str | None:
+    """The variant ``langs`` asks for that a page or link of ``lang`` counts as, where the
+    declaration is less specific than the request: a base language (``zh``) or a script
+    (``zh-hans``) counts as the one variant of it asked for (``zh-cn``: of the variants
+    asked, the only one of that base, written in that script), and a region (``zh-cn``)
+    as the one script asked for that is written there (``zh-hans``), where ``langs``
+    does not ask for ``lang`` itself. A user who asks for ``zh-cn`` from a site that declares no
+    variant (or only its script) means its Chinese; a page declared ``zh-tw`` is never
+    ``zh-cn``. None where no such variant, or more than one, is asked for."""
+    if not lang or lang in langs:
+        return None
+    base = base_lang(lang)
+    asked = [x for x in langs if x != base and base_lang(x) == base]
+    if lang != base and _is_script(lang):
+        regions = SCRIPT_REGIONS.get(lang, frozenset())
+        asked = [x for x in asked if not _is_script(x) and x.split("-", 1)[1] in regions]
+    elif lang != base:   # a region: the one script asked for that is written there
+        region = lang.split("-", 1)[1]
+        asked = [x for x in asked if region in SCRIPT_REGIONS.get(x, frozenset())]
+    return asked[0] if len(asked) == 1 and base not in langs else None
+
+
+def declaring_languages(pages, claims: Mapping | None = None) -> set[str]:
+    """The base languages of which some of ``pages`` declare a variant (``pt`` where a
+    page is at ``/pt-br/``); ``claims``: :func:`hreflang_claims` of the site."""
+    claims = claims or {}
+    return {base_lang(v) for p in pages
+            for v in declared_variants(p, claims.get(_get(p, "url"), ()))}
+
+
+def page_lang(page, langs, claims: Iterable[str] = (), declaring=frozenset()) -> str:
     """The language a page counts as when pairing ``langs``: its declared variant where
-    ``langs`` asks for that variant, else its base language (``requested_lang``)."""
+    ``langs`` asks for that variant, else its base language (``requested_lang``).
+    A page that declares only a script counts as the variant asked for where
+    :func:`asked_variant` names one; so does a page that declares no variant, on a site
+    that declares no variant of its language (``declaring``: the base languages of which
+    the site's other pages declare a variant, :func:`declaring_languages`): where a site
+    serves ``/pt-br/`` and ``/pt/``, the undeclared ``/pt/`` is the other variant.
+    Declarations that disagree name no variant."""
     lang = _get(page, "lang") or "und"
-    variant = page_variant(page, claims)
+    declared = declared_variants(page, claims)
+    variant = _agreed(declared)
+    if variant is None and not declared and base_lang(lang) not in declaring:
+        variant = asked_variant(base_lang(lang), langs)
+    elif variant is not None and variant not in langs:
+        variant = asked_variant(variant, langs) or variant
     return requested_lang(variant or base_lang(lang), langs)
 
 

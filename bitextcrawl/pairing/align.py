@@ -62,7 +62,7 @@ from bitextcrawl.pages.site import (
 )
 from bitextcrawl.pages.switches import page_named_unlinked
 from bitextcrawl.pages.template import SiteTemplate
-from bitextcrawl.pages.variants import page_lang
+from bitextcrawl.pages.variants import declaring_languages, page_lang
 from bitextcrawl.pairing.anchors import (
     anchor_idf,
     anchor_overlaps,
@@ -479,6 +479,8 @@ def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: 
     sure = Counter(base_lang(p.lang) for p in site.pages if p.lang_prob >= confident)
     site_langs = {lang for lang, n in sure.items() if n >= SITE_LANGUAGE_PAGES}
     lid = LanguageIdentifier(lid_model or None)
+    declaring = declaring_languages(site.pages) if any(
+        base_lang(x) != x for x in langs) else frozenset()
     n = 0
     for i in unsure:
         page = site.pages[i]
@@ -486,7 +488,8 @@ def settle_unsure_languages(site: SitePages, template: SiteTemplate, lid_model: 
         if lang in site_langs and lang != base_lang(page.lang) and prob > page.lang_prob:
             page = dataclasses.replace(page, lang=lang, lang_prob=round(prob, 4),
                                        lang_method="content")
-            site.pages[i] = dataclasses.replace(page, lang=page_lang(page, langs))
+            site.pages[i] = dataclasses.replace(page, lang=page_lang(page, langs,
+                                                                     declaring=declaring))
             n += 1
     return n
 

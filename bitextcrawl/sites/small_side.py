@@ -403,3 +403,53 @@ class SmallSide:
         # its switches whether that one exists; a page at a URL naming no language less
         order = sorted(self.held, key=lambda u: (self.held[u][2] is None, u))
         return [self._release(u) for u in order[:size]]
+
+
+class LanguageProbes:
+    """Finding a language no link names in a crawl of three languages or more.
+
+    Such a crawl has no one small side to size (:class:`SmallSide` is for two
+    languages), and most of its languages are named by the links it follows (a home's
+    list of languages). A wanted language of which no page has come in when the crawl
+    runs dry is looked for where the site's URLs say it would be, as the small side's
+    language probe does: the URL of one of the first pages fetched (the start page
+    first) with its language code swapped (``/en/`` → ``/it/``), one probe per missing
+    language each time the crawl runs dry, at most ``max_lang_probes`` per language.
+    Nothing is held meanwhile, and a crawl that finds every language costs nothing more.
+
+    ``swap(url, lang, other)``: the URL of ``url``'s counterpart in ``other`` by the
+    site's URL tokens or codes, or None.
+    """
+
+    def __init__(self, langs, swap, max_lang_probes: int = MAX_LANG_PROBES):
+        self.langs = tuple(langs)
+        self.swap = swap
+        self.max_lang_probes = max_lang_probes
+        self.first: list[tuple[str, str]] = []   # the first pages fetched: (URL, language)
+        self.fetched: set = set()                 # wanted languages a page came in of
+        self.made: Counter = Counter()            # probes made per language
+        self.probed: set = set()
+
+    def page(self, url: str, lang: str | None) -> None:
+        """A page of ``lang`` was fetched at ``url``."""
+        if lang in self.langs:
+            self.fetched.add(lang)
+            if len(self.first) < self.max_lang_probes:
+                self.first.append((url, lang))
+
+    def idle(self, known) -> list[tuple[str, str]]:
+        """The crawl ran dry: the probes to make, (URL, language), none at a URL in
+        ``known`` (requested already)."""
+        probes = []
+        for other in self.langs:
+            if other in self.fetched or self.made[other] >= self.max_lang_probes:
+                continue
+            for url, lang in self.first:
+                target = self.swap(url, lang, other) if lang != other else None
+                if target is None or target in self.probed or target in known:
+                    continue
+                self.probed.add(target)
+                self.made[other] += 1
+                probes.append((target, other))
+                break
+        return probes

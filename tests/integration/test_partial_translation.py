@@ -59,6 +59,29 @@ def test_nginx_hebrew_found_from_the_english_side(tmp_path):
     assert responses <= PER_PAIR * len(gold), responses
 
 
+def test_nginx_italian_found_in_a_crawl_of_three_languages(tmp_path):
+    """nginx.org from /en/, langs=en,it,he: no page the crawl reaches links /it/; once the
+    crawl runs dry, the start URL with the code swapped (/it/) is probed and its pages
+    walked."""
+    site = SHARED_DATA / "nginx" / "site"
+    golds = {lang: SHARED_DATA / "nginx" / "gold" / f"en-{lang}.tsv" for lang in ("it", "he")}
+    if not site.is_dir() or not all(g.is_file() for g in golds.values()):
+        pytest.skip(f"real data not found at {SHARED_DATA / 'nginx'} (../shared/data beside "
+                    "the project)")
+    from bitextcrawl.pairing.evaluate import read_gold
+
+    with serve_directory(str(site)) as server:
+        run_crawl(f"{server.url}/en/", tmp_path, langs="en,it,he", timeout=400)
+        gold = {lang: read_gold(g, base=server.url + "/") for lang, g in golds.items()}
+    pairs = read_pairs_jsonl(tmp_path / "pairs.jsonl")
+    stats = json.loads((tmp_path / "stats.json").read_text())["crawl"]
+    for lang in ("it", "he"):
+        scores = evaluate(gold[lang], [p for p in pairs if f"/{lang}/" in p[1]],
+                          directory_index="index.html")
+        assert scores["recall"] == 1.0 and scores["precision"] == 1.0, (lang, scores)
+    assert stats["bitext/focus/lang_probes"] == 1, stats
+
+
 def test_fallback_copies_cost_their_tests_alone(tmp_path):
     """A manual translated in part whose server answers an untranslated page's URL with
     the English page (testkit/multilingual.py: 60 modules, 19 in Japanese, the Japanese

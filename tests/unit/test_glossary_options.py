@@ -105,3 +105,21 @@ def test_fasttext_labels_the_hindi_and_bengali_pages():
     wrong = [(p, lang, label) for p, lang in site.langs.items()
              for label, _ in [lid.predict(main_text(parse(site.pages[p])))] if label != lang]
     assert set(site.langs.values()) == {"en", "hi", "bn"} and not wrong, wrong[:5]
+
+
+def test_languages_named_with_a_region_as_hugo_names_them():
+    """``pt-br``/``zh-cn``: the code in the URL folder, in ``<html lang>`` with html_lang,
+    and as the gold's key; the text is the base language's, the same as the bare code's."""
+    langs = ("en", "pt-br", "zh-cn")
+    site = glossary_site(n_entries=N, langs=langs, opaque=False, html_lang=True)
+    bare = glossary_site(n_entries=N, langs=("en", "pt", "zh"), opaque=False)
+    assert set(site.golds) == {"pt-br", "zh-cn"}
+    for code, lang in (("pt-br", "pt"), ("zh-cn", "zh")):
+        assert site.golds[code] == [(en, other.replace(f"/{lang}/", f"/{code}/", 1))
+                                    for en, other in bare.golds[lang]]
+        page = f"/{code}/"
+        assert site.pages[page].startswith(f'<!DOCTYPE html>\n<html lang="{code}">')
+        assert site.pages[page].split("<body>")[1] == \
+            bare.pages[f"/{lang}/"].split("<body>")[1].replace(f"/{lang}/", f"/{code}/")
+    assert site.pages["/en/"].startswith('<!DOCTYPE html>\n<html lang="en">')
+    assert not any(" lang=" in html for html in bare.pages.values())

@@ -118,7 +118,9 @@ def test_page_lang_for_the_languages_asked_for():
     br = _page("http://x/pt-br/a.html")
     pt = _page("http://x/pt-pt/a.html")
     plain = _page("http://x/pt/a.html")
-    assert [page_lang(p, ("en", "pt-br")) for p in (br, pt, plain)] == ["pt-br", "pt", "pt"]
+    # (``plain`` on a site that declares variants of Portuguese: the other variant)
+    assert [page_lang(p, ("en", "pt-br"), declaring={"pt"}) for p in (br, pt, plain)] == \
+        ["pt-br", "pt", "pt"]
     assert [page_lang(p, ("en", "pt")) for p in (br, pt, plain)] == ["pt", "pt", "pt"]
     assert [page_lang(p, ("en", "pt-br", "pt-pt")) for p in (br, pt, plain)] == \
         ["pt-br", "pt-pt", "pt"]
@@ -234,3 +236,43 @@ def test_sentence_language_check_reads_a_variant_as_its_base():
     text = "O museu abre às nove horas todas as manhãs e fecha às seis horas da tarde."
     assert check.reason(text, "pt-br", "en") is None
     assert check.reason(text, "en", "pt-br") == "other_lang"
+
+
+def test_a_page_declaring_no_variant_counts_as_the_one_variant_asked_for():
+    """A site that names no variant (no ``html lang``, opaque URLs) crawled with
+    ``langs=en,zh-cn``: its Chinese pages are what the user asks for. Never a page
+    declared another variant, nor one whose declarations disagree, nor where the user
+    asks for two variants or the base language too, nor on a site declaring variants."""
+    zh = _page("http://x/p/0a1b.html", lang="zh")
+    assert page_lang(zh, ("en", "zh-cn")) == "zh-cn"
+    assert page_lang(_page("http://x/p/0a1b.html", lang="zh", html_lang="zh"),
+                     ("en", "zh-cn")) == "zh-cn"
+    assert page_lang(zh, ("en", "zh-cn", "zh-tw")) == "zh"
+    assert page_lang(zh, ("en", "zh", "zh-cn")) == "zh"
+    assert page_lang(zh, ("en", "zh-cn"), declaring={"zh"}) == "zh"
+    assert page_lang(_page("http://x/zh-tw/a.html", lang="zh"), ("en", "zh-cn")) == "zh"
+    assert page_lang(_page("http://x/zh-tw/a.html", lang="zh", html_lang="zh-CN"),
+                     ("en", "zh-cn")) == "zh"
+    # a script declared: the one variant asked for that is written in it
+    assert page_lang(_page("http://x/a.html", lang="zh", html_lang="zh-Hans"),
+                     ("en", "zh-cn")) == "zh-cn"
+    assert page_lang(_page("http://x/a.html", lang="zh", html_lang="zh-Hant"),
+                     ("en", "zh-cn")) == "zh"
+    assert page_lang(_page("http://x/a.html", lang="zh", html_lang="zh-Hans"),
+                     ("en", "zh-cn", "zh-sg")) == "zh"
+    assert page_lang(zh, ("en", "pt-br")) == "zh"
+    # a region declared, a script asked for: the script written there
+    assert page_lang(_page("http://x/zh-cn/a.html", lang="zh"), ("en", "zh-hans")) == "zh-hans"
+    assert page_lang(_page("http://x/zh-tw/a.html", lang="zh"), ("en", "zh-hans")) == "zh"
+    assert page_lang(_page("http://x/pt-pt/a.html", lang="pt"), ("en", "pt-br")) == "pt"
+
+
+def test_label_variants_on_a_site_declaring_no_variant():
+    site = [_record("http://x.test/en/a.html", "en"), _record("http://x.test/p/1.html", "pt"),
+            _record("http://x.test/p/2.html", "pt")]
+    records, n = label_variants(site, ("en", "pt-br"))
+    assert n == 2 and [p.lang for p in records] == ["en", "pt-br", "pt-br"]
+    # one page declaring a variant of Portuguese: the undeclared ones are not it
+    site.append(_record("http://x.test/pt-br/3.html", "pt"))
+    records, n = label_variants(site, ("en", "pt-br"))
+    assert n == 1 and [p.lang for p in records] == ["en", "pt", "pt", "pt-br"]

@@ -222,3 +222,22 @@ def test_text_of_is_text_content_of_any_element():
     for a, b in zip(plain.iter(etree.Element), rich.iter(etree.Element)):
         assert a.tag == b.tag and text_of(a) == b.text_content() == text_of(b), b.tag
     assert text_of(plain.find(".//li")) == "one bold tail after s()end"
+
+
+def test_a_variant_tag_in_a_url_is_one_token_besides_its_parts():
+    assert {"pt", "br", "pt-br"} <= url_language_tokens("http://x.org/pt-br/a.html")
+    assert "zh_tw" in url_language_tokens("http://x.org/a.html?lang=zh_TW")
+    assert "zh-hant" in url_language_tokens("http://x.org/zh-hant/a.html")
+    # a word after a code is no script: ngx_http_core_module names no variant
+    assert not any("_" in t for t in url_language_tokens("http://x.org/ngx_http_core.html"))
+    tokens = UrlLanguageTokens(min_pages=3, purity=0.9)
+    for i in range(4):
+        tokens.learn(f"http://x.org/pt-br/p{i}.html", "pt-br")
+        tokens.learn(f"http://x.org/pt-pt/p{i}.html", "pt")
+        tokens.learn(f"http://x.org/en/p{i}.html", "en")
+    assert tokens.token_of("pt-br") == "pt-br"
+    assert tokens.swap("http://x.org/pt-br/a.html", "pt-br", "en") == "http://x.org/en/a.html"
+    assert tokens.swap("http://x.org/en/a.html", "en", "pt-br") == "http://x.org/pt-br/a.html"
+    assert tokens.swap("http://x.org/PT_BR/a.html", "pt-br", "en") is None   # another tag
+    # a base language asked for where its pages are under a variant's tag
+    assert tokens.token_of("pt") == "pt-pt"

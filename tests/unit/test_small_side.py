@@ -216,3 +216,83 @@ def test_links_a_section_index_leaves_out_size_no_side():
     unlisted.add(f"{H}/fr/linux_packages.html")   # a page no link named, fetched: counts
     side.found(f"{H}/fr/linux_packages.html", "fr")
     assert side.sizes["fr"] == known + 2
+
+
+def test_a_variant_named_by_its_tag_in_the_urls_is_walked_as_the_small_side():
+    """A partial translation under ``/pt-br/``: its tag is one URL token, the counterpart
+    of ``/en/X`` is ``/pt-br/X`` (not ``/pt/X`` nor ``/br/X``), and a held English page is
+    released once its ``/pt-br/`` counterpart is fetched."""
+    from bitextcrawl.focus.evidence import LinkEvidence
+    from bitextcrawl.pages.urls import UrlLanguageTokens
+
+    tokens = UrlLanguageTokens(min_pages=3)
+    evidence = LinkEvidence(("en", "pt-br"), tokens)
+    # before any page is learned, the tag is the code the crawl asked for
+    assert evidence.url_lang(f"{H}/pt-br/common/a.html") == "pt-br"
+    for i in range(5):
+        tokens.learn(f"{H}/en/common/p{i}.html", "en")
+        tokens.learn(f"{H}/pt-br/common/p{i}.html", "pt-br")
+    assert tokens.token_of("pt-br") == "pt-br"
+    assert evidence.swap(f"{H}/en/common/a.html", "en", "pt-br") == f"{H}/pt-br/common/a.html"
+    assert evidence.swap(f"{H}/pt-br/common/a.html", "pt-br", "en") == f"{H}/en/common/a.html"
+    side = SmallSide(("en", "pt-br"), evidence.swap, evidence.url_lang)
+    for i in range(40):
+        side.see(f"{H}/en/common/p{i}.html")
+    for i in range(6):
+        side.see(f"{H}/pt-br/common/p{i}.html")
+    for lang in ("en", "pt-br"):
+        for i in range(3):
+            side.found(f"{H}/{lang}/index{i}.html", lang)
+    assert side.small() == "pt-br"
+    assert not side.worth(f"{H}/en/common/p3.html", "en")
+    side.hold(f"{H}/en/common/p3.html", "en", "r3")
+    assert side.found(f"{H}/pt-br/common/p3.html", "pt-br") == ["r3"]
+
+
+def test_a_language_no_page_came_in_of_is_probed_when_a_crawl_of_three_runs_dry():
+    """langs=en,ru,it from /en/, nothing linking an Italian page: once the crawl runs dry,
+    the start page's URL with the code swapped, then the next page's; none once Italian
+    is found, nor for a language whose pages came in."""
+    from bitextcrawl.sites.small_side import LanguageProbes
+
+    probes = LanguageProbes(("en", "ru", "it"), swap)
+    probes.page(f"{H}/en/", "en")
+    probes.page(f"{H}/en/p1.html", "en")
+    probes.page(f"{H}/ru/", "ru")
+    assert probes.idle(set()) == [(f"{H}/it/", "it")]
+    # the probe found nothing (an error): the next page's counterpart, then no more
+    assert probes.idle({f"{H}/it/"}) == [(f"{H}/it/p1.html", "it")]
+    assert probes.idle({f"{H}/it/", f"{H}/it/p1.html"}) == []
+    found = LanguageProbes(("en", "ru", "it"), swap)
+    found.page(f"{H}/en/", "en")
+    found.page(f"{H}/ru/", "ru")
+    found.page(f"{H}/it/a.html", "it")
+    assert found.idle(set()) == []
+
+
+def test_the_walk_probes_a_missing_language_in_a_crawl_of_three():
+    from bitextcrawl.focus.walk import SmallSideWalk
+
+    class Stats:
+        def __init__(self):
+            self.values = {}
+
+        def inc_value(self, key, n=1):
+            self.values[key] = self.values.get(key, 0) + n
+
+    class Page:
+        def __init__(self, url, lang):
+            self.url, self.lang, self.links, self.requested_url = url, lang, [], None
+
+    class Evidence:
+        swap = staticmethod(swap)
+
+    made = []
+    walk = SmallSideWalk(True, lambda: ("en", "ru", "it"), lambda: True, Evidence(), set(),
+                         Stats(), made.append, lambda url, **meta: (url, meta), 10)
+    walk.page(Page(f"{H}/en/", "en"), lambda url: True)
+    walk.page(Page(f"{H}/ru/", "ru"), lambda url: True)
+    assert walk.side is None
+    [(url, meta)] = walk.idle()
+    assert url == f"{H}/it/" and meta["bitext_lang_probe"] == "it"
+    assert walk.stats.values == {"bitext/focus/lang_probes": 1}
