@@ -122,7 +122,7 @@ class SmallSideWalk:
                         lang, url)
             self._schedule(self._page_request(url, priority=self.probe_priority,
                                               **carrying(lang_probe=lang, released=True,
-                                                                  judged=True)))
+                                                         judged=True)))
 
     def _probe_answered(self, request, links=()) -> None:
         """A language probe came back (a page linking ``links``, or an error): once
@@ -159,7 +159,7 @@ class SmallSideWalk:
                 logger.info("Focus: no page of %s came in: %s requested as a language probe",
                             lang, url)
                 out.append(self._page_request(url, priority=self.probe_priority,
-                                              bitext_lang_probe=lang, bitext_released=True))
+                                              **carrying(lang_probe=lang, released=True)))
             return out
         probe = side.probe()
         for request in probe:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bitextcrawl.focus.marks import marks
 from bitextcrawl.sites.small_side import SmallSide
 
 H = "http://t.test"
@@ -294,5 +295,5 @@ def test_the_walk_probes_a_missing_language_in_a_crawl_of_three():
     walk.page(Page(f"{H}/ru/", "ru"), lambda url: True)
     assert walk.side is None
     [(url, meta)] = walk.idle()
-    assert url == f"{H}/it/" and meta["bitext_lang_probe"] == "it"
+    assert url == f"{H}/it/" and marks(meta).lang_probe == "it" and marks(meta).released
     assert walk.stats.values == {"bitext/focus/lang_probes": 1}
