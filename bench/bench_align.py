@@ -127,12 +127,21 @@ def ablation(real: list[str] | None = None, leave_one_out: bool = False) -> None
 # then -same (every sidebar in English order; default: each language's own order),
 # -partial (the language translates 60% of the entries), -renamed (urls: 10 English slugs
 # renamed after translation), -stale (urls: 10 entries renamed and translated again, the older
-# translation kept under the old slug, paired with nothing). A language named with a region
-# (pt-br, zh-cn) is named so in its URLs and in every page's <html lang>, as Hugo names it.
+# translation kept under the old slug, paired with nothing), -edit (each page links its
+# source file in the site's repository, as Hugo and Docsy themes do). A language named with
+# a region (pt-br, zh-cn) is named so in its URLs and in every page's <html lang>, as Hugo
+# names it.
 GLOSSARY_LANGS = ("fr", "ja", "ru", "zh", "hi", "bn", "pt-br", "zh-cn")
 
 
 def _glossary_names() -> dict:
+    names = _plain_glossary_names()
+    # each also with its pages' links to their source files ("Edit this page")
+    names.update({name + "-edit": dict(options, edit_links=True) for name, options in names.items()})
+    return names
+
+
+def _plain_glossary_names() -> dict:
     names = {}
     for url in ("opaque", "urls"):
         for lang in GLOSSARY_LANGS:
@@ -408,8 +417,9 @@ def main() -> None:
                          "order); tldr[-opaque]-<fr|ja|ru>-copies (copies of untranslated "
                          "pages under the other language's URLs); and generated glossaries: "
                          "glossary-<opaque|urls>-<fr|ja|ru|zh|hi|bn|pt-br|zh-cn>"
-                         "[-same][-partial][-renamed|-stale] (e.g. glossary-opaque-ja, "
-                         "glossary-opaque-ja-same, glossary-urls-ja-renamed)")
+                         "[-same][-partial][-renamed|-stale][-edit] (e.g. glossary-opaque-ja, "
+                         "glossary-opaque-ja-same, glossary-urls-ja-renamed, "
+                         "glossary-opaque-ja-partial-edit: pages link their source files)")
     ap.add_argument("--leave-one-out", action="store_true",
                     help="--ablation: also F1 with every stage and with each single stage "
                          "left out, on the same sites")

@@ -205,10 +205,17 @@ def judge_rows(lang: str, rows: list) -> dict:
     return out
 
 
+# ``edit_links``: each page links its source file in the site's repository, as Hugo and
+# Docsy themes do ("Edit this page"): content/<lang>/<file>.md, the English file's name in
+# every language (a renamed entry's translation keeps the old one).
+EDIT_URL = "https://github.com/example/glossary/edit/main/"
+
+
 def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test",
                   langs: tuple = ("en", "fr"), opaque: bool = True, translated: float = 1.0,
                   renamed: int = 0, sidebar_order: str = "own",
-                  fallback: bool = False, stale: int = 0, html_lang: bool = False) -> Glossary:
+                  fallback: bool = False, stale: int = 0, html_lang: bool = False,
+                  edit_links: bool = False) -> Glossary:
     """The glossary of the module's doc; the same arguments give the same site."""
     if langs[0] != "en" or len(langs) < 2 or len(set(langs)) != len(langs):
         raise ValueError(f"langs must be English and other languages: {langs}")
@@ -247,7 +254,7 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
     for i in sorted(moved | retranslated):
         english[i] = _renamed_slug(slugs[i], set(slugs) | set(english))
 
-    def path(lang: str, kind: str, key=None) -> str:
+    def path(lang: str, kind: str, key=None, source: bool = False) -> str:
         if kind == "home":
             en = "/en/"
         elif kind == "tag":
@@ -255,16 +262,21 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
         else:
             old = lang != "en" and (key not in retranslated or kind == "stale")
             en = "/en/" + (slugs if old else english)[key] + ".html"
+        own = en.replace("/en/", f"/{lang}/", 1)
+        if source:      # the page's source file, the English file's name in every language
+            return "content" + (own + "_index.html" if own.endswith("/") else own)[:-5] + ".md"
         if lang == "en":
             return en
-        own = en.replace("/en/", f"/{lang}/", 1)
         return _opaque(own) if opaque else own
 
     def term(lang, i):
         return titles[i](text_lang[lang] if i in has[lang] else "en")
 
-    def page(lang: str, title: str, main: str, extra: str = "") -> str:
+    def page(lang: str, title: str, main: str, extra: str = "", source: str = "") -> str:
         u = ui[lang]
+        if edit_links:
+            extra += f'<p class="edit"><a href="{EDIT_URL}{source}">✎</a></p>\n'
+
         by = lang if sidebar_order == "own" else "en"
         order = sorted(sorted(served[lang]), key=lambda i: term(by, i))
         sidebar = "".join(f'<li><a href="{path(lang, kind, i)}">{term(lang, i)}</a></li>'
@@ -297,21 +309,25 @@ def glossary_site(n_entries: int = 85, seed: int = 0, host: str = "glossary.test
             main = (f"{notice}<h1>{term(lang, i)}</h1>\n<p>{text(text_lang[words])}</p>\n"
                     f'<p>{ui[words]["see"]}: {links}.</p>\n<p><a href="{path(lang, "tag", tag)}">'
                     f'{u["tag"]} {tag + 1}</a></p>\n')
-            site.pages[path(lang, "entry", i)] = page(lang, term(lang, i), main)
+            site.pages[path(lang, "entry", i)] = page(lang, term(lang, i), main,
+                                                      source=path(lang, "entry", i, True))
             if lang == others[0] and i in retranslated:
                 site.pages[path(lang, "stale", i)] = page(
                     lang, term(lang, i),
-                    f"<h1>{term(lang, i)}</h1>\n<p>{text(text_lang[words])}</p>\n")
+                    f"<h1>{term(lang, i)}</h1>\n<p>{text(text_lang[words])}</p>\n",
+                    source=path(lang, "stale", i, True))
         for t in range(TAGS):
             items = "".join(f'<li><a href="{path(lang, "entry", i)}">{term(lang, i)}</a></li>'
                             for i, plan in enumerate(plans) if plan[2] == t and i in served[lang])
             site.pages[path(lang, "tag", t)] = page(
-                lang, f'{u["tag"]} {t + 1}', f'<h1>{u["tag"]} {t + 1}</h1>\n<ul>{items}</ul>\n')
+                lang, f'{u["tag"]} {t + 1}', f'<h1>{u["tag"]} {t + 1}</h1>\n<ul>{items}</ul>\n',
+                source=path(lang, "tag", t, True))
         homes = "".join('<p><a href="%s">%s</a></p>\n' % (path(o, "home"),
                                                            mt.LANG_NAMES[text_lang[o]])
                         for o in others) if lang == "en" else ""
         site.pages[path(lang, "home")] = page(
-            lang, u["site"], f'<h1>{u["site"]}</h1>\n<p>{u["intro"]}</p>\n', homes)
+            lang, u["site"], f'<h1>{u["site"]}</h1>\n<p>{u["intro"]}</p>\n', homes,
+            source=path(lang, "home", None, True))
         for p in site.pages:
             site.langs.setdefault(p, lang)
     for lang in others:

@@ -83,6 +83,34 @@ def url_variants(url: str) -> list[str]:
     return out
 
 
+def without_language(url: str, lang: str | None) -> str | None:
+    """``url`` (lower-cased, without its scheme and fragment) with each language tag of
+    ``lang``'s base language written ``{lang}``, or None where it has none:
+    ``https://github.com/o/r/edit/main/content/ja/x.md`` for ``ja`` and
+    ``.../content/en/x.md`` for ``en`` are both ``github.com/o/r/edit/main/content/{lang}/x.md``.
+    An outside link that names its page's language (a repository's source of the page, a
+    reference in the reader's language) names the same thing in each translation."""
+    base = base_lang(lang)
+    if not base or base == "und":
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    text = unquote(f"{parts.hostname or ''}{parts.path}?{parts.query}").lower().rstrip("?/")
+    found = False
+
+    def tag(m) -> str:
+        nonlocal found
+        if LANG_ALIASES.get(m.group(1), m.group(1)) != base:
+            return m.group(0)
+        found = True
+        return "{lang}"
+
+    out = _URL_TAG.sub(tag, text)
+    return out if found else None
+
+
 def hreflang_claims(pages: Iterable) -> dict[str, set[str]]:
     """URL -> the variants the site's hreflang alternates declare for it, page by page
     (``<link rel="alternate" hreflang="zh-TW" href=U>`` on any page: ``zh-tw`` for U)."""

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from bitextcrawl.pages.compact import derived_feature, html_feature
+from bitextcrawl.pages.variants import without_language
 
 __all__ = ["page_anchors", "anchor_idf", "anchor_overlap", "anchor_overlaps", "weighted_overlap"]
 
@@ -148,12 +149,17 @@ def page_anchors(page) -> frozenset[str]:
     out.update(page_title_anchors(page))
     out.update(page_code_anchors(page))
     own = _host(_get(page, "url", "") or "")
+    lang = _get(page, "lang", None)
     for link in _get(page, "links", None) or ():
         url = link.get("url") if isinstance(link, dict) else getattr(link, "url", None)
         if url:
             host = _host(url)
             if host and host != own:
                 out.add("o:" + url.split("#", 1)[0].rstrip("/"))
+                # where it names the page's language, also as it reads in any language
+                neutral = without_language(url, lang)
+                if neutral:
+                    out.add("ol:" + neutral)
     return frozenset(out)
 
 

@@ -14,6 +14,7 @@ import pytest
 from bitextcrawl.pages.record import build_record
 from bitextcrawl.pairing.align import AlignConfig, align_site
 from bitextcrawl.pairing.evaluate import evaluate
+from bitextcrawl.pairing.evidence import ALL_STAGES
 from testkit import real_sites
 from testkit.glossary import glossary_site
 
@@ -56,6 +57,21 @@ def test_a_few_copies_teach_the_models_nothing(lang):
     print(lang, scores, result.counts[f"bitext/align/en-{lang}/copies"])
     assert result.counts[f"bitext/align/en-{lang}/copies"] == 85 - round(0.9 * 85)
     assert scores["f1"] >= 0.97, scores
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_pages_that_link_their_source_files_pair_without_content_similarity(lang):
+    """Each page links its source file in the site's repository ("Edit this page":
+    ``content/<lang>/<file>.md``, one file name in every language, as Hugo and Docsy
+    have it): the link names the page's language, and read in any language it is a rare
+    anchor that only the page and its translation share (``variants.without_language``)."""
+    site = glossary_site(langs=("en", lang), translated=0.6, edit_links=True)
+    stages = tuple(s for s in ALL_STAGES if s != "content")
+    result = align_site(_records(site), AlignConfig(langs=("en", lang), stages=stages))
+    scores = evaluate([(site.url(a), site.url(b)) for a, b in site.gold],
+                      [(p.url_1, p.url_2) for p in result.pairs])
+    print(lang, scores)
+    assert scores["f1"] >= 0.95, scores
 
 
 def test_every_pair_of_one_multilingual_run_as_good_as_alone():
