@@ -3,7 +3,7 @@ glossary (``testkit/glossary.py``), F1 per language of the one crawl, and the sa
 ``pages.jsonl`` aligned again offline with ``scrapy align`` (the two must agree).
 
     python bench/bench_glossary_crawl.py [--langs en es zh it pt ru ja] [--translated 0.8]
-        [--stale 5] [--urls] [--fallback] [--html-lang] [--out DIR]
+        [--stale 5] [--urls] [--fallback] [--html-lang] [--edit-links] [--out DIR]
 
 The glossary: short entries inside a heavy template, a sidebar of every entry in each
 language's own order, opaque URLs (``/p/<hash>.html``; ``--urls``: ``/xx/X``), one plain
@@ -52,13 +52,16 @@ def main() -> None:
     parser.add_argument("--urls", action="store_true", help="the site's URLs, not opaque ones")
     parser.add_argument("--fallback", action="store_true",
                         help="untranslated entries served as English copies under a notice")
+    parser.add_argument("--edit-links", action="store_true",
+                        help="each page links its source file in the site's repository")
     parser.add_argument("--html-lang", action="store_true",
                         help="every page declares its language's code in <html lang>")
     parser.add_argument("--out", help="keep the crawl's output here (default: a temp dir)")
     args = parser.parse_args()
     langs = tuple(args.langs)
     site = glossary_site(langs=langs, opaque=not args.urls, translated=args.translated,
-                         stale=args.stale, fallback=args.fallback, html_lang=args.html_lang)
+                         stale=args.stale, fallback=args.fallback, html_lang=args.html_lang,
+                         edit_links=args.edit_links)
     with tempfile.TemporaryDirectory(prefix="bench-glossary-") as tmp:
         out = Path(args.out or tmp)
         site.write(out / "site")
