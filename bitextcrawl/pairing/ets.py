@@ -235,7 +235,8 @@ class ETS:
         """
         t0 = time.perf_counter()
         if graph is None:
-            import networkx as nx   # (only for this empty graph: 0.3 s of import otherwise)
+            # (networkx for this empty graph only: 0.3 s of import where it is not needed)
+            import networkx as nx
 
             graph = nx.DiGraph()
         if evidence is not None and not isinstance(evidence, Mapping):
