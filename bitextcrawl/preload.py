@@ -1,5 +1,5 @@
 """Modules the crawl's process needs only at its idle rounds and at its close (the pairing
-models and the tree aligner: scipy, networkx; 0.5 s), imported in a background thread while
+models and the tree aligner: scipy; 0.5 s), imported in a background thread while
 it crawls, instead of before its first request. (numba comes with the first decoding,
 ``trees.tree_decoder.kernels``, which the pools' workers do.)
 

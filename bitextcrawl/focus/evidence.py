@@ -18,6 +18,9 @@ from bitextcrawl.pages.switches import link_named_language
 from bitextcrawl.pages.urls import UrlLanguageTokens, is_tag_token, url_language_tokens
 from bitextcrawl.pages.variants import link_lang
 
+# Answers kept (a few hundred bytes each): a site's distinct links, up to this many.
+LINK_LANGS_KEPT = 1 << 16
+
 
 class LinkEvidence:
     def __init__(self, langs: tuple[str, ...], tokens: UrlLanguageTokens,
@@ -30,15 +33,19 @@ class LinkEvidence:
         self.slots: frozenset = frozenset()   # as of the last page learned
         self.token_langs: dict[str, str | None] = {}
         self.token_codes: dict[str, str | None] = {}
-        self.link_langs: dict[tuple, tuple[str | None, str]] = {}   # since the last page learned
+        # answers while the tokens' languages (their ``version``) and the slots are the same
+        self.link_langs: dict[tuple, tuple[str | None, str]] = {}
+        self._version = tokens.version
 
     def learned(self, url: str) -> bool:
         """The URL tokens learned a page at ``url``: True if one of its tokens now names a
         language (or stopped naming one)."""
-        self.link_langs.clear()
         slots = self._slots()
         changed = slots != self.slots
         self.slots = slots
+        if changed or self.tokens.version != self._version:
+            self.link_langs.clear()
+            self._version = self.tokens.version
         for token in url_language_tokens(url):
             now = self.tokens.token_lang(token)
             if self.token_langs.get(token) != now:
@@ -48,12 +55,14 @@ class LinkEvidence:
 
     def link_language(self, url: str, link: dict | None) -> tuple[str | None, str]:
         """The language a link leads to, and the evidence for it."""
-        # Asked for each link of a page, then again for its request: the answer holds
-        # until the next page is learned.
+        # Asked for each link of a page, then again for its request, and for the menus'
+        # links on every page: the answer reads only the tokens' languages and the slots.
         key = ((url, link.get("text"), link.get("hreflang"), link.get("code_alone")) if link
                else (url, None, None, None))
         got = self.link_langs.get(key)
         if got is None:
+            if len(self.link_langs) >= LINK_LANGS_KEPT:
+                self.link_langs.clear()
             got = self.link_langs[key] = self._link_language(url, link)
         return got
 

@@ -245,14 +245,25 @@ class UrlLanguageTokens:
         self._token_lang: dict[str, str | None] = {}
         self._token_of: dict[str, str | None] = {}
         self._swaps: dict[tuple, str | None] = {}
+        # Counts the pages learned that changed the language some token names: a reader's
+        # answers that read only token_lang hold while it is the same.
+        self.version = 0
 
     def learn(self, url: str, lang: str) -> None:
+        tokens = url_language_tokens(url)
+        before = [self.token_lang(t) for t in tokens]
+        second = len(self.pages) == 1 and lang not in self.pages
         self.pages[lang] += 1
-        for token in url_language_tokens(url):
+        for token in tokens:
             self.counts.setdefault(token, Counter())[lang] += 1
         self._token_lang.clear()
         self._token_of.clear()
         self._swaps.clear()
+        # A token's language reads its own counts, and of the pages of all languages
+        # only whether a second language was seen (_learned_lang): the page's tokens
+        # are the only ones that can change, but when the second language comes.
+        if second or any(self.token_lang(t) != b for t, b in zip(tokens, before)):
+            self.version += 1
 
     def lift(self, token: str) -> float:
         """How much more often the token's language is seen with the token than on the

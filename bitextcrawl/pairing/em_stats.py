@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
@@ -219,6 +220,15 @@ def sigma_consistency_factor(l1, *, t: float = HUBER_T, n_sim: int = 20000, seed
     l1 = l1[l1 > 0]
     if l1.size == 0:
         return 1.0
+    # EM's iterations and starts ask again for the same parallel pairs' lengths (WET: 42
+    # calls, 31 distinct): each answer is the same simulation, run once.
+    return _consistency_factor(l1.tobytes(), t, n_sim, seed)
+
+
+@lru_cache(maxsize=16)
+def _consistency_factor(l1_bytes: bytes, t: float, n_sim: int, seed: int) -> float:
+    """:func:`sigma_consistency_factor` of the positive lengths ``l1`` (float64 bytes)."""
+    l1 = np.frombuffer(l1_bytes, dtype=np.float64)
     reps = min(max(1, math.ceil(n_sim / l1.size)), 1000)
     design = np.tile(l1, reps)
     z = np.random.default_rng(seed).standard_normal(design.size)

@@ -25,7 +25,12 @@ from collections import Counter
 from itertools import product
 from typing import Iterable, Mapping
 
-from bitextcrawl.pairing.anchors import anchor_idf, page_title_anchors, weighted_overlap
+from bitextcrawl.pairing.anchors import (
+    anchor_idf,
+    anchor_weights,
+    page_title_anchors,
+    weighted_overlap,
+)
 
 __all__ = ["SiteLexicon"]
 
@@ -98,12 +103,17 @@ class SiteLexicon:
                 having.setdefault(w, []).append(u)
         # a word in many titles (the site's name) tells no page apart
         most = max(top_k, COMMON_TITLE_SHARE * len(words1))
+        # each title's idf sum once, not once for every title it is compared with (the
+        # comparisons grow with the square of the site: 17.6 million at 20,000 pages)
+        weights1 = anchor_weights(words1, idf)
         out = []
         for b, words in words2.items():
             translated = {self.translations_[v] for v in own2[b] if v in self.translations_}
             met = {a for w in translated if len(having.get(w, ())) <= most
                    for a in having.get(w, ())}
-            ranked = sorted(((-weighted_overlap(words1[a], words, idf), a) for a in met))
+            weight = anchor_weights({b: words}, idf)[b]
+            ranked = sorted(((-weighted_overlap(words1[a], words, idf, (weights1[a], weight)),
+                              a) for a in met))
             out.extend((a, b) for _, a in ranked[:top_k])
         return sorted(out)
 

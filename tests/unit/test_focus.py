@@ -72,6 +72,48 @@ def test_url_tokens_swap_one_language_token():
     assert t.swap(f"{H}/cn/docs/x.html", "zh", "ru") is None  # no token known for ru
 
 
+def test_url_tokens_version_counts_the_pages_that_change_a_token_language():
+    t = UrlLanguageTokens(min_pages=2, purity=0.9)
+    for i in range(3):
+        t.learn(f"{H}/en/a{i}.html", "en")
+    # one language seen: no token names it yet
+    assert t.version == 0 and t.token_lang("en") is None
+    # the first page of a second language: ``en`` names English, though not in its URL
+    t.learn(f"{H}/cn/a0.html", "zh")
+    assert t.version == 1 and t.token_lang("en") == "en"
+    t.learn(f"{H}/en/a3.html", "en")     # ``en`` named English already
+    assert t.version == 1
+    t.learn(f"{H}/cn/a1.html", "zh")     # ``cn`` now names Chinese
+    assert t.version == 2 and t.token_lang("cn") == "zh"
+
+
+def test_link_languages_are_kept_while_no_token_language_changes():
+    """The focus's answers for a link are kept across pages that change no token's
+    language, and each answer is the one made afresh after every page."""
+    import random
+
+    from bitextcrawl.focus.evidence import LinkEvidence
+
+    rng = random.Random(3)
+    tokens = UrlLanguageTokens(min_pages=2, purity=0.9)
+    evidence = LinkEvidence(("en", "zh"), tokens)
+    probes = [f"{H}/{d}/{n}.html" for d in ("en", "cn", "ja", "doc", "en/doc")
+              for n in ("a", "faq", "x1")]
+    kept = 0
+    for step in range(60):
+        lang, folder = rng.choice([("en", "en"), ("zh", "cn"), ("en", "doc"), ("zh", "doc")])
+        url = f"{H}/{folder}/p{step}.html"
+        tokens.learn(url, lang)
+        before = dict(evidence.link_langs)
+        evidence.learned(url)
+        kept += bool(before) and evidence.link_langs == before
+        fresh = LinkEvidence(("en", "zh"), tokens)
+        fresh.learned(url)
+        for probe in probes:
+            assert evidence.link_language(probe, None) == fresh.link_language(probe, None)
+    assert kept > 30      # most pages change no token's language
+
+
 def test_index_aliases():
     assert index_aliases(f"{H}/cn/docs/index.html") == [f"{H}/cn/docs/"]
     assert f"{H}/cn/docs/index.html" in index_aliases(f"{H}/cn/docs/")

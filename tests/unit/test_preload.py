@@ -46,6 +46,8 @@ def test_closing_pipeline_imports_them_in_the_background():
         "[t.join() for t in threading.enumerate() if t.name == 'bitext-preload']")
     # numba's kernels come with the first decoding, which the bitext pool's workers do
     assert loaded.pop("numba") is False
+    # the closing step's site graph is arrays (pairing.page_graph): no networkx
+    assert loaded.pop("networkx") is False
     assert all(loaded.values()), loaded
 
 

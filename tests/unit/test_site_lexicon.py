@@ -75,3 +75,27 @@ def test_translated_titles_make_the_counterpart_the_best_overlap():
         assert learned[(a, b)] > 0.3
         assert all(learned[(a, b)] > learned[(a, other)] for other in pages2
                    if other not in (b, swapped))
+
+
+def test_nearest_sums_each_title_idf_once(monkeypatch):
+    """Each title's idf sum is made once, not once for every title it is compared with:
+    the same pages, each ranked by the same overlaps as when every comparison made both
+    sums itself."""
+    from bitextcrawl.pairing import anchors, site_lexicon
+
+    pairs = glossary_pairs()
+    lex = SiteLexicon().fit(pairs[:10])
+    pages1 = {p1["url"]: p1 for p1, _ in pairs}
+    pages2 = {p2["url"]: p2 for _, p2 in pairs}
+    sums = []
+    weight = anchors._weight
+    monkeypatch.setattr(anchors, "_weight", lambda a, idf: sums.append(a) or weight(a, idf))
+    found = lex.nearest(pages1, pages2, top_k=3)
+    assert len(sums) <= len(pages1) + len(pages2)
+
+    def overlap_summing_each_time(a, b, idf, weights=None):
+        return anchors.weighted_overlap(a, b, idf)
+
+    monkeypatch.setattr(site_lexicon, "weighted_overlap", overlap_summing_each_time)
+    assert lex.nearest(pages1, pages2, top_k=3) == found
+    assert found and all(a in pages1 and b in pages2 for a, b in found)

@@ -93,6 +93,22 @@ def test_literal_line_22_underestimates_sigma():
     assert 0.4 < sigma_consistency_factor(l1) < 0.7
 
 
+def test_sigma_consistency_factor_is_simulated_once_per_lengths():
+    """EM asks again for the same lengths: the simulation runs once, with the same κ as
+    the regression run afresh (the zero lengths left out either way)."""
+    from bitextcrawl.pairing import em_stats
+
+    l1 = np.exp(np.random.default_rng(5).normal(6, 0.7, 700))
+    design = np.tile(l1, 29)
+    z = np.random.default_rng(0).standard_normal(design.size)
+    fresh, _ = em_stats.huber_irls(design, design * z * z, intercept=False)
+    em_stats._consistency_factor.cache_clear()
+    assert sigma_consistency_factor(np.concatenate([l1, [0.0]])) == fresh
+    assert sigma_consistency_factor(l1.copy()) == fresh
+    info = em_stats._consistency_factor.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+
+
 # ------------------------------------------------------------- decision rule (17)
 
 def _manual_log_ratio(em, x):
