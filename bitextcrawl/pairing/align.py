@@ -171,22 +171,24 @@ def copied_pairs(cands, pages1: dict, pages2: dict, shared_lines: bool = True) -
 
     if not shared_lines:
         return {(a, b) for a, b in cands if copied(a, b)}
-    by_line: dict = {}
-    for a in pages1:
-        for line in of(lines, a, pages1, lambda p: prose_lines(p.text)):
-            by_line.setdefault(line, []).append(a)
-    sharing = {(a, b) for b in pages2
-               for line in of(lines, b, pages2, lambda p: prose_lines(p.text))
-               if len(by_line.get(line, ())) <= COPY_LINE_PAGES for a in by_line.get(line, ())}
+    sharing = _sharing({a: of(lines, a, pages1, lambda p: prose_lines(p.text)) for a in pages1},
+                       {b: of(lines, b, pages2, lambda p: prose_lines(p.text)) for b in pages2})
     # and every two pages whose titles share a word: a short page's copy may share no
     # line long enough to compare
-    by_word: dict = {}
-    for a, page in pages1.items():
-        for word in title_words(page.title, ignore):
-            by_word.setdefault(word, []).append(a)
-    sharing.update((a, b) for b, page in pages2.items() for word in title_words(page.title, ignore)
-                   if len(by_word.get(word, ())) <= COPY_LINE_PAGES for a in by_word.get(word, ()))
+    sharing |= _sharing({a: title_words(p.title, ignore) for a, p in pages1.items()},
+                        {b: title_words(p.title, ignore) for b, p in pages2.items()})
     return {(a, b) for a, b in sharing.union(cands) if copied(a, b)}
+
+
+def _sharing(keys1: dict, keys2: dict) -> set:
+    """Pairs (a, b) whose keys (lines of prose, title words) share one that is on no more
+    than :data:`COPY_LINE_PAGES` pages of the first side."""
+    having: dict = {}
+    for a, keys in keys1.items():
+        for k in keys:
+            having.setdefault(k, []).append(a)
+    return {(a, b) for b, keys in keys2.items() for k in keys
+            if len(having.get(k, ())) <= COPY_LINE_PAGES for a in having.get(k, ())}
 
 
 def without_copies(copies: set, pages1: dict, pages2: dict,
@@ -356,7 +358,12 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
     # the language pair before anything is fitted. Left in, each copy is a pair of
     # identical structure, length and words, and the length ratio, the structural model
     # and the LSI space learn from it what a translation of this site looks like.
-    copies = {k for k in copied_pairs((), pages1, pages2) if evidence.hreflang.get(k, 0.0) < 1.0}
+    def undeclared_copies(cands, shared_lines: bool = True) -> set:
+        # the site's own declaration (a mutual hreflang or toggle) stands
+        return {k for k in copied_pairs(cands, pages1, pages2, shared_lines)
+                if evidence.hreflang.get(k, 0.0) < 1.0}
+
+    copies = undeclared_copies(())
     if copies:
         pages1, pages2, evidence = without_copies(copies, pages1, pages2, evidence)
     known = evidence.known()
@@ -431,9 +438,7 @@ def align_language_pair(site: SitePages, l1: str, l2: str, config: AlignConfig,
         internal = {k: max(v, KNOWN_EVIDENCE_FLOOR * floored[k]) if k in floored else v
                     for k, v in internal.items()}
         t = time.perf_counter()
-        copies |= {k for k in copied_pairs(scores.cands[asked:], pages1, pages2,
-                                           shared_lines=False)
-                   if evidence.hreflang.get(k, 0.0) < 1.0}
+        copies |= undeclared_copies(scores.cands[asked:], shared_lines=False)
         asked = len(scores.cands)
         result.counts[f"bitext/align/{key}/copies"] = len(copies)
         # a copy and its original pair nothing else either: the site served the copy
